@@ -1,0 +1,70 @@
+package inference
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/inferencebench/inferencebench/internal/suite"
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/prompts"
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// s is set up by TestMain when benchmarks run.
+var s *suite.Suite
+
+func TestMain(m *testing.M) {
+	if !suite.Benchmarking() {
+		os.Exit(m.Run())
+	}
+	var err error
+	if s, err = suite.Setup(context.Background(), os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "inference:", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	if err := s.Finish(); err != nil {
+		fmt.Fprintln(os.Stderr, "inference:", err)
+		code = max(code, 1)
+	}
+	os.Exit(code)
+}
+
+// BenchmarkInference runs one leaf per runtime × prompt × concurrency. One
+// iteration is one round: n requests sent at once, done when all are.
+func BenchmarkInference(b *testing.B) {
+	for _, rt := range s.Runtimes {
+		b.Run("runtime="+summary.Safe(rt.Name), func(b *testing.B) {
+			for _, p := range s.Prompts {
+				b.Run("prompt="+summary.Safe(p.Name), func(b *testing.B) {
+					for _, n := range s.Settings.Concurrency {
+						b.Run(fmt.Sprintf("conc=%d", n), func(b *testing.B) { benchLeaf(b, rt, p, n) })
+					}
+				})
+			}
+		})
+	}
+}
+
+func benchLeaf(b *testing.B, rt *runtimes.Runtime, p prompts.Prompt, n int) {
+	if err := s.Unavailable(rt); err != nil {
+		b.Fatal(err)
+	}
+	ctx, req := b.Context(), s.Request(p)
+	for range s.Settings.Warmups {
+		rt.Round(ctx, req, n)
+	}
+	var rounds []summary.Round
+	for b.Loop() {
+		wall, results := rt.Round(ctx, req, n)
+		rounds = append(rounds, summary.Round{Wall: wall, Results: results})
+	}
+	s.Run.Add(summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name, Concurrency: n}, rounds)
+	m := summary.Compute(rounds)
+	m.Report(b)
+	if m.Successes == 0 {
+		b.Errorf("all %d requests failed; the first: %v", m.Requests, m.FirstError)
+	}
+}

@@ -1,0 +1,276 @@
+// Package config reads the suite's settings from the environment.
+//
+// Every setting is an environment variable (see the README's table). A bad
+// value is an error that names the variable and the value, returned before
+// any request is sent. Runtimes are configured per name: BENCH_RUNTIMES
+// lists names, and each name NAME has NAME_URL, NAME_MODEL, NAME_KIND and
+// NAME_API_KEY, with NAME upper-cased and '-' and '.' turned into '_'
+// (vllm-metal → VLLM_METAL_URL).
+package config
+
+import (
+	"encoding"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// Settings are the BENCH_* variables.
+type Settings struct {
+	Runtimes    Names    `env:"BENCH_RUNTIMES"`
+	Concurrency Ints     `env:"BENCH_CONCURRENCY" envDefault:"1,4"`
+	Warmups     int      `env:"BENCH_WARMUPS" envDefault:"2"`
+	MaxTokens   int      `env:"BENCH_MAX_TOKENS" envDefault:"128"`
+	Seed        int      `env:"BENCH_SEED" envDefault:"42"`
+	Temperature float64  `env:"BENCH_TEMPERATURE" envDefault:"0"`
+	Timeout     Duration `env:"BENCH_TIMEOUT" envDefault:"600s"`
+	Prompts     Names    `env:"BENCH_PROMPTS"`
+	PromptsDir  string   `env:"BENCH_PROMPTS_DIR"`
+	OutputDir   string   `env:"BENCH_OUTPUT_DIR" envDefault:"results"`
+}
+
+// DefaultPrompts is what an unset BENCH_PROMPTS means: the built-ins, plus
+// every prompt in BENCH_PROMPTS_DIR.
+const DefaultPrompts = "short,medium,code"
+
+// Runtime is one runtime's settings.
+type Runtime struct {
+	Name   string
+	Kind   runtimes.Kind
+	URL    string // may hold user:pass@; print runtimes.RedactURL(URL)
+	Model  string // empty: the server's first listed model
+	APIKey string
+	// Known is set for the names with built-in defaults.
+	Known bool
+}
+
+// Known runtimes and their defaults. "sim" is the built-in simulator: its
+// URL is wherever the suite starts it.
+var Known = map[string]Runtime{
+	"ollama":   {Kind: runtimes.KindOllama, URL: "http://127.0.0.1:11434"},
+	"vllm":     {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8000"},
+	"llamacpp": {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8080"},
+	"lmstudio": {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:1234"},
+	"sglang":   {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:30000"},
+	"sim":      {Kind: runtimes.KindOpenAI},
+}
+
+// ProbeOrder is the order in which known local ports are tried when
+// BENCH_RUNTIMES is unset.
+var ProbeOrder = []string{"ollama", "vllm", "llamacpp", "lmstudio", "sglang"}
+
+// Sim is the simulator's name.
+const Sim = "sim"
+
+// Load reads Settings from the environment and validates them.
+func Load() (Settings, error) {
+	var s Settings
+	if err := parse(&s, ""); err != nil {
+		return s, err
+	}
+	return s, s.validate()
+}
+
+func (s Settings) validate() error {
+	var errs []error
+	bad := func(name string, v any, why string) {
+		errs = append(errs, fmt.Errorf("%s=%v: %s", name, v, why))
+	}
+	if len(s.Concurrency) == 0 {
+		bad("BENCH_CONCURRENCY", `""`, "need at least one concurrency")
+	}
+	seen := map[int]bool{}
+	for _, n := range s.Concurrency {
+		if n < 1 || n > 4096 {
+			bad("BENCH_CONCURRENCY", s.Concurrency, fmt.Sprintf("%d is out of range 1..4096", n))
+		}
+		if seen[n] {
+			bad("BENCH_CONCURRENCY", s.Concurrency, fmt.Sprintf("%d is listed twice", n))
+		}
+		seen[n] = true
+	}
+	if s.Warmups < 0 {
+		bad("BENCH_WARMUPS", s.Warmups, "must be 0 or more")
+	}
+	if s.MaxTokens < 1 {
+		bad("BENCH_MAX_TOKENS", s.MaxTokens, "must be 1 or more")
+	}
+	if s.Temperature < 0 || math.IsNaN(s.Temperature) || math.IsInf(s.Temperature, 0) {
+		bad("BENCH_TEMPERATURE", s.Temperature, "must be a finite number ≥ 0")
+	}
+	if s.Timeout <= 0 {
+		bad("BENCH_TIMEOUT", time.Duration(s.Timeout), "must be more than 0")
+	}
+	if strings.TrimSpace(s.OutputDir) == "" {
+		bad("BENCH_OUTPUT_DIR", `""`, "must name a folder")
+	}
+	dup := map[string]bool{}
+	for _, n := range s.Runtimes {
+		if !validName.MatchString(n) {
+			bad("BENCH_RUNTIMES", s.Runtimes, fmt.Sprintf("%q: a name may use only letters, digits, '.', '_' and '-'", n))
+		}
+		if dup[n] {
+			bad("BENCH_RUNTIMES", s.Runtimes, fmt.Sprintf("%q is listed twice", n))
+		}
+		dup[n] = true
+	}
+	return errors.Join(errs...)
+}
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+type runtimeEnv struct {
+	URL    string `env:"URL"`
+	Model  string `env:"MODEL"`
+	Kind   string `env:"KIND"`
+	APIKey string `env:"API_KEY"`
+}
+
+// LoadRuntime reads one runtime's settings, applying the known defaults.
+func LoadRuntime(name string) (Runtime, error) {
+	prefix := runtimes.EnvPrefix(name)
+	var e runtimeEnv
+	if err := parse(&e, prefix); err != nil {
+		return Runtime{}, err
+	}
+	rt, known := Known[name]
+	rt.Name, rt.Known = name, known
+	if e.Kind != "" {
+		switch k := runtimes.Kind(strings.ToLower(strings.TrimSpace(e.Kind))); k {
+		case runtimes.KindOllama, runtimes.KindOpenAI:
+			rt.Kind = k
+		default:
+			return Runtime{}, fmt.Errorf("%sKIND=%q: must be ollama or openai", prefix, e.Kind)
+		}
+	}
+	if rt.Kind == "" {
+		rt.Kind = runtimes.KindOpenAI
+	}
+	if e.URL != "" {
+		if name == Sim {
+			return Runtime{}, fmt.Errorf("%sURL=%q: the simulator runs in-process and takes no URL", prefix, runtimes.RedactURL(e.URL))
+		}
+		rt.URL = strings.TrimSpace(e.URL)
+	}
+	if rt.URL == "" && name != Sim {
+		return Runtime{}, fmt.Errorf("runtime %q has no URL: set %sURL (known names with defaults: ollama, vllm, llamacpp, lmstudio, sglang, sim)", name, prefix)
+	}
+	if rt.URL != "" {
+		if _, err := runtimes.New(name, rt.Kind, rt.URL, "", "", 0, nil); err != nil {
+			return Runtime{}, fmt.Errorf("%sURL: %w", prefix, err)
+		}
+	}
+	rt.Model = strings.TrimSpace(e.Model)
+	rt.APIKey = e.APIKey
+	return rt, nil
+}
+
+// parse fills v from the environment, turning the library's errors (which
+// name Go fields) into ones that name the variable and its value.
+func parse(v any, prefix string) error {
+	err := env.ParseWithOptions(v, env.Options{Prefix: prefix})
+	if err == nil {
+		return nil
+	}
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return err
+	}
+	t := reflect.TypeOf(v).Elem()
+	var errs []error
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) {
+			if f, ok := t.FieldByName(pe.Name); ok {
+				key := prefix + f.Tag.Get("env")
+				errs = append(errs, fmt.Errorf("%s=%q: %v", key, lookup(key), cause(pe.Err)))
+				continue
+			}
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}
+
+// cause strips strconv's wrapping ("strconv.ParseInt: parsing "x": invalid
+// syntax") down to what a user needs.
+func cause(err error) string {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		switch ne.Err {
+		case strconv.ErrSyntax:
+			return "not a number"
+		case strconv.ErrRange:
+			return "out of range"
+		}
+	}
+	return err.Error()
+}
+
+// Names is a comma-separated list; blanks around items are dropped.
+type Names []string
+
+func (n *Names) UnmarshalText(b []byte) error {
+	*n = nil
+	for _, s := range strings.Split(string(b), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*n = append(*n, s)
+		}
+	}
+	return nil
+}
+
+// Ints is a comma-separated list of whole numbers.
+type Ints []int
+
+func (n *Ints) UnmarshalText(b []byte) error {
+	*n = nil
+	for _, s := range strings.Split(string(b), ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		i, err := strconv.Atoi(s)
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", s)
+		}
+		*n = append(*n, i)
+	}
+	return nil
+}
+
+// Duration is a Go duration ("90s", "10m") or a plain number of seconds
+// ("600", as the seed's arguments.timeout).
+type Duration time.Duration
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		*d = Duration(f * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("not a duration (use 600s, 10m or a number of seconds)")
+	}
+	*d = Duration(v)
+	return nil
+}
+
+var (
+	_ encoding.TextUnmarshaler = (*Names)(nil)
+	_ encoding.TextUnmarshaler = (*Ints)(nil)
+	_ encoding.TextUnmarshaler = (*Duration)(nil)
+)
+
+func lookup(key string) string { return os.Getenv(key) }

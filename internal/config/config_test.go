@@ -1,0 +1,139 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+func TestDefaults(t *testing.T) {
+	s, err := Load()
+	require.NoError(t, err)
+	assert.Empty(t, s.Runtimes)
+	assert.Equal(t, Ints{1, 4}, s.Concurrency)
+	assert.Equal(t, 2, s.Warmups)
+	assert.Equal(t, 128, s.MaxTokens)
+	assert.Equal(t, 42, s.Seed)
+	assert.Zero(t, s.Temperature)
+	assert.Equal(t, Duration(600*time.Second), s.Timeout)
+	assert.Empty(t, s.Prompts)
+	assert.Equal(t, "results", s.OutputDir)
+}
+
+func TestValues(t *testing.T) {
+	t.Setenv("BENCH_RUNTIMES", " vllm-metal , ollama")
+	t.Setenv("BENCH_CONCURRENCY", "1, 8,64")
+	t.Setenv("BENCH_TIMEOUT", "90")
+	t.Setenv("BENCH_TEMPERATURE", "0.7")
+	t.Setenv("BENCH_PROMPTS", "short,code")
+	s, err := Load()
+	require.NoError(t, err)
+	assert.Equal(t, Names{"vllm-metal", "ollama"}, s.Runtimes)
+	assert.Equal(t, Ints{1, 8, 64}, s.Concurrency)
+	assert.Equal(t, Duration(90*time.Second), s.Timeout)
+	assert.InDelta(t, 0.7, s.Temperature, 1e-12)
+	assert.Equal(t, Names{"short", "code"}, s.Prompts)
+
+	t.Setenv("BENCH_TIMEOUT", "2m30s")
+	s, err = Load()
+	require.NoError(t, err)
+	assert.Equal(t, Duration(150*time.Second), s.Timeout)
+}
+
+// A bad value names the variable and the value.
+func TestBadValues(t *testing.T) {
+	for _, tc := range []struct{ key, val, want string }{
+		{"BENCH_CONCURRENCY", "1,x", `BENCH_CONCURRENCY="1,x": "x" is not a whole number`},
+		{"BENCH_CONCURRENCY", "0", `BENCH_CONCURRENCY=[0]: 0 is out of range`},
+		{"BENCH_CONCURRENCY", "4,4", `4 is listed twice`},
+		{"BENCH_CONCURRENCY", ",", `BENCH_CONCURRENCY="": need at least one`},
+		{"BENCH_WARMUPS", "two", `BENCH_WARMUPS="two": not a number`},
+		{"BENCH_WARMUPS", "-1", `BENCH_WARMUPS=-1: must be 0 or more`},
+		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS=0: must be 1 or more`},
+		{"BENCH_SEED", "1.5", `BENCH_SEED="1.5": not a number`},
+		{"BENCH_TEMPERATURE", "hot", `BENCH_TEMPERATURE="hot": not a number`},
+		{"BENCH_TEMPERATURE", "-1", `BENCH_TEMPERATURE=-1: must be a finite number`},
+		{"BENCH_TIMEOUT", "soon", `BENCH_TIMEOUT="soon": not a duration`},
+		{"BENCH_TIMEOUT", "0", `BENCH_TIMEOUT=0s: must be more than 0`},
+		{"BENCH_RUNTIMES", "a b", `BENCH_RUNTIMES=[a b]: "a b": a name may use only`},
+		{"BENCH_RUNTIMES", "vllm,vllm", `"vllm" is listed twice`},
+	} {
+		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
+			t.Setenv(tc.key, tc.val)
+			_, err := Load()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestRuntimeDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kind runtimes.Kind
+		url  string
+	}{
+		{"ollama", runtimes.KindOllama, "http://127.0.0.1:11434"},
+		{"vllm", runtimes.KindOpenAI, "http://127.0.0.1:8000"},
+		{"llamacpp", runtimes.KindOpenAI, "http://127.0.0.1:8080"},
+		{"lmstudio", runtimes.KindOpenAI, "http://127.0.0.1:1234"},
+		{"sglang", runtimes.KindOpenAI, "http://127.0.0.1:30000"},
+		{"sim", runtimes.KindOpenAI, ""},
+	} {
+		rt, err := LoadRuntime(tc.name)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.kind, rt.Kind, tc.name)
+		assert.Equal(t, tc.url, rt.URL, tc.name)
+		assert.True(t, rt.Known, tc.name)
+	}
+}
+
+// The seed's run: a name of the user's own with its URL and model.
+func TestRuntimeFromEnv(t *testing.T) {
+	t.Setenv("VLLM_METAL_URL", "http://127.0.0.1:8001")
+	t.Setenv("VLLM_METAL_MODEL", "qwen3.8-27b-nvfp4")
+	t.Setenv("VLLM_METAL_API_KEY", "sk-secret")
+	rt, err := LoadRuntime("vllm-metal")
+	require.NoError(t, err)
+	assert.Equal(t, Runtime{Name: "vllm-metal", Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8001",
+		Model: "qwen3.8-27b-nvfp4", APIKey: "sk-secret"}, rt)
+
+	t.Setenv("OLLAMA_KIND", "OpenAI")
+	t.Setenv("OLLAMA_URL", "http://127.0.0.1:11435")
+	rt, err = LoadRuntime("ollama")
+	require.NoError(t, err)
+	assert.Equal(t, runtimes.KindOpenAI, rt.Kind)
+	assert.Equal(t, "http://127.0.0.1:11435", rt.URL)
+
+	assert.Equal(t, "MY_SERVER_2_", runtimes.EnvPrefix("my.server-2"))
+}
+
+func TestRuntimeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"custom", nil, `runtime "custom" has no URL: set CUSTOM_URL`},
+		{"custom", map[string]string{"CUSTOM_URL": "127.0.0.1:9000"}, `CUSTOM_URL: URL "127.0.0.1:9000": scheme must be http or https`},
+		{"custom", map[string]string{"CUSTOM_URL": "http://"}, `has no host`},
+		{"vllm", map[string]string{"VLLM_KIND": "grpc"}, `VLLM_KIND="grpc": must be ollama or openai`},
+		{"sim", map[string]string{"SIM_URL": "http://127.0.0.1:1"}, `SIM_URL="http://127.0.0.1:1": the simulator runs in-process`},
+		// A password in a bad URL never reaches the message.
+		{"custom", map[string]string{"CUSTOM_URL": "ftp://me:hunter2@example.test"}, `ftp://xxxxx@example.test`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			_, err := LoadRuntime(tc.name)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.NotContains(t, err.Error(), "hunter2")
+		})
+	}
+}

@@ -1,0 +1,112 @@
+package summary
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Pkg is the pkg config line of the benchstat file.
+const Pkg = "github.com/inferencebench/inferencebench"
+
+// unitBetter is the Unit metadata of the benchstat file.
+var unitBetter = []struct{ unit, better string }{
+	{UnitTTFT, "lower"},
+	{UnitDecode, "higher"},
+	{UnitRequest, "higher"},
+	{UnitAggregate, "higher"},
+	{UnitPrompt, "higher"},
+}
+
+// WriteBenchfmt writes what `go test -bench` would have printed for r's
+// leaf runs to path, atomically, in the Go benchmark format that benchstat
+// reads. See the package doc for names, units and config lines.
+func (r *Run) WriteBenchfmt(path string) error {
+	data, err := r.benchfmt()
+	if err != nil {
+		return fmt.Errorf("summary: encode %s: %w", path, err)
+	}
+	return writeAtomic(path, data)
+}
+
+func (r *Run) benchfmt() ([]byte, error) {
+	var buf bytes.Buffer
+	w := benchfmt.NewWriter(&buf)
+	for _, u := range unitBetter {
+		md := &benchfmt.UnitMetadata{
+			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.unit, Key: "better"},
+			OrigUnit:        u.unit,
+			Value:           u.better,
+		}
+		if err := w.Write(md); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteByte('\n')
+
+	// Only what is the same for two runs of one setup: a config line that
+	// differs (a run ID, a version, a time) would split benchstat's tables.
+	config := []benchfmt.Config{
+		{Key: "goos", Value: []byte(r.goos()), File: true},
+		{Key: "goarch", Value: []byte(r.goarch()), File: true},
+		{Key: "pkg", Value: []byte(Pkg), File: true},
+	}
+	if r.Host.CPU != "" {
+		config = append(config, benchfmt.Config{Key: "cpu", Value: []byte(r.Host.CPU), File: true})
+	}
+	for _, l := range r.snapshot() {
+		if len(l.rounds) == 0 {
+			continue // go test never prints a benchmark that ran no iteration
+		}
+		res := &benchfmt.Result{
+			Config: config,
+			Name:   benchfmt.Name(benchName(l.key.Name(), l.procs)),
+			Iters:  len(l.rounds),
+		}
+		m := Compute(l.rounds)
+		res.Values = append(res.Values, benchfmt.Value{Value: math.Round(m.Wall.Mean * 1e9), Unit: "ns/op"})
+		var extra values
+		m.Report(&extra)
+		// go test prints the reported metrics sorted by unit.
+		slices.SortFunc(extra, func(a, b benchfmt.Value) int { return strings.Compare(a.Unit, b.Unit) })
+		res.Values = append(res.Values, extra...)
+		if err := w.Write(res); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// benchName appends the GOMAXPROCS suffix as go test does: not for 1.
+func benchName(name string, procs int) string {
+	if procs != 1 {
+		return fmt.Sprintf("%s-%d", name, procs)
+	}
+	return name
+}
+
+// values collects Report's metrics.
+type values []benchfmt.Value
+
+func (v *values) ReportMetric(x float64, unit string) {
+	*v = append(*v, benchfmt.Value{Value: x, Unit: unit})
+}
+
+func (r *Run) goos() string {
+	if r.Host.OS != "" {
+		return r.Host.OS
+	}
+	return runtime.GOOS
+}
+
+func (r *Run) goarch() string {
+	if r.Host.Arch != "" {
+		return r.Host.Arch
+	}
+	return runtime.GOARCH
+}

@@ -1,0 +1,197 @@
+package summary
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// TimeFormat is the layout of created_at and completed_at, the seed's
+// "2026-08-31T11:47:27.622260+00:00".
+const TimeFormat = "2006-01-02T15:04:05.000000-07:00"
+
+// Notes are the measurement_notes of every summary: what each figure means.
+var Notes = MeasurementNotes{
+	TTFT: "Client wall time in seconds from request start until the first chunk carrying non-empty generated text " +
+		"(content or reasoning); role-only chunks, usage-only chunks and keep-alives do not count.",
+	Total: "Client wall time in seconds from request start until stream completion.",
+	DecodeTPS: "Tokens/s. Ollama server eval metric (eval_count / eval_duration) where reported; " +
+		"otherwise output tokens / (total - TTFT), per request.",
+	AggregateOutputTPS: "Tokens/s. Sum of successful output tokens / concurrent group wall time, per round " +
+		"(one round = concurrency requests sent at once); mean and percentiles over rounds.",
+	RequestTPS: "Tokens/s. Output tokens / total, per request.",
+	PromptTPS: "Tokens/s. Server-reported prompt tokens / prompt evaluation time (Ollama prompt_eval_count / " +
+		"prompt_eval_duration, llama.cpp timings); null where the server reports no prompt timing.",
+	Percentiles: "p50 and p95 interpolate linearly between closest ranks (numpy default, R type 7): " +
+		"sorted x, h = (n-1)p, x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]). " +
+		"Means and percentiles cover successful requests only; failures are counted, not measured. " +
+		"All -count repetitions of a row are pooled.",
+	OutputTokens: "Output tokens are the server's count (Ollama eval_count, OpenAI usage.completion_tokens); " +
+		"where a server gave none, the number of chunks that carried text, and output_tokens_approx is true.",
+}
+
+// MeasurementNotes is the measurement_notes object; the first four keys are
+// the seed's.
+type MeasurementNotes struct {
+	TTFT               string `json:"ttft"`
+	Total              string `json:"total"`
+	DecodeTPS          string `json:"decode_tps"`
+	AggregateOutputTPS string `json:"aggregate_output_tps"`
+	RequestTPS         string `json:"request_tps"`
+	PromptTPS          string `json:"prompt_tps"`
+	Percentiles        string `json:"percentiles"`
+	OutputTokens       string `json:"output_tokens"`
+}
+
+// document is the summary JSON, keys in the seed's order.
+type document struct {
+	RunID            string                     `json:"run_id"`
+	CreatedAt        string                     `json:"created_at"`
+	Host             Host                       `json:"host"`
+	Arguments        Arguments                  `json:"arguments"`
+	Runtimes         []RuntimeInfo              `json:"runtimes"`
+	Versions         map[string]*string         `json:"versions"`
+	ModelMetadata    map[string]json.RawMessage `json:"model_metadata"`
+	Prompts          prompts                    `json:"prompts"`
+	MeasurementNotes MeasurementNotes           `json:"measurement_notes"`
+	CompletedAt      string                     `json:"completed_at"`
+	Summary          []Row                      `json:"summary"`
+}
+
+// MarshalJSON returns the summary JSON of r, as WriteJSON writes it.
+func (r *Run) MarshalJSON() ([]byte, error) {
+	completed := r.CompletedAt
+	if completed.IsZero() {
+		completed = time.Now()
+	}
+	doc := document{
+		RunID:            r.ID,
+		CreatedAt:        r.CreatedAt.UTC().Format(TimeFormat),
+		Host:             r.Host,
+		Arguments:        r.Arguments,
+		Runtimes:         r.Runtimes,
+		Versions:         map[string]*string{},
+		ModelMetadata:    map[string]json.RawMessage{},
+		Prompts:          r.Prompts,
+		MeasurementNotes: Notes,
+		CompletedAt:      completed.UTC().Format(TimeFormat),
+		Summary:          r.Rows(),
+	}
+	if doc.Runtimes == nil {
+		doc.Runtimes = []RuntimeInfo{}
+	}
+	for name, v := range r.Versions {
+		doc.Versions[name] = v
+	}
+	for name, raw := range r.ModelMetadata {
+		doc.ModelMetadata[name] = rawOrString(raw)
+	}
+	return marshal(doc)
+}
+
+// rawOrString keeps raw if it is JSON; other text becomes a JSON string so
+// one odd server reply cannot cost the run its summary.
+func rawOrString(raw json.RawMessage) json.RawMessage {
+	if raw == nil || json.Valid(raw) {
+		return raw
+	}
+	s, _ := marshal(string(raw))
+	return s
+}
+
+// encode returns the file content: r's JSON indented by two spaces, with a
+// trailing newline.
+func (r *Run) encode() ([]byte, error) {
+	raw, err := r.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+// WriteJSON writes the summary JSON to path atomically, creating its
+// folder.
+func (r *Run) WriteJSON(path string) error {
+	data, err := r.encode()
+	if err != nil {
+		return fmt.Errorf("summary: encode %s: %w", path, err)
+	}
+	return writeAtomic(path, data)
+}
+
+// MarshalJSON writes a in the seed's key order; a timeout or temperature
+// that is not finite becomes null.
+func (a Arguments) MarshalJSON() ([]byte, error) {
+	concurrency, names := a.Concurrency, a.Prompts
+	if concurrency == nil {
+		concurrency = []int{}
+	}
+	if names == nil {
+		names = []string{}
+	}
+	return marshal(struct {
+		OutputDir   string   `json:"output_dir"`
+		Runtime     string   `json:"runtime"`
+		OllamaURL   *string  `json:"ollama_url"`
+		OllamaModel *string  `json:"ollama_model"`
+		VLLMURL     *string  `json:"vllm_url"`
+		VLLMModel   *string  `json:"vllm_model"`
+		Warmups     int      `json:"warmups"`
+		Rounds      *int     `json:"rounds"`
+		Concurrency []int    `json:"concurrency"`
+		MaxTokens   int      `json:"max_tokens"`
+		Seed        int      `json:"seed"`
+		Timeout     *float64 `json:"timeout"`
+		Temperature *float64 `json:"temperature"`
+		Prompts     []string `json:"prompts"`
+		Count       *int     `json:"count"`
+		Benchtime   string   `json:"benchtime"`
+	}{
+		a.OutputDir, a.Runtime, a.OllamaURL, a.OllamaModel, a.VLLMURL, a.VLLMModel,
+		a.Warmups, a.Rounds, concurrency, a.MaxTokens, a.Seed,
+		num(a.Timeout), num(a.Temperature), names, a.Count, a.Benchtime,
+	})
+}
+
+// prompts is written as one object, name -> text, in slice order.
+type prompts []Prompt
+
+func (ps prompts) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	seen := map[string]bool{}
+	for i, p := range ps {
+		if seen[p.Name] {
+			return nil, fmt.Errorf("prompt %q listed twice", p.Name)
+		}
+		seen[p.Name] = true
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		name, _ := marshal(p.Name)
+		text, _ := marshal(p.Text)
+		buf.Write(name)
+		buf.WriteByte(':')
+		buf.Write(text)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// marshal is json.Marshal without HTML escaping: prompts and server replies
+// stay readable ("<", ">" and "&" as they are).
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

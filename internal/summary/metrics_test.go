@@ -1,0 +1,249 @@
+package summary
+
+import (
+	"testing"
+	"time"
+
+	"github.com/inferencebench/inferencebench/runtimes"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Expected values are R type 7, checked against Python's
+// statistics.quantiles(xs, n=20, method="inclusive")[18] for p95.
+func TestQuantileR7(t *testing.T) {
+	tests := []struct {
+		name           string
+		xs             []float64
+		mean, p50, p95 float64
+	}{
+		{"one value is its own percentile", []float64{5}, 5, 5, 5},
+		{"two values", []float64{1, 2}, 1.5, 1.5, 1.95},
+		{"odd count", []float64{1, 2, 3, 4, 5}, 3, 3, 4.8},
+		{"even count", []float64{10, 20, 30, 40}, 25, 25, 38.5},
+		{"unsorted input", []float64{3, 1, 2}, 2, 2, 2.9},
+		{"ties", []float64{7, 7, 7, 1}, 5.5, 7, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := stat(append([]float64(nil), tt.xs...))
+			assert.Equal(t, len(tt.xs), s.N)
+			assert.InDelta(t, tt.mean, s.Mean, 1e-12)
+			assert.InDelta(t, tt.p50, s.P50, 1e-12)
+			assert.InDelta(t, tt.p95, s.P95, 1e-12)
+		})
+	}
+	assert.Equal(t, Stat{}, stat(nil), "no value: no figure")
+
+	sorted := []float64{10, 20, 30, 40}
+	assert.Equal(t, 10.0, quantile(sorted, 0))
+	assert.Equal(t, 40.0, quantile(sorted, 1))
+	assert.InDelta(t, 17.5, quantile(sorted, 0.25), 1e-12)
+}
+
+func TestCompute(t *testing.T) {
+	withEval := func(r runtimes.Result, eval time.Duration) runtimes.Result { r.Eval = eval; return r }
+	withPrompt := func(r runtimes.Result, n int, d time.Duration) runtimes.Result {
+		r.PromptTokens, r.PromptEval = n, d
+		return r
+	}
+	approx := func(r runtimes.Result) runtimes.Result { r.TokensApprox = true; return r }
+
+	tests := []struct {
+		name   string
+		rounds []Round
+		want   Metrics
+	}{{
+		name: "client-side decode is tokens over total minus TTFT",
+		rounds: []Round{{Wall: 3 * time.Second, Results: []runtimes.Result{
+			done(500*ms, 2500*ms, 100), // decode 100/2 = 50, request 100/2.5 = 40
+			done(1000*ms, 3000*ms, 60), // decode 60/2 = 30, request 60/3 = 20
+		}}},
+		want: Metrics{
+			Rounds: 1, Requests: 2, Successes: 2,
+			TTFT:      Stat{N: 2, Mean: 0.75, P50: 0.75, P95: 0.975},
+			Total:     Stat{N: 2, Mean: 2.75, P50: 2.75, P95: 2.975},
+			Decode:    Stat{N: 2, Mean: 40, P50: 40, P95: 49},
+			Request:   Stat{N: 2, Mean: 30, P50: 30, P95: 39},
+			Aggregate: Stat{N: 1, Mean: 160.0 / 3, P50: 160.0 / 3, P95: 160.0 / 3},
+			Wall:      Stat{N: 1, Mean: 3, P50: 3, P95: 3},
+		},
+	}, {
+		name: "server eval wins over client timing",
+		rounds: []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{
+			withEval(done(500*ms, 2000*ms, 100), 4*time.Second), // 25, not 100/1.5
+		}}},
+		want: Metrics{
+			Rounds: 1, Requests: 1, Successes: 1,
+			TTFT:      Stat{N: 1, Mean: 0.5, P50: 0.5, P95: 0.5},
+			Total:     Stat{N: 1, Mean: 2, P50: 2, P95: 2},
+			Decode:    Stat{N: 1, Mean: 25, P50: 25, P95: 25},
+			Request:   Stat{N: 1, Mean: 50, P50: 50, P95: 50},
+			Aggregate: Stat{N: 1, Mean: 50, P50: 50, P95: 50},
+			Wall:      Stat{N: 1, Mean: 2, P50: 2, P95: 2},
+		},
+	}, {
+		name: "no client decode without TTFT or when total is not after it",
+		rounds: []Round{{Wall: 1 * time.Second, Results: []runtimes.Result{
+			done(0, 1000*ms, 0),      // no text at all: no TTFT, no decode
+			done(800*ms, 800*ms, 10), // total == TTFT
+		}}},
+		want: Metrics{
+			Rounds: 1, Requests: 2, Successes: 2,
+			TTFT:      Stat{N: 1, Mean: 0.8, P50: 0.8, P95: 0.8},
+			Total:     Stat{N: 2, Mean: 0.9, P50: 0.9, P95: 0.99},
+			Request:   Stat{N: 2, Mean: 6.25, P50: 6.25, P95: 11.875},
+			Aggregate: Stat{N: 1, Mean: 10, P50: 10, P95: 10},
+			Wall:      Stat{N: 1, Mean: 1, P50: 1, P95: 1},
+		},
+	}, {
+		name: "failures are counted and excluded from every figure",
+		rounds: []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{
+			done(500*ms, 2000*ms, 100),
+			failed(),
+		}}},
+		want: Metrics{
+			Rounds: 1, Requests: 2, Successes: 1, Failures: 1,
+			TTFT:      Stat{N: 1, Mean: 0.5, P50: 0.5, P95: 0.5},
+			Total:     Stat{N: 1, Mean: 2, P50: 2, P95: 2},
+			Decode:    Stat{N: 1, Mean: 100 / 1.5, P50: 100 / 1.5, P95: 100 / 1.5},
+			Request:   Stat{N: 1, Mean: 50, P50: 50, P95: 50},
+			Aggregate: Stat{N: 1, Mean: 50, P50: 50, P95: 50}, // the failure's tokens don't count, its wall does
+			Wall:      Stat{N: 1, Mean: 2, P50: 2, P95: 2},
+		},
+	}, {
+		name: "nothing but failures: counts only",
+		rounds: []Round{
+			{Wall: 2 * time.Second, Results: []runtimes.Result{failed(), failed()}},
+		},
+		want: Metrics{
+			Rounds: 1, Requests: 2, Failures: 2,
+			Wall: Stat{N: 1, Mean: 2, P50: 2, P95: 2},
+		},
+	}, {
+		name: "aggregate is per round",
+		rounds: []Round{
+			{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 40), done(100*ms, 2000*ms, 60)}}, // 50 tok/s
+			{Wall: 4 * time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 40), done(100*ms, 4000*ms, 60)}}, // 25 tok/s
+			{Wall: 9 * time.Second, Results: []runtimes.Result{failed(), failed()}},                                   // no success: no sample
+		},
+		want: Metrics{
+			Rounds: 3, Requests: 6, Successes: 4, Failures: 2,
+			TTFT:      Stat{N: 4, Mean: 0.1, P50: 0.1, P95: 0.1},
+			Total:     Stat{N: 4, Mean: 2, P50: 1.5, P95: 3.7},
+			Decode:    Stat{N: 4, Mean: (40/0.9 + 60/1.9 + 40/0.9 + 60/3.9) / 4, P50: (60/1.9 + 40/0.9) / 2, P95: 40 / 0.9},
+			Request:   Stat{N: 4, Mean: (40 + 30 + 40 + 15) / 4.0, P50: 35, P95: 40},
+			Aggregate: Stat{N: 2, Mean: 37.5, P50: 37.5, P95: 48.75},
+			Wall:      Stat{N: 3, Mean: 5, P50: 4, P95: 8.5},
+		},
+	}, {
+		name: "prompt rate where the server reports prompt timing",
+		rounds: []Round{{Wall: 1 * time.Second, Results: []runtimes.Result{
+			withPrompt(done(200*ms, 1000*ms, 8), 200, 500*ms), // 400 tok/s
+			withPrompt(done(200*ms, 1000*ms, 8), 200, 0),      // no eval time: none
+		}}},
+		want: Metrics{
+			Rounds: 1, Requests: 2, Successes: 2,
+			TTFT:      Stat{N: 2, Mean: 0.2, P50: 0.2, P95: 0.2},
+			Total:     Stat{N: 2, Mean: 1, P50: 1, P95: 1},
+			Decode:    Stat{N: 2, Mean: 10, P50: 10, P95: 10},
+			Request:   Stat{N: 2, Mean: 8, P50: 8, P95: 8},
+			Prompt:    Stat{N: 1, Mean: 400, P50: 400, P95: 400},
+			Aggregate: Stat{N: 1, Mean: 16, P50: 16, P95: 16},
+			Wall:      Stat{N: 1, Mean: 1, P50: 1, P95: 1},
+		},
+	}, {
+		name: "approximate counts flag only from successes",
+		rounds: []Round{{Wall: 1 * time.Second, Results: []runtimes.Result{
+			approx(done(200*ms, 1000*ms, 8)),
+		}}},
+		want: Metrics{
+			Rounds: 1, Requests: 1, Successes: 1, TokensApprox: true,
+			TTFT:      Stat{N: 1, Mean: 0.2, P50: 0.2, P95: 0.2},
+			Total:     Stat{N: 1, Mean: 1, P50: 1, P95: 1},
+			Decode:    Stat{N: 1, Mean: 10, P50: 10, P95: 10},
+			Request:   Stat{N: 1, Mean: 8, P50: 8, P95: 8},
+			Aggregate: Stat{N: 1, Mean: 8, P50: 8, P95: 8},
+			Wall:      Stat{N: 1, Mean: 1, P50: 1, P95: 1},
+		},
+	}, {
+		name:   "no rounds",
+		rounds: nil,
+		want:   Metrics{},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Compute(tt.rounds)
+			assert.Equal(t, tt.want.Rounds, got.Rounds, "rounds")
+			assert.Equal(t, tt.want.Requests, got.Requests, "requests")
+			assert.Equal(t, tt.want.Successes, got.Successes, "successes")
+			assert.Equal(t, tt.want.Failures, got.Failures, "failures")
+			assert.Equal(t, tt.want.TokensApprox, got.TokensApprox, "tokens approx")
+			for _, f := range []struct {
+				name      string
+				want, got Stat
+			}{
+				{"ttft", tt.want.TTFT, got.TTFT}, {"total", tt.want.Total, got.Total},
+				{"decode", tt.want.Decode, got.Decode}, {"request", tt.want.Request, got.Request},
+				{"prompt", tt.want.Prompt, got.Prompt}, {"aggregate", tt.want.Aggregate, got.Aggregate},
+				{"wall", tt.want.Wall, got.Wall},
+			} {
+				assertStat(t, f.want, f.got, f.name)
+			}
+		})
+	}
+}
+
+func assertStat(t *testing.T, want, got Stat, name string) {
+	t.Helper()
+	require.Equal(t, want.N, got.N, "%s: samples", name)
+	assert.InDelta(t, want.Mean, got.Mean, 1e-9, "%s mean", name)
+	assert.InDelta(t, want.P50, got.P50, 1e-9, "%s p50", name)
+	assert.InDelta(t, want.P95, got.P95, 1e-9, "%s p95", name)
+}
+
+type reported map[string]float64
+
+func (r reported) ReportMetric(v float64, unit string) { r[unit] = v }
+
+func TestReport(t *testing.T) {
+	server := done(500*ms, 2500*ms, 100)
+	server.Eval = 2 * time.Second
+	server.PromptTokens, server.PromptEval = 300, 250*ms
+
+	tests := []struct {
+		name   string
+		rounds []Round
+		want   map[string]float64
+	}{{
+		name:   "without prompt timing there is no prompt-tok/s",
+		rounds: []Round{{Wall: 2500 * ms, Results: []runtimes.Result{done(500*ms, 2500*ms, 100)}}},
+		want:   map[string]float64{"ttft-ns": 5e8, "decode-tok/s": 50, "request-tok/s": 40, "agg-tok/s": 40},
+	}, {
+		name:   "with prompt timing",
+		rounds: []Round{{Wall: 2500 * ms, Results: []runtimes.Result{server}}},
+		want:   map[string]float64{"ttft-ns": 5e8, "decode-tok/s": 50, "request-tok/s": 40, "agg-tok/s": 40, "prompt-tok/s": 1200},
+	}, {
+		name:   "no successes reports nothing",
+		rounds: []Round{{Wall: time.Second, Results: []runtimes.Result{failed()}}},
+		want:   map[string]float64{},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := reported{}
+			Compute(tt.rounds).Report(got)
+			require.ElementsMatch(t, keys(tt.want), keys(got))
+			for unit, v := range tt.want {
+				assert.InDelta(t, v, got[unit], 1e-6, unit)
+			}
+		})
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

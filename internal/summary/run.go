@@ -1,0 +1,242 @@
+package summary
+
+import (
+	"encoding/json"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+)
+
+// RunIDFormat is the time layout of Run.ID, in UTC.
+const RunIDFormat = "20060102T150405Z"
+
+// Key identifies a leaf benchmark: one runtime serving one model, one prompt
+// and one concurrency level.
+type Key struct {
+	Runtime, Model, Prompt string
+	Concurrency            int
+}
+
+// Name is the leaf's benchmark name without the "Benchmark" prefix and the
+// GOMAXPROCS suffix, as go test names BenchmarkInference's sub-benchmarks:
+// Inference/runtime=<runtime>/prompt=<prompt>/conc=<n>. The benchmark
+// should build its b.Run names with [Safe] so the two agree.
+func (k Key) Name() string {
+	return "Inference/runtime=" + Safe(k.Runtime) + "/prompt=" + Safe(k.Prompt) +
+		"/conc=" + strconv.Itoa(k.Concurrency)
+}
+
+// Safe makes s usable as one level of a benchmark name: spaces become '_'
+// and unprintable runes are escaped, as go test does, and '/' becomes '_'
+// so s stays one level that benchstat can address (-col /runtime).
+func Safe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '/' || unicode.IsSpace(r):
+			b.WriteByte('_')
+		case !strconv.IsPrint(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Host describes the machine that ran the client.
+type Host struct {
+	Platform string `json:"platform"`
+	Machine  string `json:"machine"`
+	// Python is always nil in runs of this suite; the key is kept so readers
+	// of the seed format keep working.
+	Python      *string `json:"python"`
+	Go          string  `json:"go"`
+	OS          string  `json:"os"`
+	Arch        string  `json:"arch"`
+	CPU         string  `json:"cpu"`
+	CPUs        int     `json:"cpus"`
+	MemoryBytes uint64  `json:"memory_bytes"`
+}
+
+// Arguments are the settings of a run, written under "arguments". Nil
+// pointers are written as null.
+type Arguments struct {
+	OutputDir   string
+	Runtime     string
+	OllamaURL   *string
+	OllamaModel *string
+	VLLMURL     *string
+	VLLMModel   *string
+	Warmups     int
+	Rounds      *int // nil when -benchtime decides
+	Concurrency []int
+	MaxTokens   int
+	Seed        int
+	Timeout     float64 // seconds
+	Temperature float64
+	Prompts     []string
+	Count       *int
+	Benchtime   string
+}
+
+// RuntimeInfo is one runtime of the run.
+type RuntimeInfo struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	BaseURL string `json:"base_url"`
+	Model   string `json:"model"`
+}
+
+// Prompt is one prompt of the run.
+type Prompt struct {
+	Name, Text string
+}
+
+// Run is one whole run: metadata plus every leaf run, in order. Set the
+// exported fields before writing; Add may be called from any goroutine.
+type Run struct {
+	ID                     string // RunIDFormat, UTC
+	CreatedAt, CompletedAt time.Time
+	Host                   Host
+	Arguments              Arguments
+	Runtimes               []RuntimeInfo
+	Versions               map[string]*string         // runtime name -> version, nil if unknown
+	ModelMetadata          map[string]json.RawMessage // runtime name -> raw JSON, nil -> null
+	Prompts                []Prompt                   // written as an object in this order
+
+	mu     sync.Mutex
+	leaves []leaf
+}
+
+// leaf is one Add call: one -count repetition of one leaf benchmark.
+type leaf struct {
+	key    Key
+	rounds []Round
+	procs  int // GOMAXPROCS while it ran, for the benchmark name
+}
+
+// NewRun returns an empty run started at now.
+func NewRun(now time.Time) *Run {
+	now = now.UTC()
+	return &Run{ID: now.Format(RunIDFormat), CreatedAt: now}
+}
+
+// Add records one leaf run (one -count repetition of k). It keeps a copy of
+// rounds and the current GOMAXPROCS, which go test puts in the name.
+func (r *Run) Add(k Key, rounds []Round) {
+	cp := make([]Round, len(rounds))
+	for i, rd := range rounds {
+		cp[i] = Round{Wall: rd.Wall, Results: slices.Clone(rd.Results)}
+	}
+	l := leaf{key: k, rounds: cp, procs: runtime.GOMAXPROCS(0)}
+	r.mu.Lock()
+	r.leaves = append(r.leaves, l)
+	r.mu.Unlock()
+}
+
+// Len returns the number of Add calls so far.
+func (r *Run) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.leaves)
+}
+
+func (r *Run) snapshot() []leaf {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.leaves)
+}
+
+// Row is one line of the summary: the pooled figures of one Key. Missing
+// figures are nil (null in JSON).
+type Row struct {
+	Runtime     string `json:"runtime"`
+	Model       string `json:"model"`
+	Prompt      string `json:"prompt"`
+	Concurrency int    `json:"concurrency"`
+	Requests    int    `json:"requests"`
+	Successes   int    `json:"successes"`
+	Failures    int    `json:"failures"`
+
+	TTFTMean *float64 `json:"ttft_s_mean"`
+	TTFTP50  *float64 `json:"ttft_s_p50"`
+	TTFTP95  *float64 `json:"ttft_s_p95"`
+
+	TotalMean *float64 `json:"total_s_mean"`
+	TotalP50  *float64 `json:"total_s_p50"`
+	TotalP95  *float64 `json:"total_s_p95"`
+
+	PromptTPSMean *float64 `json:"prompt_tps_mean"`
+	PromptTPSP50  *float64 `json:"prompt_tps_p50"`
+	PromptTPSP95  *float64 `json:"prompt_tps_p95"`
+
+	DecodeTPSMean *float64 `json:"decode_tps_mean"`
+	DecodeTPSP50  *float64 `json:"decode_tps_p50"`
+	DecodeTPSP95  *float64 `json:"decode_tps_p95"`
+
+	RequestTPSMean *float64 `json:"request_tps_mean"`
+	RequestTPSP50  *float64 `json:"request_tps_p50"`
+	RequestTPSP95  *float64 `json:"request_tps_p95"`
+
+	AggregateTPSMean *float64 `json:"aggregate_output_tps_mean"`
+	AggregateTPSP50  *float64 `json:"aggregate_output_tps_p50"`
+	AggregateTPSP95  *float64 `json:"aggregate_output_tps_p95"`
+
+	OutputTokensApprox bool `json:"output_tokens_approx"`
+}
+
+// Rows returns one Row per Key in first-seen order. All -count repetitions
+// of a Key pool into its row: percentiles are over all their samples.
+func (r *Run) Rows() []Row {
+	var (
+		order  []Key
+		pooled = map[Key][]Round{}
+	)
+	for _, l := range r.snapshot() {
+		if _, seen := pooled[l.key]; !seen {
+			order = append(order, l.key)
+		}
+		pooled[l.key] = append(pooled[l.key], l.rounds...)
+	}
+	rows := make([]Row, 0, len(order))
+	for _, k := range order {
+		rows = append(rows, newRow(k, Compute(pooled[k])))
+	}
+	return rows
+}
+
+func newRow(k Key, m Metrics) Row {
+	row := Row{
+		Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
+		Requests: m.Requests, Successes: m.Successes, Failures: m.Failures,
+		OutputTokensApprox: m.TokensApprox,
+	}
+	row.TTFTMean, row.TTFTP50, row.TTFTP95 = figures(m.TTFT)
+	row.TotalMean, row.TotalP50, row.TotalP95 = figures(m.Total)
+	row.PromptTPSMean, row.PromptTPSP50, row.PromptTPSP95 = figures(m.Prompt)
+	row.DecodeTPSMean, row.DecodeTPSP50, row.DecodeTPSP95 = figures(m.Decode)
+	row.RequestTPSMean, row.RequestTPSP50, row.RequestTPSP95 = figures(m.Request)
+	row.AggregateTPSMean, row.AggregateTPSP50, row.AggregateTPSP95 = figures(m.Aggregate)
+	return row
+}
+
+func figures(s Stat) (mean, p50, p95 *float64) {
+	if s.N == 0 {
+		return nil, nil, nil
+	}
+	return num(s.Mean), num(s.P50), num(s.P95)
+}
+
+// num returns &x, or nil if x is not finite (JSON has no NaN).
+func num(x float64) *float64 {
+	if !finite(x) {
+		return nil
+	}
+	return &x
+}

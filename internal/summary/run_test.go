@@ -1,0 +1,132 @@
+package summary
+
+import (
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/inferencebench/inferencebench/runtimes"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestNewRun(t *testing.T) {
+	cest := time.FixedZone("CEST", 2*3600)
+	r := NewRun(time.Date(2026, 8, 31, 13, 47, 27, 622260000, cest))
+	assert.Equal(t, "20260831T114727Z", r.ID)
+	assert.Equal(t, time.UTC, r.CreatedAt.Location())
+	assert.Equal(t, 0, r.Len())
+	assert.Empty(t, r.Rows())
+}
+
+func TestKeyName(t *testing.T) {
+	tests := []struct {
+		key  Key
+		want string
+	}{
+		{Key{Runtime: "vllm-metal", Prompt: "short", Concurrency: 4}, "Inference/runtime=vllm-metal/prompt=short/conc=4"},
+		{Key{Runtime: "lm studio", Prompt: "a/b", Concurrency: 1}, "Inference/runtime=lm_studio/prompt=a_b/conc=1"},
+		{Key{Runtime: "x\u00a0y\tz", Prompt: "bell\a", Concurrency: 2}, `Inference/runtime=x_y_z/prompt=bell\a/conc=2`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.key.Name())
+		})
+	}
+	assert.Equal(t, "Inference/runtime=a/prompt=b/conc=1-8", benchName("Inference/runtime=a/prompt=b/conc=1", 8))
+	assert.Equal(t, "X", benchName("X", 1), "go test adds no suffix for GOMAXPROCS=1")
+}
+
+func TestRowsPoolRepetitions(t *testing.T) {
+	a := Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
+	b := Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 2}
+	r := NewRun(time.Unix(0, 0))
+	r.Add(a, []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 2000*ms, 40)}}})
+	r.Add(b, []Round{{Wall: 3 * time.Second, Results: []runtimes.Result{done(100*ms, 3000*ms, 30), failed()}}})
+	r.Add(a, []Round{ // the second -count repetition of a
+		{Wall: 4 * time.Second, Results: []runtimes.Result{done(300*ms, 4000*ms, 40)}},
+		{Wall: 1 * time.Second, Results: []runtimes.Result{done(200*ms, 1000*ms, 40)}},
+	})
+	require.Equal(t, 3, r.Len())
+
+	rows := r.Rows()
+	require.Len(t, rows, 2, "one row per key")
+	assert.Equal(t, a.Concurrency, rows[0].Concurrency, "first-seen order")
+	assert.Equal(t, b.Concurrency, rows[1].Concurrency)
+
+	pooled := rows[0]
+	assert.Equal(t, "ollama", pooled.Runtime)
+	assert.Equal(t, "m", pooled.Model)
+	assert.Equal(t, "short", pooled.Prompt)
+	assert.Equal(t, 3, pooled.Requests)
+	assert.Equal(t, 3, pooled.Successes)
+	assert.Equal(t, 0, pooled.Failures)
+	// TTFT over both repetitions: 0.1, 0.2, 0.3.
+	assert.InDelta(t, 0.2, *pooled.TTFTMean, 1e-12)
+	assert.InDelta(t, 0.2, *pooled.TTFTP50, 1e-12)
+	assert.InDelta(t, 0.29, *pooled.TTFTP95, 1e-12)
+	// Aggregate over the three rounds: 20, 10, 40 tok/s.
+	assert.InDelta(t, 70.0/3, *pooled.AggregateTPSMean, 1e-12)
+	assert.InDelta(t, 20, *pooled.AggregateTPSP50, 1e-12)
+	assert.InDelta(t, 38, *pooled.AggregateTPSP95, 1e-12)
+	assert.Nil(t, pooled.PromptTPSMean, "no prompt timing: null")
+	assert.Nil(t, pooled.PromptTPSP50)
+	assert.Nil(t, pooled.PromptTPSP95)
+
+	withFailure := rows[1]
+	assert.Equal(t, 2, withFailure.Requests)
+	assert.Equal(t, 1, withFailure.Successes)
+	assert.Equal(t, 1, withFailure.Failures)
+	assert.InDelta(t, 3, *withFailure.TotalP95, 1e-12, "the failure's 99 s total is not a sample")
+	assert.False(t, withFailure.OutputTokensApprox, "only a success's approximation counts")
+}
+
+func TestRowsWithoutSuccessesAreNull(t *testing.T) {
+	r := NewRun(time.Unix(0, 0))
+	r.Add(Key{Runtime: "x", Concurrency: 2}, []Round{{Wall: time.Second, Results: []runtimes.Result{failed(), failed()}}})
+	row := r.Rows()[0]
+	assert.Equal(t, 2, row.Failures)
+	for name, f := range map[string]*float64{
+		"ttft": row.TTFTMean, "total": row.TotalP50, "prompt": row.PromptTPSP95, "decode": row.DecodeTPSMean,
+		"request": row.RequestTPSP50, "aggregate": row.AggregateTPSP95,
+	} {
+		assert.Nil(t, f, name)
+	}
+}
+
+func TestRowNonFiniteIsNull(t *testing.T) {
+	row := newRow(Key{}, Metrics{Decode: Stat{N: 1, Mean: math.Inf(1), P50: math.NaN(), P95: 3}})
+	assert.Nil(t, row.DecodeTPSMean)
+	assert.Nil(t, row.DecodeTPSP50)
+	require.NotNil(t, row.DecodeTPSP95)
+	assert.Equal(t, 3.0, *row.DecodeTPSP95)
+}
+
+func TestAddKeepsACopy(t *testing.T) {
+	r := NewRun(time.Unix(0, 0))
+	rounds := []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}
+	r.Add(Key{Runtime: "x"}, rounds)
+	rounds[0].Wall = time.Hour
+	rounds[0].Results[0].OutputTokens = 1e6
+	assert.InDelta(t, 10, *r.Rows()[0].AggregateTPSMean, 1e-12)
+}
+
+func TestAddConcurrent(t *testing.T) {
+	r := NewRun(time.Unix(0, 0))
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Go(func() {
+			k := Key{Runtime: "rt", Prompt: "p", Concurrency: 1 + i%4}
+			r.Add(k, []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}})
+			_ = r.Rows() // readers may run alongside writers
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, 64, r.Len())
+	rows := r.Rows()
+	require.Len(t, rows, 4)
+	for _, row := range rows {
+		assert.Equal(t, 16, row.Requests, "conc=%d", row.Concurrency)
+	}
+}

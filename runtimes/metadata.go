@@ -1,0 +1,170 @@
+package runtimes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Info is what a server tells about itself, for the summary JSON.
+type Info struct {
+	// Version is the server's version, or nil where its API has none.
+	Version *string
+	// Models is the raw reply of GET /v1/models; for Ollama it also carries
+	// the model's POST /api/show reply under "show". Nil if unavailable.
+	Models json.RawMessage
+}
+
+// metaTimeout bounds each metadata request: a server that answers
+// completions answers these quickly.
+const metaTimeout = 10 * time.Second
+
+// Ping checks that the server answers at all, within ctx's deadline.
+func (rt *Runtime) Ping(ctx context.Context) error {
+	path := "/v1/models"
+	if rt.Kind == KindOllama {
+		path = "/api/version"
+	}
+	_, err := rt.get(ctx, http.MethodGet, path, nil)
+	return err
+}
+
+// Describe reads the server's version and model list. If Model is empty it
+// becomes the first listed model; with none listed that is an error naming
+// the runtime, as is a server that does not answer.
+func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
+	ctx, cancel := context.WithTimeout(ctx, metaTimeout)
+	defer cancel()
+	var info Info
+	models, err := rt.get(ctx, http.MethodGet, "/v1/models", nil)
+	if err != nil && rt.Kind != KindOllama {
+		return info, rt.errorf("listing models: %w", err)
+	}
+	if err == nil && json.Valid(models) {
+		info.Models = models
+	}
+	if rt.Model == "" {
+		rt.Model, err = rt.firstModel(ctx, models)
+		if err != nil {
+			return info, err
+		}
+	}
+	info.Version = rt.version(ctx)
+	if rt.Kind == KindOllama {
+		info.Models = rt.withShow(ctx, info.Models)
+	}
+	return info, nil
+}
+
+func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error) {
+	var list openai.ModelsList
+	if len(models) > 0 && json.Unmarshal(models, &list) == nil && len(list.Models) > 0 && list.Models[0].ID != "" {
+		return list.Models[0].ID, nil
+	}
+	if rt.Kind == KindOllama {
+		tags, err := rt.get(ctx, http.MethodGet, "/api/tags", nil)
+		if err != nil {
+			return "", rt.errorf("listing models: %w", err)
+		}
+		var t struct {
+			Models []struct {
+				Name string `json:"name"`
+			} `json:"models"`
+		}
+		if json.Unmarshal(tags, &t) == nil && len(t.Models) > 0 && t.Models[0].Name != "" {
+			return t.Models[0].Name, nil
+		}
+	}
+	return "", rt.errorf("the server lists no model; set %sMODEL", EnvPrefix(rt.Name))
+}
+
+// version asks the endpoints the runtimes offer, in turn: Ollama
+// /api/version, vLLM and SGLang /version, llama.cpp /props build_info.
+func (rt *Runtime) version(ctx context.Context) *string {
+	type try struct{ path, field string }
+	tries := []try{{"/version", "version"}, {"/props", "build_info"}}
+	if rt.Kind == KindOllama {
+		tries = []try{{"/api/version", "version"}}
+	}
+	for _, t := range tries {
+		body, err := rt.get(ctx, http.MethodGet, t.path, nil)
+		if err != nil {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal(body, &m) != nil {
+			continue
+		}
+		if v, ok := m[t.field].(string); ok && v != "" {
+			return &v
+		}
+	}
+	return nil
+}
+
+// withShow adds Ollama's POST /api/show reply for the model to the model
+// list under "show", so both kinds keep the /v1/models shape.
+func (rt *Runtime) withShow(ctx context.Context, models json.RawMessage) json.RawMessage {
+	req, _ := json.Marshal(map[string]string{"model": rt.Model})
+	show, err := rt.get(ctx, http.MethodPost, "/api/show", req)
+	if err != nil || !json.Valid(show) {
+		return models
+	}
+	m := map[string]json.RawMessage{}
+	if len(models) > 0 {
+		if json.Unmarshal(models, &m) != nil {
+			m = map[string]json.RawMessage{}
+		}
+	}
+	m["show"] = show
+	out, err := json.Marshal(m)
+	if err != nil {
+		return models
+	}
+	return out
+}
+
+// maxMeta caps a metadata reply; Ollama's /api/show can be large (license,
+// template), but not this large.
+const maxMeta = 8 << 20
+
+func (rt *Runtime) get(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	req, err := rt.newRequest(ctx, method, path, body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := rt.client.Do(req)
+	if err != nil {
+		return nil, errors.New(rt.redact(err.Error()))
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxMeta))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v", method, path, rt.redact(err.Error()))
+	}
+	if resp.StatusCode >= 400 {
+		msg := strings.TrimSpace(string(b))
+		if len(msg) > 200 {
+			msg = msg[:200] + "…"
+		}
+		return nil, fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, rt.redact(msg))
+	}
+	return b, nil
+}
+
+func (rt *Runtime) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s (%s): %w", rt.Name, rt.BaseURL, fmt.Errorf(format, args...))
+}
+
+// EnvPrefix returns the prefix of a runtime's environment variables:
+// "vllm-metal" → "VLLM_METAL_".
+func EnvPrefix(name string) string {
+	return strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToUpper(name)) + "_"
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package runtimes_test
+
+const raceEnabled = false

@@ -1,0 +1,201 @@
+package runtimes
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Ollama's native chat API: POST /api/chat, one JSON object per line
+// (NDJSON). Text chunks carry message.content or message.thinking; the last
+// line has "done":true and the server's counts and durations (omitempty:
+// a missing figure is 0).
+
+type ollamaChatRequest struct {
+	Model    string          `json:"model"`
+	Messages []ollamaMessage `json:"messages"`
+	Stream   bool            `json:"stream"`
+	Options  ollamaOptions   `json:"options"`
+}
+
+type ollamaMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type ollamaOptions struct {
+	// NumPredict is left out when MaxTokens is not set, so the server's
+	// default applies (0 is not "no limit" for Ollama).
+	NumPredict int `json:"num_predict,omitempty"`
+	Seed       int `json:"seed"`
+	// Temperature is sent also when 0 (greedy), never left to the
+	// model's default.
+	Temperature float64 `json:"temperature"`
+}
+
+func newOllamaChatRequest(model string, req Request) ollamaChatRequest {
+	return ollamaChatRequest{
+		Model:    model,
+		Messages: []ollamaMessage{{Role: "user", Content: req.Prompt}},
+		Stream:   true,
+		Options: ollamaOptions{
+			NumPredict:  req.MaxTokens,
+			Seed:        req.Seed,
+			Temperature: req.Temperature,
+		},
+	}
+}
+
+// doOllama sends one streaming /api/chat request and measures it.
+func (rt *Runtime) doOllama(ctx context.Context, req Request) Result {
+	body, err := json.Marshal(newOllamaChatRequest(rt.Model, req))
+	if err != nil {
+		return Result{Err: fmt.Errorf("encoding the request: %w", err)}
+	}
+	hreq, err := rt.newRequest(ctx, http.MethodPost, "/api/chat", body)
+	if err != nil {
+		return Result{Err: err}
+	}
+	hreq.Header.Set("Accept", "application/x-ndjson")
+	return rt.stream(ctx, hreq, readOllama)
+}
+
+// ollamaLine holds the few fields of a reply line we use. /api/generate's
+// top-level response/thinking are read too, so the parser serves both
+// endpoints.
+type ollamaLine struct {
+	Message struct {
+		Content  string `json:"content"`
+		Thinking string `json:"thinking"`
+	} `json:"message"`
+	Response string `json:"response"`
+	Thinking string `json:"thinking"`
+
+	Done               bool   `json:"done"`
+	DoneReason         string `json:"done_reason"`
+	PromptEvalCount    int    `json:"prompt_eval_count"`
+	PromptEvalDuration int64  `json:"prompt_eval_duration"`
+	EvalCount          int    `json:"eval_count"`
+	EvalDuration       int64  `json:"eval_duration"`
+
+	Error apiError `json:"error"`
+}
+
+var (
+	keyThinking = []byte(`"thinking"`)
+	keyResponse = []byte(`"response"`)
+	keyDone     = []byte(`"done"`)
+)
+
+// ollamaPlainText reports, from the bytes alone, that a line is a text
+// chunk and nothing else: some content, thinking or response is a
+// non-empty string, "done" occurs as a key and is false every time, and
+// the word "error" does not occur as a string. False means "decode it".
+func ollamaPlainText(b []byte) bool {
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return false
+	}
+	if !hasText(b, keyContent) && !hasText(b, keyThinking) && !hasText(b, keyResponse) {
+		return false
+	}
+	return !bytes.Contains(b, keyError) && findKey(b, keyDone, 0) >= 0 && allValues(b, keyDone, jsonFalse)
+}
+
+// ollamaParser turns lines into a Result. It is separate from the reading
+// so that it can be fed recorded lines and benchmarked per line.
+type ollamaParser struct {
+	res   *Result
+	start time.Time
+	line  ollamaLine
+}
+
+// feed handles one line that arrived at t. It reports whether the line was
+// the final (done) one.
+func (p *ollamaParser) feed(b []byte, t time.Time) (done bool, err error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return false, nil
+	}
+	if ollamaPlainText(b) {
+		textChunk(p.res, p.start, t)
+		return false, nil
+	}
+	l := &p.line
+	*l = ollamaLine{}
+	if err := json.Unmarshal(b, l); err != nil {
+		return false, &serverError{fmt.Sprintf("bad line %s: %v", quote(b), err)}
+	}
+	if l.Error.set {
+		return false, &serverError{"error in stream: " + l.Error.msg}
+	}
+	if l.Message.Content != "" || l.Message.Thinking != "" || l.Response != "" || l.Thinking != "" {
+		textChunk(p.res, p.start, t)
+	}
+	if !l.Done {
+		return false, nil
+	}
+	r := p.res
+	r.FinishReason = l.DoneReason
+	r.PromptTokens = l.PromptEvalCount
+	r.PromptEval = time.Duration(l.PromptEvalDuration)
+	r.Eval = time.Duration(l.EvalDuration)
+	if l.EvalCount > 0 {
+		r.OutputTokens = l.EvalCount
+		r.TokensApprox = false
+	}
+	return true, nil
+}
+
+// readOllama reads an /api/chat (or /api/generate) NDJSON reply. Each line
+// is stamped with now() as soon as it is read, before it is parsed.
+func readOllama(r io.Reader, start time.Time, now func() time.Time, res *Result) error {
+	lr := newLineReader(r)
+	p := ollamaParser{res: res, start: start}
+	for {
+		b, err := lr.next()
+		if err != nil {
+			res.Total = now().Sub(start)
+			approxTokens(res)
+			if err == io.EOF {
+				return &serverError{fmt.Sprintf("stream ended without final done line (%d text chunks received)", res.Chunks)}
+			}
+			return fmt.Errorf("reading the stream: %w", err)
+		}
+		t := now()
+		done, err := p.feed(b, t)
+		if err != nil {
+			res.Total = t.Sub(start)
+			approxTokens(res)
+			if lr.partial {
+				return &serverError{fmt.Sprintf("stream ended without final done line (cut in the middle of a line: %s)", quote(b))}
+			}
+			return err
+		}
+		if done {
+			res.Total = t.Sub(start)
+			approxTokens(res)
+			return nil
+		}
+	}
+}
+
+// textChunk counts a chunk that carried generated text that arrived at t.
+func textChunk(res *Result, start, t time.Time) {
+	if res.Chunks == 0 {
+		res.TTFT = t.Sub(start)
+	}
+	res.Chunks++
+}
+
+// approxTokens falls back to the chunk count where the server gave no
+// token count.
+func approxTokens(res *Result) {
+	if res.OutputTokens == 0 {
+		res.OutputTokens = res.Chunks
+		res.TokensApprox = true
+	}
+}

@@ -1,0 +1,165 @@
+package runtimes
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var ollamaCases = []streamCase{
+	{
+		// An empty first chunk, four thinking chunks, three content
+		// chunks, then the done line with every figure.
+		file: "ollama-chat.ndjson", chunks: 7, firstLine: 2, endLine: 9,
+		outputTokens: 11, promptTokens: 14, promptEval: 21500 * time.Microsecond,
+		eval: 98765432 * time.Nanosecond, finish: "stop",
+	},
+	{
+		file: "ollama-error.ndjson", chunks: 2, firstLine: 1, endLine: 3,
+		outputTokens: 2, approx: true,
+		err: "error in stream: an error was encountered while running the model: unexpected EOF",
+	},
+	{
+		// done line without eval_count (omitempty): count chunks.
+		file: "ollama-noeval.ndjson", chunks: 3, firstLine: 1, endLine: 4,
+		outputTokens: 3, approx: true, finish: "length",
+	},
+	{
+		// Two lines then EOF: the failure is stamped at EOF (line 3).
+		file: "ollama-truncated.ndjson", chunks: 2, firstLine: 1, endLine: 3,
+		outputTokens: 2, approx: true, err: "stream ended without final done line (2 text chunks received)",
+	},
+	{
+		// /api/generate: top-level thinking/response, a context array.
+		file: "ollama-generate.ndjson", chunks: 3, firstLine: 1, endLine: 4,
+		outputTokens: 3, promptTokens: 9, promptEval: 4 * time.Millisecond,
+		eval: 27 * time.Millisecond, finish: "stop",
+	},
+}
+
+func TestReadOllamaRecorded(t *testing.T) {
+	runCases(t, readOllama, ollamaCases)
+}
+
+func TestReadOllamaLines(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		chunks   int
+		err      string
+	}{
+		{"blank lines ignored", "\n" + `{"message":{"content":"a"},"done":false}` + "\n\n" + `{"done":true,"eval_count":1}` + "\n", 1, ""},
+		{"CRLF", `{"message":{"content":"a"},"done":false}` + "\r\n" + `{"done":true,"eval_count":1}` + "\r\n", 1, ""},
+		{"final line without newline", `{"message":{"content":"a"},"done":false}` + "\n" + `{"done":true,"eval_count":1}`, 1, ""},
+		{"cut mid-line", `{"message":{"content":"a"},"done":false}` + "\n" + `{"message":{"content":"b`, 1, "stream ended without final done line (cut in the middle of a line"},
+		{"garbage", "<html>502 Bad Gateway</html>\n", 0, `bad line "<html>502 Bad Gateway</html>"`},
+		{"error object", `{"error":{"message":"boom"}}` + "\n", 0, "error in stream: boom"},
+		{"empty", "", 0, "stream ended without final done line (0 text chunks received)"},
+		{"lines after done are not read", `{"done":true,"eval_count":3}` + "\n" + "garbage\n", 0, ""},
+		// "done" and "error" inside text must not confuse the fast path.
+		{"tricky text", `{"message":{"content":"\"done\":true, \"error\":1"},"done":false}` + "\n" + `{"message":{"content":"done"},"done":false}` + "\n" + `{"done":true,"eval_count":2}` + "\n", 2, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := replay(readOllama, strings.NewReader(c.in))
+			if c.err == "" {
+				require.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), c.err)
+			}
+			assert.Equal(t, c.chunks, res.Chunks)
+		})
+	}
+}
+
+func TestOllamaRequestBody(t *testing.T) {
+	r, body := captureBody(t, KindOllama, Request{Prompt: "Why is the sky blue?", MaxTokens: 128, Seed: 42, Temperature: 0})
+	assert.Equal(t, http.MethodPost, r.Method)
+	assert.Equal(t, "/api/chat", r.URL.Path)
+	assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(body, &got))
+	assert.Equal(t, map[string]any{
+		"model":    "m1",
+		"messages": []any{map[string]any{"role": "user", "content": "Why is the sky blue?"}},
+		"stream":   true,
+		"options":  map[string]any{"num_predict": 128.0, "seed": 42.0, "temperature": 0.0},
+	}, got)
+	assert.Contains(t, string(body), `"temperature":0`, "temperature 0 is sent, not left to the model's default")
+}
+
+func TestOllamaFastPathAgreesWithDecoder(t *testing.T) {
+	lines := [][]byte{
+		[]byte(`{"model":"m","message":{"role":"assistant","content":"Hi"},"done":false}`),
+		[]byte(`{"model":"m","message":{"role":"assistant","content":"","thinking":"x"},"done":false}`),
+		[]byte(`{"model":"m","response":"x","done":false}`),
+		[]byte(`{"model":"m","message":{"role":"assistant","content":""},"done":false}`),
+		[]byte(`{"model":"m","message":{"content":"x"},"done":true,"eval_count":1}`),
+		[]byte(`{"model":"m","message":{"content":"x"},"done" : false}`),
+		[]byte(`{"model":"m","message":{"content":"x"}}`),
+		[]byte(`{"message":{"content":"x"},"done":false,"error":"boom"}`),
+		[]byte(`{"message":{"content":"\"done\":false"},"done":true}`),
+		[]byte(`{"message":{"content":"error"},"done":false}`),
+	}
+	for _, f := range []string{"ollama-chat.ndjson", "ollama-error.ndjson", "ollama-noeval.ndjson", "ollama-generate.ndjson"} {
+		lines = append(lines, splitLines(readStreamFile(t, f))...)
+	}
+	for _, l := range lines {
+		if !ollamaPlainText(l) {
+			continue
+		}
+		var d ollamaLine
+		require.NoError(t, json.Unmarshal(l, &d), "%s", l)
+		text := d.Message.Content != "" || d.Message.Thinking != "" || d.Response != "" || d.Thinking != ""
+		assert.True(t, text && !d.Done && !d.Error.set, "fast path took %s", l)
+	}
+	assert.False(t, ollamaPlainText(lines[4]), "a done line is decoded")
+	assert.False(t, ollamaPlainText(lines[7]), "an error is decoded")
+	assert.False(t, ollamaPlainText(lines[8]), `"done":false inside text does not hide "done":true`)
+	assert.True(t, ollamaPlainText(lines[0]))
+}
+
+// BenchmarkParseOllamaChunk is the parsing cost of one ordinary text line.
+func BenchmarkParseOllamaChunk(b *testing.B) {
+	line := []byte(`{"model":"qwen3:0.6b","created_at":"2025-11-20T10:00:00.178517Z","message":{"role":"assistant","content":" Hello"},"done":false}`)
+	b.Run("fast", func(b *testing.B) {
+		var res Result
+		p := ollamaParser{res: &res, start: replayStart}
+		t := replayStart.Add(time.Second)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := p.feed(line, t); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decoder", func(b *testing.B) {
+		var l ollamaLine
+		b.ReportAllocs()
+		for b.Loop() {
+			l = ollamaLine{}
+			if err := json.Unmarshal(line, &l); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkReadOllamaStream is the whole reading loop (line reading,
+// stamping with time.Now, parsing), per line.
+func BenchmarkReadOllamaStream(b *testing.B) {
+	data := repeatBody(readStreamFile(b, "ollama-chat.ndjson"), 1, 100)
+	n := len(splitLines(data))
+	b.ReportAllocs()
+	for b.Loop() {
+		var res Result
+		if err := readOllama(bytesReader(data), replayStart, time.Now, &res); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/line")
+}

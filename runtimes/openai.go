@@ -1,0 +1,290 @@
+package runtimes
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// OpenAI-compatible chat completions: POST /v1/chat/completions with
+// "stream":true, a server-sent-events reply of "data: {chunk}" lines ending
+// with "data: [DONE]".
+//
+// The request body is built from go-openai's types, but the reply is read
+// by our own small SSE reader, not go-openai's stream: that one cannot tell
+// a stream cut before "data: [DONE]" from a complete one (both end in
+// io.EOF), counts keep-alive comments towards a limit of 300 empty lines
+// (mlx_lm sends one per prefill step), runs a regexp on every line, and only
+// recognises errors shaped data: {"error":…}, not vLLM's
+// {"object":"error",…} nor old llama.cpp's "error: {…}" lines. It also has
+// no field for delta.reasoning or llama.cpp's timings.
+
+// openAIChatRequest is go-openai's request with Temperature replaced:
+// go-openai's is a float32 with omitempty, so temperature 0 would never be
+// sent and the server's default (often 0.7 or 1) would apply. The shallower
+// field wins in encoding/json, so ours is the one marshalled.
+type openAIChatRequest struct {
+	openai.ChatCompletionRequest
+	Temperature float64 `json:"temperature"`
+}
+
+func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
+	seed := req.Seed
+	return openAIChatRequest{
+		ChatCompletionRequest: openai.ChatCompletionRequest{
+			Model:    model,
+			Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: req.Prompt}},
+			Stream:   true,
+			// max_tokens, not max_completion_tokens: Ollama's /v1 only
+			// knows the former, the others accept both.
+			MaxTokens: req.MaxTokens,
+			Seed:      &seed,
+			// include_usage explicitly: mlx_lm crashes on stream_options
+			// without it, and it is what makes servers report counts.
+			StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		},
+		Temperature: req.Temperature,
+	}
+}
+
+// doOpenAI sends one streaming chat completion request and measures it.
+func (rt *Runtime) doOpenAI(ctx context.Context, req Request) Result {
+	body, err := json.Marshal(newOpenAIChatRequest(rt.Model, req))
+	if err != nil {
+		return Result{Err: fmt.Errorf("encoding the request: %w", err)}
+	}
+	hreq, err := rt.newRequest(ctx, http.MethodPost, "/v1/chat/completions", body)
+	if err != nil {
+		return Result{Err: err}
+	}
+	hreq.Header.Set("Accept", "text/event-stream")
+	return rt.stream(ctx, hreq, readOpenAI)
+}
+
+// openAIChunk holds the few fields of a chunk we use.
+type openAIChunk struct {
+	Object  string         `json:"object"`
+	Message string         `json:"message"` // vLLM's {"object":"error","message":…}
+	Error   apiError       `json:"error"`
+	Choices []openAIChoice `json:"choices"`
+	Usage   *openAIUsage   `json:"usage"`
+	Timings *openAITimings `json:"timings"`
+}
+
+type openAIChoice struct {
+	Delta struct {
+		// null (llama.cpp's role chunk) leaves a string empty.
+		Content string `json:"content"`
+		// Reasoning text: vLLM ≤ 0.11, llama.cpp and LM Studio say
+		// reasoning_content; vLLM 0.16+, Ollama /v1, mlx_lm and LM Studio
+		// say reasoning; late-2025 vLLM sends both with the same text.
+		ReasoningContent string `json:"reasoning_content"`
+		Reasoning        string `json:"reasoning"`
+	} `json:"delta"`
+	FinishReason string `json:"finish_reason"`
+}
+
+type openAIUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// openAITimings is llama.cpp's server-side account in its last chunk. Only
+// the prompt side is used: decode time for OpenAI servers is measured by
+// the client.
+type openAITimings struct {
+	PromptN  int     `json:"prompt_n"`
+	PromptMs float64 `json:"prompt_ms"`
+}
+
+// openAIParser turns SSE lines into a Result. It is separate from the
+// reading so that it can be fed recorded lines and benchmarked per line.
+type openAIParser struct {
+	res   *Result
+	start time.Time
+	chunk openAIChunk
+
+	usage       openAIUsage
+	haveUsage   bool
+	timings     openAITimings
+	haveTimings bool
+}
+
+var (
+	sseData  = []byte("data:")
+	sseError = []byte("error:")
+	sseDone  = []byte("[DONE]")
+)
+
+// feed handles one line that arrived at t. It reports whether the line was
+// data: [DONE]. partial says the line was cut off by the end of the stream.
+func (p *openAIParser) feed(line []byte, t time.Time, partial bool) (done bool, err error) {
+	if len(line) == 0 || line[0] == ':' {
+		// Event separator, or a comment: llama.cpp pings, mlx_lm's
+		// ": keepalive N/M" during prefill.
+		return false, nil
+	}
+	switch {
+	case bytes.HasPrefix(line, sseData):
+		data := bytes.TrimSpace(line[len(sseData):])
+		if len(data) == 0 {
+			return false, nil
+		}
+		if bytes.Equal(data, sseDone) {
+			return true, nil
+		}
+		return false, p.data(data, t, partial)
+	case bytes.HasPrefix(line, sseError):
+		// Older llama.cpp: "error: {"code":…,"message":…,"type":…}".
+		return false, &serverError{"error in stream: " + serverMessage(line[len(sseError):])}
+	case line[0] == '{':
+		// A JSON document outside SSE framing: an error sent with
+		// status 200 by a proxy or a misbehaving server.
+		var eb errorBody
+		if json.Unmarshal(line, &eb) == nil && (eb.Error.set || eb.Object == "error") {
+			return false, &serverError{"error in stream: " + serverMessage(line)}
+		}
+	}
+	// Other SSE fields (event:, id:, retry:) carry nothing we use.
+	return false, nil
+}
+
+var (
+	keyContent          = []byte(`"content"`)
+	keyReasoningContent = []byte(`"reasoning_content"`)
+	keyReasoning        = []byte(`"reasoning"`)
+	keyFinishReason     = []byte(`"finish_reason"`)
+	keyUsage            = []byte(`"usage"`)
+	keyTimings          = []byte(`"timings"`)
+)
+
+// openAIPlainText reports, from the bytes alone, that a chunk is a text
+// delta and carries nothing else we use: some delta has non-empty content,
+// reasoning_content or reasoning; every finish_reason, usage and timings is
+// null (or absent); the word "error" does not occur as a string at all (so
+// neither {"error":…} nor {"object":"error",…}). False means "decode it",
+// not "no text".
+func openAIPlainText(d []byte) bool {
+	if len(d) < 2 || d[0] != '{' || d[len(d)-1] != '}' {
+		return false
+	}
+	if !hasText(d, keyContent) && !hasText(d, keyReasoning) && !hasText(d, keyReasoningContent) {
+		return false
+	}
+	return !bytes.Contains(d, keyError) &&
+		allValues(d, keyFinishReason, jsonNull) &&
+		allValues(d, keyUsage, jsonNull) &&
+		allValues(d, keyTimings, jsonNull)
+}
+
+// data handles the JSON of one data: line.
+func (p *openAIParser) data(data []byte, t time.Time, partial bool) error {
+	if !partial && openAIPlainText(data) {
+		textChunk(p.res, p.start, t)
+		return nil
+	}
+	return p.decode(data, t, partial)
+}
+
+// decode handles a chunk with encoding/json.
+func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
+	c := &p.chunk
+	// Reuse the choices' storage, zeroed: encoding/json decodes into the
+	// elements already there and would merge old fields into new ones.
+	ch := c.Choices[:cap(c.Choices)]
+	clear(ch)
+	*c = openAIChunk{Choices: ch[:0]}
+	if err := json.Unmarshal(data, c); err != nil {
+		if partial {
+			return &serverError{fmt.Sprintf("stream ended before data: [DONE] (cut in the middle of a line: %s)", quote(data))}
+		}
+		return &serverError{fmt.Sprintf("bad chunk %s: %v", quote(data), err)}
+	}
+	if c.Error.set {
+		return &serverError{"error in stream: " + c.Error.msg}
+	}
+	if c.Object == "error" {
+		msg := c.Message
+		if msg == "" {
+			msg = snippet(data)
+		}
+		return &serverError{"error in stream: " + msg}
+	}
+	text := false
+	for i := range c.Choices {
+		d := &c.Choices[i].Delta
+		if d.Content != "" || d.ReasoningContent != "" || d.Reasoning != "" {
+			text = true
+		}
+		if fr := c.Choices[i].FinishReason; fr != "" {
+			p.res.FinishReason = fr
+		}
+	}
+	if text {
+		textChunk(p.res, p.start, t)
+	}
+	if c.Usage != nil {
+		p.usage, p.haveUsage = *c.Usage, true
+	}
+	if c.Timings != nil {
+		p.timings, p.haveTimings = *c.Timings, true
+	}
+	return nil
+}
+
+// finish moves the server's counts into the Result.
+func (p *openAIParser) finish() {
+	r := p.res
+	// A usage with no completion tokens for a reply that had text is a
+	// broken count (LM Studio before 0.3.19): fall back to chunks.
+	if p.haveUsage && (p.usage.CompletionTokens > 0 || r.Chunks == 0) {
+		r.OutputTokens = p.usage.CompletionTokens
+		r.TokensApprox = false
+	} else {
+		r.OutputTokens = r.Chunks
+		r.TokensApprox = true
+	}
+	if p.haveUsage && p.usage.PromptTokens > 0 {
+		r.PromptTokens = p.usage.PromptTokens
+	} else if p.haveTimings {
+		r.PromptTokens = p.timings.PromptN
+	}
+	if p.haveTimings && p.timings.PromptMs > 0 {
+		r.PromptEval = time.Duration(math.Round(p.timings.PromptMs * float64(time.Millisecond)))
+	}
+}
+
+// readOpenAI reads an SSE chat completion stream. Each line is stamped with
+// now() as soon as it is read, before it is parsed.
+func readOpenAI(r io.Reader, start time.Time, now func() time.Time, res *Result) error {
+	lr := newLineReader(r)
+	p := openAIParser{res: res, start: start}
+	defer p.finish()
+	for {
+		b, err := lr.next()
+		if err != nil {
+			res.Total = now().Sub(start)
+			if err == io.EOF {
+				return &serverError{fmt.Sprintf("stream ended before data: [DONE] (%d text chunks received)", res.Chunks)}
+			}
+			return fmt.Errorf("reading the stream: %w", err)
+		}
+		t := now()
+		done, err := p.feed(b, t, lr.partial)
+		if err != nil {
+			res.Total = t.Sub(start)
+			return err
+		}
+		if done {
+			res.Total = t.Sub(start)
+			return nil
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package runtimes
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Lines are numbered as in the files: an event is a data line and a blank
+// line, so with no comments event k is on line 2k-1.
+var openAICases = []streamCase{
+	{
+		// role-only first chunk (not a token), 3 content chunks, finish
+		// chunk with empty content, usage chunk with choices [], [DONE].
+		file: "vllm-content.sse", chunks: 3, firstLine: 3, endLine: 13,
+		outputTokens: 4, promptTokens: 12, finish: "stop",
+	},
+	{
+		file: "vllm-0.11-reasoning_content.sse", chunks: 5, firstLine: 3, endLine: 17,
+		outputTokens: 7, promptTokens: 10, finish: "stop",
+	},
+	{
+		// reasoning and reasoning_content with the same text: one chunk each.
+		file: "vllm-late2025-both.sse", chunks: 4, firstLine: 3, endLine: 15,
+		outputTokens: 6, promptTokens: 10, finish: "length",
+	},
+	{
+		file: "vllm-0.16-reasoning.sse", chunks: 4, firstLine: 3, endLine: 15,
+		outputTokens: 8, promptTokens: 10, finish: "stop",
+	},
+	{
+		// {"object":"error",…} then data: [DONE]: still a failure.
+		file: "vllm-error.sse", chunks: 2, firstLine: 3, endLine: 7,
+		outputTokens: 2, approx: true,
+		err: "error in stream: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+	},
+	{
+		file: "vllm-error-new.sse", chunks: 1, firstLine: 3, endLine: 5,
+		outputTokens: 1, approx: true,
+		err: "error in stream: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+	},
+	{
+		// ": ping" first, a content:null role chunk, reasoning_content,
+		// usage and timings in the last chunk (with its finish_reason).
+		// Eval stays 0: decode time is the client's for OpenAI servers.
+		file: "llamacpp.sse", chunks: 4, firstLine: 5, endLine: 15,
+		outputTokens: 6, promptTokens: 18, promptEval: 41377 * time.Microsecond, finish: "length",
+	},
+	{
+		// Newer build: usage+timings in a separate choices [] chunk, a
+		// ping mid-stream. Prompt count from usage (18, including 8
+		// cached), prompt time from timings.
+		file: "llamacpp-usage-chunk.sse", chunks: 2, firstLine: 3, endLine: 13,
+		outputTokens: 3, promptTokens: 18, promptEval: 23500 * time.Microsecond, finish: "stop",
+	},
+	{
+		// No usage (include_usage unsupported): chunks counted; prompt
+		// figures from timings.
+		file: "llamacpp-timings-only.sse", chunks: 2, firstLine: 3, endLine: 9,
+		outputTokens: 2, approx: true, promptTokens: 7, promptEval: 12250 * time.Microsecond, finish: "stop",
+	},
+	{
+		file: "llamacpp-old-error.sse", chunks: 1, firstLine: 3, endLine: 5,
+		outputTokens: 1, approx: true, err: "error in stream: failed to decode the batch, n_batch = 2048, ret = -3",
+	},
+	{
+		// three keep-alives during prefill (lines 1-6), a role chunk
+		// with content "" (line 7), role repeated in every delta, usage
+		// chunk with object "chat.completion".
+		file: "mlx_lm.sse", chunks: 4, firstLine: 9, endLine: 21,
+		outputTokens: 6, promptTokens: 9, finish: "stop",
+	},
+	{
+		file: "lmstudio.sse", chunks: 4, firstLine: 3, endLine: 15,
+		outputTokens: 8, promptTokens: 13, finish: "stop",
+	},
+	{
+		// reasoning in the very first chunk; role in every delta.
+		file: "ollama-v1.sse", chunks: 4, firstLine: 1, endLine: 13,
+		outputTokens: 9, promptTokens: 11, finish: "stop",
+	},
+	{
+		// Six lines, then EOF (stamped as line 7).
+		file: "truncated.sse", chunks: 2, firstLine: 3, endLine: 7,
+		outputTokens: 2, approx: true, err: "stream ended before data: [DONE] (2 text chunks received)",
+	},
+	{
+		file: "truncated-midline.sse", chunks: 1, firstLine: 3, endLine: 5,
+		outputTokens: 1, approx: true, err: "stream ended before data: [DONE] (cut in the middle of a line",
+	},
+	{
+		file: "no-usage.sse", chunks: 2, firstLine: 3, endLine: 9,
+		outputTokens: 2, approx: true, finish: "stop",
+	},
+}
+
+func TestReadOpenAIRecorded(t *testing.T) {
+	runCases(t, readOpenAI, openAICases)
+}
+
+func TestReadOpenAILines(t *testing.T) {
+	const done = "data: [DONE]\n\n"
+	text := `data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}` + "\n\n"
+	for _, c := range []struct {
+		name, in string
+		chunks   int
+		err      string
+	}{
+		{"no space after data:", `data:{"choices":[{"delta":{"content":"a"}}]}` + "\n\ndata:[DONE]\n\n", 1, ""},
+		{"CRLF", strings.ReplaceAll(text+done, "\n", "\r\n"), 1, ""},
+		{"[DONE] without newline", text + "data: [DONE]", 1, ""},
+		{"other SSE fields", "event: message\nid: 1\nretry: 100\n" + text + done, 1, ""},
+		{"empty data", "data:\n\n" + text + done, 1, ""},
+		{"empty deltas", `data: {"choices":[{"index":0,"delta":{}}]}` + "\n\n" + `data: {"choices":[{"index":0,"delta":{"role":"assistant"}}]}` + "\n\n" + text + done, 1, ""},
+		{"usage null in each chunk", `data: {"choices":[{"delta":{"content":"a"}}],"usage":null}` + "\n\n" + done, 1, ""},
+		{"two choices in one chunk count once", `data: {"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}` + "\n\n" + done, 1, ""},
+		{"error string", text + `data: {"error":"out of memory"}` + "\n\n" + done, 1, "error in stream: out of memory"},
+		{"error as plain JSON line", `{"error":{"message":"overloaded","type":"server_error"}}` + "\n", 0, "error in stream: overloaded"},
+		{"bad JSON", "data: {nope}\n\n" + done, 0, `bad chunk "{nope}"`},
+		{"lines after [DONE] are not read", text + done + "data: {garbage\n", 1, ""},
+		{"nothing", "", 0, "stream ended before data: [DONE] (0 text chunks received)"},
+		{"only keep-alives", strings.Repeat(": keepalive\n\n", 1000), 0, "stream ended before data: [DONE]"},
+		// Words like "usage" or "error" inside text must not confuse the
+		// fast path, either way.
+		{"tricky text", `data: {"choices":[{"delta":{"content":"\"usage\":{\"completion_tokens\":9}, \"finish_reason\":\"stop\", error"},"finish_reason":null}]}` + "\n\n" + done, 1, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := replay(readOpenAI, strings.NewReader(c.in))
+			if c.err == "" {
+				require.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), c.err)
+			}
+			assert.Equal(t, c.chunks, res.Chunks)
+		})
+	}
+	t.Run("tricky text keeps no false finish or usage", func(t *testing.T) {
+		res, err := replay(readOpenAI, strings.NewReader(`data: {"choices":[{"delta":{"content":"\"usage\":{\"completion_tokens\":9}, \"finish_reason\":\"stop\""},"finish_reason":null}]}`+"\n\n"+done))
+		require.NoError(t, err)
+		assert.Empty(t, res.FinishReason)
+		assert.True(t, res.TokensApprox)
+		assert.Equal(t, 1, res.OutputTokens)
+	})
+	t.Run("usage with 0 completion tokens for a reply with text", func(t *testing.T) {
+		res, err := replay(readOpenAI, strings.NewReader(text+text+`data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":0}}`+"\n\n"+done))
+		require.NoError(t, err)
+		assert.Equal(t, 2, res.OutputTokens)
+		assert.True(t, res.TokensApprox)
+		assert.Equal(t, 3, res.PromptTokens)
+	})
+}
+
+func TestOpenAIRequestBody(t *testing.T) {
+	r, body := captureBody(t, KindOpenAI, Request{Prompt: "Why is the sky blue?", MaxTokens: 128, Seed: 7, Temperature: 0})
+	assert.Equal(t, http.MethodPost, r.Method)
+	assert.Equal(t, "/v1/chat/completions", r.URL.Path)
+	assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
+	assert.Equal(t, "text/event-stream", r.Header.Get("Accept"))
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(body, &got))
+	assert.Equal(t, map[string]any{
+		"model":          "m1",
+		"messages":       []any{map[string]any{"role": "user", "content": "Why is the sky blue?"}},
+		"stream":         true,
+		"max_tokens":     128.0,
+		"seed":           7.0,
+		"temperature":    0.0,
+		"stream_options": map[string]any{"include_usage": true},
+	}, got)
+	assert.Contains(t, string(body), `"temperature":0`, "temperature 0 is sent, not left to the server's default")
+	assert.Equal(t, 1, bytes.Count(body, []byte(`"temperature"`)), "only our temperature field is marshalled")
+}
+
+func TestOpenAIRequestTemperature(t *testing.T) {
+	for _, temp := range []float64{0, 0.7, 1} {
+		b, err := json.Marshal(newOpenAIChatRequest("m", Request{Prompt: "p", Temperature: temp}))
+		require.NoError(t, err)
+		var got struct {
+			Temperature *float64 `json:"temperature"`
+		}
+		require.NoError(t, json.Unmarshal(b, &got))
+		require.NotNil(t, got.Temperature, "%s", b)
+		assert.Equal(t, temp, *got.Temperature)
+	}
+}
+
+// Whatever the fast path takes as a plain text chunk, the decoder agrees:
+// a text delta, no finish_reason, usage, timings or error. Fed every line
+// of the recordings and some awkward ones.
+func TestOpenAIFastPathAgreesWithDecoder(t *testing.T) {
+	var lines [][]byte
+	for _, c := range openAICases {
+		lines = append(lines, splitLines(readStreamFile(t, c.file))...)
+	}
+	lines = append(lines,
+		[]byte(`data: {"choices":[{"delta":{"content":"x"},"finish_reason":"stop"}]}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"x"},"finish_reason" : "stop"}]}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"x"}}],"usage":{"completion_tokens":1}}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"x"}}],"timings":{"prompt_n":1}}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"x"}}],"error":{"message":"m"}}`),
+		[]byte(`data: {"object":"error","message":"content","choices":[{"delta":{"content":"x"}}]}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"finish_reason"},"finish_reason":null}]}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"\\"},"finish_reason":null}]}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"","reasoning":"\n"},"finish_reason":null}]}`),
+		[]byte(`data: {"choices":[{"delta":{"content": "", "reasoning_content": ""}, "finish_reason": null}]}`),
+		[]byte(`data: {"choices":[{"delta":{"role":"assistant","content":null}}]}`),
+		[]byte(`data: {"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{\"content\":\"x\"}"}}]}}]}`),
+	)
+	fast := 0
+	for _, l := range lines {
+		d, ok := bytes.CutPrefix(l, []byte("data: "))
+		if !ok || !openAIPlainText(d) {
+			continue
+		}
+		fast++
+		var c openAIChunk
+		require.NoError(t, json.Unmarshal(d, &c), "%s", d)
+		text := false
+		for _, ch := range c.Choices {
+			text = text || ch.Delta.Content != "" || ch.Delta.Reasoning != "" || ch.Delta.ReasoningContent != ""
+			assert.Empty(t, ch.FinishReason, "fast path took %s", d)
+		}
+		assert.True(t, text, "fast path took %s", d)
+		assert.Nil(t, c.Usage, "fast path took %s", d)
+		assert.Nil(t, c.Timings, "fast path took %s", d)
+		assert.False(t, c.Error.set, "fast path took %s", d)
+		assert.NotEqual(t, "error", c.Object, "fast path took %s", d)
+	}
+	assert.Greater(t, fast, 40, "the fast path takes the ordinary text chunks")
+}
+
+// FuzzOpenAIFastPath checks the same on generated chunks (go test runs the
+// seeds; go test -fuzz=FuzzOpenAIFastPath explores).
+func FuzzOpenAIFastPath(f *testing.F) {
+	for _, c := range openAICases {
+		for _, l := range splitLines(readStreamFile(f, c.file)) {
+			if d, ok := bytes.CutPrefix(l, []byte("data: ")); ok {
+				f.Add(d)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, d []byte) {
+		if !openAIPlainText(d) || !json.Valid(d) {
+			return
+		}
+		var c openAIChunk
+		if json.Unmarshal(d, &c) != nil {
+			return // valid JSON of another shape (e.g. choices not an array)
+		}
+		text := false
+		for _, ch := range c.Choices {
+			text = text || ch.Delta.Content != "" || ch.Delta.Reasoning != "" || ch.Delta.ReasoningContent != ""
+			if ch.FinishReason != "" {
+				t.Fatalf("fast path took a finish chunk: %s", d)
+			}
+		}
+		if c.Usage != nil || c.Timings != nil || c.Error.set || c.Object == "error" {
+			t.Fatalf("fast path took %s", d)
+		}
+		_ = text // text outside choices[].delta is possible in odd JSON; not a shape any server sends
+	})
+}
+
+var benchChunks = map[string][]byte{
+	"vllm":     []byte(`data: {"id":"chatcmpl-3f1c0e5f9a6b4b8d9c2e7a1b0d4f6e8a","object":"chat.completion.chunk","created":1763632800,"model":"Qwen/Qwen3-0.6B","choices":[{"index":0,"delta":{"content":" world"},"logprobs":null,"finish_reason":null}]}`),
+	"llamacpp": []byte(`data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":" there"}}],"created":1763632800,"id":"chatcmpl-Xq3Jv8bW1kZp0sRt5uYc2nMf7hLd9gAe","model":"Qwen3-0.6B-Q8_0.gguf","system_fingerprint":"b7100-2fbe3b7b","object":"chat.completion.chunk"}`),
+	"mlx_lm":   []byte(`data: {"id": "chatcmpl-6a0e2c1b-9d8f-4e7a-b3c2-1f0e9d8c7b6a", "system_fingerprint": "0.29.1-0.30.0-macOS-15.6-arm64-arm-64bit-applegpu_g15s", "object": "chat.completion.chunk", "model": "mlx-community/Qwen3-0.6B-4bit", "created": 1763632800, "choices": [{"index": 0, "finish_reason": null, "delta": {"role": "assistant", "content": "Hi"}}]}`),
+}
+
+// BenchmarkParseOpenAIChunk is the parsing cost of one ordinary text chunk
+// line, by the fast path and, for comparison, by encoding/json alone.
+func BenchmarkParseOpenAIChunk(b *testing.B) {
+	for _, name := range []string{"vllm", "llamacpp", "mlx_lm"} {
+		line := benchChunks[name]
+		b.Run(name+"/fast", func(b *testing.B) {
+			var res Result
+			p := openAIParser{res: &res, start: replayStart}
+			t := replayStart.Add(time.Second)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.feed(line, t, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if res.Chunks == 0 {
+				b.Fatal("no text counted")
+			}
+		})
+		b.Run(name+"/decoder", func(b *testing.B) {
+			var res Result
+			p := openAIParser{res: &res, start: replayStart}
+			t := replayStart.Add(time.Second)
+			data := bytes.TrimPrefix(line, []byte("data: "))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := p.decode(data, t, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadOpenAIStream is the whole reading loop (line reading,
+// stamping with time.Now, parsing), per line, blank lines included.
+func BenchmarkReadOpenAIStream(b *testing.B) {
+	data := repeatBody(readStreamFile(b, "vllm-content.sse"), 2, 100)
+	n := len(splitLines(data))
+	b.ReportAllocs()
+	for b.Loop() {
+		var res Result
+		if err := readOpenAI(bytesReader(data), replayStart, time.Now, &res); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/line")
+}

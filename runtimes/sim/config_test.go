@@ -1,0 +1,80 @@
+package sim_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/runtimes/sim"
+)
+
+func TestConfigFromEnvDefaults(t *testing.T) {
+	t.Setenv("SIM_TTFT", "")
+	t.Setenv("SIM_TOKENS_PER_SEC", "")
+	cfg, err := sim.ConfigFromEnv()
+	require.NoError(t, err)
+	assert.Equal(t, sim.Config{TTFT: 50 * time.Millisecond, TokensPerSec: 400}, cfg)
+	assert.Equal(t, sim.DefaultConfig(), cfg)
+}
+
+func TestConfigFromEnvValues(t *testing.T) {
+	t.Setenv("SIM_TTFT", "1.5s")
+	t.Setenv("SIM_TOKENS_PER_SEC", "12.5")
+	cfg, err := sim.ConfigFromEnv()
+	require.NoError(t, err)
+	assert.Equal(t, sim.Config{TTFT: 1500 * time.Millisecond, TokensPerSec: 12.5}, cfg)
+
+	t.Setenv("SIM_TTFT", "0s")
+	cfg, err = sim.ConfigFromEnv()
+	require.NoError(t, err)
+	assert.Zero(t, cfg.TTFT)
+}
+
+func TestConfigFromEnvErrors(t *testing.T) {
+	for _, tc := range []struct {
+		ttft, tps string
+		want      []string
+	}{
+		{"", "abc", []string{`SIM_TOKENS_PER_SEC="abc": not a number`}},
+		{"", "0", []string{`SIM_TOKENS_PER_SEC=0: must be > 0`}},
+		{"", "-3", []string{`SIM_TOKENS_PER_SEC=-3: must be > 0`}},
+		{"", "inf", []string{`SIM_TOKENS_PER_SEC="inf": not a finite number`}},
+		{"", "NaN", []string{`SIM_TOKENS_PER_SEC="NaN": not a finite number`}},
+		{"fast", "", []string{`SIM_TTFT="fast": not a duration`}},
+		{"50", "", []string{`SIM_TTFT="50": not a duration`}},
+		{"-5ms", "", []string{`SIM_TTFT=-5ms: must be >= 0`}},
+		{"-5ms", "0", []string{`SIM_TTFT=-5ms: must be >= 0`, `SIM_TOKENS_PER_SEC=0: must be > 0`}},
+		{"x", "y", []string{`SIM_TTFT="x"`, `SIM_TOKENS_PER_SEC="y"`}},
+	} {
+		t.Run(tc.ttft+"/"+tc.tps, func(t *testing.T) {
+			t.Setenv("SIM_TTFT", tc.ttft)
+			t.Setenv("SIM_TOKENS_PER_SEC", tc.tps)
+			_, err := sim.ConfigFromEnv()
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestStartValidates(t *testing.T) {
+	_, err := sim.Start(sim.Config{TTFT: time.Millisecond})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SIM_TOKENS_PER_SEC=0: must be > 0")
+	_, err = sim.Start(sim.Config{TTFT: -time.Millisecond, TokensPerSec: 10})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SIM_TTFT=-1ms: must be >= 0")
+}
+
+func TestOffset(t *testing.T) {
+	cfg := sim.Config{TTFT: 30 * time.Millisecond, TokensPerSec: 200}
+	assert.Equal(t, 30*time.Millisecond, cfg.Offset(0))
+	assert.Equal(t, 35*time.Millisecond, cfg.Offset(1))
+	assert.Equal(t, 130*time.Millisecond, cfg.Offset(20))
+	cfg = sim.Config{TTFT: 0, TokensPerSec: 3}
+	assert.Equal(t, 333333333*time.Nanosecond, cfg.Offset(1))
+	assert.Equal(t, time.Second, cfg.Offset(3))
+}

@@ -1,0 +1,69 @@
+// Package sim is an in-process inference server that streams on a known
+// schedule. It lets the suite run on a machine with no real server, and it
+// lets tests check the client's measurements against numbers fixed in
+// advance.
+//
+// # Schedule
+//
+// This is the contract the accuracy tests rely on. For a streaming chat
+// request let
+//
+//   - n be the requested number of tokens: Ollama options.num_predict;
+//     OpenAI max_completion_tokens, else max_tokens; DefaultMaxTokens (128)
+//     when absent or <= 0. Fractions are dropped.
+//   - t0 be the moment the handler starts (after net/http has read the
+//     request headers, before the body is read and parsed).
+//
+// Then token i (0-based, i < n) is written and flushed at
+//
+//	t0 + TTFT + i/TokensPerSec
+//
+// and the final chunk(s) at t0 + TTFT + n/TokensPerSec (Config.Offset gives
+// these offsets). The client's decode rate n/(total - ttft) is therefore
+// exactly TokensPerSec, and its TTFT is TTFT plus transport latency. Every
+// deadline is absolute (relative to t0), so lateness never accumulates; a
+// chunk is never written before its deadline. Chunks that fall due while an
+// earlier write was late go out together in one write, each still its own
+// line. Every token chunk carries exactly one non-empty token from a small
+// fixed vocabulary (" lorem", " ipsum", ...).
+//
+// On Linux the deadlines are kept by one clock thread that sleeps in ppoll(2)
+// with nanosecond timeouts; the Go runtime's own timers there wake up to a
+// millisecond late (the netpoller waits in whole milliseconds). Elsewhere the
+// runtime's timers are used.
+//
+// # Ollama (NDJSON, Content-Type application/x-ndjson)
+//
+// POST /api/chat: n lines
+//
+//	{"model":M,"created_at":T,"message":{"role":"assistant","content":" lorem"},"done":false}
+//
+// then, at the end,
+//
+//	{"model":M,"created_at":T,"message":{"role":"assistant","content":""},"done":true,
+//	 "done_reason":"length","total_duration":ns,"load_duration":0,"prompt_eval_count":P,
+//	 "prompt_eval_duration":TTFT,"eval_count":n,"eval_duration":n/TokensPerSec}
+//
+// where total_duration is measured (t0 to the final line) and P is the number
+// of whitespace-separated words in all messages' content (at least 1). With
+// "stream": false one JSON object carrying all the text and the final fields
+// is written at the end time. A body that does not parse or has no messages
+// gets 400 {"error":"..."}. Also GET /api/version, POST /api/show,
+// GET /api/tags and GET /api/ps.
+//
+// # OpenAI-compatible, vLLM style (SSE, Content-Type text/event-stream)
+//
+// POST /v1/chat/completions with "stream": true: lines "data: {json}\n\n".
+// First, at t0, a role-only chunk (delta {"role":"assistant","content":""});
+// it is not a token. Then one chunk per token (delta {"content":" lorem"}),
+// then, at the end time, a chunk with delta {"content":""} and
+// finish_reason "length", then, only if stream_options.include_usage is
+// true, a usage chunk with "choices":[] and usage {prompt_tokens: P,
+// completion_tokens: n, total_tokens: P+n}, then "data: [DONE]". Errors (body
+// does not parse, no messages, stream not true) get 400
+// {"object":"error","message":"...","type":"BadRequestError","code":400}.
+// Also GET /v1/models (served for Ollama clients too), GET /version and
+// GET /health.
+//
+// The model field is echoed back as sent, or Model when empty.
+package sim

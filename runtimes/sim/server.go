@@ -1,0 +1,226 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server is a running simulator. Close it when done.
+type Server struct {
+	// URL is the server's root, http://127.0.0.1:port (no trailing slash).
+	URL string
+
+	cfg     Config
+	started time.Time
+	clock   *clock
+	srv     *http.Server
+	ln      net.Listener
+
+	ctx    context.Context // parent of every request's context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	closing  bool
+	handlers sync.WaitGroup
+	active   atomic.Int64 // handlers running
+
+	// trace, if set (by tests, before any request), is called after each
+	// write of a stream: t0, the last chunk written (n for the final one),
+	// when the write began and when its flush returned.
+	trace func(t0 time.Time, i int, began, flushed time.Time)
+
+	serveDone chan struct{}
+	closeOnce sync.Once
+
+	// Precomputed bodies of the fixed metadata endpoints.
+	versionBody, showBody, tagsBody, psBody, modelsBody []byte
+}
+
+// Start validates cfg and serves on 127.0.0.1 on a free port.
+func Start(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	clk, err := newClock()
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s := &Server{
+		URL:       "http://" + ln.Addr().String(),
+		cfg:       cfg,
+		started:   time.Now(),
+		clock:     clk,
+		ln:        ln,
+		serveDone: make(chan struct{}),
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.precompute()
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", s.ollamaChat)
+	mux.HandleFunc("GET /api/version", s.fixed(s.versionBody))
+	mux.HandleFunc("POST /api/show", s.ollamaShow)
+	mux.HandleFunc("GET /api/tags", s.fixed(s.tagsBody))
+	mux.HandleFunc("GET /api/ps", s.fixed(s.psBody))
+	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
+	mux.HandleFunc("GET /v1/models", s.fixed(s.modelsBody))
+	mux.HandleFunc("GET /version", s.fixed(s.versionBody))
+	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+
+	s.srv = &http.Server{
+		Handler:           s.track(mux),
+		ReadHeaderTimeout: 10 * time.Second,
+		// No ReadTimeout or WriteTimeout: they would cut long streams.
+		IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return s.ctx },
+	}
+	go func() {
+		defer close(s.serveDone)
+		s.srv.Serve(ln) // returns http.ErrServerClosed on Close
+	}()
+	return s, nil
+}
+
+// Active is the number of requests being handled (streams in flight,
+// mostly).
+func (s *Server) Active() int { return int(s.active.Load()) }
+
+// Config is the schedule the server keeps.
+func (s *Server) Config() Config { return s.cfg }
+
+// Close stops the server and waits for its handlers. Streams in flight end
+// at once with their connection closed mid-response (the client reads an
+// unexpected EOF, never a clean end). Close is idempotent.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closing = true
+		s.mu.Unlock()
+		s.cancel() // every stream's context: they abort their connections
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err := s.srv.Shutdown(ctx) // closes the listener and idle connections
+		cancel()
+		if err != nil {
+			s.srv.Close() // a handler stuck writing to a client that does not read
+		}
+		s.handlers.Wait()
+		<-s.serveDone
+		s.clock.stop()
+	})
+}
+
+// track counts handlers so that Close can wait for them, and turns away
+// requests that arrive while closing.
+func (s *Server) track(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			panic(http.ErrAbortHandler)
+		}
+		s.handlers.Add(1)
+		s.mu.Unlock()
+		s.active.Add(1)
+		defer func() {
+			s.active.Add(-1)
+			s.handlers.Done()
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// abort ends a stream that failed: if the server is closing, the connection
+// is dropped so that the client sees an error rather than a clean end.
+func (s *Server) abort() {
+	if s.ctx.Err() != nil {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func (s *Server) fixed(body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, body) }
+}
+
+func writeJSON(w http.ResponseWriter, code int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(code)
+	w.Write(body)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func (s *Server) precompute() {
+	details := map[string]any{
+		"family":             "sim",
+		"families":           []string{"sim"},
+		"parameter_size":     "0",
+		"quantization_level": "none",
+		"format":             "sim",
+	}
+	s.versionBody = mustJSON(map[string]any{"version": Version})
+	s.showBody = mustJSON(map[string]any{
+		"details":      details,
+		"model_info":   map[string]any{"general.architecture": "sim", "sim.context_length": ContextLength},
+		"capabilities": []string{"completion"},
+		"modified_at":  s.started.UTC(),
+	})
+	s.tagsBody = mustJSON(map[string]any{"models": []any{map[string]any{
+		"name": Model, "model": Model, "modified_at": s.started.UTC(), "size": 0,
+		"digest": "sim", "details": details,
+	}}})
+	s.psBody = mustJSON(map[string]any{"models": []any{map[string]any{
+		"name": Model, "model": Model, "size": 0, "size_vram": 0, "digest": "sim",
+		"details": details, "expires_at": s.started.Add(100 * 365 * 24 * time.Hour).UTC(),
+		"context_length": ContextLength,
+	}}})
+	s.modelsBody = mustJSON(map[string]any{"object": "list", "data": []any{map[string]any{
+		"id": Model, "object": "model", "created": s.started.Unix(), "owned_by": "sim",
+		"root": Model, "parent": nil, "max_model_len": ContextLength,
+		"permission": []any{},
+	}}})
+}
+
+var errNoMessages = errors.New("messages must be a non-empty list")
+
+// ollamaShow answers POST /api/show for any model name.
+func (s *Server) ollamaShow(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string `json:"model"`
+		Name  string `json:"name"` // older clients
+	}
+	if err := readJSON(w, r, &req); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.showBody)
+}
+
+func ollamaError(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusBadRequest, mustJSON(map[string]string{"error": err.Error()}))
+}
+
+func openaiError(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusBadRequest, mustJSON(map[string]any{
+		"object": "error", "message": err.Error(), "type": "BadRequestError", "param": nil, "code": http.StatusBadRequest,
+	}))
+}

@@ -1,0 +1,262 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// vocab is the token vocabulary: token i is vocab[i%len(vocab)].
+var vocab = []string{
+	" lorem", " ipsum", " dolor", " sit", " amet", " consectetur", " adipiscing", " elit",
+	" sed", " do", " eiusmod", " tempor", " incididunt", " ut", " labore", " et",
+	" dolore", " magna", " aliqua", " enim",
+}
+
+// vocabJSON holds the tokens as JSON string literals.
+var vocabJSON = func() [][]byte {
+	out := make([][]byte, len(vocab))
+	for i, w := range vocab {
+		out[i] = strconv.AppendQuote(nil, w) // plain ASCII: Go and JSON quoting agree
+	}
+	return out
+}()
+
+// Token is the text of token i of every simulated response.
+func Token(i int) string { return vocab[i%len(vocab)] }
+
+// maxWrite bounds what one write carries when many chunks are overdue.
+const maxWrite = 32 << 10
+
+// encoder renders one protocol's chunks, appending to b.
+type encoder interface {
+	token(b []byte, i int, now time.Time) []byte
+	final(b []byte, now time.Time) []byte
+}
+
+// stream writes tokens 0..n-1 and the final chunk(s) on the schedule,
+// flushing after every write. It returns early, with an error, if ctx ends
+// or a write fails.
+func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseController, t0 time.Time, n int, enc encoder) error {
+	sl := newSleeper()
+	buf := make([]byte, 0, 1024)
+	for i := 0; i <= n; {
+		if err := s.clock.sleepUntil(ctx, sl, t0.Add(s.cfg.Offset(i))); err != nil {
+			return err
+		}
+		now := time.Now()
+		buf = buf[:0]
+		// Everything due by now goes in this write: each chunk is still its
+		// own line, none is early, and a late stream catches up.
+		for i <= n && len(buf) < maxWrite && !now.Before(t0.Add(s.cfg.Offset(i))) {
+			if i < n {
+				buf = enc.token(buf, i, now)
+			} else {
+				buf = enc.final(buf, now)
+			}
+			i++
+		}
+		if len(buf) == 0 {
+			continue
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		if err := rc.Flush(); err != nil {
+			return err
+		}
+		if s.trace != nil {
+			s.trace(t0, i-1, now, time.Now())
+		}
+	}
+	return nil
+}
+
+func modelOr(m string) string {
+	if m == "" {
+		return Model
+	}
+	return m
+}
+
+// ---- Ollama ----
+
+func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
+	t0 := time.Now()
+	var req struct {
+		Model    string    `json:"model"`
+		Messages []message `json:"messages"`
+		Stream   *bool     `json:"stream"`
+		Options  struct {
+			NumPredict *float64 `json:"num_predict"`
+		} `json:"options"`
+	}
+	if err := readJSON(w, r, &req); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	if len(req.Messages) == 0 {
+		ollamaError(w, errNoMessages)
+		return
+	}
+	p, err := promptWords(req.Messages)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	n := maxTokens(req.Options.NumPredict)
+	enc := &ollamaEncoder{
+		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(modelOr(req.Model))),
+		t0:   t0, n: n, p: p, ttft: s.cfg.TTFT, eval: s.cfg.decode(n),
+	}
+	if req.Stream != nil && !*req.Stream {
+		if err := s.clock.sleepUntil(r.Context(), newSleeper(), t0.Add(s.cfg.Offset(n))); err != nil {
+			s.abort()
+			return
+		}
+		b := enc.done(nil, time.Now(), true)
+		writeJSON(w, http.StatusOK, b[:len(b)-1]) // without the newline
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
+	if err := s.stream(r.Context(), w, rc, t0, n, enc); err != nil {
+		s.abort()
+	}
+}
+
+type ollamaEncoder struct {
+	head       []byte // {"model":M,"created_at":"
+	t0         time.Time
+	n, p       int
+	ttft, eval time.Duration
+}
+
+func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
+	b = append(b, e.head...)
+	b = now.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, `","message":{"role":"assistant","content":`...)
+}
+
+func (e *ollamaEncoder) token(b []byte, i int, now time.Time) []byte {
+	b = e.start(b, now)
+	b = append(b, vocabJSON[i%len(vocabJSON)]...)
+	return append(b, "},\"done\":false}\n"...)
+}
+
+func (e *ollamaEncoder) final(b []byte, now time.Time) []byte { return e.done(b, now, false) }
+
+// done renders the final line; with whole, the message carries all n tokens
+// (the "stream": false response).
+func (e *ollamaEncoder) done(b []byte, now time.Time, whole bool) []byte {
+	b = e.start(b, now)
+	b = append(b, '"')
+	if whole {
+		for i := range e.n {
+			b = append(b, Token(i)...)
+		}
+	}
+	b = append(b, `"},"done":true,"done_reason":"length","total_duration":`...)
+	b = strconv.AppendInt(b, int64(now.Sub(e.t0)), 10)
+	b = append(b, `,"load_duration":0,"prompt_eval_count":`...)
+	b = strconv.AppendInt(b, int64(e.p), 10)
+	b = append(b, `,"prompt_eval_duration":`...)
+	b = strconv.AppendInt(b, int64(e.ttft), 10)
+	b = append(b, `,"eval_count":`...)
+	b = strconv.AppendInt(b, int64(e.n), 10)
+	b = append(b, `,"eval_duration":`...)
+	b = strconv.AppendInt(b, int64(e.eval), 10)
+	return append(b, "}\n"...)
+}
+
+// ---- OpenAI-compatible (vLLM) ----
+
+func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
+	t0 := time.Now()
+	var req struct {
+		Model               string    `json:"model"`
+		Messages            []message `json:"messages"`
+		Stream              bool      `json:"stream"`
+		MaxTokens           *float64  `json:"max_tokens"`
+		MaxCompletionTokens *float64  `json:"max_completion_tokens"`
+		StreamOptions       *struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	if err := readJSON(w, r, &req); err != nil {
+		openaiError(w, err)
+		return
+	}
+	if len(req.Messages) == 0 {
+		openaiError(w, errNoMessages)
+		return
+	}
+	if !req.Stream {
+		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
+		return
+	}
+	p, err := promptWords(req.Messages)
+	if err != nil {
+		openaiError(w, err)
+		return
+	}
+	enc := &openaiEncoder{
+		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
+			rand.Uint64(), rand.Uint64(), t0.Unix(), mustJSON(modelOr(req.Model))),
+		usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
+		n:     maxTokens(req.MaxCompletionTokens, req.MaxTokens),
+		p:     p,
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	// The role-only chunk goes out at once; it is not a token.
+	role := append(append(make([]byte, 0, len(enc.head)+100), enc.head...),
+		`[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
+	if _, err := w.Write(role); err != nil || rc.Flush() != nil {
+		return
+	}
+	if err := s.stream(r.Context(), w, rc, t0, enc.n, enc); err != nil {
+		s.abort()
+	}
+}
+
+type openaiEncoder struct {
+	head  []byte // data: {"id":…,"object":…,"created":…,"model":M,"choices":
+	usage bool
+	n, p  int
+}
+
+func (e *openaiEncoder) token(b []byte, i int, _ time.Time) []byte {
+	b = append(b, e.head...)
+	b = append(b, `[{"index":0,"delta":{"content":`...)
+	b = append(b, vocabJSON[i%len(vocabJSON)]...)
+	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+}
+
+func (e *openaiEncoder) final(b []byte, _ time.Time) []byte {
+	b = append(b, e.head...)
+	b = append(b, `[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"length","stop_reason":null}]}`+"\n\n"...)
+	if e.usage {
+		b = append(b, e.head...)
+		b = append(b, `[],"usage":{"prompt_tokens":`...)
+		b = strconv.AppendInt(b, int64(e.p), 10)
+		b = append(b, `,"total_tokens":`...)
+		b = strconv.AppendInt(b, int64(e.p+e.n), 10)
+		b = append(b, `,"completion_tokens":`...)
+		b = strconv.AppendInt(b, int64(e.n), 10)
+		b = append(b, "}}\n\n"...)
+	}
+	return append(b, "data: [DONE]\n\n"...)
+}
