@@ -85,24 +85,25 @@ type ollamaLine struct {
 	Error apiError `json:"error"`
 }
 
-var (
-	keyThinking = []byte(`"thinking"`)
-	keyResponse = []byte(`"response"`)
-	keyDone     = []byte(`"done"`)
-)
+// ollamaRule is what a plain text line may contain: text in content,
+// thinking or response, "done" false, no error.
+func ollamaRule(key []byte) keyRule {
+	switch string(key) {
+	case "content", "thinking", "response":
+		return textValue
+	case "done":
+		return falseValue
+	case "error":
+		return noKey
+	}
+	return anyValue
+}
 
 // ollamaPlainText reports, from the bytes alone, that a line is a text
-// chunk and nothing else: some content, thinking or response is a
-// non-empty string, "done" occurs as a key and is false every time, and
-// the word "error" does not occur as a string. False means "decode it".
+// chunk and not the final one. False means "decode it".
 func ollamaPlainText(b []byte) bool {
-	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
-		return false
-	}
-	if !hasText(b, keyContent) && !hasText(b, keyThinking) && !hasText(b, keyResponse) {
-		return false
-	}
-	return !bytes.Contains(b, keyError) && findKey(b, keyDone, 0) >= 0 && allValues(b, keyDone, jsonFalse)
+	text, sawDone, ok := scanKeys(b, ollamaRule)
+	return ok && text && sawDone
 }
 
 // ollamaParser turns lines into a Result. It is separate from the reading
@@ -114,8 +115,9 @@ type ollamaParser struct {
 }
 
 // feed handles one line that arrived at t. It reports whether the line was
-// the final (done) one.
-func (p *ollamaParser) feed(b []byte, t time.Time) (done bool, err error) {
+// the final (done) one. partial says the line was cut off by the end of the
+// stream.
+func (p *ollamaParser) feed(b []byte, t time.Time, partial bool) (done bool, err error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return false, nil
@@ -127,6 +129,9 @@ func (p *ollamaParser) feed(b []byte, t time.Time) (done bool, err error) {
 	l := &p.line
 	*l = ollamaLine{}
 	if err := json.Unmarshal(b, l); err != nil {
+		if partial {
+			return false, &serverError{fmt.Sprintf("stream ended without final done line (cut in the middle of a line: %s)", quote(b))}
+		}
 		return false, &serverError{fmt.Sprintf("bad line %s: %v", quote(b), err)}
 	}
 	if l.Error.set {
@@ -161,18 +166,15 @@ func readOllama(r io.Reader, start time.Time, now func() time.Time, res *Result)
 			res.Total = now().Sub(start)
 			approxTokens(res)
 			if err == io.EOF {
-				return &serverError{fmt.Sprintf("stream ended without final done line (%d text chunks received)", res.Chunks)}
+				return &serverError{fmt.Sprintf("stream ended without final done line (%s)", received(res.Chunks))}
 			}
 			return fmt.Errorf("reading the stream: %w", err)
 		}
 		t := now()
-		done, err := p.feed(b, t)
+		done, err := p.feed(b, t, lr.partial)
 		if err != nil {
 			res.Total = t.Sub(start)
 			approxTokens(res)
-			if lr.partial {
-				return &serverError{fmt.Sprintf("stream ended without final done line (cut in the middle of a line: %s)", quote(b))}
-			}
 			return err
 		}
 		if done {

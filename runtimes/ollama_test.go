@@ -1,6 +1,7 @@
 package runtimes
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -58,6 +59,7 @@ func TestReadOllamaLines(t *testing.T) {
 		{"cut mid-line", `{"message":{"content":"a"},"done":false}` + "\n" + `{"message":{"content":"b`, 1, "stream ended without final done line (cut in the middle of a line"},
 		{"garbage", "<html>502 Bad Gateway</html>\n", 0, `bad line "<html>502 Bad Gateway</html>"`},
 		{"error object", `{"error":{"message":"boom"}}` + "\n", 0, "error in stream: boom"},
+		{"error as the last line, no newline", `{"message":{"content":"a"},"done":false}` + "\n" + `{"error":"boom"}`, 1, "error in stream: boom"},
 		{"empty", "", 0, "stream ended without final done line (0 text chunks received)"},
 		{"lines after done are not read", `{"done":true,"eval_count":3}` + "\n" + "garbage\n", 0, ""},
 		// "done" and "error" inside text must not confuse the fast path.
@@ -123,16 +125,40 @@ func TestOllamaFastPathAgreesWithDecoder(t *testing.T) {
 	assert.True(t, ollamaPlainText(lines[0]))
 }
 
+// FuzzOllamaFastPath: whatever the fast path takes as a plain text line,
+// the decoder agrees it is a text line, not done, not an error.
+func FuzzOllamaFastPath(f *testing.F) {
+	for _, file := range []string{"ollama-chat.ndjson", "ollama-error.ndjson", "ollama-noeval.ndjson", "ollama-generate.ndjson"} {
+		for _, l := range splitLines(readStreamFile(f, file)) {
+			f.Add(l)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !ollamaPlainText(b) || !serverLikeJSON(b) {
+			return
+		}
+		var d ollamaLine
+		if json.Unmarshal(b, &d) != nil {
+			return // valid JSON of another shape
+		}
+		if d.Done || d.Error.set {
+			t.Fatalf("fast path took %s", b)
+		}
+	})
+}
+
+var ollamaBenchLine = []byte(`{"model":"qwen3:0.6b","created_at":"2025-11-20T10:00:00.178517Z","message":{"role":"assistant","content":" Hello"},"done":false}`)
+
 // BenchmarkParseOllamaChunk is the parsing cost of one ordinary text line.
 func BenchmarkParseOllamaChunk(b *testing.B) {
-	line := []byte(`{"model":"qwen3:0.6b","created_at":"2025-11-20T10:00:00.178517Z","message":{"role":"assistant","content":" Hello"},"done":false}`)
+	line := ollamaBenchLine
 	b.Run("fast", func(b *testing.B) {
 		var res Result
 		p := ollamaParser{res: &res, start: replayStart}
 		t := replayStart.Add(time.Second)
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := p.feed(line, t); err != nil {
+			if _, err := p.feed(line, t, false); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -150,15 +176,23 @@ func BenchmarkParseOllamaChunk(b *testing.B) {
 }
 
 // BenchmarkReadOllamaStream is the whole reading loop (line reading,
-// stamping with time.Now, parsing), per line.
+// stamping with time.Now, parsing) over a reply of 1000 text lines, per
+// line.
 func BenchmarkReadOllamaStream(b *testing.B) {
-	data := repeatBody(readStreamFile(b, "ollama-chat.ndjson"), 1, 100)
-	n := len(splitLines(data))
+	const n = 1000
+	lines := splitLines(readStreamFile(b, "ollama-chat.ndjson"))
+	var data bytes.Buffer
+	for range n {
+		data.Write(ollamaBenchLine)
+		data.WriteByte('\n')
+	}
+	data.Write(lines[len(lines)-1]) // the done line
+	data.WriteByte('\n')
 	b.ReportAllocs()
 	for b.Loop() {
 		var res Result
-		if err := readOllama(bytesReader(data), replayStart, time.Now, &res); err != nil {
-			b.Fatal(err)
+		if err := readOllama(bytes.NewReader(data.Bytes()), replayStart, time.Now, &res); err != nil || res.Chunks != n {
+			b.Fatal(err, res.Chunks)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/line")

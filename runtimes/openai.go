@@ -96,12 +96,13 @@ type openAIUsage struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
-// openAITimings is llama.cpp's server-side account in its last chunk. Only
-// the prompt side is used: decode time for OpenAI servers is measured by
-// the client.
+// openAITimings is llama.cpp's server-side account in its last chunk. Its
+// decode time is not used: for OpenAI servers decode is measured by the
+// client. predicted_n is the server's token count where usage is missing.
 type openAITimings struct {
-	PromptN  int     `json:"prompt_n"`
-	PromptMs float64 `json:"prompt_ms"`
+	PromptN    int     `json:"prompt_n"`
+	PromptMs   float64 `json:"prompt_ms"`
+	PredictedN int     `json:"predicted_n"`
 }
 
 // openAIParser turns SSE lines into a Result. It is separate from the
@@ -156,32 +157,29 @@ func (p *openAIParser) feed(line []byte, t time.Time, partial bool) (done bool, 
 	return false, nil
 }
 
-var (
-	keyContent          = []byte(`"content"`)
-	keyReasoningContent = []byte(`"reasoning_content"`)
-	keyReasoning        = []byte(`"reasoning"`)
-	keyFinishReason     = []byte(`"finish_reason"`)
-	keyUsage            = []byte(`"usage"`)
-	keyTimings          = []byte(`"timings"`)
-)
+// openAIRule is what a plain text chunk may contain: text in
+// content/reasoning/reasoning_content, finish_reason, usage and timings
+// null or absent, no error of either shape.
+func openAIRule(key []byte) keyRule {
+	switch string(key) {
+	case "content", "reasoning", "reasoning_content":
+		return textValue
+	case "finish_reason", "usage", "timings":
+		return nullValue
+	case "object":
+		return notError
+	case "error":
+		return noKey
+	}
+	return anyValue
+}
 
 // openAIPlainText reports, from the bytes alone, that a chunk is a text
-// delta and carries nothing else we use: some delta has non-empty content,
-// reasoning_content or reasoning; every finish_reason, usage and timings is
-// null (or absent); the word "error" does not occur as a string at all (so
-// neither {"error":…} nor {"object":"error",…}). False means "decode it",
-// not "no text".
+// delta and carries nothing else we use. False means "decode it", not "no
+// text".
 func openAIPlainText(d []byte) bool {
-	if len(d) < 2 || d[0] != '{' || d[len(d)-1] != '}' {
-		return false
-	}
-	if !hasText(d, keyContent) && !hasText(d, keyReasoning) && !hasText(d, keyReasoningContent) {
-		return false
-	}
-	return !bytes.Contains(d, keyError) &&
-		allValues(d, keyFinishReason, jsonNull) &&
-		allValues(d, keyUsage, jsonNull) &&
-		allValues(d, keyTimings, jsonNull)
+	text, _, ok := scanKeys(d, openAIRule)
+	return ok && text
 }
 
 // data handles the JSON of one data: line.
@@ -243,21 +241,24 @@ func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
 func (p *openAIParser) finish() {
 	r := p.res
 	// A usage with no completion tokens for a reply that had text is a
-	// broken count (LM Studio before 0.3.19): fall back to chunks.
-	if p.haveUsage && (p.usage.CompletionTokens > 0 || r.Chunks == 0) {
-		r.OutputTokens = p.usage.CompletionTokens
-		r.TokensApprox = false
-	} else {
-		r.OutputTokens = r.Chunks
-		r.TokensApprox = true
+	// broken count (LM Studio before 0.3.19): fall back to the next best.
+	switch {
+	case p.haveUsage && (p.usage.CompletionTokens > 0 || r.Chunks == 0):
+		r.OutputTokens, r.TokensApprox = p.usage.CompletionTokens, false
+	case p.haveTimings && p.timings.PredictedN > 0:
+		r.OutputTokens, r.TokensApprox = p.timings.PredictedN, false
+	default:
+		r.OutputTokens, r.TokensApprox = r.Chunks, true
 	}
-	if p.haveUsage && p.usage.PromptTokens > 0 {
-		r.PromptTokens = p.usage.PromptTokens
-	} else if p.haveTimings {
+	// llama.cpp's prompt_ms covers only the prompt_n tokens it evaluated
+	// (the rest came from its prompt cache), so the two go together;
+	// usage.prompt_tokens counts cached ones too.
+	switch {
+	case p.haveTimings && p.timings.PromptMs > 0:
 		r.PromptTokens = p.timings.PromptN
-	}
-	if p.haveTimings && p.timings.PromptMs > 0 {
 		r.PromptEval = time.Duration(math.Round(p.timings.PromptMs * float64(time.Millisecond)))
+	case p.haveUsage:
+		r.PromptTokens = p.usage.PromptTokens
 	}
 }
 
@@ -272,7 +273,7 @@ func readOpenAI(r io.Reader, start time.Time, now func() time.Time, res *Result)
 		if err != nil {
 			res.Total = now().Sub(start)
 			if err == io.EOF {
-				return &serverError{fmt.Sprintf("stream ended before data: [DONE] (%d text chunks received)", res.Chunks)}
+				return &serverError{fmt.Sprintf("stream ended before data: [DONE] (%s)", received(res.Chunks))}
 			}
 			return fmt.Errorf("reading the stream: %w", err)
 		}

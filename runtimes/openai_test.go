@@ -22,6 +22,12 @@ var openAICases = []streamCase{
 		outputTokens: 4, promptTokens: 12, finish: "stop",
 	},
 	{
+		// max_tokens reached: the last token and finish_reason "length"
+		// come in the same chunk.
+		file: "vllm-length.sse", chunks: 3, firstLine: 3, endLine: 11,
+		outputTokens: 3, promptTokens: 21, finish: "length",
+	},
+	{
 		file: "vllm-0.11-reasoning_content.sse", chunks: 5, firstLine: 3, endLine: 17,
 		outputTokens: 7, promptTokens: 10, finish: "stop",
 	},
@@ -54,16 +60,18 @@ var openAICases = []streamCase{
 	},
 	{
 		// Newer build: usage+timings in a separate choices [] chunk, a
-		// ping mid-stream. Prompt count from usage (18, including 8
-		// cached), prompt time from timings.
+		// ping mid-stream. Prompt figures both from timings: prompt_n
+		// (10) is what prompt_ms was spent on; usage's 18 includes 8
+		// cached tokens.
 		file: "llamacpp-usage-chunk.sse", chunks: 2, firstLine: 3, endLine: 13,
-		outputTokens: 3, promptTokens: 18, promptEval: 23500 * time.Microsecond, finish: "stop",
+		outputTokens: 3, promptTokens: 10, promptEval: 23500 * time.Microsecond, finish: "stop",
 	},
 	{
-		// No usage (include_usage unsupported): chunks counted; prompt
-		// figures from timings.
+		// No usage (include_usage unsupported): the server's count from
+		// timings.predicted_n (3: it counts the end-of-stream token too,
+		// which carries no text), prompt figures from timings.
 		file: "llamacpp-timings-only.sse", chunks: 2, firstLine: 3, endLine: 9,
-		outputTokens: 2, approx: true, promptTokens: 7, promptEval: 12250 * time.Microsecond, finish: "stop",
+		outputTokens: 3, promptTokens: 7, promptEval: 12250 * time.Microsecond, finish: "stop",
 	},
 	{
 		file: "llamacpp-old-error.sse", chunks: 1, firstLine: 3, endLine: 5,
@@ -247,16 +255,14 @@ func FuzzOpenAIFastPath(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, d []byte) {
-		if !openAIPlainText(d) || !json.Valid(d) {
+		if !openAIPlainText(d) || !serverLikeJSON(d) {
 			return
 		}
 		var c openAIChunk
 		if json.Unmarshal(d, &c) != nil {
 			return // valid JSON of another shape (e.g. choices not an array)
 		}
-		text := false
 		for _, ch := range c.Choices {
-			text = text || ch.Delta.Content != "" || ch.Delta.Reasoning != "" || ch.Delta.ReasoningContent != ""
 			if ch.FinishReason != "" {
 				t.Fatalf("fast path took a finish chunk: %s", d)
 			}
@@ -264,8 +270,42 @@ func FuzzOpenAIFastPath(f *testing.F) {
 		if c.Usage != nil || c.Timings != nil || c.Error.set || c.Object == "error" {
 			t.Fatalf("fast path took %s", d)
 		}
-		_ = text // text outside choices[].delta is possible in odd JSON; not a shape any server sends
 	})
+}
+
+// serverLikeJSON reports whether d is valid JSON whose keys are written as
+// servers write them: plain lowercase ASCII, no escapes. (encoding/json
+// also matches "Usage" or "\u0075sage" to the usage field; the fast path
+// does not, and no server sends such keys.)
+func serverLikeJSON(d []byte) bool {
+	var v any
+	if json.Unmarshal(d, &v) != nil || bytes.Contains(d, []byte(`\u`)) {
+		return false
+	}
+	var plainKeys func(v any) bool
+	plainKeys = func(v any) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				for _, r := range k {
+					if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+						return false
+					}
+				}
+				if !plainKeys(e) {
+					return false
+				}
+			}
+		case []any:
+			for _, e := range v {
+				if !plainKeys(e) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return plainKeys(v)
 }
 
 var benchChunks = map[string][]byte{
@@ -309,16 +349,28 @@ func BenchmarkParseOpenAIChunk(b *testing.B) {
 }
 
 // BenchmarkReadOpenAIStream is the whole reading loop (line reading,
-// stamping with time.Now, parsing), per line, blank lines included.
+// stamping with time.Now, parsing) over a vLLM-shaped reply of 1000 text
+// chunks, per chunk (each chunk is a data line and a blank line).
 func BenchmarkReadOpenAIStream(b *testing.B) {
-	data := repeatBody(readStreamFile(b, "vllm-content.sse"), 2, 100)
-	n := len(splitLines(data))
+	const n = 1000
+	lines := splitLines(readStreamFile(b, "vllm-content.sse"))
+	var data bytes.Buffer
+	data.Write(lines[0]) // role-only chunk
+	data.WriteString("\n\n")
+	for range n {
+		data.Write(benchChunks["vllm"])
+		data.WriteString("\n\n")
+	}
+	for _, l := range lines[8:] { // finish chunk, usage chunk, [DONE]
+		data.Write(l)
+		data.WriteString("\n")
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		var res Result
-		if err := readOpenAI(bytesReader(data), replayStart, time.Now, &res); err != nil {
-			b.Fatal(err)
+		if err := readOpenAI(bytes.NewReader(data.Bytes()), replayStart, time.Now, &res); err != nil || res.Chunks != n {
+			b.Fatal(err, res.Chunks)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/line")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/chunk")
 }

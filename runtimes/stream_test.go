@@ -516,22 +516,3 @@ func splitLines(data []byte) [][]byte {
 	}
 	return lines
 }
-
-// repeatBody makes a long stream from a recorded one: its lines but the
-// last tail ones n times over, then those.
-func repeatBody(data []byte, tail, n int) []byte {
-	lines := splitLines(data)
-	body, end := lines[:len(lines)-tail], lines[len(lines)-tail:]
-	var out bytes.Buffer
-	for range n {
-		for _, l := range body {
-			out.Write(l)
-			out.WriteByte('\n')
-		}
-	}
-	for _, l := range end {
-		out.Write(l)
-		out.WriteByte('\n')
-	}
-	return out.Bytes()
-}
