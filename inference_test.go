@@ -2,6 +2,7 @@ package inference
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -16,6 +17,7 @@ import (
 var s *suite.Suite
 
 func TestMain(m *testing.M) {
+	flag.Parse()
 	if !suite.Benchmarking() {
 		os.Exit(m.Run())
 	}
