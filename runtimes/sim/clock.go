@@ -96,7 +96,7 @@ func (c *clock) sleepUntil(ctx context.Context, s *sleeper, t time.Time) error {
 		c.push(entry{when, s})
 		if when < c.armed {
 			c.armed = when
-			c.w.arm(time.Duration(when - now))
+			c.w.arm(time.Duration(when - c.now()))
 		}
 		c.mu.Unlock()
 		select {

@@ -18,9 +18,9 @@ type timerfdWaker struct {
 }
 
 const (
-	clockMonotonic = 1         // CLOCK_MONOTONIC
-	tfdNonblock    = 0x800     // TFD_NONBLOCK = O_NONBLOCK
-	tfdCloexec     = 0x80000   // TFD_CLOEXEC = O_CLOEXEC
+	clockMonotonic = 1                                // CLOCK_MONOTONIC
+	tfdNonblock    = 0x800                            // TFD_NONBLOCK = O_NONBLOCK
+	tfdCloexec     = 0x80000                          // TFD_CLOEXEC = O_CLOEXEC
 	_              = tfdCloexec - syscall.O_CLOEXEC   // compile-time checks
 	_              = tfdNonblock - syscall.O_NONBLOCK // (negative if they differ: error)
 )

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"net/http"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,65 +20,85 @@ type traceRec struct {
 }
 
 // TestDiagLateness breaks the client's view of the schedule down: request
-// sent -> handler start (t0), deadline -> write, write -> flush, flush ->
-// the client's read.
+// sent -> handler start (t0), deadline -> write, write -> flush, and the
+// client's TTFT. Run with SIM_DIAG=1.
 func TestDiagLateness(t *testing.T) {
+	if os.Getenv("SIM_DIAG") == "" {
+		t.Skip("set SIM_DIAG=1 to run")
+	}
+	concs := []int{1, 64, 256}
+	if v := os.Getenv("SIM_DIAG_CONC"); v != "" {
+		n, _ := strconv.Atoi(v)
+		concs = []int{n}
+	}
 	for _, timers := range []bool{false, true} {
-		for _, conc := range []int{1, 64, 256} {
-			t.Run(fmt.Sprintf("runtimeTimers=%v/conc=%d", timers, conc), func(t *testing.T) {
-				useRuntimeTimers = timers
-				defer func() { useRuntimeTimers = false }()
-				diag(t, conc)
-			})
+		for _, path := range []string{"/api/chat", "/v1/chat/completions"} {
+			for _, conc := range concs {
+				t.Run(fmt.Sprintf("runtimeTimers=%v%s/conc=%d", timers, path, conc), func(t *testing.T) {
+					useRuntimeTimers = timers
+					defer func() { useRuntimeTimers = false }()
+					diag(t, path, conc, Config{TTFT: 80 * time.Millisecond, TokensPerSec: 250}, 50)
+				})
+			}
 		}
 	}
 }
 
-func diag(t *testing.T, conc int) {
-	cfg := Config{TTFT: 30 * time.Millisecond, TokensPerSec: 200}
-	const n = 20
-	srv, err := Start(cfg)
+func diag(t *testing.T, path string, conc int, cfg Config, n int) {
+	var mu sync.Mutex
+	var recs []traceRec
+	t0s := map[int]time.Time{}
+	srv, err := start(cfg, hooks{
+		trace: func(t0 time.Time, i int, began, flushed time.Time) {
+			mu.Lock()
+			recs = append(recs, traceRec{t0, i, began, flushed})
+			mu.Unlock()
+		},
+		onStart: func(r *http.Request, t0 time.Time) {
+			k, _ := strconv.Atoi(r.Header.Get("X-K"))
+			mu.Lock()
+			t0s[k] = t0
+			mu.Unlock()
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	var mu sync.Mutex
-	var recs []traceRec
-	srv.trace = func(t0 time.Time, i int, began, flushed time.Time) {
-		mu.Lock()
-		recs = append(recs, traceRec{t0, i, began, flushed})
-		mu.Unlock()
-	}
 	tr := &http.Transport{MaxIdleConnsPerHost: conc + 4, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr}
-	body := fmt.Sprintf(`{"messages":[{"content":"hi"}],"options":{"num_predict":%d}}`, n)
+	body := fmt.Sprintf(`{"messages":[{"content":"hi"}],"stream":true,"max_tokens":%d,"options":{"num_predict":%[1]d}}`, n)
 	type cl struct {
 		start time.Time
-		reads []time.Time
+		first time.Time
 	}
 	round := func() []cl {
 		out := make([]cl, conc)
 		var wg sync.WaitGroup
 		for k := range conc {
 			wg.Go(func() {
+				req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(body))
+				req.Header.Set("X-K", strconv.Itoa(k))
 				st := time.Now()
-				resp, err := c.Post(srv.URL+"/api/chat", "application/json", strings.NewReader(body))
+				resp, err := c.Do(req)
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				defer resp.Body.Close()
 				br := bufio.NewReader(resp.Body)
-				var reads []time.Time
+				var first time.Time
 				for {
-					_, err := br.ReadBytes('\n')
+					l, err := br.ReadBytes('\n')
 					if err != nil {
 						break
 					}
-					reads = append(reads, time.Now())
+					if first.IsZero() && strings.Contains(string(l), Token(0)) {
+						first = time.Now()
+					}
 				}
-				out[k] = cl{st, reads}
+				out[k] = cl{st, first}
 			})
 		}
 		wg.Wait()
@@ -89,32 +111,21 @@ func diag(t *testing.T, conc int) {
 	clients := round()
 
 	var late, flush []time.Duration
-	t0s := map[time.Time]bool{}
 	for _, r := range recs {
 		late = append(late, r.began.Sub(r.t0.Add(cfg.Offset(r.i))))
 		flush = append(flush, r.flushd.Sub(r.began))
-		t0s[r.t0] = true
 	}
-	var starts []time.Time
-	var ttft, first []time.Duration
-	for _, c := range clients {
-		starts = append(starts, c.start)
-		ttft = append(ttft, c.reads[0].Sub(c.start))
+	var startT0, ttft, afterT0 []time.Duration
+	for k, c := range clients {
+		startT0 = append(startT0, t0s[k].Sub(c.start))
+		ttft = append(ttft, c.first.Sub(c.start))
+		afterT0 = append(afterT0, c.first.Sub(t0s[k]))
 	}
-	// Match client starts to t0s by order (both sorted).
-	var t0l []time.Time
-	for k := range t0s {
-		t0l = append(t0l, k)
-	}
-	sort.Slice(t0l, func(i, j int) bool { return t0l[i].Before(t0l[j]) })
-	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
-	for i := range t0l {
-		first = append(first, t0l[i].Sub(starts[i]))
-	}
-	t.Logf("start->t0 (sorted-matched): %v", sum(first))
-	t.Logf("deadline->write:            %v", sum(late))
-	t.Logf("write->flushed:             %v", sum(flush))
-	t.Logf("client TTFT:                %v", sum(ttft))
+	t.Logf("client start -> t0:     %v", sum(startT0))
+	t.Logf("t0 -> client 1st token: %v", sum(afterT0))
+	t.Logf("client TTFT:            %v", sum(ttft))
+	t.Logf("deadline -> write:      %v", sum(late))
+	t.Logf("write -> flushed:       %v", sum(flush))
 }
 
 func sum(d []time.Duration) string {
@@ -123,5 +134,5 @@ func sum(d []time.Duration) string {
 	for _, x := range d {
 		s += x
 	}
-	return fmt.Sprintf("n %d min %v mean %v p50 %v p90 %v max %v", len(d), d[0], s/time.Duration(len(d)), d[len(d)/2], d[len(d)*9/10], d[len(d)-1])
+	return fmt.Sprintf("n %4d min %9v mean %9v p50 %9v p90 %9v max %9v", len(d), d[0], s/time.Duration(len(d)), d[len(d)/2], d[len(d)*9/10], d[len(d)-1])
 }

@@ -62,7 +62,7 @@ func do(ctx context.Context, c *http.Client, url, path, body string) result {
 	}
 	defer resp.Body.Close()
 	res := result{status: resp.StatusCode, header: resp.Header}
-	br := bufio.NewReaderSize(resp.Body, 64<<10)
+	br := bufio.NewReader(resp.Body)
 	for {
 		b, err := br.ReadBytes('\n')
 		at := time.Since(t0)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"runtime"
 	"sort"
@@ -29,18 +30,20 @@ var bodies = map[string]string{
 	"/v1/chat/completions": `{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true,"max_tokens":20,"stream_options":{"include_usage":true}}`,
 }
 
-// The schedule, read back by a plain client: first token at TTFT, the end at
-// TTFT + n/rate, every token at its own offset, within 2 ms.
+// The schedule, read back by a plain client: never early; the first token
+// at TTFT and the end at TTFT + n/rate within 2 ms, the tokens in between
+// within 5 ms; the decode rate n/(end - first token) within 2%.
 func TestSchedule(t *testing.T) {
 	srv := start(t, schedule)
 	c := newClient(t, 1)
 	for path, body := range bodies {
 		t.Run(path, func(t *testing.T) {
 			do(context.Background(), c, srv.URL, path, body) // open the connection
-			// A loaded machine can stall any process for a few ms; the
-			// schedule is kept if one of three tries reads it back.
+			// A loaded machine can stall any process for a few ms (other
+			// test binaries share the cores); the schedule is kept if one of
+			// five tries reads it back.
 			var msgs []string
-			for try := range 3 {
+			for try := range 5 {
 				res := do(context.Background(), c, srv.URL, path, body)
 				require.NoError(t, res.err)
 				first, end, tokens := firstTokenAndEnd(t, path, res.lines)
@@ -56,22 +59,37 @@ func TestSchedule(t *testing.T) {
 	}
 }
 
-// checkSchedule lists the arrivals more than tol off the schedule. Arrivals
-// are never early by more than the client's own clock jitter.
+// checkSchedule lists the arrivals off the schedule: any early, the first
+// token or the end more than tol late, a token in between more than 5 ms
+// late (this VM-friendly slack still catches drift or a wrong spacing).
 func checkSchedule(tokens []time.Duration, end time.Duration, tol time.Duration) []string {
 	var msgs []string
 	for i, at := range tokens {
-		if want := schedule.Offset(i); at < want-tol/4 || at > want+tol {
+		late := 5 * time.Millisecond
+		if i == 0 {
+			late = tol
+		}
+		if want := schedule.Offset(i); at < want || at > want+late {
 			msgs = append(msgs, fmt.Sprintf("token %d at %v, want %v", i, at, want))
 		}
 	}
 	if want := schedule.Offset(len(tokens)); end < want || end > want+tol {
 		msgs = append(msgs, fmt.Sprintf("end at %v, want %v", end, want))
 	}
+	if len(tokens) > 0 {
+		decode := float64(len(tokens)) / (end - tokens[0]).Seconds()
+		if r := decode / schedule.TokensPerSec; r < 0.98 || r > 1.02 {
+			msgs = append(msgs, fmt.Sprintf("decode %.2f tok/s, want %v ± 2%%", decode, schedule.TokensPerSec))
+		}
+	}
 	return msgs
 }
 
-// 64 streams at once keep the schedule within a few ms.
+// 64 streams at once keep the schedule within a few ms: never early, late
+// by 5 ms on average at most, and the decode rate within 2%. (Measured from
+// just before each request is sent, so this includes the client's own burst
+// of 64 requests on the same two cores: most of the lateness is there, not
+// in the server.)
 func TestScheduleConcurrent(t *testing.T) {
 	const conc = 64
 	srv := start(t, schedule)
@@ -88,22 +106,66 @@ func TestScheduleConcurrent(t *testing.T) {
 				return out
 			}
 			run() // open the connections
-			var firsts, ends []time.Duration
-			for _, res := range run() {
-				require.NoError(t, res.err)
-				first, end, tokens := firstTokenAndEnd(t, path, res.lines)
-				require.Len(t, tokens, scheduleN)
-				firsts = append(firsts, first)
-				ends = append(ends, end)
+			// As in TestSchedule, one good try of five will do.
+			var msgs []string
+			for try := range 5 {
+				var firsts, ends []time.Duration
+				var decode float64
+				for _, res := range run() {
+					require.NoError(t, res.err)
+					first, end, tokens := firstTokenAndEnd(t, path, res.lines)
+					require.Len(t, tokens, scheduleN)
+					firsts = append(firsts, first)
+					ends = append(ends, end)
+					decode += scheduleN / (end - first).Seconds() / conc
+				}
+				f, e := stats(firsts), stats(ends)
+				t.Logf("try %d: first token: %v", try, f)
+				t.Logf("try %d: end:         %v", try, e)
+				t.Logf("try %d: mean decode: %.2f tok/s", try, decode)
+				// Never early; late by a few ms at most.
+				msgs = nil
+				for _, c := range []struct {
+					what      string
+					got, want time.Duration
+				}{
+					{"min first token", f.min, schedule.TTFT},
+					{"min end", e.min, schedule.Offset(scheduleN)},
+				} {
+					if c.got < c.want {
+						msgs = append(msgs, fmt.Sprintf("%s %v < %v: early", c.what, c.got, c.want))
+					}
+				}
+				for _, c := range []struct {
+					what      string
+					got, want time.Duration
+					tol       time.Duration
+				}{
+					{"mean first token", f.mean, schedule.TTFT, 5 * time.Millisecond},
+					{"mean end", e.mean, schedule.Offset(scheduleN), 5 * time.Millisecond},
+					{"p90 first token", f.p90, schedule.TTFT, 8 * time.Millisecond},
+					{"p90 end", e.p90, schedule.Offset(scheduleN), 8 * time.Millisecond},
+				} {
+					if c.got > c.want+c.tol {
+						msgs = append(msgs, fmt.Sprintf("%s %v > %v + %v", c.what, c.got, c.want, c.tol))
+					}
+				}
+				if r := decode / schedule.TokensPerSec; r < 0.98 || r > 1.02 {
+					msgs = append(msgs, fmt.Sprintf("mean decode %.2f tok/s, want %v ± 2%%", decode, schedule.TokensPerSec))
+				}
+				if len(msgs) == 0 {
+					return
+				}
+				if raceEnabled {
+					for _, m := range msgs {
+						if strings.HasSuffix(m, "early") {
+							t.Error(m)
+						}
+					}
+					t.Skipf("race detector on: lateness only logged: %v", msgs)
+				}
 			}
-			f, e := stats(firsts), stats(ends)
-			t.Logf("first token: %v; end: %v", f, e)
-			assert.InDelta(t, schedule.TTFT.Seconds(), f.mean.Seconds(), 0.002, "mean TTFT")
-			assert.InDelta(t, schedule.Offset(scheduleN).Seconds(), e.mean.Seconds(), 0.002, "mean end")
-			assert.Less(t, f.p90, schedule.TTFT+5*time.Millisecond, "p90 TTFT")
-			assert.Less(t, e.p90, schedule.Offset(scheduleN)+5*time.Millisecond, "p90 end")
-			assert.GreaterOrEqual(t, f.min, schedule.TTFT)
-			assert.GreaterOrEqual(t, e.min, schedule.Offset(scheduleN))
+			t.Errorf("schedule not kept at %d streams: %v", conc, msgs)
 		})
 	}
 }
@@ -237,4 +299,24 @@ func TestClientCancel(t *testing.T) {
 		assert.ErrorIs(t, res.err, context.Canceled)
 		assert.Eventually(t, func() bool { return srv.Active() == 0 }, 200*time.Millisecond, time.Millisecond, path)
 	}
+}
+
+// A client that stops reading leaves its handler blocked in a write; Close
+// still returns promptly.
+func TestCloseStuckClient(t *testing.T) {
+	srv, err := sim.Start(sim.Config{TTFT: 0, TokensPerSec: 1e6})
+	require.NoError(t, err)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	body := `{"messages":[{"content":"hi"}],"options":{"num_predict":10000000}}`
+	_, err = fmt.Fprintf(conn, "POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return srv.Active() == 1 }, time.Second, time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // the socket buffers fill up
+	t0 := time.Now()
+	srv.Close()
+	t.Logf("Close took %v", time.Since(t0))
+	assert.Less(t, time.Since(t0), time.Second)
+	assert.Equal(t, 0, srv.Active())
 }

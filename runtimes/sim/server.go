@@ -31,10 +31,7 @@ type Server struct {
 	handlers sync.WaitGroup
 	active   atomic.Int64 // handlers running
 
-	// trace, if set (by tests, before any request), is called after each
-	// write of a stream: t0, the last chunk written (n for the final one),
-	// when the write began and when its flush returned.
-	trace func(t0 time.Time, i int, began, flushed time.Time)
+	hooks
 
 	serveDone chan struct{}
 	closeOnce sync.Once
@@ -43,8 +40,38 @@ type Server struct {
 	versionBody, showBody, tagsBody, psBody, modelsBody []byte
 }
 
+// hooks let tests watch a server; all are optional.
+type hooks struct {
+	// trace is called after each write of a stream: t0, the last chunk
+	// written (n for the final one), when the write began and when its
+	// flush returned.
+	trace func(t0 time.Time, i int, began, flushed time.Time)
+	// onStart is called when a chat handler starts.
+	onStart func(r *http.Request, t0 time.Time)
+}
+
 // Start validates cfg and serves on 127.0.0.1 on a free port.
-func Start(cfg Config) (*Server, error) {
+func Start(cfg Config) (*Server, error) { return start(cfg, hooks{}) }
+
+// Tap watches a server from inside, for tests that check a client against
+// the server's own clock: when each stream started (t0) and when each write
+// of it was flushed to the connection. Both are called on the stream's
+// handler or the clock goroutine: keep them short.
+type Tap struct {
+	// Start is called when a chat handler starts, with its t0.
+	Start func(r *http.Request, t0 time.Time)
+	// Flush is called after each write of a stream started at t0: last
+	// is the index of the last chunk written (n for the final one), began
+	// when the write began and flushed when its flush returned.
+	Flush func(t0 time.Time, last int, began, flushed time.Time)
+}
+
+// StartTapped is Start with a Tap.
+func StartTapped(cfg Config, tap Tap) (*Server, error) {
+	return start(cfg, hooks{onStart: tap.Start, trace: tap.Flush})
+}
+
+func start(cfg Config, h hooks) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -64,6 +91,7 @@ func Start(cfg Config) (*Server, error) {
 		clock:     clk,
 		ln:        ln,
 		serveDone: make(chan struct{}),
+		hooks:     h,
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.precompute()
@@ -109,11 +137,15 @@ func (s *Server) Close() {
 		s.closing = true
 		s.mu.Unlock()
 		s.cancel() // every stream's context: they abort their connections
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		err := s.srv.Shutdown(ctx) // closes the listener and idle connections
+		// Shutdown closes the listener and idle connections and waits for
+		// the rest; streams end within microseconds of the cancel, but a
+		// handler blocked writing to a client that does not read never
+		// looks at its context: closing the connections unblocks it.
+		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+		err := s.srv.Shutdown(ctx)
 		cancel()
 		if err != nil {
-			s.srv.Close() // a handler stuck writing to a client that does not read
+			s.srv.Close()
 		}
 		s.handlers.Wait()
 		<-s.serveDone

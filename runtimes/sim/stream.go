@@ -88,6 +88,9 @@ func modelOr(m string) string {
 
 func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	t0 := time.Now()
+	if s.onStart != nil {
+		s.onStart(r, t0)
+	}
 	var req struct {
 		Model    string    `json:"model"`
 		Messages []message `json:"messages"`
@@ -123,6 +126,9 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, b[:len(b)-1]) // without the newline
 		return
 	}
+	// The headers go out at once (Ollama sends them with the first chunk):
+	// the client parses them before the first token is due, not in the
+	// same instant.
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -182,6 +188,9 @@ func (e *ollamaEncoder) done(b []byte, now time.Time, whole bool) []byte {
 
 func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	t0 := time.Now()
+	if s.onStart != nil {
+		s.onStart(r, t0)
+	}
 	var req struct {
 		Model               string    `json:"model"`
 		Messages            []message `json:"messages"`
