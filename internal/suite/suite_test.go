@@ -1,0 +1,246 @@
+package suite
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// closedURL is a loopback URL where nothing listens.
+func closedURL(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return url
+}
+
+// isolate points every known runtime at a closed port, so that probing
+// never reaches a server that happens to run on this machine.
+func isolate(t *testing.T) {
+	t.Setenv("BENCH_RUNTIMES", "")
+	for _, name := range config.ProbeOrder {
+		t.Setenv(runtimes.EnvPrefix(name)+"URL", closedURL(t))
+	}
+	t.Setenv("BENCH_OUTPUT_DIR", t.TempDir())
+}
+
+func fakeOllama(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/version":
+			w.Write([]byte(`{"version":"0.6.5"}`))
+		case "/v1/models":
+			w.Write([]byte(`{"object":"list","data":[{"id":"tiny:latest","object":"model"}]}`))
+		case "/api/show":
+			w.Write([]byte(`{"details":{"family":"llama"}}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestProbeFindsAnsweringRuntime(t *testing.T) {
+	isolate(t)
+	srv := fakeOllama(t)
+	t.Setenv("OLLAMA_URL", srv.URL)
+	var log bytes.Buffer
+	s, err := Setup(context.Background(), &log)
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+
+	require.Len(t, s.Runtimes, 1)
+	rt := s.Runtimes[0]
+	assert.Equal(t, "ollama", rt.Name)
+	assert.Equal(t, srv.URL, rt.BaseURL)
+	assert.Equal(t, "tiny:latest", rt.Model, "the first listed model")
+	assert.NoError(t, s.Unavailable(rt))
+	assert.Contains(t, log.String(), "found ollama at "+srv.URL)
+	require.NotNil(t, s.Run.Versions["ollama"])
+	assert.Equal(t, "0.6.5", *s.Run.Versions["ollama"])
+	assert.JSONEq(t, `{"object":"list","data":[{"id":"tiny:latest","object":"model"}],"show":{"details":{"family":"llama"}}}`,
+		string(s.Run.ModelMetadata["ollama"]))
+	require.NotNil(t, s.Run.Arguments.OllamaURL)
+	assert.Equal(t, srv.URL, *s.Run.Arguments.OllamaURL)
+}
+
+// Nothing answers: the simulator runs, and the user is told so.
+func TestProbeFallsBackToSim(t *testing.T) {
+	isolate(t)
+	var log bytes.Buffer
+	s, err := Setup(context.Background(), &log)
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	require.Len(t, s.Runtimes, 1)
+	assert.Equal(t, "sim", s.Runtimes[0].Name)
+	assert.Contains(t, log.String(), `benchmarking the built-in simulator "sim"`)
+	assert.NoError(t, s.Unavailable(s.Runtimes[0]), "the simulator answers")
+	assert.Equal(t, "sim-model", s.Runtimes[0].Model)
+}
+
+// A server that accepts and never answers costs the probe its timeout, not
+// the run.
+func TestProbeDoesNotWaitForAHungServer(t *testing.T) {
+	isolate(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	t.Setenv("VLLM_URL", "http://"+ln.Addr().String())
+	start := time.Now()
+	s, err := Setup(context.Background(), &bytes.Buffer{})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	assert.Less(t, time.Since(start), 2*time.Second)
+	assert.Equal(t, "sim", s.Runtimes[0].Name)
+}
+
+func TestBadSettingStopsSetup(t *testing.T) {
+	isolate(t)
+	t.Setenv("BENCH_CONCURRENCY", "1,four")
+	_, err := Setup(context.Background(), &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `BENCH_CONCURRENCY="1,four"`)
+
+	t.Setenv("BENCH_CONCURRENCY", "1")
+	t.Setenv("BENCH_PROMPTS", "short,haiku")
+	_, err = Setup(context.Background(), &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `BENCH_PROMPTS="short,haiku": unknown prompt "haiku"`)
+
+	t.Setenv("BENCH_PROMPTS", "")
+	t.Setenv("BENCH_RUNTIMES", "mine")
+	_, err = Setup(context.Background(), &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "set MINE_URL")
+}
+
+// A named runtime that does not answer is not dropped in silence: its
+// benchmarks get the reason, with its name and URL, and no secret.
+func TestUnreachableNamedRuntime(t *testing.T) {
+	isolate(t)
+	url := closedURL(t)
+	t.Setenv("BENCH_RUNTIMES", "mine,sim")
+	t.Setenv("MINE_URL", strings.Replace(url, "http://", "http://me:hunter2@", 1))
+	t.Setenv("MINE_API_KEY", "sk-verysecret")
+	var log bytes.Buffer
+	s, err := Setup(context.Background(), &log)
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	require.Len(t, s.Runtimes, 2)
+	err = s.Unavailable(s.Runtimes[0])
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "mine ("+url+")")
+	assert.Contains(t, err.Error(), "connection refused")
+	assert.NoError(t, s.Unavailable(s.Runtimes[1]))
+	for _, text := range []string{err.Error(), log.String()} {
+		assert.NotContains(t, text, "hunter2")
+		assert.NotContains(t, text, "sk-verysecret")
+	}
+}
+
+// The files of a run carry no credentials, though the URL and key were set.
+func TestFilesHoldNoSecrets(t *testing.T) {
+	isolate(t)
+	srv := fakeOllama(t)
+	t.Setenv("BENCH_RUNTIMES", "ollama")
+	t.Setenv("OLLAMA_URL", strings.Replace(srv.URL, "http://", "http://me:hunter2@", 1))
+	t.Setenv("OLLAMA_API_KEY", "sk-verysecret")
+	s, err := Setup(context.Background(), &bytes.Buffer{})
+	require.NoError(t, err)
+	s.Run.Add(summary.Key{Runtime: "ollama", Model: "tiny:latest", Prompt: "short", Concurrency: 1},
+		[]summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}})
+	require.NoError(t, s.Finish())
+
+	files, err := filepath.Glob(filepath.Join(s.Settings.OutputDir, "*"))
+	require.NoError(t, err)
+	require.Len(t, files, 2, "the summary JSON and the benchstat file")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), "hunter2", f)
+		assert.NotContains(t, string(b), "sk-verysecret", f)
+	}
+}
+
+// A run in which no benchmark ran writes nothing.
+func TestFinishWithoutBenchmarksWritesNothing(t *testing.T) {
+	isolate(t)
+	out := filepath.Join(t.TempDir(), "results")
+	t.Setenv("BENCH_OUTPUT_DIR", out)
+	s, err := Setup(context.Background(), &bytes.Buffer{})
+	require.NoError(t, err)
+	require.NoError(t, s.Finish())
+	assert.NoDirExists(t, out)
+}
+
+// The seed's run, as the README gives it: its arguments come out in the
+// seed's terms.
+func TestSeedArguments(t *testing.T) {
+	isolate(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			w.Write([]byte(`{"object":"list","data":[{"id":"qwen3.8-27b-nvfp4","max_model_len":8192}]}`))
+		case "/version":
+			w.Write([]byte(`{"version":"0.28.0"}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("BENCH_RUNTIMES", "vllm-metal")
+	t.Setenv("VLLM_METAL_URL", srv.URL)
+	t.Setenv("VLLM_METAL_MODEL", "qwen3.8-27b-nvfp4")
+	setFlag(t, "test.benchtime", "5x")
+	setFlag(t, "test.count", "5")
+
+	s, err := Setup(context.Background(), &bytes.Buffer{})
+	require.NoError(t, err)
+	a := s.Run.Arguments
+	assert.Equal(t, "vllm-metal", a.Runtime)
+	require.NotNil(t, a.VLLMURL)
+	assert.Equal(t, srv.URL, *a.VLLMURL)
+	assert.Equal(t, "qwen3.8-27b-nvfp4", *a.VLLMModel)
+	assert.Nil(t, a.OllamaURL)
+	require.NotNil(t, a.Rounds)
+	assert.Equal(t, 5, *a.Rounds)
+	assert.Equal(t, 5, *a.Count)
+	assert.Equal(t, 600.0, a.Timeout)
+	assert.Equal(t, []int{1, 4}, a.Concurrency)
+	assert.Equal(t, "0.28.0", *s.Run.Versions["vllm-metal"])
+	assert.Equal(t, []summary.RuntimeInfo{{Name: "vllm-metal", Kind: "openai", BaseURL: srv.URL, Model: "qwen3.8-27b-nvfp4"}}, s.Run.Runtimes)
+}
+
+func setFlag(t *testing.T, name, value string) {
+	f := flag.Lookup(name)
+	require.NotNil(t, f, name)
+	old := f.Value.String()
+	require.NoError(t, flag.Set(name, value))
+	t.Cleanup(func() { flag.Set(name, old) })
+}
