@@ -23,12 +23,12 @@ func TestMain(m *testing.M) {
 	}
 	var err error
 	if s, err = suite.Setup(context.Background(), os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "inference:", err)
+		fmt.Fprintln(os.Stderr, suite.Prefix+err.Error())
 		os.Exit(2)
 	}
 	code := m.Run()
 	if err := s.Finish(); err != nil {
-		fmt.Fprintln(os.Stderr, "inference:", err)
+		fmt.Fprintln(os.Stderr, suite.Prefix+err.Error())
 		code = max(code, 1)
 	}
 	os.Exit(code)

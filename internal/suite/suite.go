@@ -128,12 +128,12 @@ func (s *Suite) runtimeSpecs(ctx context.Context) ([]config.Runtime, error) {
 	for _, f := range found {
 		if f != nil {
 			specs = append(specs, *f)
-			fmt.Fprintf(s.log, "inference: BENCH_RUNTIMES is unset; found %s at %s\n", f.Name, runtimes.RedactURL(f.URL))
+			s.logf("BENCH_RUNTIMES is unset; found %s at %s", f.Name, runtimes.RedactURL(f.URL))
 		}
 	}
 	if len(specs) == 0 {
-		fmt.Fprintf(s.log, "inference: BENCH_RUNTIMES is unset and no runtime answered on the known local ports (%s);\n"+
-			"inference: benchmarking the built-in simulator \"sim\" instead. Set BENCH_RUNTIMES to choose runtimes.\n", strings.Join(tried, ", "))
+		s.logf("BENCH_RUNTIMES is unset and no runtime answered on the known local ports (%s)", strings.Join(tried, ", "))
+		s.logf("benchmarking the built-in simulator \"sim\" instead; set BENCH_RUNTIMES to choose runtimes")
 		spec, err := config.LoadRuntime(config.Sim)
 		if err != nil {
 			return nil, err
@@ -154,7 +154,7 @@ func (s *Suite) describe(ctx context.Context) {
 		info, err := rt.Describe(ctx)
 		if err != nil {
 			s.unavailable[rt.Name] = err
-			fmt.Fprintf(s.log, "inference: %v\n", err)
+			s.logf("%v", err)
 		}
 		r.Versions[rt.Name] = info.Version
 		r.ModelMetadata[rt.Name] = info.Models
@@ -225,7 +225,7 @@ func (s *Suite) Finish() error {
 	if err != nil {
 		return fmt.Errorf("writing results to BENCH_OUTPUT_DIR=%q: %w", s.Settings.OutputDir, err)
 	}
-	fmt.Fprintf(s.log, "inference: wrote %s and %s\n", js, txt)
+	s.logf("wrote %s and %s", js, txt)
 	return nil
 }
 
@@ -235,6 +235,17 @@ func (s *Suite) Close() {
 		s.sim.Close()
 		s.sim = nil
 	}
+}
+
+// Prefix starts every line the suite prints. go test copies a test's
+// stderr to its stdout, where benchstat reads a line "word: value" as a
+// configuration key: one that differs between runs (a run id, a file
+// name) would split benchstat's tables. A line starting with '[' is
+// never read as one.
+const Prefix = "[inference] "
+
+func (s *Suite) logf(format string, args ...any) {
+	fmt.Fprintf(s.log, Prefix+format+"\n", args...)
 }
 
 // Benchmarking reports whether this test binary was asked to run

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
@@ -93,6 +94,38 @@ func TestProbeFallsBackToSim(t *testing.T) {
 	assert.Contains(t, log.String(), `benchmarking the built-in simulator "sim"`)
 	assert.NoError(t, s.Unavailable(s.Runtimes[0]), "the simulator answers")
 	assert.Equal(t, "sim-model", s.Runtimes[0].Model)
+}
+
+// go test copies stderr into stdout, which benchstat reads: nothing the
+// suite prints may become a configuration line there, or the file names
+// and run ids in it would split benchstat's tables between runs.
+func TestMessagesAreNotBenchstatConfig(t *testing.T) {
+	isolate(t)
+	t.Setenv("BENCH_RUNTIMES", "mine,sim")
+	t.Setenv("MINE_URL", closedURL(t))
+	var log bytes.Buffer
+	s, err := Setup(context.Background(), &log)
+	require.NoError(t, err)
+	s.Run.Add(summary.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1},
+		[]summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}})
+	require.NoError(t, s.Finish())
+	isolate(t) // and the fallback's notice
+	s, err = Setup(context.Background(), &log)
+	require.NoError(t, err)
+	s.Close()
+
+	require.Contains(t, log.String(), "wrote ")
+	require.Contains(t, log.String(), "mine (")
+	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		assert.True(t, strings.HasPrefix(line, Prefix), "%q", line)
+	}
+	// Read the messages as benchstat would, ahead of a result line.
+	r := benchfmt.NewReader(strings.NewReader(log.String()+"BenchmarkX 1 1 ns/op\n"), "stdout")
+	require.True(t, r.Scan())
+	res, ok := r.Result().(*benchfmt.Result)
+	require.True(t, ok, "%v", r.Result())
+	assert.Equal(t, "X", string(res.Name))
+	assert.Empty(t, res.Config, "config lines read from the suite's messages")
 }
 
 // A server that accepts and never answers costs the probe its timeout, not
