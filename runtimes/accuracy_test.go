@@ -30,7 +30,8 @@ const attempts = 3
 // simulator's, decode rate within 2%, for both protocols, alone and with 8
 // streams at once. No request may see its first token early: that would
 // mean a role-only chunk (sent at once by the simulator, as by vLLM) was
-// taken for a token.
+// taken for a token. (Under the race detector the bounds are wider: see
+// slack.)
 func TestAccuracyAgainstSim(t *testing.T) {
 	const (
 		ttft   = 80 * time.Millisecond
@@ -57,13 +58,13 @@ func TestAccuracyAgainstSim(t *testing.T) {
 						}
 					}
 					m := summary.Compute(rounds)
-					assert.InDelta(c, ttft.Seconds(), m.TTFT.P50, 0.002, "median TTFT")
-					assert.InDelta(c, ttft.Seconds(), m.TTFT.Mean, 0.002, "mean TTFT")
-					assert.InEpsilon(c, rate, m.Decode.Mean, 0.02, "mean decode tok/s")
+					assert.InDelta(c, ttft.Seconds(), m.TTFT.P50, 0.002*slack, "median TTFT")
+					assert.InDelta(c, ttft.Seconds(), m.TTFT.Mean, 0.002*slack, "mean TTFT")
+					assert.InEpsilon(c, rate, m.Decode.Mean, 0.02*slack, "mean decode tok/s")
 					// n streams at once: the round's aggregate rate is n
 					// times one stream's tokens over the round's wall time.
 					wantAgg := float64(conc*tokens) / (ttft.Seconds() + tokens/rate)
-					assert.InEpsilon(c, wantAgg, m.Aggregate.Mean, 0.03, "aggregate tok/s")
+					assert.InEpsilon(c, wantAgg, m.Aggregate.Mean, 0.03*slack, "aggregate tok/s")
 				})
 			})
 		}

@@ -3,3 +3,5 @@
 package runtimes_test
 
 const raceEnabled = false
+
+const slack = 1.0
