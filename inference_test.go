@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/inferencebench/inferencebench/internal/suite"
@@ -55,13 +56,14 @@ func benchLeaf(b *testing.B, rt *runtimes.Runtime, p prompts.Prompt, n int) {
 		b.Fatal(err)
 	}
 	ctx, req := b.Context(), s.Request(p)
-	for range s.Settings.Warmups {
-		rt.Round(ctx, req, n)
+	progress := s.Leaf(strings.TrimPrefix(b.Name(), "BenchmarkInference/"))
+	for i := range s.Settings.Warmups {
+		progress.WarmUp(i+1, s.Settings.Warmups, round(ctx, rt, req, n))
 	}
 	var rounds []summary.Round
 	for b.Loop() {
-		wall, results := rt.Round(ctx, req, n)
-		rounds = append(rounds, summary.Round{Wall: wall, Results: results})
+		rounds = append(rounds, round(ctx, rt, req, n))
+		progress.Round(rounds[len(rounds)-1])
 	}
 	s.Run.Add(summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name, Concurrency: n}, rounds)
 	m := summary.Compute(rounds)
@@ -69,4 +71,9 @@ func benchLeaf(b *testing.B, rt *runtimes.Runtime, p prompts.Prompt, n int) {
 	if m.Successes == 0 {
 		b.Errorf("all %d requests failed; the first: %v", m.Requests, m.FirstError)
 	}
+}
+
+func round(ctx context.Context, rt *runtimes.Runtime, req runtimes.Request, n int) summary.Round {
+	wall, results := rt.Round(ctx, req, n)
+	return summary.Round{Wall: wall, Results: results}
 }

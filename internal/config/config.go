@@ -37,6 +37,7 @@ type Settings struct {
 	Prompts     Names    `env:"BENCH_PROMPTS"`
 	PromptsDir  string   `env:"BENCH_PROMPTS_DIR"`
 	OutputDir   string   `env:"BENCH_OUTPUT_DIR" envDefault:"results"`
+	Progress    string   `env:"BENCH_PROGRESS" envDefault:"auto"`
 }
 
 // DefaultPrompts is what an unset BENCH_PROMPTS means: the built-ins, plus

@@ -39,6 +39,8 @@ type Suite struct {
 	unavailable map[string]error // runtime name → why it cannot be benchmarked
 	sim         *sim.Server
 	log         io.Writer
+	progress    io.Writer // nil: no progress lines
+	closeProg   func()
 }
 
 // Setup reads the environment and prepares the run. Progress and notices
@@ -57,6 +59,9 @@ func Setup(ctx context.Context, log io.Writer) (*Suite, error) {
 		return nil, fmt.Errorf("BENCH_PROMPTS=%q: %w", strings.Join(st.Prompts, ","), err)
 	}
 	s := &Suite{Settings: st, Prompts: ps, log: log, unavailable: map[string]error{}}
+	if s.progress, s.closeProg, err = openProgress(st.Progress); err != nil {
+		return nil, err
+	}
 
 	specs, err := s.runtimeSpecs(ctx)
 	if err != nil {
@@ -194,10 +199,8 @@ func (s *Suite) arguments() summary.Arguments {
 	for _, p := range s.Prompts {
 		a.Prompts = append(a.Prompts, p.Name)
 	}
-	if n, ok := strings.CutSuffix(a.Benchtime, "x"); ok {
-		if v, err := strconv.Atoi(n); err == nil {
-			a.Rounds = &v
-		}
+	if n := fixedRounds(); n > 0 {
+		a.Rounds = &n
 	}
 	if v, err := strconv.Atoi(flagValue("test.count")); err == nil {
 		a.Count = &v
@@ -231,6 +234,10 @@ func (s *Suite) Finish() error {
 
 // Close stops the simulator, if it was started.
 func (s *Suite) Close() {
+	if s.closeProg != nil {
+		s.closeProg()
+		s.closeProg = nil
+	}
 	if s.sim != nil {
 		s.sim.Close()
 		s.sim = nil

@@ -277,3 +277,38 @@ func setFlag(t *testing.T, name, value string) {
 	require.NoError(t, flag.Set(name, value))
 	t.Cleanup(func() { flag.Set(name, old) })
 }
+
+// Progress goes where BENCH_PROGRESS says, never to the log (stderr, which
+// go test copies into benchstat's input).
+func TestProgressLines(t *testing.T) {
+	isolate(t)
+	path := filepath.Join(t.TempDir(), "progress.log")
+	t.Setenv("BENCH_PROGRESS", path)
+	setFlag(t, "test.benchtime", "3x")
+	var log bytes.Buffer
+	s, err := Setup(context.Background(), &log)
+	require.NoError(t, err)
+	before := log.String()
+
+	leaf := s.Leaf("runtime=sim/prompt=short/conc=2")
+	ok := runtimes.Result{OutputTokens: 100}
+	leaf.WarmUp(1, 1, summary.Round{Wall: 1500 * time.Millisecond})
+	leaf.Round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, ok}})
+	leaf.Round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, {Err: assert.AnError}}})
+	leaf.Round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, ok}})
+	s.Close()
+
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, `[inference] runtime=sim/prompt=short/conc=2: warm-up 1 of 1 done in 1.5s
+[inference] runtime=sim/prompt=short/conc=2: round 1 of 3, 100.0 tok/s so far, about 4s left in this leaf
+[inference] runtime=sim/prompt=short/conc=2: round 2 of 3, 75.0 tok/s so far, about 2s left in this leaf
+[inference] runtime=sim/prompt=short/conc=2: round 3 of 3, 83.3 tok/s so far
+`, string(b))
+	assert.Equal(t, before, log.String(), "progress never goes to the log")
+
+	t.Setenv("BENCH_PROGRESS", filepath.Join(t.TempDir(), "missing", "p.log"))
+	_, err = Setup(context.Background(), &log)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "BENCH_PROGRESS=")
+}
