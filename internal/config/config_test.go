@@ -7,10 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 func TestDefaults(t *testing.T) {
+	envtest.Clean(t)
 	s, err := Load()
 	require.NoError(t, err)
 	assert.Empty(t, s.Runtimes)
@@ -25,6 +27,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestValues(t *testing.T) {
+	envtest.Clean(t)
 	t.Setenv("BENCH_RUNTIMES", " vllm-metal , ollama")
 	t.Setenv("BENCH_CONCURRENCY", "1, 8,64")
 	t.Setenv("BENCH_TIMEOUT", "90")
@@ -46,6 +49,7 @@ func TestValues(t *testing.T) {
 
 // A bad value names the variable and the value.
 func TestBadValues(t *testing.T) {
+	envtest.Clean(t)
 	for _, tc := range []struct{ key, val, want string }{
 		{"BENCH_CONCURRENCY", "1,x", `BENCH_CONCURRENCY="1,x": "x" is not a whole number`},
 		{"BENCH_CONCURRENCY", "0", `BENCH_CONCURRENCY=[0]: 0 is out of range`},
@@ -72,6 +76,7 @@ func TestBadValues(t *testing.T) {
 }
 
 func TestRuntimeDefaults(t *testing.T) {
+	envtest.Clean(t)
 	for _, tc := range []struct {
 		name string
 		kind runtimes.Kind
@@ -94,6 +99,7 @@ func TestRuntimeDefaults(t *testing.T) {
 
 // The seed's run: a name of the user's own with its URL and model.
 func TestRuntimeFromEnv(t *testing.T) {
+	envtest.Clean(t)
 	t.Setenv("VLLM_METAL_URL", "http://127.0.0.1:8001")
 	t.Setenv("VLLM_METAL_MODEL", "qwen3.8-27b-nvfp4")
 	t.Setenv("VLLM_METAL_API_KEY", "sk-secret")
@@ -113,6 +119,7 @@ func TestRuntimeFromEnv(t *testing.T) {
 }
 
 func TestRuntimeErrors(t *testing.T) {
+	envtest.Clean(t)
 	for _, tc := range []struct {
 		name string
 		env  map[string]string

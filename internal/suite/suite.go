@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,14 +39,15 @@ type Suite struct {
 
 	unavailable map[string]error // runtime name → why it cannot be benchmarked
 	sim         *sim.Server
+	simCfg      sim.Config
+	client      *http.Client
 	log         io.Writer
 	progress    io.Writer // nil: no progress lines
 	closeProg   func()
 }
 
-// Setup reads the environment and prepares the run. Progress and notices
-// go to log (stderr: stdout is benchstat's input). A bad setting is an
-// error, before any request is sent.
+// Setup reads the environment and prepares the run. Notices go to log
+// (stderr). Every setting is checked before any request is sent.
 func Setup(ctx context.Context, log io.Writer) (*Suite, error) {
 	st, err := config.Load()
 	if err != nil {
@@ -58,65 +60,79 @@ func Setup(ctx context.Context, log io.Writer) (*Suite, error) {
 		}
 		return nil, fmt.Errorf("BENCH_PROMPTS=%q: %w", strings.Join(st.Prompts, ","), err)
 	}
-	s := &Suite{Settings: st, Prompts: ps, log: log, unavailable: map[string]error{}}
-	if s.progress, s.closeProg, err = openProgress(st.Progress); err != nil {
-		return nil, err
-	}
-
-	specs, err := s.runtimeSpecs(ctx)
+	simCfg, err := sim.ConfigFromEnv()
 	if err != nil {
 		return nil, err
 	}
-	client := &http.Client{Transport: runtimes.NewTransport(maxInt(st.Concurrency))}
-	for _, spec := range specs {
-		url := spec.URL
-		if spec.Name == config.Sim {
-			if s.sim == nil {
-				cfg, err := sim.ConfigFromEnv()
-				if err != nil {
-					return nil, err
-				}
-				if s.sim, err = sim.Start(cfg); err != nil {
-					return nil, fmt.Errorf("starting the simulator: %w", err)
-				}
-			}
-			url = s.sim.URL
-		}
-		rt, err := runtimes.New(spec.Name, spec.Kind, url, spec.Model, spec.APIKey, time.Duration(st.Timeout), client)
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("%sURL: %w", runtimes.EnvPrefix(spec.Name), err)
-		}
-		s.Runtimes = append(s.Runtimes, rt)
+	names := st.Runtimes
+	if len(names) == 0 {
+		names = slices.Concat(config.ProbeOrder, []string{config.Sim})
 	}
-	s.Run = summary.NewRun(time.Now())
-	s.describe(ctx)
-	return s, nil
-}
-
-// runtimeSpecs returns the runtimes named in BENCH_RUNTIMES or, with it
-// unset, those that answer on the known local ports, or else the simulator.
-func (s *Suite) runtimeSpecs(ctx context.Context) ([]config.Runtime, error) {
 	var specs []config.Runtime
-	if len(s.Settings.Runtimes) > 0 {
-		for _, name := range s.Settings.Runtimes {
-			spec, err := config.LoadRuntime(name)
-			if err != nil {
-				return nil, err
-			}
-			specs = append(specs, spec)
-		}
-		return specs, nil
-	}
-	found := make([]*config.Runtime, len(config.ProbeOrder))
-	var wg sync.WaitGroup
-	var tried []string
-	for i, name := range config.ProbeOrder {
+	for _, name := range names {
 		spec, err := config.LoadRuntime(name)
 		if err != nil {
 			return nil, err
 		}
-		tried = append(tried, name+" "+runtimes.RedactURL(spec.URL))
+		specs = append(specs, spec)
+	}
+
+	s := &Suite{
+		Settings: st, Prompts: ps, log: log, unavailable: map[string]error{},
+		simCfg: simCfg,
+		client: &http.Client{Transport: runtimes.NewTransport(maxInt(st.Concurrency))},
+		Run:    summary.NewRun(time.Now()),
+	}
+	s.Run.Versions = map[string]*string{}
+	s.Run.ModelMetadata = map[string]json.RawMessage{}
+	if s.progress, s.closeProg, err = openProgress(st.Progress); err != nil {
+		return nil, err
+	}
+	if len(st.Runtimes) > 0 {
+		err = s.addNamed(ctx, specs)
+	} else {
+		err = s.addProbed(ctx, specs[:len(specs)-1], specs[len(specs)-1])
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	for _, p := range s.Prompts {
+		s.Run.Prompts = append(s.Run.Prompts, summary.Prompt{Name: p.Name, Text: p.Text})
+	}
+	s.Run.Host = summary.DetectHost()
+	s.Run.Arguments = s.arguments()
+	return s, nil
+}
+
+// addNamed adds the runtimes of BENCH_RUNTIMES. One that cannot be
+// described (it does not answer, or lists no model) stays, marked
+// unavailable: its benchmarks fail with the reason, the others still run.
+func (s *Suite) addNamed(ctx context.Context, specs []config.Runtime) error {
+	for _, spec := range specs {
+		rt, err := s.open(spec)
+		if err != nil {
+			return err
+		}
+		info, err := rt.Describe(ctx)
+		if err != nil {
+			s.unavailable[rt.Name] = err
+			s.logf("%v", err)
+		}
+		s.record(rt, info)
+	}
+	return nil
+}
+
+// addProbed adds, with BENCH_RUNTIMES unset, the known runtimes that
+// answer on their ports within ProbeTimeout and can be benchmarked, or
+// else the simulator.
+func (s *Suite) addProbed(ctx context.Context, known []config.Runtime, simSpec config.Runtime) error {
+	answered := make([]bool, len(known))
+	var wg sync.WaitGroup
+	var tried []string
+	for i, spec := range known {
+		tried = append(tried, spec.Name+" "+runtimes.RedactURL(spec.URL))
 		wg.Go(func() {
 			rt, err := runtimes.New(spec.Name, spec.Kind, spec.URL, spec.Model, spec.APIKey, 0, nil)
 			if err != nil {
@@ -124,52 +140,65 @@ func (s *Suite) runtimeSpecs(ctx context.Context) ([]config.Runtime, error) {
 			}
 			pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
 			defer cancel()
-			if rt.Ping(pctx) == nil {
-				found[i] = &spec
-			}
+			answered[i] = rt.Ping(pctx) == nil
 		})
 	}
 	wg.Wait()
-	for _, f := range found {
-		if f != nil {
-			specs = append(specs, *f)
-			s.logf("BENCH_RUNTIMES is unset; found %s at %s", f.Name, runtimes.RedactURL(f.URL))
+	for i, spec := range known {
+		if !answered[i] {
+			continue
 		}
-	}
-	if len(specs) == 0 {
-		s.logf("BENCH_RUNTIMES is unset and no runtime answered on the known local ports (%s)", strings.Join(tried, ", "))
-		s.logf("benchmarking the built-in simulator \"sim\" instead; set BENCH_RUNTIMES to choose runtimes")
-		spec, err := config.LoadRuntime(config.Sim)
+		rt, err := s.open(spec)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		specs = append(specs, spec)
-	}
-	return specs, nil
-}
-
-// describe reads each runtime's version and models into the run's
-// metadata. A runtime that does not answer is marked unavailable: its
-// benchmarks fail with the reason, and the others still run.
-func (s *Suite) describe(ctx context.Context) {
-	r := s.Run
-	r.Versions = map[string]*string{}
-	r.ModelMetadata = map[string]json.RawMessage{}
-	for _, rt := range s.Runtimes {
 		info, err := rt.Describe(ctx)
 		if err != nil {
-			s.unavailable[rt.Name] = err
-			s.logf("%v", err)
+			s.logf("BENCH_RUNTIMES is unset; %s answers at %s but cannot be benchmarked, skipping it: %v", spec.Name, rt.BaseURL, err)
+			continue
 		}
-		r.Versions[rt.Name] = info.Version
-		r.ModelMetadata[rt.Name] = info.Models
-		r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model})
+		s.logf("BENCH_RUNTIMES is unset; found %s at %s", spec.Name, rt.BaseURL)
+		s.record(rt, info)
 	}
-	for _, p := range s.Prompts {
-		r.Prompts = append(r.Prompts, summary.Prompt{Name: p.Name, Text: p.Text})
+	if len(s.Runtimes) > 0 {
+		return nil
 	}
-	r.Host = summary.DetectHost()
-	r.Arguments = s.arguments()
+	s.logf("BENCH_RUNTIMES is unset and no runtime answered on the known local ports (%s)", strings.Join(tried, ", "))
+	s.logf("benchmarking the built-in simulator \"sim\" instead; set BENCH_RUNTIMES to choose runtimes")
+	rt, err := s.open(simSpec)
+	if err != nil {
+		return err
+	}
+	info, err := rt.Describe(ctx)
+	if err != nil {
+		return fmt.Errorf("the simulator: %w", err)
+	}
+	s.record(rt, info)
+	return nil
+}
+
+// open returns the runtime of spec, starting the simulator for "sim".
+func (s *Suite) open(spec config.Runtime) (*runtimes.Runtime, error) {
+	url := spec.URL
+	if spec.Name == config.Sim {
+		if s.sim == nil {
+			var err error
+			if s.sim, err = sim.Start(s.simCfg); err != nil {
+				return nil, fmt.Errorf("starting the simulator: %w", err)
+			}
+		}
+		url = s.sim.URL
+	}
+	return runtimes.New(spec.Name, spec.Kind, url, spec.Model, spec.APIKey, time.Duration(s.Settings.Timeout), s.client)
+}
+
+// record adds rt to the suite and its metadata to the run.
+func (s *Suite) record(rt *runtimes.Runtime, info runtimes.Info) {
+	s.Runtimes = append(s.Runtimes, rt)
+	r := s.Run
+	r.Versions[rt.Name] = info.Version
+	r.ModelMetadata[rt.Name] = info.Models
+	r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model})
 }
 
 func (s *Suite) arguments() summary.Arguments {
@@ -217,7 +246,8 @@ func (s *Suite) Request(p prompts.Prompt) runtimes.Request {
 }
 
 // Finish writes the run's summary JSON and benchstat file, if any
-// benchmark ran, and stops the simulator.
+// benchmark ran, and stops the simulator. It fails if any leaf run had no
+// successful request.
 func (s *Suite) Finish() error {
 	defer s.Close()
 	if s.Run == nil || s.Run.Len() == 0 {
@@ -229,6 +259,11 @@ func (s *Suite) Finish() error {
 		return fmt.Errorf("writing results to BENCH_OUTPUT_DIR=%q: %w", s.Settings.OutputDir, err)
 	}
 	s.logf("wrote %s and %s", js, txt)
+	// go test does not fail a run whose later -count repetitions fail;
+	// the suite does, so that a script sees it.
+	if failed := s.Run.Failed(); len(failed) > 0 {
+		return fmt.Errorf("%d leaf runs had no successful request, the first %s", len(failed), failed[0].Name())
+	}
 	return nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -34,7 +35,7 @@ func closedURL(t *testing.T) string {
 // isolate points every known runtime at a closed port, so that probing
 // never reaches a server that happens to run on this machine.
 func isolate(t *testing.T) {
-	t.Setenv("BENCH_RUNTIMES", "")
+	envtest.Clean(t)
 	for _, name := range config.ProbeOrder {
 		t.Setenv(runtimes.EnvPrefix(name)+"URL", closedURL(t))
 	}
@@ -311,4 +312,48 @@ func TestProgressLines(t *testing.T) {
 	_, err = Setup(context.Background(), &log)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "BENCH_PROGRESS=")
+}
+
+// An Ollama with no model pulled answers its port but cannot be
+// benchmarked: it is skipped with the reason, and the simulator runs.
+func TestProbeSkipsARuntimeWithoutModels(t *testing.T) {
+	isolate(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/version":
+			w.Write([]byte(`{"version":"0.6.5"}`))
+		case "/v1/models":
+			w.Write([]byte(`{"object":"list","data":[]}`))
+		case "/api/tags":
+			w.Write([]byte(`{"models":[]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("OLLAMA_URL", srv.URL)
+	var log bytes.Buffer
+	s, err := Setup(context.Background(), &log)
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	require.Len(t, s.Runtimes, 1)
+	assert.Equal(t, "sim", s.Runtimes[0].Name)
+	assert.Contains(t, log.String(), "ollama answers at "+srv.URL+" but cannot be benchmarked, skipping it")
+	assert.Contains(t, log.String(), "set OLLAMA_MODEL")
+	assert.NotContains(t, s.Run.Versions, "ollama", "a skipped runtime leaves no trace in the summary")
+}
+
+// Settings are all checked before the first request: a bad simulator
+// setting stops the run before any port is probed.
+func TestSimSettingsCheckedBeforeProbing(t *testing.T) {
+	isolate(t)
+	probed := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { probed = true }))
+	t.Cleanup(srv.Close)
+	t.Setenv("OLLAMA_URL", srv.URL)
+	t.Setenv("SIM_TOKENS_PER_SEC", "fast")
+	_, err := Setup(context.Background(), &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `SIM_TOKENS_PER_SEC="fast"`)
+	assert.False(t, probed, "a request went out before the settings were checked")
 }

@@ -60,15 +60,18 @@ func (r *Run) benchfmt() ([]byte, error) {
 		config = append(config, benchfmt.Config{Key: "cpu", Value: []byte(r.Host.CPU), File: true})
 	}
 	for _, l := range r.snapshot() {
-		if len(l.rounds) == 0 {
-			continue // go test never prints a benchmark that ran no iteration
+		m := Compute(l.rounds)
+		if m.Successes == 0 {
+			// go test prints no result for a benchmark that ran no
+			// iteration or failed (every request failed): neither has
+			// figures worth comparing.
+			continue
 		}
 		res := &benchfmt.Result{
 			Config: config,
 			Name:   benchfmt.Name(benchName(l.key.Name(), l.procs)),
 			Iters:  len(l.rounds),
 		}
-		m := Compute(l.rounds)
 		res.Values = append(res.Values, benchfmt.Value{Value: math.Round(m.Wall.Mean * 1e9), Unit: "ns/op"})
 		var extra values
 		m.Report(&extra)

@@ -140,6 +140,18 @@ func (r *Run) Add(k Key, rounds []Round) {
 	r.mu.Unlock()
 }
 
+// Failed returns the keys of the leaf runs in which every request failed,
+// one per such run, in order.
+func (r *Run) Failed() []Key {
+	var keys []Key
+	for _, l := range r.snapshot() {
+		if m := Compute(l.rounds); m.Requests > 0 && m.Successes == 0 {
+			keys = append(keys, l.key)
+		}
+	}
+	return keys
+}
+
 // Len returns the number of Add calls so far.
 func (r *Run) Len() int {
 	r.mu.Lock()

@@ -1,0 +1,43 @@
+package summary
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// A leaf run in which every request failed has no result line in the
+// benchstat file (go test prints none either) but keeps its row in the
+// summary, with its failures; Failed names it.
+func TestFailedLeafRuns(t *testing.T) {
+	r := NewRun(time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC))
+	ok := runtimes.Result{TTFT: 100 * time.Millisecond, Total: time.Second, OutputTokens: 50}
+	bad := runtimes.Result{Total: time.Millisecond, Err: errors.New("HTTP 500")}
+	good := Key{Runtime: "a", Model: "m", Prompt: "short", Concurrency: 1}
+	broken := Key{Runtime: "b", Model: "m", Prompt: "short", Concurrency: 1}
+	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok}}})
+	r.Add(broken, []Round{{Wall: time.Millisecond, Results: []runtimes.Result{bad}}})
+	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok, bad}}})
+
+	assert.Equal(t, []Key{broken}, r.Failed())
+
+	txt, err := r.benchfmt()
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(txt), "BenchmarkInference/runtime=a/"), "both runs of the good leaf, one with a failure")
+	assert.NotContains(t, string(txt), "runtime=b/")
+
+	rows := r.Rows()
+	require.Len(t, rows, 2)
+	assert.Equal(t, "b", rows[1].Runtime)
+	assert.Equal(t, 1, rows[1].Failures)
+	assert.Equal(t, 0, rows[1].Successes)
+	assert.Nil(t, rows[1].TTFTMean)
+	assert.Equal(t, 3, rows[0].Requests)
+	assert.Equal(t, 1, rows[0].Failures)
+}
