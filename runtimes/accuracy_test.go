@@ -47,16 +47,20 @@ func TestAccuracyAgainstSim(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/conc=%d", kind, conc), func(t *testing.T) {
 				retry(t, func(c *collect) {
 					rounds := measure(t, srv.URL, kind, conc, 3, runtimes.Request{Prompt: "Say something.", MaxTokens: tokens})
-					var ttfts []float64
+					// Client-side decode for both kinds: for Ollama the
+					// summary's decode is the server's eval rate, which the
+					// simulator computes from its own schedule.
+					var clientDecode []float64
 					for _, r := range rounds {
 						for _, res := range r.Results {
 							require.NoError(t, res.Err)
 							require.Equal(t, tokens, res.OutputTokens)
 							require.False(t, res.TokensApprox, "the simulator reports its count")
 							require.GreaterOrEqual(t, res.TTFT, ttft, "a first token before the schedule's")
-							ttfts = append(ttfts, res.TTFT.Seconds())
+							clientDecode = append(clientDecode, float64(res.OutputTokens)/(res.Total-res.TTFT).Seconds())
 						}
 					}
+					assert.InEpsilon(c, rate, mean(clientDecode), 0.02*slack, "mean client-side decode tok/s")
 					m := summary.Compute(rounds)
 					assert.InDelta(c, ttft.Seconds(), m.TTFT.P50, 0.002*slack, "median TTFT")
 					assert.InDelta(c, ttft.Seconds(), m.TTFT.Mean, 0.002*slack, "mean TTFT")

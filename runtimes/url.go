@@ -2,6 +2,7 @@ package runtimes
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -10,7 +11,15 @@ import (
 
 // splitURL validates a server root and moves any user:pass@ out of it.
 func splitURL(raw string) (clean string, user *url.Userinfo, err error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "://") {
+		return "", nil, fmt.Errorf("URL %q: scheme must be http or https (http://host:port)", RedactURL(raw))
+	}
+	u, err := url.Parse(raw)
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		// url.Error repeats the URL, password and all: keep only the cause.
+		return "", nil, fmt.Errorf("URL %q: %v", RedactURL(raw), ue.Err)
+	}
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
 		return "", nil, fmt.Errorf("URL %q: scheme must be http or https", RedactURL(raw))
 	}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/inferencebench/inferencebench/internal/envvar"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -84,44 +84,45 @@ func Load() (Settings, error) {
 
 func (s Settings) validate() error {
 	var errs []error
-	bad := func(name string, v any, why string) {
-		errs = append(errs, fmt.Errorf("%s=%v: %s", name, v, why))
+	// The message shows the variable as the user wrote it.
+	bad := func(name, why string) {
+		errs = append(errs, fmt.Errorf("%s=%q: %s", name, lookup(name), why))
 	}
 	if len(s.Concurrency) == 0 {
-		bad("BENCH_CONCURRENCY", `""`, "need at least one concurrency")
+		bad("BENCH_CONCURRENCY", "need at least one concurrency")
 	}
 	seen := map[int]bool{}
 	for _, n := range s.Concurrency {
 		if n < 1 || n > 4096 {
-			bad("BENCH_CONCURRENCY", s.Concurrency, fmt.Sprintf("%d is out of range 1..4096", n))
+			bad("BENCH_CONCURRENCY", fmt.Sprintf("%d is out of range 1..4096", n))
 		}
 		if seen[n] {
-			bad("BENCH_CONCURRENCY", s.Concurrency, fmt.Sprintf("%d is listed twice", n))
+			bad("BENCH_CONCURRENCY", fmt.Sprintf("%d is listed twice", n))
 		}
 		seen[n] = true
 	}
 	if s.Warmups < 0 {
-		bad("BENCH_WARMUPS", s.Warmups, "must be 0 or more")
+		bad("BENCH_WARMUPS", "must be 0 or more")
 	}
 	if s.MaxTokens < 1 {
-		bad("BENCH_MAX_TOKENS", s.MaxTokens, "must be 1 or more")
+		bad("BENCH_MAX_TOKENS", "must be 1 or more")
 	}
 	if s.Temperature < 0 || math.IsNaN(s.Temperature) || math.IsInf(s.Temperature, 0) {
-		bad("BENCH_TEMPERATURE", s.Temperature, "must be a finite number ≥ 0")
+		bad("BENCH_TEMPERATURE", "must be a finite number ≥ 0")
 	}
 	if s.Timeout <= 0 {
-		bad("BENCH_TIMEOUT", time.Duration(s.Timeout), "must be more than 0")
+		bad("BENCH_TIMEOUT", "must be more than 0")
 	}
 	if strings.TrimSpace(s.OutputDir) == "" {
-		bad("BENCH_OUTPUT_DIR", `""`, "must name a folder")
+		bad("BENCH_OUTPUT_DIR", "must name a folder")
 	}
 	dup := map[string]bool{}
 	for _, n := range s.Runtimes {
 		if !validName.MatchString(n) {
-			bad("BENCH_RUNTIMES", s.Runtimes, fmt.Sprintf("%q: a name may use only letters, digits, '.', '_' and '-'", n))
+			bad("BENCH_RUNTIMES", fmt.Sprintf("%q: a name may use only letters, digits, '.', '_' and '-'", n))
 		}
 		if dup[n] {
-			bad("BENCH_RUNTIMES", s.Runtimes, fmt.Sprintf("%q is listed twice", n))
+			bad("BENCH_RUNTIMES", fmt.Sprintf("%q is listed twice", n))
 		}
 		dup[n] = true
 	}
@@ -164,7 +165,7 @@ func LoadRuntime(name string) (Runtime, error) {
 		rt.URL = strings.TrimSpace(e.URL)
 	}
 	if rt.URL == "" && name != Sim {
-		return Runtime{}, fmt.Errorf("runtime %q has no URL: set %sURL (known names with defaults: ollama, vllm, llamacpp, lmstudio, sglang, sim)", name, prefix)
+		return Runtime{}, fmt.Errorf("runtime %q has no URL: set %sURL (names with defaults: %s, %s)", name, prefix, strings.Join(ProbeOrder, ", "), Sim)
 	}
 	if rt.URL != "" {
 		if _, err := runtimes.New(name, rt.Kind, rt.URL, "", "", 0, nil); err != nil {
@@ -176,46 +177,8 @@ func LoadRuntime(name string) (Runtime, error) {
 	return rt, nil
 }
 
-// parse fills v from the environment, turning the library's errors (which
-// name Go fields) into ones that name the variable and its value.
 func parse(v any, prefix string) error {
-	err := env.ParseWithOptions(v, env.Options{Prefix: prefix})
-	if err == nil {
-		return nil
-	}
-	var agg env.AggregateError
-	if !errors.As(err, &agg) {
-		return err
-	}
-	t := reflect.TypeOf(v).Elem()
-	var errs []error
-	for _, e := range agg.Errors {
-		var pe env.ParseError
-		if errors.As(e, &pe) {
-			if f, ok := t.FieldByName(pe.Name); ok {
-				key := prefix + f.Tag.Get("env")
-				errs = append(errs, fmt.Errorf("%s=%q: %v", key, lookup(key), cause(pe.Err)))
-				continue
-			}
-		}
-		errs = append(errs, e)
-	}
-	return errors.Join(errs...)
-}
-
-// cause strips strconv's wrapping ("strconv.ParseInt: parsing "x": invalid
-// syntax") down to what a user needs.
-func cause(err error) string {
-	var ne *strconv.NumError
-	if errors.As(err, &ne) {
-		switch ne.Err {
-		case strconv.ErrSyntax:
-			return "not a number"
-		case strconv.ErrRange:
-			return "out of range"
-		}
-	}
-	return err.Error()
+	return envvar.Parse(v, env.Options{Prefix: prefix})
 }
 
 // Names is a comma-separated list; blanks around items are dropped.
@@ -257,6 +220,9 @@ type Duration time.Duration
 func (d *Duration) UnmarshalText(b []byte) error {
 	s := strings.TrimSpace(string(b))
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(f) || math.Abs(f) > float64(math.MaxInt64)/float64(time.Second) {
+			return fmt.Errorf("out of range")
+		}
 		*d = Duration(f * float64(time.Second))
 		return nil
 	}

@@ -52,18 +52,20 @@ func TestBadValues(t *testing.T) {
 	envtest.Clean(t)
 	for _, tc := range []struct{ key, val, want string }{
 		{"BENCH_CONCURRENCY", "1,x", `BENCH_CONCURRENCY="1,x": "x" is not a whole number`},
-		{"BENCH_CONCURRENCY", "0", `BENCH_CONCURRENCY=[0]: 0 is out of range`},
+		{"BENCH_CONCURRENCY", "0", `BENCH_CONCURRENCY="0": 0 is out of range`},
 		{"BENCH_CONCURRENCY", "4,4", `4 is listed twice`},
-		{"BENCH_CONCURRENCY", ",", `BENCH_CONCURRENCY="": need at least one`},
+		{"BENCH_CONCURRENCY", ",", `BENCH_CONCURRENCY=",": need at least one`},
 		{"BENCH_WARMUPS", "two", `BENCH_WARMUPS="two": not a number`},
-		{"BENCH_WARMUPS", "-1", `BENCH_WARMUPS=-1: must be 0 or more`},
-		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS=0: must be 1 or more`},
+		{"BENCH_WARMUPS", "-1", `BENCH_WARMUPS="-1": must be 0 or more`},
+		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS="0": must be 1 or more`},
 		{"BENCH_SEED", "1.5", `BENCH_SEED="1.5": not a number`},
 		{"BENCH_TEMPERATURE", "hot", `BENCH_TEMPERATURE="hot": not a number`},
-		{"BENCH_TEMPERATURE", "-1", `BENCH_TEMPERATURE=-1: must be a finite number`},
+		{"BENCH_TEMPERATURE", "-1", `BENCH_TEMPERATURE="-1": must be a finite number`},
 		{"BENCH_TIMEOUT", "soon", `BENCH_TIMEOUT="soon": not a duration`},
-		{"BENCH_TIMEOUT", "0", `BENCH_TIMEOUT=0s: must be more than 0`},
-		{"BENCH_RUNTIMES", "a b", `BENCH_RUNTIMES=[a b]: "a b": a name may use only`},
+		{"BENCH_TIMEOUT", "0", `BENCH_TIMEOUT="0": must be more than 0`},
+		{"BENCH_TIMEOUT", "1e30", `BENCH_TIMEOUT="1e30": out of range`},
+		{"BENCH_TIMEOUT", "NaN", `BENCH_TIMEOUT="NaN": out of range`},
+		{"BENCH_RUNTIMES", "a b", `BENCH_RUNTIMES="a b": "a b": a name may use only`},
 		{"BENCH_RUNTIMES", "vllm,vllm", `"vllm" is listed twice`},
 	} {
 		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
@@ -132,6 +134,7 @@ func TestRuntimeErrors(t *testing.T) {
 		{"sim", map[string]string{"SIM_URL": "http://127.0.0.1:1"}, `SIM_URL="http://127.0.0.1:1": the simulator runs in-process`},
 		// A password in a bad URL never reaches the message.
 		{"custom", map[string]string{"CUSTOM_URL": "ftp://me:hunter2@example.test"}, `ftp://xxxxx@example.test`},
+		{"custom", map[string]string{"CUSTOM_URL": "http://me:hunter2@ho st/"}, `invalid character " " in host name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for k, v := range tc.env {

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"strconv"
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/inferencebench/inferencebench/internal/envvar"
 )
 
 const (
@@ -40,7 +41,7 @@ func DefaultConfig() Config {
 // as unset.
 func ConfigFromEnv() (Config, error) {
 	var c Config
-	err := env.ParseWithOptions(&c, env.Options{FuncMap: map[reflect.Type]env.ParserFunc{
+	err := envvar.Parse(&c, env.Options{FuncMap: map[reflect.Type]env.ParserFunc{
 		reflect.TypeFor[float64](): func(v string) (any, error) {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
@@ -60,34 +61,9 @@ func ConfigFromEnv() (Config, error) {
 		},
 	}})
 	if err != nil {
-		return Config{}, envError(err)
+		return Config{}, err
 	}
 	return c, c.Validate()
-}
-
-// envError rewrites env's errors (which name the Go field) to name the
-// variable and its value.
-func envError(err error) error {
-	var agg env.AggregateError
-	if !errors.As(err, &agg) {
-		return err
-	}
-	var errs []error
-	for _, e := range agg.Errors {
-		var pe env.ParseError
-		if !errors.As(e, &pe) {
-			errs = append(errs, e)
-			continue
-		}
-		f, ok := reflect.TypeFor[Config]().FieldByName(pe.Name)
-		if !ok {
-			errs = append(errs, e)
-			continue
-		}
-		key := f.Tag.Get("env")
-		errs = append(errs, fmt.Errorf("%s=%q: %w", key, os.Getenv(key), pe.Err))
-	}
-	return errors.Join(errs...)
 }
 
 // Validate checks TTFT >= 0 and 0 < TokensPerSec < +Inf. Its errors name
