@@ -86,10 +86,11 @@ func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error
 }
 
 // version asks the endpoints the runtimes offer, in turn: Ollama
-// /api/version, vLLM and SGLang /version, llama.cpp /props build_info.
+// /api/version, vLLM and SGLang /version, llama.cpp /props build_info,
+// and for an OpenAI-kind runtime that is Ollama's /v1, /api/version.
 func (rt *Runtime) version(ctx context.Context) *string {
 	type try struct{ path, field string }
-	tries := []try{{"/version", "version"}, {"/props", "build_info"}}
+	tries := []try{{"/version", "version"}, {"/props", "build_info"}, {"/api/version", "version"}}
 	if rt.Kind == KindOllama {
 		tries = []try{{"/api/version", "version"}}
 	}

@@ -117,6 +117,9 @@
 //	  output_tokens_approx  true when some successful request's output tokens
 //	                        were counted by chunks because the server gave no
 //	                        count (runtimes.Result.TokensApprox)
+//	  output_tokens_min, output_tokens_max
+//	                        the fewest and most output tokens of a successful
+//	                        request; null without successes
 //
 // Both files are written atomically: to a temporary file in the target
 // folder, synced, then renamed over the target.

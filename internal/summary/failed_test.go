@@ -24,6 +24,9 @@ func TestFailedLeafRuns(t *testing.T) {
 	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok}}})
 	r.Add(broken, []Round{{Wall: time.Millisecond, Results: []runtimes.Result{bad}}})
 	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok, bad}}})
+	short := runtimes.Result{TTFT: 100 * time.Millisecond, Total: time.Second, OutputTokens: 7}
+	other := Key{Runtime: "c", Model: "m", Prompt: "short", Concurrency: 2}
+	r.Add(other, []Round{{Wall: time.Second, Results: []runtimes.Result{ok, short}}})
 
 	assert.Equal(t, []Key{broken}, r.Failed())
 
@@ -33,11 +36,17 @@ func TestFailedLeafRuns(t *testing.T) {
 	assert.NotContains(t, string(txt), "runtime=b/")
 
 	rows := r.Rows()
-	require.Len(t, rows, 2)
+	require.Len(t, rows, 3)
+	assert.Equal(t, 7, *rows[2].OutputTokensMin)
+	assert.Equal(t, 50, *rows[2].OutputTokensMax)
 	assert.Equal(t, "b", rows[1].Runtime)
 	assert.Equal(t, 1, rows[1].Failures)
 	assert.Equal(t, 0, rows[1].Successes)
 	assert.Nil(t, rows[1].TTFTMean)
+	assert.Nil(t, rows[1].OutputTokensMin)
+	require.NotNil(t, rows[0].OutputTokensMin)
+	assert.Equal(t, 50, *rows[0].OutputTokensMin)
+	assert.Equal(t, 50, *rows[0].OutputTokensMax)
 	assert.Equal(t, 3, rows[0].Requests)
 	assert.Equal(t, 1, rows[0].Failures)
 }

@@ -177,8 +177,8 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 	want := append([]string{}, seedRow.keys[:2]...)
 	want = append(want, "prompt")
 	want = append(want, seedRow.keys[2:]...)
-	want = append(want, "output_tokens_approx")
-	assert.Equal(t, want, row.keys, "rows: the seed's keys with prompt after model and output_tokens_approx last")
+	want = append(want, "output_tokens_approx", "output_tokens_min", "output_tokens_max")
+	assert.Equal(t, want, row.keys, "rows: the seed's keys with prompt after model and then output_tokens_approx, _min and _max")
 	assert.Equal(t, append(append([]string{}, seed.obj["measurement_notes"].keys...),
 		"request_tps", "prompt_tps", "percentiles", "output_tokens"), ours.obj["measurement_notes"].keys)
 	assert.Equal(t, []string{"platform", "machine", "python", "go", "os", "arch", "cpu", "cpus", "memory_bytes"},

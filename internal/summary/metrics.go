@@ -48,6 +48,9 @@ type Metrics struct {
 	// TokensApprox is set when some successful request's OutputTokens was
 	// a chunk count rather than the server's token count.
 	TokensApprox bool
+	// MinTokens and MaxTokens are the fewest and most output tokens of a
+	// successful request (zero without successes).
+	MinTokens, MaxTokens int
 	// FirstError is the error of the first failed request, if any.
 	FirstError error
 }
@@ -76,6 +79,10 @@ func Compute(rounds []Round) Metrics {
 			ok++
 			tokens += res.OutputTokens
 			m.TokensApprox = m.TokensApprox || res.TokensApprox
+			if m.Successes == 1 || res.OutputTokens < m.MinTokens {
+				m.MinTokens = res.OutputTokens
+			}
+			m.MaxTokens = max(m.MaxTokens, res.OutputTokens)
 			out := float64(res.OutputTokens)
 
 			if res.TTFT > 0 {

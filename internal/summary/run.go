@@ -201,6 +201,8 @@ type Row struct {
 	AggregateTPSP95  *float64 `json:"aggregate_output_tps_p95"`
 
 	OutputTokensApprox bool `json:"output_tokens_approx"`
+	OutputTokensMin    *int `json:"output_tokens_min"`
+	OutputTokensMax    *int `json:"output_tokens_max"`
 }
 
 // Rows returns one Row per Key in first-seen order. All -count repetitions
@@ -228,6 +230,9 @@ func newRow(k Key, m Metrics) Row {
 		Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
 		Requests: m.Requests, Successes: m.Successes, Failures: m.Failures,
 		OutputTokensApprox: m.TokensApprox,
+	}
+	if m.Successes > 0 {
+		row.OutputTokensMin, row.OutputTokensMax = &m.MinTokens, &m.MaxTokens
 	}
 	row.TTFTMean, row.TTFTP50, row.TTFTP95 = figures(m.TTFT)
 	row.TotalMean, row.TotalP50, row.TotalP95 = figures(m.Total)
