@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/fixturetest"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -157,44 +157,7 @@ func TestFixturesUpToDate(t *testing.T) {
 		require.NoError(t, err)
 		got, err = os.ReadFile(filepath.Join(testdata, id+".json"))
 		require.NoError(t, err, "run go test ./internal/compare -update")
-		assertSubset(t, id+".json", decode(t, want), decode(t, got))
-	}
-}
-
-func decode(t *testing.T, data []byte) any {
-	t.Helper()
-	var v any
-	require.NoError(t, json.Unmarshal(data, &v))
-	return v
-}
-
-// assertSubset checks that got's keys all have want's values, at any
-// depth; lists must have the same length.
-func assertSubset(t *testing.T, path string, want, got any) {
-	t.Helper()
-	switch g := got.(type) {
-	case map[string]any:
-		w, ok := want.(map[string]any)
-		if !assert.True(t, ok, "%s: is an object, generated is not: run go test ./internal/compare -update", path) {
-			return
-		}
-		for k, v := range g {
-			wv, ok := w[k]
-			if assert.True(t, ok, "%s.%s is gone from the summary format: run go test ./internal/compare -update", path, k) {
-				assertSubset(t, path+"."+k, wv, v)
-			}
-		}
-	case []any:
-		w, ok := want.([]any)
-		if !assert.True(t, ok, "%s: is a list, generated is not", path) ||
-			!assert.Len(t, g, len(w), "%s is stale: run go test ./internal/compare -update", path) {
-			return
-		}
-		for i := range g {
-			assertSubset(t, path+"["+strconv.Itoa(i)+"]", w[i], g[i])
-		}
-	default:
-		assert.Equal(t, want, got, "%s is stale: run go test ./internal/compare -update", path)
+		fixturetest.Subset(t, id+".json", want, got, "run go test ./internal/compare -update")
 	}
 }
 
