@@ -50,18 +50,18 @@ func newOllamaChatRequest(model string, req Request) ollamaChatRequest {
 	}
 }
 
-// doOllama sends one streaming /api/chat request and measures it.
-func (rt *Runtime) doOllama(ctx context.Context, req Request) Result {
+// ollamaRequest builds one streaming /api/chat request.
+func (rt *Runtime) ollamaRequest(ctx context.Context, req Request) (*http.Request, error) {
 	body, err := json.Marshal(newOllamaChatRequest(rt.Model, req))
 	if err != nil {
-		return Result{Err: fmt.Errorf("encoding the request: %w", err)}
+		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
 	hreq, err := rt.newRequest(ctx, http.MethodPost, "/api/chat", body)
 	if err != nil {
-		return Result{Err: err}
+		return nil, err
 	}
 	hreq.Header.Set("Accept", "application/x-ndjson")
-	return rt.stream(ctx, hreq, readOllama)
+	return hreq, nil
 }
 
 // ollamaLine holds the few fields of a reply line we use. /api/generate's
@@ -130,12 +130,12 @@ func (p *ollamaParser) feed(b []byte, t time.Time, partial bool) (done bool, err
 	*l = ollamaLine{}
 	if err := json.Unmarshal(b, l); err != nil {
 		if partial {
-			return false, &serverError{fmt.Sprintf("stream ended without final done line (cut in the middle of a line: %s)", quote(b))}
+			return false, fail(ClassTruncated, fmt.Sprintf("stream ended without final done line (cut in the middle of a line: %s)", quote(b)))
 		}
-		return false, &serverError{fmt.Sprintf("bad line %s: %v", quote(b), err)}
+		return false, fail(ClassMalformed, fmt.Sprintf("bad line %s: %v", quote(b), err))
 	}
 	if l.Error.set {
-		return false, &serverError{"error in stream: " + l.Error.msg}
+		return false, fail(ClassStreamError, "error in stream: "+l.Error.msg)
 	}
 	if l.Message.Content != "" || l.Message.Thinking != "" || l.Response != "" || l.Thinking != "" {
 		textChunk(p.res, p.start, t)
@@ -166,9 +166,9 @@ func readOllama(r io.Reader, start time.Time, now func() time.Time, res *Result)
 			res.Total = now().Sub(start)
 			approxTokens(res)
 			if err == io.EOF {
-				return &serverError{fmt.Sprintf("stream ended without final done line (%s)", received(res.Chunks))}
+				return fail(ClassTruncated, fmt.Sprintf("stream ended without final done line (%s)", received(res.Chunks)))
 			}
-			return fmt.Errorf("reading the stream: %w", err)
+			return err // stream() says "reading the stream"
 		}
 		t := now()
 		done, err := p.feed(b, t, lr.partial)

@@ -54,18 +54,18 @@ func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
 	}
 }
 
-// doOpenAI sends one streaming chat completion request and measures it.
-func (rt *Runtime) doOpenAI(ctx context.Context, req Request) Result {
+// openAIRequest builds one streaming chat completion request.
+func (rt *Runtime) openAIRequest(ctx context.Context, req Request) (*http.Request, error) {
 	body, err := json.Marshal(newOpenAIChatRequest(rt.Model, req))
 	if err != nil {
-		return Result{Err: fmt.Errorf("encoding the request: %w", err)}
+		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
 	hreq, err := rt.newRequest(ctx, http.MethodPost, "/v1/chat/completions", body)
 	if err != nil {
-		return Result{Err: err}
+		return nil, err
 	}
 	hreq.Header.Set("Accept", "text/event-stream")
-	return rt.stream(ctx, hreq, readOpenAI)
+	return hreq, nil
 }
 
 // openAIChunk holds the few fields of a chunk we use.
@@ -144,13 +144,13 @@ func (p *openAIParser) feed(line []byte, t time.Time, partial bool) (done bool, 
 		return false, p.data(data, t, partial)
 	case bytes.HasPrefix(line, sseError):
 		// Older llama.cpp: "error: {"code":…,"message":…,"type":…}".
-		return false, &serverError{"error in stream: " + serverMessage(line[len(sseError):])}
+		return false, fail(ClassStreamError, "error in stream: "+serverMessage(line[len(sseError):]))
 	case line[0] == '{':
 		// A JSON document outside SSE framing: an error sent with
 		// status 200 by a proxy or a misbehaving server.
 		var eb errorBody
 		if json.Unmarshal(line, &eb) == nil && (eb.Error.set || eb.Object == "error") {
-			return false, &serverError{"error in stream: " + serverMessage(line)}
+			return false, fail(ClassStreamError, "error in stream: "+serverMessage(line))
 		}
 	}
 	// Other SSE fields (event:, id:, retry:) carry nothing we use.
@@ -201,19 +201,19 @@ func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
 	*c = openAIChunk{Choices: ch[:0]}
 	if err := json.Unmarshal(data, c); err != nil {
 		if partial {
-			return &serverError{fmt.Sprintf("stream ended before data: [DONE] (cut in the middle of a line: %s)", quote(data))}
+			return fail(ClassTruncated, fmt.Sprintf("stream ended before data: [DONE] (cut in the middle of a line: %s)", quote(data)))
 		}
-		return &serverError{fmt.Sprintf("bad chunk %s: %v", quote(data), err)}
+		return fail(ClassMalformed, fmt.Sprintf("bad chunk %s: %v", quote(data), err))
 	}
 	if c.Error.set {
-		return &serverError{"error in stream: " + c.Error.msg}
+		return fail(ClassStreamError, "error in stream: "+c.Error.msg)
 	}
 	if c.Object == "error" {
 		msg := c.Message
 		if msg == "" {
 			msg = snippet(data)
 		}
-		return &serverError{"error in stream: " + msg}
+		return fail(ClassStreamError, "error in stream: "+msg)
 	}
 	text := false
 	for i := range c.Choices {
@@ -273,9 +273,9 @@ func readOpenAI(r io.Reader, start time.Time, now func() time.Time, res *Result)
 		if err != nil {
 			res.Total = now().Sub(start)
 			if err == io.EOF {
-				return &serverError{fmt.Sprintf("stream ended before data: [DONE] (%s)", received(res.Chunks))}
+				return fail(ClassTruncated, fmt.Sprintf("stream ended before data: [DONE] (%s)", received(res.Chunks)))
 			}
-			return fmt.Errorf("reading the stream: %w", err)
+			return err // stream() says "reading the stream"
 		}
 		t := now()
 		done, err := p.feed(b, t, lr.partial)

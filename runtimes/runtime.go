@@ -19,6 +19,13 @@ type Runtime struct {
 	apiKey string
 	user   *url.Userinfo
 
+	// IdleTimeout, if set, fails a request when no line of its reply
+	// arrives for that long once the headers are in (BENCH_IDLE_TIMEOUT).
+	// Keep-alive lines count: they show the server is alive. Before the
+	// headers only the request timeout applies (Ollama sends its headers
+	// with the first token, so a model load or a long prefill is there).
+	IdleTimeout time.Duration
+
 	client *http.Client
 	// timeout bounds one whole request; zero means none.
 	timeout time.Duration
@@ -80,23 +87,28 @@ func (rt *Runtime) newRequest(ctx context.Context, method, path string, body []b
 }
 
 // Do sends one streaming request and measures it. It always returns a
-// Result; a failure is in Result.Err, named after the runtime, and what was
-// measured before it is kept.
+// Result; a failure is in Result.Err (a *RequestError, with its Class),
+// and what was measured before it is kept.
 func (rt *Runtime) Do(ctx context.Context, req Request) Result {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	if rt.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, rt.timeout)
-		defer cancel()
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, rt.timeout, errRequestTimeout)
+		defer stop()
+	}
+	build, read := rt.openAIRequest, readOpenAI
+	if rt.Kind == KindOllama {
+		build, read = rt.ollamaRequest, readOllama
 	}
 	var res Result
-	switch rt.Kind {
-	case KindOllama:
-		res = rt.doOllama(ctx, req)
-	default:
-		res = rt.doOpenAI(ctx, req)
+	if hreq, err := build(ctx, req); err != nil {
+		res.Err = &failure{class: ClassOther, msg: err.Error(), err: err}
+	} else {
+		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.IdleTimeout}, hreq, read)
 	}
 	if res.Err != nil {
-		res.Err = &RequestError{Runtime: rt.Name, URL: rt.BaseURL, msg: rt.redact(res.Err.Error()), err: res.Err}
+		res.Err = &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact(res.Err.Error()), err: res.Err}
 	}
 	return res
 }
@@ -105,6 +117,7 @@ func (rt *Runtime) Do(ctx context.Context, req Request) Result {
 // secrets removed from its message.
 type RequestError struct {
 	Runtime, URL string
+	Class        Class
 	msg          string
 	err          error
 }

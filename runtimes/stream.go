@@ -4,15 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // This file holds what both protocol kinds share: sending the request and
@@ -66,7 +61,7 @@ func (lr *lineReader) next() ([]byte, error) {
 		lr.long = append(lr.long[:0], line...)
 		for err == bufio.ErrBufferFull {
 			if len(lr.long) > maxLineSize {
-				return nil, fmt.Errorf("line longer than %d MiB", maxLineSize>>20)
+				return nil, fail(ClassMalformed, fmt.Sprintf("line longer than %d MiB", maxLineSize>>20))
 			}
 			line, err = lr.br.ReadSlice('\n')
 			lr.long = append(lr.long, line...)
@@ -99,8 +94,10 @@ func trimEOL(b []byte) []byte {
 type streamReader func(r io.Reader, start time.Time, now func() time.Time, res *Result) error
 
 // stream sends hreq, stamps Start right before it goes out, checks the
-// status and hands the body to read.
-func (rt *Runtime) stream(ctx context.Context, hreq *http.Request, read streamReader) Result {
+// status and hands the body to read. Once the headers are in, each line
+// read restarts the idle timer, which cancels ctx (through cancel) when no
+// line arrives for l.idle.
+func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l limits, hreq *http.Request, read streamReader) Result {
 	client := rt.client
 	if client == nil {
 		client = http.DefaultClient
@@ -110,7 +107,7 @@ func (rt *Runtime) stream(ctx context.Context, hreq *http.Request, read streamRe
 	resp, err := client.Do(hreq)
 	if err != nil {
 		res.Total = time.Since(res.Start)
-		res.Err = contextError(ctx, err, "waiting for the response", res)
+		res.Err = l.classify(ctx, err, "waiting for the response", res)
 		return res
 	}
 	if resp.StatusCode >= 400 {
@@ -119,11 +116,25 @@ func (rt *Runtime) stream(ctx context.Context, hreq *http.Request, read streamRe
 		resp.Body.Close()
 		return res
 	}
-	err = read(resp.Body, res.Start, time.Now, &res)
+	now, stopIdle := time.Now, func() bool { return false }
+	if l.idle > 0 {
+		idle := time.AfterFunc(l.idle, func() { cancel(errIdleTimeout) })
+		now = func() time.Time {
+			t := time.Now() // the stamp comes first
+			idle.Reset(l.idle)
+			return t
+		}
+		stopIdle = idle.Stop
+	}
+	err = read(resp.Body, res.Start, now, &res)
+	stopIdle() // the stream is over; draining it is not idle time
 	if err != nil {
-		res.Err = contextError(ctx, err, "", res) // err says "reading the stream"
+		res.Err = l.classify(ctx, err, "reading the stream", res)
 		resp.Body.Close()
 		return res
+	}
+	if res.Chunks == 0 {
+		res.Err = noOutput(res)
 	}
 	drainClose(resp.Body)
 	return res
@@ -137,149 +148,6 @@ func drainClose(body io.ReadCloser) {
 	_, _ = io.CopyN(io.Discard, body, drainLimit)
 	t.Stop()
 	body.Close()
-}
-
-// serverError is a failure in what the server sent: an HTTP error status,
-// an error in the stream, a stream cut short or not parseable. It is never
-// put down to the context (a failure to connect or to read is).
-type serverError struct{ msg string }
-
-func (e *serverError) Error() string { return e.msg }
-
-// contextError says "timed out" or "cancelled" for a failure caused by the
-// request's context, keeping err (and the context's error) unwrappable.
-// during, if set, says what was under way (err does not say it already).
-func contextError(ctx context.Context, err error, during string, res Result) error {
-	cerr := ctx.Err()
-	var se *serverError
-	if cerr == nil || errors.As(err, &se) {
-		return err
-	}
-	msg := "cancelled"
-	if errors.Is(cerr, context.DeadlineExceeded) {
-		msg = "timed out"
-	}
-	msg += " after " + res.Total.Round(time.Millisecond).String()
-	if during != "" {
-		msg += " " + during
-	}
-	if res.Chunks > 0 {
-		msg += " (" + received(res.Chunks) + ")"
-	}
-	if errors.Is(err, cerr) {
-		return fmt.Errorf("%s: %w", msg, err)
-	}
-	return fmt.Errorf("%s: %w (%w)", msg, err, cerr)
-}
-
-// received says how many text chunks arrived, for messages.
-func received(n int) string {
-	if n == 1 {
-		return "1 text chunk received"
-	}
-	return strconv.Itoa(n) + " text chunks received"
-}
-
-// statusError reads an HTTP error reply into a message with the status and
-// the server's own words.
-func statusError(resp *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	status := resp.Status
-	if status == "" {
-		status = strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
-	}
-	msg := serverMessage(body)
-	if msg == "" {
-		return &serverError{"HTTP " + status}
-	}
-	return &serverError{"HTTP " + status + ": " + msg}
-}
-
-// apiError is an "error" member in any of the shapes servers use: a string
-// (Ollama), an object with a message (OpenAI, vLLM ≥ 0.12, llama.cpp), or
-// null/absent (no error).
-type apiError struct {
-	set bool
-	msg string
-}
-
-func (e *apiError) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || string(b) == "null" {
-		return nil
-	}
-	e.set = true
-	switch b[0] {
-	case '"':
-		return json.Unmarshal(b, &e.msg)
-	case '{':
-		var o struct {
-			Message string          `json:"message"`
-			Type    string          `json:"type"`
-			Code    json.RawMessage `json:"code"`
-		}
-		if json.Unmarshal(b, &o) == nil && o.Message != "" {
-			e.msg = o.Message
-			return nil
-		}
-	}
-	e.msg = snippet(b)
-	return nil
-}
-
-// errorBody is every error document we know: {"error":"…"},
-// {"error":{"message":…}}, vLLM's {"object":"error","message":…} and a bare
-// {"message":…} (older llama.cpp's in-stream "error: {…}" lines).
-type errorBody struct {
-	Error   apiError `json:"error"`
-	Object  string   `json:"object"`
-	Message string   `json:"message"`
-}
-
-// serverMessage returns the message in an error document, or the start of
-// the body when it is not one we recognise, or "" for an empty body.
-func serverMessage(body []byte) string {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return ""
-	}
-	var eb errorBody
-	if json.Unmarshal(body, &eb) == nil {
-		if eb.Error.set && eb.Error.msg != "" {
-			return eb.Error.msg
-		}
-		if eb.Message != "" {
-			return eb.Message
-		}
-	}
-	return snippet(body)
-}
-
-// snippet is the first errorSnippet bytes of b as valid UTF-8.
-func snippet(b []byte) string {
-	if len(b) > errorSnippet {
-		b = b[:errorSnippet]
-		// Do not cut a character in two (invalid bytes elsewhere are
-		// replaced below).
-		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-			if utf8.RuneStart(b[i]) {
-				if !utf8.FullRune(b[i:]) {
-					b = b[:i]
-				}
-				break
-			}
-		}
-	}
-	return strings.ToValidUTF8(string(b), "?")
-}
-
-// quote is a short, printable excerpt of a bad line for a message.
-func quote(b []byte) string {
-	const n = 120
-	if len(b) > n {
-		return strconv.Quote(string(b[:n])) + "…"
-	}
-	return strconv.Quote(string(b))
 }
 
 // The fast path. encoding/json costs a few µs per chunk on a small machine

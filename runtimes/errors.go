@@ -1,0 +1,261 @@
+package runtimes
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Class is the kind of a failed request. The names are keys of the summary
+// JSON (a row's "errors" object) and are never renamed.
+type Class string
+
+const (
+	// ClassConnect: no connection (refused, no route, unknown host).
+	ClassConnect Class = "connect"
+	// ClassHTTP4xx and ClassHTTP5xx: the server answered with an HTTP
+	// error status; the message has the server's own words.
+	ClassHTTP4xx Class = "http_4xx"
+	ClassHTTP5xx Class = "http_5xx"
+	// ClassReset: the connection broke before the reply ended (reset,
+	// closed in the middle of the body or before the headers).
+	ClassReset Class = "reset"
+	// ClassTruncated: the reply ended cleanly but without its final chunk
+	// (Ollama's "done": true, OpenAI's data: [DONE]).
+	ClassTruncated Class = "truncated"
+	// ClassMalformed: a line that is not valid JSON, or longer than the
+	// line limit.
+	ClassMalformed Class = "malformed"
+	// ClassStreamError: the server sent an error object in the stream.
+	ClassStreamError Class = "stream_error"
+	// ClassNoOutput: the stream completed without any generated text, so
+	// there is no first token to time.
+	ClassNoOutput Class = "no_output"
+	// ClassTimeout: the request took longer than BENCH_TIMEOUT.
+	ClassTimeout Class = "timeout"
+	// ClassIdleTimeout: no data arrived for BENCH_IDLE_TIMEOUT.
+	ClassIdleTimeout Class = "idle_timeout"
+	// ClassCancelled: the run was stopped while the request was under way.
+	ClassCancelled Class = "cancelled"
+	// ClassUnreachable: the runtime did not answer when the run started,
+	// so none of its requests were sent.
+	ClassUnreachable Class = "unreachable"
+	// ClassOther: anything else.
+	ClassOther Class = "other"
+)
+
+// ErrorClass returns the class of a request's error: "" for nil, and
+// ClassOther for an error that did not come from this package.
+func ErrorClass(err error) Class {
+	if err == nil {
+		return ""
+	}
+	var f *failure
+	if errors.As(err, &f) {
+		return f.class
+	}
+	return ClassOther
+}
+
+// failure is a classified error. The request's context is never blamed for
+// one: contextError returns it unchanged.
+type failure struct {
+	class Class
+	msg   string
+	err   error // wrapped; may be nil
+}
+
+func (f *failure) Error() string { return f.msg }
+func (f *failure) Unwrap() error { return f.err }
+
+// fail returns a failure of class with a message.
+func fail(class Class, msg string) error { return &failure{class: class, msg: msg} }
+
+// The causes with which Do's context is cancelled.
+var (
+	errRequestTimeout = errors.New("request timeout")
+	errIdleTimeout    = errors.New("idle timeout")
+)
+
+// limits are the request's time limits, for messages.
+type limits struct{ timeout, idle time.Duration }
+
+// classify turns err, which happened during (waiting for the response,
+// reading the stream), into a failure. A failure already classified is
+// returned as it is; one caused by the request's context says "timed out"
+// or "cancelled" and keeps the context's error unwrappable; anything else
+// is a broken or refused connection.
+func (l limits) classify(ctx context.Context, err error, during string, res Result) error {
+	var f *failure
+	if errors.As(err, &f) {
+		return err
+	}
+	if ctx.Err() == nil {
+		class := ClassReset
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			class = ClassConnect
+		}
+		return &failure{class: class, msg: during + ": " + err.Error(), err: err}
+	}
+	at := res.Total.Round(time.Millisecond).String()
+	var class Class
+	var msg string
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errIdleTimeout):
+		class = ClassIdleTimeout
+		msg = fmt.Sprintf("no data for %v %s, at %s (BENCH_IDLE_TIMEOUT=%v", l.idle, during, at, l.idle)
+	case errors.Is(cause, errRequestTimeout), errors.Is(cause, context.DeadlineExceeded):
+		class = ClassTimeout
+		msg = fmt.Sprintf("timed out after %s %s (BENCH_TIMEOUT=%v", at, during, l.timeout)
+		if l.timeout == 0 {
+			msg = fmt.Sprintf("timed out after %s %s (a deadline of the caller", at, during)
+		}
+	default:
+		class = ClassCancelled
+		msg = fmt.Sprintf("cancelled after %s %s (the run was stopped", at, during)
+	}
+	if res.Chunks > 0 {
+		msg += "; " + received(res.Chunks)
+	}
+	return &failure{class: class, msg: msg + ")", err: errors.Join(err, ctx.Err())}
+}
+
+// received says how many text chunks arrived, for messages.
+func received(n int) string {
+	if n == 1 {
+		return "1 text chunk received"
+	}
+	return strconv.Itoa(n) + " text chunks received"
+}
+
+// noOutput is the failure of a stream that completed without generated
+// text.
+func noOutput(res Result) error {
+	msg := "stream completed without any generated text"
+	if !res.TokensApprox && res.OutputTokens > 0 {
+		msg += fmt.Sprintf(" (the server counted %d output tokens: text in a field this client does not read?)", res.OutputTokens)
+	} else if res.FinishReason != "" {
+		msg += " (finish reason " + strconv.Quote(res.FinishReason) + ")"
+	}
+	return fail(ClassNoOutput, msg)
+}
+
+// statusError reads an HTTP error reply into a message with the status and
+// the server's own words.
+func statusError(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	status := resp.Status
+	if status == "" {
+		status = strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
+	}
+	class := ClassHTTP4xx
+	if resp.StatusCode >= 500 {
+		class = ClassHTTP5xx
+	}
+	msg := serverMessage(body)
+	if msg == "" {
+		return fail(class, "HTTP "+status)
+	}
+	return fail(class, "HTTP "+status+": "+msg)
+}
+
+// apiError is an "error" member in any of the shapes servers use: a string
+// (Ollama), an object with a message (OpenAI, vLLM ≥ 0.12, llama.cpp), or
+// null/absent (no error).
+type apiError struct {
+	set bool
+	msg string
+}
+
+func (e *apiError) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	e.set = true
+	switch b[0] {
+	case '"':
+		return json.Unmarshal(b, &e.msg)
+	case '{':
+		var o struct {
+			Message string          `json:"message"`
+			Type    string          `json:"type"`
+			Code    json.RawMessage `json:"code"`
+		}
+		if json.Unmarshal(b, &o) == nil && o.Message != "" {
+			e.msg = o.Message
+			return nil
+		}
+	}
+	e.msg = snippet(b)
+	return nil
+}
+
+// errorBody is every error document we know: {"error":"…"},
+// {"error":{"message":…}}, vLLM's {"object":"error","message":…} and a bare
+// {"message":…} (older llama.cpp's in-stream "error: {…}" lines).
+type errorBody struct {
+	Error   apiError `json:"error"`
+	Object  string   `json:"object"`
+	Message string   `json:"message"`
+}
+
+// serverMessage returns the message in an error document, or the start of
+// the body when it is not one we recognise, or "" for an empty body.
+func serverMessage(body []byte) string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return ""
+	}
+	var eb errorBody
+	if json.Unmarshal(body, &eb) == nil {
+		if eb.Error.set && eb.Error.msg != "" {
+			return eb.Error.msg
+		}
+		if eb.Message != "" {
+			return eb.Message
+		}
+	}
+	return snippet(body)
+}
+
+// snippet is the first errorSnippet bytes of b as valid UTF-8.
+func snippet(b []byte) string {
+	if len(b) > errorSnippet {
+		b = b[:errorSnippet]
+		// Do not cut a character in two (invalid bytes elsewhere are
+		// replaced below).
+		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(b[i]) {
+				if !utf8.FullRune(b[i:]) {
+					b = b[:i]
+				}
+				break
+			}
+		}
+	}
+	return strings.ToValidUTF8(string(b), "?")
+}
+
+// quote is a short, printable excerpt of a bad line for a message.
+func quote(b []byte) string {
+	const n = 120
+	if len(b) > n {
+		return strconv.Quote(string(b[:n])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
+// NewError returns an error of class c with message msg, for code that
+// fails a request itself, and for tests.
+func NewError(c Class, msg string) error { return fail(c, msg) }

@@ -1,0 +1,146 @@
+package runtimes
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// textLine and keepAlive are one text chunk and one keep-alive line of
+// kind k.
+func textLine(k Kind) string {
+	if k == KindOllama {
+		return `{"message":{"role":"assistant","content":"Hi"},"done":false}` + "\n"
+	}
+	return `data: {"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}` + "\n\n"
+}
+
+func keepAlive(k Kind) string {
+	if k == KindOllama {
+		return "\n"
+	}
+	return ": keepalive\n\n"
+}
+
+// BENCH_IDLE_TIMEOUT fails a stream that goes quiet; keep-alive lines keep
+// it going, and the wait for the headers is not idle time.
+func TestIdleTimeout(t *testing.T) {
+	const idle = 150 * time.Millisecond
+	for _, k := range bothKinds {
+		t.Run(string(k), func(t *testing.T) {
+			stop := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				f := w.(http.Flusher)
+				time.Sleep(2 * idle) // before the headers: only BENCH_TIMEOUT applies
+				io.WriteString(w, textLine(k))
+				f.Flush()
+				for range 6 { // 6 × idle/2 of keep-alives: alive, not idle
+					time.Sleep(idle / 2)
+					io.WriteString(w, keepAlive(k))
+					f.Flush()
+				}
+				select { // then nothing
+				case <-r.Context().Done():
+				case <-stop:
+				}
+			}))
+			defer srv.Close()
+			defer close(stop)
+			rt := newTestRuntime(t, k, srv.URL, "", 10*time.Second)
+			rt.IdleTimeout = idle
+			res := rt.Do(context.Background(), Request{Prompt: "hi"})
+			require.Error(t, res.Err)
+			assert.Equal(t, ClassIdleTimeout, ErrorClass(res.Err))
+			msg := res.Err.Error()
+			assert.Contains(t, msg, "no data for 150ms reading the stream")
+			assert.Contains(t, msg, "BENCH_IDLE_TIMEOUT=150ms")
+			assert.Contains(t, msg, "1 text chunk received")
+			assert.ErrorIs(t, res.Err, context.Canceled)
+			assert.Equal(t, 1, res.Chunks, "what was measured before the failure is kept")
+			assert.GreaterOrEqual(t, res.TTFT, 2*idle, "the header wait did not trip the idle timeout")
+			// The end is the last keep-alive plus the idle time.
+			assert.InDelta(t, (2*idle + 3*idle + idle).Seconds(), res.Total.Seconds(), 0.150)
+		})
+	}
+}
+
+// The request timeout is its own class and names its setting.
+func TestTimeoutClass(t *testing.T) {
+	for _, k := range bothKinds {
+		t.Run(string(k), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, textLine(k))
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			}))
+			defer srv.Close()
+			rt := newTestRuntime(t, k, srv.URL, "", 200*time.Millisecond)
+			rt.IdleTimeout = time.Minute
+			res := rt.Do(context.Background(), Request{Prompt: "hi"})
+			require.Error(t, res.Err)
+			assert.Equal(t, ClassTimeout, ErrorClass(res.Err))
+			assert.Contains(t, res.Err.Error(), "(BENCH_TIMEOUT=200ms; 1 text chunk received)")
+			assert.ErrorIs(t, res.Err, context.DeadlineExceeded)
+
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(50*time.Millisecond, cancel)
+			res = rt.Do(ctx, Request{Prompt: "hi"})
+			assert.Equal(t, ClassCancelled, ErrorClass(res.Err), "%v", res.Err)
+		})
+	}
+}
+
+// A stream that completes without any generated text is a failure: it has
+// no first token to time.
+func TestNoOutput(t *testing.T) {
+	replies := map[Kind]string{
+		KindOllama: `{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":0}` + "\n",
+		KindOpenAI: `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n" +
+			`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
+			`data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":7}}` + "\n\n" + "data: [DONE]\n\n",
+	}
+	for _, k := range bothKinds {
+		t.Run(string(k), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, replies[k])
+			}))
+			defer srv.Close()
+			res := newTestRuntime(t, k, srv.URL, "", 0).Do(context.Background(), Request{Prompt: "hi"})
+			require.Error(t, res.Err)
+			assert.Equal(t, ClassNoOutput, ErrorClass(res.Err))
+			assert.Contains(t, res.Err.Error(), "stream completed without any generated text")
+			if k == KindOpenAI {
+				assert.Contains(t, res.Err.Error(), "the server counted 7 output tokens")
+			} else {
+				assert.Contains(t, res.Err.Error(), `finish reason "stop"`)
+			}
+			assert.Zero(t, res.TTFT)
+		})
+	}
+}
+
+// Nothing listening: a connect failure, named as such.
+func TestConnectClass(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	for _, k := range bothKinds {
+		res := newTestRuntime(t, k, url, "", time.Second).Do(context.Background(), Request{Prompt: "hi"})
+		require.Error(t, res.Err)
+		assert.Equal(t, ClassConnect, ErrorClass(res.Err), "%v", res.Err)
+		assert.Contains(t, res.Err.Error(), "connection refused")
+		assert.Contains(t, res.Err.Error(), "waiting for the response")
+	}
+}
+
+func TestErrorClassOfOtherErrors(t *testing.T) {
+	assert.Equal(t, Class(""), ErrorClass(nil))
+	assert.Equal(t, ClassOther, ErrorClass(io.ErrUnexpectedEOF))
+	assert.Equal(t, ClassTruncated, ErrorClass(&RequestError{Runtime: "x", err: fail(ClassTruncated, "cut")}))
+}
