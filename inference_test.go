@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, suite.Prefix+err.Error())
 		os.Exit(2)
 	}
+	s.HandleInterrupts() // Ctrl-C keeps the finished benchmarks' results
 	code := m.Run()
 	if err := s.Finish(); err != nil {
 		fmt.Fprintln(os.Stderr, suite.Prefix+err.Error())
@@ -52,7 +53,11 @@ func BenchmarkInference(b *testing.B) {
 }
 
 func benchLeaf(b *testing.B, rt *runtimes.Runtime, p prompts.Prompt, n int) {
-	if err := s.Unavailable(rt); err != nil {
+	key := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name, Concurrency: n}
+	if err := s.CheckReachable(key); err != nil {
+		if s.Settings.SkipUnreachable {
+			b.Skip(err)
+		}
 		b.Fatal(err)
 	}
 	ctx, req := b.Context(), s.Request(p)
@@ -65,16 +70,18 @@ func benchLeaf(b *testing.B, rt *runtimes.Runtime, p prompts.Prompt, n int) {
 		rounds = append(rounds, round(ctx, rt, req, n))
 		progress.Round(rounds[len(rounds)-1])
 	}
-	s.Run.Add(summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name, Concurrency: n}, rounds)
+	if err := s.Record(key, rounds); err != nil {
+		b.Error(err)
+	}
 	m := summary.Compute(rounds)
 	m.Report(b)
 	switch {
 	case m.Successes == 0:
-		b.Errorf("all %d requests failed; the first: %v", m.Requests, m.FirstError)
+		b.Errorf("all %d requests failed (%s); the first: %v", m.Requests, m.ErrorCounts(), m.FirstError)
 	case m.Failures > 0:
 		// A benchmark's log is always printed: the failures show, and the
 		// figures of the successful requests still count.
-		b.Logf("%d of %d requests failed; the first: %v", m.Failures, m.Requests, m.FirstError)
+		b.Logf("%d of %d requests failed (%s); the first: %v", m.Failures, m.Requests, m.ErrorCounts(), m.FirstError)
 	}
 }
 

@@ -34,10 +34,16 @@ type Settings struct {
 	Seed        int      `env:"BENCH_SEED" envDefault:"42"`
 	Temperature float64  `env:"BENCH_TEMPERATURE" envDefault:"0"`
 	Timeout     Duration `env:"BENCH_TIMEOUT" envDefault:"600s"`
-	Prompts     Names    `env:"BENCH_PROMPTS"`
-	PromptsDir  string   `env:"BENCH_PROMPTS_DIR"`
-	OutputDir   string   `env:"BENCH_OUTPUT_DIR" envDefault:"results"`
-	Progress    string   `env:"BENCH_PROGRESS" envDefault:"auto"`
+	// IdleTimeout fails a request whose reply sends nothing for that
+	// long; 0 turns it off.
+	IdleTimeout Duration `env:"BENCH_IDLE_TIMEOUT" envDefault:"120s"`
+	// SkipUnreachable skips, instead of failing, the benchmarks of a named
+	// runtime that does not answer at the start.
+	SkipUnreachable bool   `env:"BENCH_SKIP_UNREACHABLE"`
+	Prompts         Names  `env:"BENCH_PROMPTS"`
+	PromptsDir      string `env:"BENCH_PROMPTS_DIR"`
+	OutputDir       string `env:"BENCH_OUTPUT_DIR" envDefault:"results"`
+	Progress        string `env:"BENCH_PROGRESS" envDefault:"auto"`
 }
 
 // DefaultPrompts is what an unset BENCH_PROMPTS means: the built-ins, plus
@@ -112,6 +118,9 @@ func (s Settings) validate() error {
 	}
 	if s.Timeout <= 0 {
 		bad("BENCH_TIMEOUT", "must be more than 0")
+	}
+	if s.IdleTimeout < 0 {
+		bad("BENCH_IDLE_TIMEOUT", "must be 0 (off) or more")
 	}
 	if strings.TrimSpace(s.OutputDir) == "" {
 		bad("BENCH_OUTPUT_DIR", "must name a folder")

@@ -22,6 +22,8 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, 42, s.Seed)
 	assert.Zero(t, s.Temperature)
 	assert.Equal(t, Duration(600*time.Second), s.Timeout)
+	assert.Equal(t, Duration(120*time.Second), s.IdleTimeout)
+	assert.False(t, s.SkipUnreachable)
 	assert.Empty(t, s.Prompts)
 	assert.Equal(t, "results", s.OutputDir)
 }
@@ -33,6 +35,8 @@ func TestValues(t *testing.T) {
 	t.Setenv("BENCH_TIMEOUT", "90")
 	t.Setenv("BENCH_TEMPERATURE", "0.7")
 	t.Setenv("BENCH_PROMPTS", "short,code")
+	t.Setenv("BENCH_IDLE_TIMEOUT", "0")
+	t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
 	s, err := Load()
 	require.NoError(t, err)
 	assert.Equal(t, Names{"vllm-metal", "ollama"}, s.Runtimes)
@@ -40,6 +44,8 @@ func TestValues(t *testing.T) {
 	assert.Equal(t, Duration(90*time.Second), s.Timeout)
 	assert.InDelta(t, 0.7, s.Temperature, 1e-12)
 	assert.Equal(t, Names{"short", "code"}, s.Prompts)
+	assert.Zero(t, s.IdleTimeout, "0 turns the idle timeout off")
+	assert.True(t, s.SkipUnreachable)
 
 	t.Setenv("BENCH_TIMEOUT", "2m30s")
 	s, err = Load()
@@ -56,6 +62,9 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_CONCURRENCY", "4,4", `4 is listed twice`},
 		{"BENCH_CONCURRENCY", ",", `BENCH_CONCURRENCY=",": need at least one`},
 		{"BENCH_WARMUPS", "two", `BENCH_WARMUPS="two": not a number`},
+		{"BENCH_IDLE_TIMEOUT", "-5s", `BENCH_IDLE_TIMEOUT="-5s": must be 0 (off) or more`},
+		{"BENCH_IDLE_TIMEOUT", "soon", `BENCH_IDLE_TIMEOUT="soon": not a duration`},
+		{"BENCH_SKIP_UNREACHABLE", "yes", `BENCH_SKIP_UNREACHABLE="yes": not a boolean`},
 		{"BENCH_WARMUPS", "-1", `BENCH_WARMUPS="-1": must be 0 or more`},
 		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS="0": must be 1 or more`},
 		{"BENCH_SEED", "1.5", `BENCH_SEED="1.5": not a number`},

@@ -45,6 +45,9 @@ func Parse(v any, opts env.Options) error {
 func cause(err error) string {
 	var ne *strconv.NumError
 	if errors.As(err, &ne) {
+		if ne.Func == "ParseBool" {
+			return "not a boolean (use 1 or 0, true or false)"
+		}
 		switch ne.Err {
 		case strconv.ErrSyntax:
 			return "not a number"

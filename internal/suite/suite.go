@@ -9,14 +9,20 @@ package suite
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/config"
@@ -44,6 +50,12 @@ type Suite struct {
 	log         io.Writer
 	progress    io.Writer // nil: no progress lines
 	closeProg   func()
+
+	// saveMu serialises writing the run's files, and holds an interrupt
+	// back until a write under way has finished.
+	saveMu            sync.Mutex
+	jsonPath, txtPath string // set by the first write
+	stopInterrupts    func()
 }
 
 // Setup reads the environment and prepares the run. Notices go to log
@@ -189,7 +201,12 @@ func (s *Suite) open(spec config.Runtime) (*runtimes.Runtime, error) {
 		}
 		url = s.sim.URL
 	}
-	return runtimes.New(spec.Name, spec.Kind, url, spec.Model, spec.APIKey, time.Duration(s.Settings.Timeout), s.client)
+	rt, err := runtimes.New(spec.Name, spec.Kind, url, spec.Model, spec.APIKey, time.Duration(s.Settings.Timeout), s.client)
+	if err != nil {
+		return nil, err
+	}
+	rt.IdleTimeout = time.Duration(s.Settings.IdleTimeout)
+	return rt, nil
 }
 
 // record adds rt to the suite and its metadata to the run.
@@ -210,6 +227,7 @@ func (s *Suite) arguments() summary.Arguments {
 		MaxTokens:   st.MaxTokens,
 		Seed:        st.Seed,
 		Timeout:     time.Duration(st.Timeout).Seconds(),
+		IdleTimeout: time.Duration(st.IdleTimeout).Seconds(),
 		Temperature: st.Temperature,
 		Benchtime:   flagValue("test.benchtime"),
 	}
@@ -240,12 +258,104 @@ func (s *Suite) arguments() summary.Arguments {
 // Unavailable returns why rt cannot be benchmarked, or nil.
 func (s *Suite) Unavailable(rt *runtimes.Runtime) error { return s.unavailable[rt.Name] }
 
+// CheckReachable returns nil if k's runtime answered at the start. If it
+// did not, it records the leaf run as unreachable (a row with the reason)
+// and returns the error for the benchmark to fail with or, with
+// BENCH_SKIP_UNREACHABLE=1, to skip with; the message says which.
+func (s *Suite) CheckReachable(k summary.Key) error {
+	why := s.unavailable[k.Runtime]
+	if why == nil {
+		return nil
+	}
+	s.Run.AddUnreachable(k, why)
+	if err := s.save(); err != nil {
+		return fmt.Errorf("%w; and %w", why, err)
+	}
+	if s.Settings.SkipUnreachable {
+		return fmt.Errorf("skipped (BENCH_SKIP_UNREACHABLE=1): %w", why)
+	}
+	return fmt.Errorf("%w (set BENCH_SKIP_UNREACHABLE=1 to skip runtimes that do not answer)", why)
+}
+
+// Record adds one finished leaf run to the run and rewrites the run's
+// files, so that a run interrupted later keeps it.
+func (s *Suite) Record(k summary.Key, rounds []summary.Round) error {
+	s.Run.Add(k, rounds)
+	return s.save()
+}
+
+// save writes the run's files as they stand, atomically (see
+// summary.Run.WriteFiles). The first write picks a run id that no file in
+// BENCH_OUTPUT_DIR has yet.
+func (s *Suite) save() error {
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	if s.jsonPath == "" {
+		s.Run.ID = freeID(s.Settings.OutputDir, s.Run.ID)
+	}
+	s.Run.CompletedAt = time.Now()
+	js, txt, err := s.Run.WriteFiles(s.Settings.OutputDir)
+	if err != nil {
+		return fmt.Errorf("writing results to BENCH_OUTPUT_DIR=%q: %w", s.Settings.OutputDir, err)
+	}
+	if s.jsonPath == "" {
+		s.logf("results go to %s and %s, rewritten after each benchmark", js, txt)
+	}
+	s.jsonPath, s.txtPath = js, txt
+	return nil
+}
+
+// freeID returns id, or id-2, id-3, … if a run of that id is already in
+// dir (two runs started in the same second).
+func freeID(dir, id string) string {
+	cand := id
+	for i := 2; ; i++ {
+		if _, err := os.Stat(filepath.Join(dir, cand+".json")); errors.Is(err, fs.ErrNotExist) {
+			return cand
+		}
+		cand = id + "-" + strconv.Itoa(i)
+	}
+}
+
+// HandleInterrupts makes SIGINT (Ctrl-C) and SIGTERM end the run at once,
+// after a write of the run's files under way has finished: the files keep
+// every leaf run that finished, the one under way is lost. The process
+// exits with 128 + the signal's number.
+func (s *Suite) HandleInterrupts() {
+	ch := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-ch:
+			s.saveMu.Lock() // never released: no write starts after this
+			if s.jsonPath != "" {
+				s.logf("interrupted (%v): the %d finished benchmark runs are in %s and %s; the one under way is lost",
+					sig, s.Run.Len(), s.jsonPath, s.txtPath)
+			} else {
+				s.logf("interrupted (%v) before any benchmark finished; nothing was written", sig)
+			}
+			s.closeRuntimes()
+			code := 130
+			if n, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(n)
+			}
+			os.Exit(code)
+		case <-done:
+		}
+	}()
+	s.stopInterrupts = func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
 // Request is the request every benchmark of prompt p sends.
 func (s *Suite) Request(p prompts.Prompt) runtimes.Request {
 	return runtimes.Request{Prompt: p.Text, MaxTokens: s.Settings.MaxTokens, Seed: s.Settings.Seed, Temperature: s.Settings.Temperature}
 }
 
-// Finish writes the run's summary JSON and benchstat file, if any
+// Finish writes the run's files a last time, marked complete, if any
 // benchmark ran, and stops the simulator. It fails if any leaf run had no
 // successful request.
 func (s *Suite) Finish() error {
@@ -253,12 +363,11 @@ func (s *Suite) Finish() error {
 	if s.Run == nil || s.Run.Len() == 0 {
 		return nil
 	}
-	s.Run.CompletedAt = time.Now()
-	js, txt, err := s.Run.WriteFiles(s.Settings.OutputDir)
-	if err != nil {
-		return fmt.Errorf("writing results to BENCH_OUTPUT_DIR=%q: %w", s.Settings.OutputDir, err)
+	s.Run.Complete = true
+	if err := s.save(); err != nil {
+		return err
 	}
-	s.logf("wrote %s and %s", js, txt)
+	s.logf("wrote %s and %s", s.jsonPath, s.txtPath)
 	// go test does not fail a run whose later -count repetitions fail;
 	// the suite does, so that a script sees it.
 	if failed := s.Run.Failed(); len(failed) > 0 {
@@ -267,8 +376,18 @@ func (s *Suite) Finish() error {
 	return nil
 }
 
-// Close stops the simulator, if it was started.
+// Close stops the interrupt handler, the progress output and the
+// simulator.
 func (s *Suite) Close() {
+	if s.stopInterrupts != nil {
+		s.stopInterrupts()
+		s.stopInterrupts = nil
+	}
+	s.closeRuntimes()
+}
+
+// closeRuntimes closes the progress output and the simulator, if started.
+func (s *Suite) closeRuntimes() {
 	if s.closeProg != nil {
 		s.closeProg()
 		s.closeProg = nil

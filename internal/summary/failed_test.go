@@ -1,7 +1,6 @@
 package summary
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +17,7 @@ import (
 func TestFailedLeafRuns(t *testing.T) {
 	r := NewRun(time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC))
 	ok := runtimes.Result{TTFT: 100 * time.Millisecond, Total: time.Second, OutputTokens: 50}
-	bad := runtimes.Result{Total: time.Millisecond, Err: errors.New("HTTP 500")}
+	bad := runtimes.Result{Total: time.Millisecond, Err: runtimes.NewError(runtimes.ClassHTTP5xx, "HTTP 500 Internal Server Error")}
 	good := Key{Runtime: "a", Model: "m", Prompt: "short", Concurrency: 1}
 	broken := Key{Runtime: "b", Model: "m", Prompt: "short", Concurrency: 1}
 	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok}}})

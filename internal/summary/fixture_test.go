@@ -2,7 +2,6 @@ package summary
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -22,7 +21,7 @@ func failed() runtimes.Result {
 	return runtimes.Result{
 		TTFT: 9 * time.Second, Total: 99 * time.Second, OutputTokens: 9999,
 		PromptTokens: 10, PromptEval: ms, Eval: ms, TokensApprox: true,
-		Err: errors.New("vllm-metal (http://127.0.0.1:8001): stream reset"),
+		Err: runtimes.NewError(runtimes.ClassReset, "vllm-metal (http://127.0.0.1:8001): reading the stream: read tcp 127.0.0.1:50712->127.0.0.1:8001: read: connection reset by peer"),
 	}
 }
 
@@ -36,6 +35,7 @@ func ptr[T any](v T) *T { return &v }
 func fixtureRun(version string, created time.Time) *Run {
 	r := NewRun(created)
 	r.CompletedAt = created.Add(107*time.Second + 832855*time.Microsecond)
+	r.Complete = true
 	r.Host = Host{
 		Platform: "linux-6.1.0-amd64", Machine: "amd64", Go: "go1.26.8", OS: "linux", Arch: "amd64",
 		CPU: "Fixture CPU @ 3.00GHz", CPUs: 8, MemoryBytes: 16 << 30,
@@ -45,7 +45,7 @@ func fixtureRun(version string, created time.Time) *Run {
 		OllamaURL: ptr("http://127.0.0.1:11434"), OllamaModel: ptr("qwen3.8:27b-mlx"),
 		VLLMURL: ptr("http://127.0.0.1:8001"), VLLMModel: ptr("qwen3.8-27b-nvfp4"),
 		Warmups: 2, Rounds: ptr(3), Concurrency: []int{1, 2}, MaxTokens: 128, Seed: 42,
-		Timeout: 600, Temperature: 0, Prompts: []string{"short", "code"}, Count: ptr(2), Benchtime: "3x",
+		Timeout: 600, Temperature: 0, Prompts: []string{"short", "code"}, Count: ptr(2), Benchtime: "3x", IdleTimeout: 120,
 	}
 	r.Runtimes = []RuntimeInfo{
 		{Name: "ollama", Kind: "ollama", BaseURL: "http://127.0.0.1:11434", Model: "qwen3.8:27b-mlx"},

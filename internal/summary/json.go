@@ -57,6 +57,7 @@ type document struct {
 	MeasurementNotes MeasurementNotes           `json:"measurement_notes"`
 	CompletedAt      string                     `json:"completed_at"`
 	Summary          []Row                      `json:"summary"`
+	Complete         bool                       `json:"complete"`
 }
 
 // MarshalJSON returns the summary JSON of r, as WriteJSON writes it.
@@ -77,6 +78,7 @@ func (r *Run) MarshalJSON() ([]byte, error) {
 		MeasurementNotes: Notes,
 		CompletedAt:      completed.UTC().Format(TimeFormat),
 		Summary:          r.Rows(),
+		Complete:         r.Complete,
 	}
 	if doc.Runtimes == nil {
 		doc.Runtimes = []RuntimeInfo{}
@@ -152,10 +154,11 @@ func (a Arguments) MarshalJSON() ([]byte, error) {
 		Prompts     []string `json:"prompts"`
 		Count       *int     `json:"count"`
 		Benchtime   string   `json:"benchtime"`
+		IdleTimeout *float64 `json:"idle_timeout"`
 	}{
 		a.OutputDir, a.Runtime, a.OllamaURL, a.OllamaModel, a.VLLMURL, a.VLLMModel,
 		a.Warmups, a.Rounds, concurrency, a.MaxTokens, a.Seed,
-		num(a.Timeout), num(a.Temperature), names, a.Count, a.Benchtime,
+		num(a.Timeout), num(a.Temperature), names, a.Count, a.Benchtime, num(a.IdleTimeout),
 	})
 }
 

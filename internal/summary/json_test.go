@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -94,9 +95,9 @@ func decodeNode(dec *json.Decoder) (*node, error) {
 // mustNull lists the seed keys whose value we write as null by design.
 var mustNull = map[string]bool{"host.python": true}
 
-// maps lists the objects whose keys are data (runtime or prompt names), not
+// dataMaps lists the objects whose keys are data (runtime or prompt names), not
 // part of the format.
-var maps = map[string]bool{"versions": true, "model_metadata": true, "prompts": true}
+var dataMaps = map[string]bool{"versions": true, "model_metadata": true, "prompts": true}
 
 // assertContract checks that ours has every key of seed, in the seed's
 // order, with a value of the seed's type (anything where the seed has
@@ -115,7 +116,7 @@ func assertContract(t *testing.T, seed, ours *node, path string) {
 	}
 	switch seed.kind {
 	case "object":
-		if maps[path] {
+		if dataMaps[path] {
 			for _, k := range ours.keys {
 				if v := ours.obj[k]; path == "versions" {
 					assert.Contains(t, []string{"string", "null"}, v.kind, "%s.%s", path, k)
@@ -171,20 +172,24 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 
 	assertContract(t, seed, ours, "")
 
-	assert.Equal(t, seed.keys, ours.keys, "top level: exactly the seed's keys, in its order")
+	assert.Equal(t, append(slices.Clone(seed.keys), "complete"), ours.keys, "top level: the seed's keys, in its order, then complete")
 	row := ours.obj["summary"].arr[0]
 	seedRow := seed.obj["summary"].arr[0]
 	want := append([]string{}, seedRow.keys[:2]...)
 	want = append(want, "prompt")
-	want = append(want, seedRow.keys[2:]...)
+	failures := slices.Index(seedRow.keys, "failures")
+	require.Positive(t, failures)
+	want = append(want, seedRow.keys[2:failures+1]...)
+	want = append(want, "errors")
+	want = append(want, seedRow.keys[failures+1:]...)
 	want = append(want, "output_tokens_approx", "output_tokens_min", "output_tokens_max")
-	assert.Equal(t, want, row.keys, "rows: the seed's keys with prompt after model and then output_tokens_approx, _min and _max")
+	assert.Equal(t, want, row.keys, "rows: the seed's keys with prompt after model, errors after failures, and then output_tokens_approx, _min and _max")
 	assert.Equal(t, append(append([]string{}, seed.obj["measurement_notes"].keys...),
 		"request_tps", "prompt_tps", "percentiles", "output_tokens"), ours.obj["measurement_notes"].keys)
 	assert.Equal(t, []string{"platform", "machine", "python", "go", "os", "arch", "cpu", "cpus", "memory_bytes"},
 		ours.obj["host"].keys)
 	assert.Equal(t, append(append([]string{}, seed.obj["arguments"].keys...),
-		"temperature", "prompts", "count", "benchtime"), ours.obj["arguments"].keys)
+		"temperature", "prompts", "count", "benchtime", "idle_timeout"), ours.obj["arguments"].keys)
 	assert.Equal(t, []string{"short", "code"}, ours.obj["prompts"].keys, "prompts in the order run, not sorted")
 }
 

@@ -1,8 +1,12 @@
 package summary
 
 import (
+	"cmp"
+	"maps"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -53,6 +57,46 @@ type Metrics struct {
 	MinTokens, MaxTokens int
 	// FirstError is the error of the first failed request, if any.
 	FirstError error
+	// Errors counts the failures by class (runtimes.ErrorClass), with the
+	// first message of each; nil without failures.
+	Errors map[runtimes.Class]ErrorCount
+}
+
+// ErrorCount is one class of failures: how many, and the first one's
+// message.
+type ErrorCount struct {
+	Count int    `json:"count"`
+	First string `json:"first"`
+}
+
+// ErrorCounts is the failures by class for a message, most frequent first:
+// "3 timeout, 1 reset".
+func (m Metrics) ErrorCounts() string {
+	classes := slices.Collect(maps.Keys(m.Errors))
+	slices.SortFunc(classes, func(a, b runtimes.Class) int {
+		if c := cmp.Compare(m.Errors[b].Count, m.Errors[a].Count); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	parts := make([]string, len(classes))
+	for i, c := range classes {
+		parts[i] = strconv.Itoa(m.Errors[c].Count) + " " + string(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// addError counts err under its class.
+func (m *Metrics) addError(class runtimes.Class, err error) {
+	if m.Errors == nil {
+		m.Errors = map[runtimes.Class]ErrorCount{}
+	}
+	ec, seen := m.Errors[class]
+	if !seen {
+		ec.First = err.Error()
+	}
+	ec.Count++
+	m.Errors[class] = ec
 }
 
 // Compute returns the figures of rounds, as defined in the package doc.
@@ -73,6 +117,7 @@ func Compute(rounds []Round) Metrics {
 				if m.FirstError == nil {
 					m.FirstError = res.Err
 				}
+				m.addError(runtimes.ErrorClass(res.Err), res.Err)
 				continue
 			}
 			m.Successes++

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // RunIDFormat is the time layout of Run.ID, in UTC.
@@ -83,6 +85,7 @@ type Arguments struct {
 	Prompts     []string
 	Count       *int
 	Benchtime   string
+	IdleTimeout float64 // seconds; 0 is off
 }
 
 // RuntimeInfo is one runtime of the run.
@@ -109,6 +112,10 @@ type Run struct {
 	Versions               map[string]*string         // runtime name -> version, nil if unknown
 	ModelMetadata          map[string]json.RawMessage // runtime name -> raw JSON, nil -> null
 	Prompts                []Prompt                   // written as an object in this order
+	// Complete is set when every benchmark has run; a file written after
+	// each leaf (so that an interrupted run keeps what it finished) has it
+	// false until the last write.
+	Complete bool
 
 	mu     sync.Mutex
 	leaves []leaf
@@ -119,6 +126,8 @@ type leaf struct {
 	key    Key
 	rounds []Round
 	procs  int // GOMAXPROCS while it ran, for the benchmark name
+	// unreachable is why the leaf sent no request (AddUnreachable).
+	unreachable error
 }
 
 // NewRun returns an empty run started at now.
@@ -137,6 +146,15 @@ func (r *Run) Add(k Key, rounds []Round) {
 	l := leaf{key: k, rounds: cp, procs: runtime.GOMAXPROCS(0)}
 	r.mu.Lock()
 	r.leaves = append(r.leaves, l)
+	r.mu.Unlock()
+}
+
+// AddUnreachable records one leaf run of k that sent no request because
+// its runtime did not answer at the start: its row has no figures and
+// errors.unreachable (counting leaf runs) with err's message.
+func (r *Run) AddUnreachable(k Key, err error) {
+	r.mu.Lock()
+	r.leaves = append(r.leaves, leaf{key: k, procs: runtime.GOMAXPROCS(0), unreachable: err})
 	r.mu.Unlock()
 }
 
@@ -175,6 +193,9 @@ type Row struct {
 	Requests    int    `json:"requests"`
 	Successes   int    `json:"successes"`
 	Failures    int    `json:"failures"`
+	// Errors are the failures by class (runtimes.Class), each with its
+	// count and first message; {} without failures.
+	Errors map[runtimes.Class]ErrorCount `json:"errors"`
 
 	TTFTMean *float64 `json:"ttft_s_mean"`
 	TTFTP50  *float64 `json:"ttft_s_p50"`
@@ -209,18 +230,26 @@ type Row struct {
 // of a Key pool into its row: percentiles are over all their samples.
 func (r *Run) Rows() []Row {
 	var (
-		order  []Key
-		pooled = map[Key][]Round{}
+		order       []Key
+		pooled      = map[Key][]Round{}
+		unreachable = map[Key][]error{}
 	)
 	for _, l := range r.snapshot() {
 		if _, seen := pooled[l.key]; !seen {
 			order = append(order, l.key)
 		}
 		pooled[l.key] = append(pooled[l.key], l.rounds...)
+		if l.unreachable != nil {
+			unreachable[l.key] = append(unreachable[l.key], l.unreachable)
+		}
 	}
 	rows := make([]Row, 0, len(order))
 	for _, k := range order {
-		rows = append(rows, newRow(k, Compute(pooled[k])))
+		m := Compute(pooled[k])
+		for _, err := range unreachable[k] {
+			m.addError(runtimes.ClassUnreachable, err)
+		}
+		rows = append(rows, newRow(k, m))
 	}
 	return rows
 }
@@ -229,7 +258,11 @@ func newRow(k Key, m Metrics) Row {
 	row := Row{
 		Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
 		Requests: m.Requests, Successes: m.Successes, Failures: m.Failures,
+		Errors:             m.Errors,
 		OutputTokensApprox: m.TokensApprox,
+	}
+	if row.Errors == nil {
+		row.Errors = map[runtimes.Class]ErrorCount{}
 	}
 	if m.Successes > 0 {
 		row.OutputTokensMin, row.OutputTokensMax = &m.MinTokens, &m.MaxTokens

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"errors"
 	"math"
 	"sync"
 	"testing"
@@ -129,4 +130,62 @@ func TestAddConcurrent(t *testing.T) {
 	for _, row := range rows {
 		assert.Equal(t, 16, row.Requests, "conc=%d", row.Concurrency)
 	}
+}
+
+// Failures are counted by class, each with its first message, pooled over
+// repetitions; a row without failures has an empty errors object.
+func TestRowsCountErrorsByClass(t *testing.T) {
+	k := Key{Runtime: "vllm", Model: "m", Prompt: "short", Concurrency: 2}
+	clean := Key{Runtime: "vllm", Model: "m", Prompt: "short", Concurrency: 1}
+	timeout := func(msg string) runtimes.Result {
+		return runtimes.Result{Total: time.Second, Err: runtimes.NewError(runtimes.ClassTimeout, msg)}
+	}
+	r := NewRun(time.Unix(0, 0))
+	r.Add(clean, []Round{{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10)}}})
+	r.Add(k, []Round{
+		{Wall: time.Second, Results: []runtimes.Result{timeout("first timeout"), failed()}},
+		{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10), timeout("second timeout")}},
+	})
+	r.Add(k, []Round{{Wall: time.Second, Results: []runtimes.Result{
+		{Total: ms, Err: runtimes.NewError(runtimes.ClassHTTP5xx, "HTTP 503 Service Unavailable: overloaded")},
+		{Total: ms, Err: errors.New("not from package runtimes")},
+	}}})
+
+	rows := r.Rows()
+	require.Len(t, rows, 2)
+	assert.NotNil(t, rows[0].Errors, "written as {}, not null")
+	assert.Empty(t, rows[0].Errors)
+	row := rows[1]
+	assert.Equal(t, 5, row.Failures)
+	assert.Equal(t, map[runtimes.Class]ErrorCount{
+		runtimes.ClassTimeout: {Count: 2, First: "first timeout"},
+		runtimes.ClassReset:   {Count: 1, First: failed().Err.Error()},
+		runtimes.ClassHTTP5xx: {Count: 1, First: "HTTP 503 Service Unavailable: overloaded"},
+		runtimes.ClassOther:   {Count: 1, First: "not from package runtimes"},
+	}, row.Errors)
+	total := 0
+	for _, ec := range row.Errors {
+		total += ec.Count
+	}
+	assert.Equal(t, row.Failures, total, "every failure is in exactly one class")
+}
+
+// A leaf run whose runtime did not answer has a row, with no figures and
+// the reason under errors.unreachable; it is not in the benchstat file.
+func TestUnreachableRow(t *testing.T) {
+	k := Key{Runtime: "vllm", Prompt: "short", Concurrency: 1}
+	r := NewRun(time.Unix(0, 0))
+	why := errors.New(`vllm (http://127.0.0.1:8000): GET /v1/models: dial tcp 127.0.0.1:8000: connect: connection refused`)
+	r.AddUnreachable(k, why)
+	r.AddUnreachable(k, why) // -count=2
+	rows := r.Rows()
+	require.Len(t, rows, 1)
+	row := rows[0]
+	assert.Zero(t, row.Requests)
+	assert.Nil(t, row.TTFTMean)
+	assert.Nil(t, row.OutputTokensMin)
+	assert.Equal(t, map[runtimes.Class]ErrorCount{runtimes.ClassUnreachable: {Count: 2, First: why.Error()}}, row.Errors)
+	txt, err := r.benchfmt()
+	require.NoError(t, err)
+	assert.NotContains(t, string(txt), "Inference/", "no benchmark line for a leaf that sent nothing")
 }

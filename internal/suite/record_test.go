@@ -1,0 +1,176 @@
+package suite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// written is what a reader of the run's files finds.
+type written struct {
+	Complete bool `json:"complete"`
+	Summary  []struct {
+		Runtime     string                                `json:"runtime"`
+		Concurrency int                                   `json:"concurrency"`
+		Requests    int                                   `json:"requests"`
+		Errors      map[runtimes.Class]summary.ErrorCount `json:"errors"`
+		TTFTMean    *float64                              `json:"ttft_s_mean"`
+	} `json:"summary"`
+	results []string // benchmark names in the .txt
+}
+
+func readWritten(t *testing.T, s *Suite) written {
+	t.Helper()
+	var w written
+	data, err := os.ReadFile(s.jsonPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &w), "the JSON is whole after every write")
+	f, err := os.Open(s.txtPath)
+	require.NoError(t, err)
+	defer f.Close()
+	r := benchfmt.NewReader(f, s.txtPath)
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			w.results = append(w.results, string(rec.Name))
+		case *benchfmt.SyntaxError:
+			t.Errorf("%s: %v", s.txtPath, rec)
+		}
+	}
+	require.NoError(t, r.Err())
+	return w
+}
+
+func okRounds() []summary.Round {
+	return []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}}
+}
+
+// Each finished leaf run is on disk before the next starts, so that an
+// interrupted run keeps it; only the last write says the run is complete.
+func TestRecordRewritesFilesAfterEachLeaf(t *testing.T) {
+	isolate(t)
+	t.Setenv("BENCH_RUNTIMES", "sim")
+	s, err := Setup(context.Background(), &bytes.Buffer{})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+
+	k1 := summary.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}
+	k4 := k1
+	k4.Concurrency = 4
+	require.NoError(t, s.Record(k1, okRounds()))
+	w := readWritten(t, s)
+	assert.False(t, w.Complete)
+	require.Len(t, w.Summary, 1)
+	assert.Equal(t, []string{"Inference/runtime=sim/prompt=short/conc=1"}, trimProcs(w.results))
+
+	require.NoError(t, s.Record(k4, okRounds()))
+	w = readWritten(t, s)
+	assert.False(t, w.Complete)
+	require.Len(t, w.Summary, 2)
+	assert.Len(t, w.results, 2)
+
+	require.NoError(t, s.Finish())
+	w = readWritten(t, s)
+	assert.True(t, w.Complete, "the last write marks the run complete")
+	assert.Len(t, w.Summary, 2)
+
+	left, err := filepath.Glob(filepath.Join(s.Settings.OutputDir, ".*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temporary file is left behind")
+}
+
+func trimProcs(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		if j := strings.LastIndexByte(n, '-'); j > strings.LastIndexByte(n, '=') {
+			n = n[:j]
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// Two runs started in the same second do not write over each other.
+func TestRunIDNotReused(t *testing.T) {
+	isolate(t)
+	t.Setenv("BENCH_RUNTIMES", "sim")
+	s, err := Setup(context.Background(), &bytes.Buffer{})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	dir := s.Settings.OutputDir
+	s.Run.ID = "20261202T120000Z"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "20261202T120000Z.json"), []byte("{}\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "20261202T120000Z-2.json"), []byte("{}\n"), 0o644))
+
+	require.NoError(t, s.Record(summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 1}, okRounds()))
+	assert.Equal(t, filepath.Join(dir, "20261202T120000Z-3.json"), s.jsonPath)
+	assert.Equal(t, filepath.Join(dir, "20261202T120000Z-3.txt"), s.txtPath)
+	old, err := os.ReadFile(filepath.Join(dir, "20261202T120000Z.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "{}\n", string(old), "the earlier run's file is untouched")
+	require.NoError(t, s.Record(summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 4}, okRounds()))
+	assert.Equal(t, filepath.Join(dir, "20261202T120000Z-3.json"), s.jsonPath, "the id stays for the whole run")
+}
+
+// A named runtime that does not answer fails its leaves, or skips them
+// with BENCH_SKIP_UNREACHABLE=1, with one message naming it, its URL and
+// the error; either way its rows say why, and nothing holds a secret.
+func TestCheckReachable(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fail", true: "skip"}[skip], func(t *testing.T) {
+			isolate(t)
+			url := closedURL(t)
+			t.Setenv("BENCH_RUNTIMES", "mine,sim")
+			t.Setenv("MINE_URL", strings.Replace(url, "http://", "http://me:hunter2@", 1))
+			t.Setenv("MINE_API_KEY", "sk-verysecret")
+			if skip {
+				t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
+			}
+			s, err := Setup(context.Background(), &bytes.Buffer{})
+			require.NoError(t, err)
+			t.Cleanup(s.Close)
+
+			require.NoError(t, s.CheckReachable(summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 1}))
+			err = s.CheckReachable(summary.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
+			require.Error(t, err)
+			msg := err.Error()
+			assert.Contains(t, msg, "mine ("+url+")")
+			assert.Contains(t, msg, "connection refused")
+			if skip {
+				assert.True(t, strings.HasPrefix(msg, "skipped (BENCH_SKIP_UNREACHABLE=1): mine ("), msg)
+			} else {
+				assert.Contains(t, msg, "set BENCH_SKIP_UNREACHABLE=1 to skip")
+			}
+
+			w := readWritten(t, s)
+			require.Len(t, w.Summary, 1)
+			row := w.Summary[0]
+			assert.Equal(t, "mine", row.Runtime)
+			assert.Zero(t, row.Requests)
+			assert.Nil(t, row.TTFTMean)
+			require.Contains(t, row.Errors, runtimes.ClassUnreachable)
+			assert.Contains(t, row.Errors[runtimes.ClassUnreachable].First, "connection refused")
+			assert.Empty(t, w.results, "no benchmark line for a runtime that was not benchmarked")
+			for _, f := range []string{s.jsonPath, s.txtPath} {
+				b, err := os.ReadFile(f)
+				require.NoError(t, err)
+				assert.NotContains(t, string(b), "hunter2")
+				assert.NotContains(t, string(b), "sk-verysecret")
+			}
+			assert.NotContains(t, msg, "hunter2")
+			assert.NotContains(t, msg, "sk-verysecret")
+		})
+	}
+}
