@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"reflect"
 	"strconv"
 	"time"
@@ -25,20 +26,38 @@ const (
 	ContextLength = 8192
 )
 
-// Config is the simulated schedule.
+// Config is the simulated schedule, and the fault, if any, the server
+// plays. The zero value of the fault fields is no fault.
 type Config struct {
 	TTFT         time.Duration `env:"SIM_TTFT" envDefault:"50ms"`          // request received -> first token chunk
 	TokensPerSec float64       `env:"SIM_TOKENS_PER_SEC" envDefault:"400"` // decode rate after the first token
+
+	// Fault (SIM_FAULT) is how the chat requests that FaultEvery picks
+	// misbehave: FaultNone (the default), one of the Fault constants, or
+	// "http-NNN" with NNN an HTTP status from 400 to 599. See the package
+	// documentation.
+	Fault Fault `env:"SIM_FAULT"`
+	// FaultEvery (SIM_FAULT_EVERY, default 1) picks the chat requests that
+	// get the fault: the k-th (1-based, both chat endpoints counted
+	// together) when k % FaultEvery == 0; 1 is every request. 0, the zero
+	// value (what ConfigFromEnv returns when the variable is unset),
+	// counts as 1; SIM_FAULT_EVERY=0 written out is an error.
+	FaultEvery int `env:"SIM_FAULT_EVERY"`
 }
 
-// DefaultConfig is the Config ConfigFromEnv returns with no variables set.
+// every is FaultEvery, 0 counting as 1.
+func (c Config) every() int { return max(c.FaultEvery, 1) }
+
+// DefaultConfig is the Config ConfigFromEnv returns with no variables set:
+// TTFT 50ms, 400 tokens/s, no fault (FaultEvery 0, which counts as 1).
 func DefaultConfig() Config {
 	return Config{TTFT: 50 * time.Millisecond, TokensPerSec: 400}
 }
 
-// ConfigFromEnv reads SIM_TTFT (a Go duration, e.g. 50ms) and
-// SIM_TOKENS_PER_SEC (a number) and validates them. An empty variable counts
-// as unset.
+// ConfigFromEnv reads SIM_TTFT (a Go duration, e.g. 50ms),
+// SIM_TOKENS_PER_SEC (a number), SIM_FAULT (a fault mode) and
+// SIM_FAULT_EVERY (a whole number, 1 or more) and validates them. An empty
+// variable counts as unset.
 func ConfigFromEnv() (Config, error) {
 	var c Config
 	err := envvar.Parse(&c, env.Options{FuncMap: map[reflect.Type]env.ParserFunc{
@@ -63,11 +82,20 @@ func ConfigFromEnv() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	return c, c.Validate()
+	err = c.Validate()
+	if c.FaultEvery == 0 && os.Getenv("SIM_FAULT_EVERY") != "" {
+		// Written out, 0 is a mistake; only unset means the default.
+		err = errors.Join(err, errFaultEvery(0))
+	}
+	return c, err
 }
 
-// Validate checks TTFT >= 0 and 0 < TokensPerSec < +Inf. Its errors name
-// the environment variable, e.g. `SIM_TOKENS_PER_SEC=0: must be > 0`.
+func errFaultEvery(n int) error { return fmt.Errorf("SIM_FAULT_EVERY=%d: must be 1 or more", n) }
+
+// Validate checks TTFT >= 0, 0 < TokensPerSec < +Inf, that Fault is a
+// known mode and FaultEvery >= 0 (0 counting as 1). Its errors name the
+// environment variable, e.g. `SIM_TOKENS_PER_SEC=0: must be > 0` or
+// `SIM_FAULT="bogus": unknown fault; one of reset, …`.
 func (c Config) Validate() error {
 	var errs []error
 	if c.TTFT < 0 {
@@ -80,6 +108,12 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("SIM_TOKENS_PER_SEC=%s: must be > 0", tps))
 	case math.IsInf(c.TokensPerSec, 0):
 		errs = append(errs, fmt.Errorf("SIM_TOKENS_PER_SEC=%s: must be finite", tps))
+	}
+	if err := c.Fault.check(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.FaultEvery < 0 {
+		errs = append(errs, errFaultEvery(c.FaultEvery))
 	}
 	return errors.Join(errs...)
 }

@@ -77,4 +77,83 @@
 // GET /health.
 //
 // The model field is echoed back as sent, or Model when empty.
+//
+// # Faults
+//
+// For testing clients the server can misbehave on purpose. Config.Fault
+// (SIM_FAULT) is the mode; Config.FaultEvery (SIM_FAULT_EVERY, default 1)
+// picks the chat requests it hits: the server numbers the chat requests of
+// both endpoints together from 1, as they arrive (before their bodies are
+// parsed), and the k-th gets the fault when k % FaultEvery == 0. The others,
+// and the metadata endpoints always, are served as usual. Let k be
+// max(n/2, 1), "half the tokens": tokens 0..k-1 go out on the schedule,
+// then, when token k would be due (the end time for n = 1):
+//
+//   - reset: the connection is reset (hijacked, SO_LINGER 0, closed: a TCP
+//     RST). The client reads "connection reset by peer".
+//   - truncate: the response ends, with a proper end of its chunked body,
+//     but no final chunk: no done:true line; no finish_reason, usage or
+//     [DONE].
+//   - malformed: one line of broken JSON, a token chunk cut in the middle
+//     of its text, "simulated fault: malformed chunk, cut here", then a
+//     newline (SSE: a blank line too); then tokens k..n-1 and the end as
+//     usual.
+//   - error: an in-stream error in the protocol's own shape, then the end
+//     (below).
+//   - object-error: the same with older vLLM's shape for OpenAI (below);
+//     Ollama has one shape, error's.
+//   - stall: nothing more; the handler holds the connection open, parked,
+//     until the client goes away or the server closes.
+//
+// The in-stream errors, with a message like "simulated fault: error after 4
+// of 8 tokens": Ollama (error and object-error), after which the response
+// ends,
+//
+//	{"error":"simulated fault: …"}
+//
+// OpenAI error, then data: [DONE],
+//
+//	data: {"error":{"message":"simulated fault: …","type":"InternalServerError","code":500}}
+//
+// OpenAI object-error, then data: [DONE],
+//
+//	data: {"object":"error","message":"simulated fault: …","type":"InternalServerError","param":null,"code":500}
+//
+// Three modes change the whole stream instead:
+//
+//   - empty: no text at all, the end on schedule (t0 + TTFT + n/rate).
+//     Ollama: only the final line, content "", done_reason "stop",
+//     eval_count 0. OpenAI: the role chunk, then a finish chunk with
+//     content "" and finish_reason "stop", the usage chunk (if asked for)
+//     with completion_tokens 0, and [DONE].
+//   - big-line: token k (token 0 when n = 1) is one chunk whose text is
+//     1 MiB + 1 bytes of 'x', a line longer than 1 MiB. The rest as usual:
+//     a client must succeed.
+//   - keepalive: keep-alive lines, one right after the headers and one
+//     before every token chunk: the SSE comment ": keepalive" and a blank
+//     line (OpenAI), an empty line (Ollama). The rest as usual: a client
+//     must succeed.
+//
+// And "http-NNN", NNN from 400 to 599: the chat request is answered at once
+// with status NNN, Content-Type application/json and the protocol's error
+// body, Ollama's
+//
+//	{"error":"simulated fault: HTTP NNN"}
+//
+// or OpenAI's (vLLM), with T from the status (e.g. "ServiceUnavailableError"
+// for 503),
+//
+//	{"object":"error","message":"simulated fault: HTTP NNN","type":T,"param":null,"code":NNN}
+//
+// Every error message the server writes contains "simulated fault", so a
+// test can check that the server's words reach the client's error. An
+// Ollama "stream": false request gets the fault as one response can: reset,
+// stall, http-NNN as above; error and object-error an HTTP 500
+// {"error":"simulated fault: …"} when token k would be due; truncate and
+// malformed the object cut in the middle (a clean end of a broken body);
+// empty no text and eval_count 0; big-line the big token in the text;
+// keepalive nothing different.
+//
+// Server.OpenConns counts the client connections open, so a test can check
+// that a client closed every connection it gave up on.
 package sim

@@ -30,6 +30,8 @@ type Server struct {
 	closing  bool
 	handlers sync.WaitGroup
 	active   atomic.Int64 // handlers running
+	conns    atomic.Int64 // client connections open
+	chats    atomic.Int64 // chat requests counted for FaultEvery
 
 	hooks
 
@@ -113,6 +115,7 @@ func start(cfg Config, h hooks) (*Server, error) {
 		// No ReadTimeout or WriteTimeout: they would cut long streams.
 		IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return s.ctx },
+		ConnState:   s.connState,
 	}
 	go func() {
 		defer close(s.serveDone)
@@ -124,6 +127,21 @@ func start(cfg Config, h hooks) (*Server, error) {
 // Active is the number of requests being handled (streams in flight,
 // mostly).
 func (s *Server) Active() int { return int(s.active.Load()) }
+
+// OpenConns is the number of client TCP connections open now: accepted and
+// not yet closed by either side. A connection the simulator resets
+// (FaultReset) counts as closed.
+func (s *Server) OpenConns() int { return int(s.conns.Load()) }
+
+func (s *Server) connState(_ net.Conn, st http.ConnState) {
+	switch st {
+	case http.StateNew:
+		s.conns.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		// Only FaultReset hijacks, and it closes the connection at once.
+		s.conns.Add(-1)
+	}
+}
 
 // Config is the schedule the server keeps.
 func (s *Server) Config() Config { return s.cfg }

@@ -35,17 +35,34 @@ const maxWrite = 32 << 10
 
 // encoder renders one protocol's chunks, appending to b.
 type encoder interface {
+	// token is token i's chunk.
 	token(b []byte, i int, now time.Time) []byte
+	// final is the final chunk(s) of an n-token stream.
 	final(b []byte, now time.Time) []byte
+
+	// For the faults:
+
+	// text is a token chunk whose text is the JSON string quoted.
+	text(b []byte, quoted []byte, now time.Time) []byte
+	// broken is one line of broken JSON: a chunk cut in the middle.
+	broken(b []byte, now time.Time) []byte
+	// failure is an in-stream error saying msg, and what ends the stream
+	// after it.
+	failure(b []byte, f Fault, msg string) []byte
+	// keepAlive is a keep-alive line.
+	keepAlive(b []byte) []byte
+	// empty is the final chunk(s) of a stream with no tokens.
+	empty(b []byte, now time.Time) []byte
 }
 
-// stream writes tokens 0..n-1 and the final chunk(s) on the schedule,
+// stream writes chunks 0..stop-1 on the schedule, where chunk i < n is
+// token i and chunk n the final chunk(s) (stop is n+1 for a whole stream),
 // flushing after every write. It returns early, with an error, if ctx ends
 // or a write fails.
-func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseController, t0 time.Time, n int, enc encoder) error {
+func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseController, t0 time.Time, n, stop int, enc encoder) error {
 	sl := newSleeper()
 	buf := make([]byte, 0, 1024)
-	for i := 0; i <= n; {
+	for i := 0; i < stop; {
 		if err := s.clock.sleepUntil(ctx, sl, t0.Add(s.cfg.Offset(i))); err != nil {
 			return err
 		}
@@ -53,7 +70,7 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 		buf = buf[:0]
 		// Everything due by now goes in this write: each chunk is still its
 		// own line, none is early, and a late stream catches up.
-		for i <= n && len(buf) < maxWrite && !now.Before(t0.Add(s.cfg.Offset(i))) {
+		for i < stop && len(buf) < maxWrite && !now.Before(t0.Add(s.cfg.Offset(i))) {
 			if i < n {
 				buf = enc.token(buf, i, now)
 			} else {
@@ -91,6 +108,11 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	if s.onStart != nil {
 		s.onStart(r, t0)
 	}
+	f := s.faultFor()
+	if code := f.httpStatus(); code != 0 {
+		httpFault(w, r, code, false)
+		return
+	}
 	var req struct {
 		Model    string    `json:"model"`
 		Messages []message `json:"messages"`
@@ -118,6 +140,10 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		t0:   t0, n: n, p: p, ttft: s.cfg.TTFT, eval: s.cfg.decode(n),
 	}
 	if req.Stream != nil && !*req.Stream {
+		if f != FaultNone {
+			s.ollamaWhole(w, r, t0, n, enc, f)
+			return
+		}
 		if err := s.clock.sleepUntil(r.Context(), newSleeper(), t0.Add(s.cfg.Offset(n))); err != nil {
 			s.abort()
 			return
@@ -132,12 +158,15 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	if f == FaultKeepAlive {
+		if _, err := w.Write(enc.keepAlive(nil)); err != nil {
+			return
+		}
+	}
 	if rc.Flush() != nil {
 		return
 	}
-	if err := s.stream(r.Context(), w, rc, t0, n, enc); err != nil {
-		s.abort()
-	}
+	s.serve(w, r, rc, t0, n, enc, f)
 }
 
 type ollamaEncoder struct {
@@ -154,8 +183,12 @@ func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
 }
 
 func (e *ollamaEncoder) token(b []byte, i int, now time.Time) []byte {
+	return e.text(b, vocabJSON[i%len(vocabJSON)], now)
+}
+
+func (e *ollamaEncoder) text(b []byte, quoted []byte, now time.Time) []byte {
 	b = e.start(b, now)
-	b = append(b, vocabJSON[i%len(vocabJSON)]...)
+	b = append(b, quoted...)
 	return append(b, "},\"done\":false}\n"...)
 }
 
@@ -164,25 +197,55 @@ func (e *ollamaEncoder) final(b []byte, now time.Time) []byte { return e.done(b,
 // done renders the final line; with whole, the message carries all n tokens
 // (the "stream": false response).
 func (e *ollamaEncoder) done(b []byte, now time.Time, whole bool) []byte {
-	b = e.start(b, now)
-	b = append(b, '"')
+	var text []byte
 	if whole {
 		for i := range e.n {
-			b = append(b, Token(i)...)
+			text = append(text, Token(i)...)
 		}
 	}
-	b = append(b, `"},"done":true,"done_reason":"length","total_duration":`...)
+	return e.end(b, now, text, "length", e.n, e.eval)
+}
+
+func (e *ollamaEncoder) empty(b []byte, now time.Time) []byte {
+	return e.end(b, now, nil, "stop", 0, 0)
+}
+
+// end renders a final line whose message content is text (plain ASCII, no
+// quotes or backslashes), with eval_count count.
+func (e *ollamaEncoder) end(b []byte, now time.Time, text []byte, reason string, count int, eval time.Duration) []byte {
+	b = e.start(b, now)
+	b = append(b, '"')
+	b = append(b, text...)
+	b = append(b, `"},"done":true,"done_reason":"`...)
+	b = append(b, reason...)
+	b = append(b, `","total_duration":`...)
 	b = strconv.AppendInt(b, int64(now.Sub(e.t0)), 10)
 	b = append(b, `,"load_duration":0,"prompt_eval_count":`...)
 	b = strconv.AppendInt(b, int64(e.p), 10)
 	b = append(b, `,"prompt_eval_duration":`...)
 	b = strconv.AppendInt(b, int64(e.ttft), 10)
 	b = append(b, `,"eval_count":`...)
-	b = strconv.AppendInt(b, int64(e.n), 10)
+	b = strconv.AppendInt(b, int64(count), 10)
 	b = append(b, `,"eval_duration":`...)
-	b = strconv.AppendInt(b, int64(e.eval), 10)
+	b = strconv.AppendInt(b, int64(eval), 10)
 	return append(b, "}\n"...)
 }
+
+func (e *ollamaEncoder) broken(b []byte, now time.Time) []byte {
+	b = e.start(b, now)
+	b = append(b, brokenText...)
+	return append(b, '\n')
+}
+
+// failure is Ollama's in-stream error line; the response ends after it.
+func (e *ollamaEncoder) failure(b []byte, _ Fault, msg string) []byte {
+	b = append(b, `{"error":`...)
+	b = strconv.AppendQuote(b, msg) // plain ASCII: Go and JSON quoting agree
+	return append(b, "}\n"...)
+}
+
+// keepAlive is an empty line.
+func (e *ollamaEncoder) keepAlive(b []byte) []byte { return append(b, '\n') }
 
 // ---- OpenAI-compatible (vLLM) ----
 
@@ -190,6 +253,11 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	t0 := time.Now()
 	if s.onStart != nil {
 		s.onStart(r, t0)
+	}
+	f := s.faultFor()
+	if code := f.httpStatus(); code != 0 {
+		httpFault(w, r, code, true)
+		return
 	}
 	var req struct {
 		Model               string    `json:"model"`
@@ -231,14 +299,16 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	// The role-only chunk goes out at once; it is not a token.
-	role := append(append(make([]byte, 0, len(enc.head)+100), enc.head...),
+	role := make([]byte, 0, len(enc.head)+120)
+	if f == FaultKeepAlive {
+		role = enc.keepAlive(role)
+	}
+	role = append(append(role, enc.head...),
 		`[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
 	if _, err := w.Write(role); err != nil || rc.Flush() != nil {
 		return
 	}
-	if err := s.stream(r.Context(), w, rc, t0, enc.n, enc); err != nil {
-		s.abort()
-	}
+	s.serve(w, r, rc, t0, enc.n, enc, f)
 }
 
 type openaiEncoder struct {
@@ -247,25 +317,62 @@ type openaiEncoder struct {
 	n, p  int
 }
 
-func (e *openaiEncoder) token(b []byte, i int, _ time.Time) []byte {
+func (e *openaiEncoder) token(b []byte, i int, now time.Time) []byte {
+	return e.text(b, vocabJSON[i%len(vocabJSON)], now)
+}
+
+func (e *openaiEncoder) text(b []byte, quoted []byte, _ time.Time) []byte {
 	b = append(b, e.head...)
 	b = append(b, `[{"index":0,"delta":{"content":`...)
-	b = append(b, vocabJSON[i%len(vocabJSON)]...)
+	b = append(b, quoted...)
 	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }
 
-func (e *openaiEncoder) final(b []byte, _ time.Time) []byte {
+func (e *openaiEncoder) final(b []byte, _ time.Time) []byte { return e.end(b, "length", e.n) }
+
+func (e *openaiEncoder) empty(b []byte, _ time.Time) []byte { return e.end(b, "stop", 0) }
+
+// end is the finish chunk with reason, the usage chunk if asked for (with
+// completion_tokens n) and [DONE].
+func (e *openaiEncoder) end(b []byte, reason string, n int) []byte {
 	b = append(b, e.head...)
-	b = append(b, `[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"length","stop_reason":null}]}`+"\n\n"...)
+	b = append(b, `[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"`...)
+	b = append(b, reason...)
+	b = append(b, `","stop_reason":null}]}`+"\n\n"...)
 	if e.usage {
 		b = append(b, e.head...)
 		b = append(b, `[],"usage":{"prompt_tokens":`...)
 		b = strconv.AppendInt(b, int64(e.p), 10)
 		b = append(b, `,"total_tokens":`...)
-		b = strconv.AppendInt(b, int64(e.p+e.n), 10)
+		b = strconv.AppendInt(b, int64(e.p+n), 10)
 		b = append(b, `,"completion_tokens":`...)
-		b = strconv.AppendInt(b, int64(e.n), 10)
+		b = strconv.AppendInt(b, int64(n), 10)
 		b = append(b, "}}\n\n"...)
 	}
 	return append(b, "data: [DONE]\n\n"...)
 }
+
+func (e *openaiEncoder) broken(b []byte, _ time.Time) []byte {
+	b = append(b, e.head...)
+	b = append(b, `[{"index":0,"delta":{"content":`...)
+	b = append(b, brokenText...)
+	return append(b, "\n\n"...)
+}
+
+// failure is an in-stream error, vLLM's newer {"error":{…}} shape or, for
+// FaultObjectError, the older {"object":"error",…}, then [DONE].
+func (e *openaiEncoder) failure(b []byte, f Fault, msg string) []byte {
+	if f == FaultObjectError {
+		b = append(b, `data: {"object":"error","message":`...)
+		b = strconv.AppendQuote(b, msg) // plain ASCII: Go and JSON quoting agree
+		b = append(b, `,"type":"InternalServerError","param":null,"code":500}`+"\n\n"...)
+	} else {
+		b = append(b, `data: {"error":{"message":`...)
+		b = strconv.AppendQuote(b, msg)
+		b = append(b, `,"type":"InternalServerError","code":500}}`+"\n\n"...)
+	}
+	return append(b, "data: [DONE]\n\n"...)
+}
+
+// keepAlive is an SSE comment.
+func (e *openaiEncoder) keepAlive(b []byte) []byte { return append(b, ": keepalive\n\n"...) }
