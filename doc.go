@@ -22,9 +22,15 @@
 //	prompt-tok/s   mean prompt tokens / prompt evaluation time, where the
 //	               server reports it (Ollama, llama.cpp)
 //
-// When the benchmarks are done, TestMain writes $BENCH_OUTPUT_DIR/<run_id>.json
+// After each benchmark the suite rewrites $BENCH_OUTPUT_DIR/<run_id>.json
 // (the summary; see package internal/summary for every key) and
 // $BENCH_OUTPUT_DIR/<run_id>.txt (the same results as go test prints them,
-// for go tool benchstat). The README lists every setting; they are
-// environment variables, read by package internal/config.
+// for go tool benchstat), so Ctrl-C keeps every finished benchmark; the
+// last write marks the summary "complete". The README lists every setting;
+// they are environment variables, read by package internal/config.
+//
+// A failed request is counted, under its class (runtimes.Class), and left
+// out of the figures; a benchmark whose every request failed fails, and the
+// run goes on. A runtime named in BENCH_RUNTIMES that does not answer fails
+// its benchmarks, or skips them with BENCH_SKIP_UNREACHABLE=1.
 package inference

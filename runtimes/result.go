@@ -6,7 +6,12 @@
 // SGLang and Ollama's /v1 endpoint speak. Every wire quirk of those servers
 // (role-only first chunks, reasoning fields, usage chunks, keep-alive
 // comments, llama.cpp timings) is handled here and nowhere else: what leaves
-// this package is a Result, one per request, in plain units.
+// this package is a Result, one per request, in plain units. A failed
+// request keeps what was measured before the failure, and its error has a
+// Class ([ErrorClass]) that says what went wrong: a refused connection, an
+// HTTP status, a reset or truncated stream, a malformed line, an error sent
+// in the stream, no text at all, a timeout (BENCH_TIMEOUT) or an idle
+// timeout (BENCH_IDLE_TIMEOUT).
 package runtimes
 
 import (

@@ -61,7 +61,8 @@
 // "2026-08-31T11:47:27.622260+00:00"; a number that does not exist or is not
 // finite is null.
 //
-//	run_id            the run's ID, its UTC start as 20060102T150405Z
+//	run_id            the run's ID, its UTC start as 20060102T150405Z, with
+//	                  -2, -3, … if a run of that ID already had files
 //	created_at        when the run started
 //	host              the machine that ran the client:
 //	  platform          GOOS-kernel release-GOARCH, e.g. "linux-6.1.0-amd64",
@@ -89,6 +90,7 @@
 //	  prompts           prompt names, in the order run
 //	  count             go test -count, null if not given
 //	  benchtime         go test -benchtime, "" if not given
+//	  idle_timeout      BENCH_IDLE_TIMEOUT in seconds, 0 when off
 //	runtimes          one object per runtime: name, kind ("ollama" or
 //	                  "openai"), base_url, model
 //	versions          runtime name -> version string, null if unknown
@@ -98,13 +100,22 @@
 //	measurement_notes what each figure measures: ttft, total, decode_tps,
 //	                  aggregate_output_tps, request_tps, prompt_tps,
 //	                  percentiles, output_tokens
-//	completed_at      when the run ended (the time of writing if not set)
+//	completed_at      when the run ended, or for a file written during the
+//	                  run, when it was written (the time of writing if not set)
 //	summary           one row per runtime, model, prompt and concurrency, in
 //	                  the order first run; all -count repetitions pool into it:
 //	  runtime, model, prompt, concurrency
 //	  requests          requests sent
 //	  successes         requests that completed
 //	  failures          requests that failed
+//	  errors            the failures by class (runtimes.Class: connect,
+//	                    http_4xx, http_5xx, reset, truncated, malformed,
+//	                    stream_error, no_output, timeout, idle_timeout,
+//	                    cancelled, unreachable, other), each as
+//	                    {"count": n, "first": "the first one's message"};
+//	                    {} without failures. unreachable counts leaf runs
+//	                    that sent nothing because the runtime did not answer
+//	                    at the start ([Run.AddUnreachable]; requests is 0)
 //	  ttft_s_mean, ttft_s_p50, ttft_s_p95                 seconds
 //	  total_s_mean, total_s_p50, total_s_p95              seconds
 //	  prompt_tps_mean, prompt_tps_p50, prompt_tps_p95     tokens/s, null when
@@ -121,6 +132,11 @@
 //	                        the fewest and most output tokens of a successful
 //	                        request; null without successes
 //
+//	complete          true once every benchmark has run; false in a file
+//	                  written after each leaf while the run goes on, and so in
+//	                  the file an interrupted run leaves
+//
 // Both files are written atomically: to a temporary file in the target
-// folder, synced, then renamed over the target.
+// folder, synced, then renamed over the target. The suite rewrites them
+// after every finished leaf, so a reader never sees half a file.
 package summary
