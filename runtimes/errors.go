@@ -185,7 +185,9 @@ func (e *apiError) UnmarshalJSON(b []byte) error {
 	e.set = true
 	switch b[0] {
 	case '"':
-		return json.Unmarshal(b, &e.msg)
+		err := json.Unmarshal(b, &e.msg)
+		e.msg = clip(e.msg)
+		return err
 	case '{':
 		var o struct {
 			Message string          `json:"message"`
@@ -193,7 +195,7 @@ func (e *apiError) UnmarshalJSON(b []byte) error {
 			Code    json.RawMessage `json:"code"`
 		}
 		if json.Unmarshal(b, &o) == nil && o.Message != "" {
-			e.msg = o.Message
+			e.msg = clip(o.Message)
 			return nil
 		}
 	}
@@ -223,7 +225,7 @@ func serverMessage(body []byte) string {
 			return eb.Error.msg
 		}
 		if eb.Message != "" {
-			return eb.Message
+			return clip(eb.Message)
 		}
 	}
 	return snippet(body)
@@ -245,6 +247,26 @@ func snippet(b []byte) string {
 		}
 	}
 	return strings.ToValidUTF8(string(b), "?")
+}
+
+// clip is s cut to errorSnippet bytes as valid UTF-8: a server's message,
+// however long, takes a bounded place in an error.
+func clip(s string) string {
+	if len(s) <= errorSnippet && utf8.ValidString(s) {
+		return s
+	}
+	return snippet([]byte(s))
+}
+
+// jsonError is a decoder's message, cut short: encoding/json quotes a whole
+// number literal, which a broken server can make megabytes long.
+func jsonError(err error) string {
+	const n = 160
+	msg := err.Error()
+	if len(msg) > n {
+		msg = snippet([]byte(msg[:n])) + "…"
+	}
+	return msg
 }
 
 // quote is a short, printable excerpt of a bad line for a message.

@@ -132,7 +132,7 @@ func (p *ollamaParser) feed(b []byte, t time.Time, partial bool) (done bool, err
 		if partial {
 			return false, fail(ClassTruncated, fmt.Sprintf("stream ended without final done line (cut in the middle of a line: %s)", quote(b)))
 		}
-		return false, fail(ClassMalformed, fmt.Sprintf("bad line %s: %v", quote(b), err))
+		return false, fail(ClassMalformed, fmt.Sprintf("bad line %s: %s", quote(b), jsonError(err)))
 	}
 	if l.Error.set {
 		return false, fail(ClassStreamError, "error in stream: "+l.Error.msg)
@@ -145,9 +145,10 @@ func (p *ollamaParser) feed(b []byte, t time.Time, partial bool) (done bool, err
 	}
 	r := p.res
 	r.FinishReason = l.DoneReason
-	r.PromptTokens = l.PromptEvalCount
-	r.PromptEval = time.Duration(l.PromptEvalDuration)
-	r.Eval = time.Duration(l.EvalDuration)
+	// A negative figure is a broken one: taken as not reported.
+	r.PromptTokens = max(l.PromptEvalCount, 0)
+	r.PromptEval = time.Duration(max(l.PromptEvalDuration, 0))
+	r.Eval = time.Duration(max(l.EvalDuration, 0))
 	if l.EvalCount > 0 {
 		r.OutputTokens = l.EvalCount
 		r.TokensApprox = false

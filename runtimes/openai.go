@@ -203,13 +203,13 @@ func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
 		if partial {
 			return fail(ClassTruncated, fmt.Sprintf("stream ended before data: [DONE] (cut in the middle of a line: %s)", quote(data)))
 		}
-		return fail(ClassMalformed, fmt.Sprintf("bad chunk %s: %v", quote(data), err))
+		return fail(ClassMalformed, fmt.Sprintf("bad chunk %s: %s", quote(data), jsonError(err)))
 	}
 	if c.Error.set {
 		return fail(ClassStreamError, "error in stream: "+c.Error.msg)
 	}
 	if c.Object == "error" {
-		msg := c.Message
+		msg := clip(c.Message)
 		if msg == "" {
 			msg = snippet(data)
 		}
@@ -237,13 +237,18 @@ func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
 	return nil
 }
 
-// finish moves the server's counts into the Result.
+// maxMs is the longest duration in milliseconds that a time.Duration holds
+// (292 years): a larger prompt_ms is a broken figure.
+const maxMs = float64(math.MaxInt64 / int64(time.Millisecond))
+
+// finish moves the server's counts into the Result. Negative or absurd
+// figures count as not reported.
 func (p *openAIParser) finish() {
 	r := p.res
 	// A usage with no completion tokens for a reply that had text is a
 	// broken count (LM Studio before 0.3.19): fall back to the next best.
 	switch {
-	case p.haveUsage && (p.usage.CompletionTokens > 0 || r.Chunks == 0):
+	case p.haveUsage && (p.usage.CompletionTokens > 0 || r.Chunks == 0 && p.usage.CompletionTokens == 0):
 		r.OutputTokens, r.TokensApprox = p.usage.CompletionTokens, false
 	case p.haveTimings && p.timings.PredictedN > 0:
 		r.OutputTokens, r.TokensApprox = p.timings.PredictedN, false
@@ -254,11 +259,11 @@ func (p *openAIParser) finish() {
 	// (the rest came from its prompt cache), so the two go together;
 	// usage.prompt_tokens counts cached ones too.
 	switch {
-	case p.haveTimings && p.timings.PromptMs > 0:
+	case p.haveTimings && p.timings.PromptMs > 0 && p.timings.PromptMs < maxMs && p.timings.PromptN > 0:
 		r.PromptTokens = p.timings.PromptN
 		r.PromptEval = time.Duration(math.Round(p.timings.PromptMs * float64(time.Millisecond)))
 	case p.haveUsage:
-		r.PromptTokens = p.usage.PromptTokens
+		r.PromptTokens = max(p.usage.PromptTokens, 0)
 	}
 }
 
