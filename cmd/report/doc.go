@@ -42,6 +42,11 @@
 // the server reports no prompt timing, any figure of a row whose requests
 // all failed) is shown as "—", and has no change.
 //
+// A run whose file says "complete": false (interrupted, or still going) is
+// marked "(incomplete)". If any row has failures, a last section, Failures,
+// lists them by run, row and class (the row's "errors"), with each class's
+// count and first message.
+//
 // Rows without a "prompt" key (the earlier harness wrote none) belong to a
 // prompt named "(none)", whose charts are ttft-none.svg and
 // throughput-none.svg. Prompt names are made file-name safe: other

@@ -25,6 +25,9 @@ type run struct {
 	CPU       string
 	Versions  map[string]string // runtime name -> version, tidied
 	Rows      []row
+	// Incomplete is set when the file says "complete": false: the run was
+	// interrupted, or is still going.
+	Incomplete bool
 }
 
 // key identifies a row across runs. Model is left out on purpose: a new
@@ -43,6 +46,9 @@ type row struct {
 	Concurrency int
 
 	Successes, Failures *int
+	// Errors are the failures by class, as the file has them (none in
+	// files of the earlier harness).
+	Errors map[string]errorCount
 
 	TTFTMean, TTFTP50, TTFTP95 *float64 // seconds
 	Decode, Request, Aggregate *float64 // tokens/s, means
@@ -61,6 +67,13 @@ type file struct {
 	} `json:"host"`
 	Versions map[string]*string `json:"versions"`
 	Summary  *[]jsonRow         `json:"summary"`
+	Complete *bool              `json:"complete"`
+}
+
+// errorCount is one class of a row's "errors".
+type errorCount struct {
+	Count int    `json:"count"`
+	First string `json:"first"`
 }
 
 type jsonRow struct {
@@ -71,6 +84,8 @@ type jsonRow struct {
 
 	Successes *int `json:"successes"`
 	Failures  *int `json:"failures"`
+
+	Errors map[string]errorCount `json:"errors"`
 
 	TTFTMean  *float64 `json:"ttft_s_mean"`
 	TTFTP50   *float64 `json:"ttft_s_p50"`
@@ -125,6 +140,7 @@ func parseRun(data []byte) (*run, error) {
 	}
 	r := &run{Versions: map[string]string{}}
 	r.ID = deref(f.RunID)
+	r.Incomplete = f.Complete != nil && !*f.Complete
 	r.CreatedAt = deref(f.CreatedAt)
 	if f.Host != nil {
 		r.Platform, r.CPU = deref(f.Host.Platform), deref(f.Host.CPU)
@@ -147,7 +163,7 @@ func parseRun(data []byte) (*run, error) {
 		rw := row{
 			Runtime: *jr.Runtime, Model: deref(jr.Model), Prompt: deref(jr.Prompt),
 			Concurrency: *jr.Concurrency,
-			Successes:   jr.Successes, Failures: jr.Failures,
+			Successes:   jr.Successes, Failures: jr.Failures, Errors: jr.Errors,
 			TTFTMean: jr.TTFTMean, TTFTP50: jr.TTFTP50, TTFTP95: jr.TTFTP95,
 			Decode: jr.Decode, Request: jr.Request, Aggregate: jr.Aggregate,
 		}

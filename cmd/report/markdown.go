@@ -52,6 +52,9 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 		if len(runs) > 1 && i == 0 {
 			name += " (base)"
 		}
+		if r.Incomplete {
+			name += " (incomplete)"
+		}
 		host := r.Platform
 		if r.CPU != "" {
 			host += ", " + r.CPU
@@ -125,8 +128,35 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 			b.WriteString("\n")
 		}
 	}
+	writeFailures(&b, runs)
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
+}
+
+// writeFailures lists every row's failures by class, with the first
+// message of each, if any run has some.
+func writeFailures(b *strings.Builder, runs []*run) {
+	var lines []string
+	for _, r := range runs {
+		for _, rw := range r.Rows {
+			classes := make([]string, 0, len(rw.Errors))
+			for c := range rw.Errors {
+				classes = append(classes, c)
+			}
+			slices.Sort(classes)
+			for _, c := range classes {
+				ec := rw.Errors[c]
+				lines = append(lines, fmt.Sprintf("| %s | %s | %s | %d | %s | %d | %s |", cell(r.Label),
+					cell(rw.Runtime), cell(rw.Prompt), rw.Concurrency, cell(c), ec.Count, cell(ec.First)))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("## Failures\n\nBy class, with the first message of each (see the README's Failures section).\n\n")
+	b.WriteString("| run | runtime | prompt | conc | class | count | first message |\n|---|---|---|---:|---|---:|---|\n")
+	b.WriteString(strings.Join(lines, "\n") + "\n\n")
 }
 
 // when shows an RFC 3339 time to the minute in UTC, or t as it is if it

@@ -480,3 +480,30 @@ func TestNiceTicks(t *testing.T) {
 	assert.Equal(t, []string{"0", "20", "40", "60", "80"}, labels(0, 95))
 	assert.Equal(t, []string{"5"}, labels(5, 5))
 }
+
+// Failures are listed by class with their first message, and a run that
+// did not complete says so.
+func TestFailuresAndIncomplete(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "interrupted.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"run_id":"20261202T133437Z","complete":false,"summary":[
+ {"runtime":"vllm","prompt":"short","concurrency":4,"successes":8,"failures":4,"ttft_s_mean":0.05,
+  "errors":{"timeout":{"count":1,"first":"vllm (http://127.0.0.1:8000): timed out | after 600s"},
+            "reset":{"count":3,"first":"vllm (http://127.0.0.1:8000): reading the stream: unexpected EOF"}}},
+ {"runtime":"vllm","prompt":"short","concurrency":1,"successes":3,"failures":0,"errors":{}}]}`), 0o644))
+	code, _, stderr := report("-charts=false", "-o", dir, path)
+	require.Equal(t, 0, code, stderr)
+	md := string(readFile(t, filepath.Join(dir, "report.md")))
+	assert.Contains(t, md, "| 20261202T133437Z (incomplete) |")
+	assert.Contains(t, md, "## Failures\n")
+	assert.Contains(t, md, "| 20261202T133437Z | vllm | short | 4 | reset | 3 | vllm (http://127.0.0.1:8000): reading the stream: unexpected EOF |\n"+
+		"| 20261202T133437Z | vllm | short | 4 | timeout | 1 | vllm (http://127.0.0.1:8000): timed out \\| after 600s |\n",
+		"classes in order, a | in a message escaped")
+	assert.Equal(t, 2, strings.Count(md, "| vllm | short | 4 |"), "only rows with failures are listed")
+
+	code, _, stderr = report("-charts=false", "-o", dir, seed)
+	require.Equal(t, 0, code, stderr)
+	md = string(readFile(t, filepath.Join(dir, "report.md")))
+	assert.NotContains(t, md, "## Failures", "no section without failures")
+	assert.NotContains(t, md, "(incomplete)", "a file without the key is not called incomplete")
+}
