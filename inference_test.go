@@ -54,8 +54,8 @@ func BenchmarkInference(b *testing.B) {
 
 func benchLeaf(b *testing.B, rt *runtimes.Runtime, p prompts.Prompt, n int) {
 	key := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name, Concurrency: n}
-	if err := s.CheckReachable(key); err != nil {
-		if s.Settings.SkipUnreachable {
+	if skip, err := s.CheckReachable(key); err != nil {
+		if skip {
 			b.Skip(err)
 		}
 		b.Fatal(err)

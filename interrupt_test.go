@@ -87,8 +87,8 @@ func TestInterruptedRunKeepsFinishedBenchmarks(t *testing.T) {
 	}
 }
 
-// waitForRows waits until the run's JSON in dir has n rows and returns its
-// path; it fails if the run ends first.
+// waitForRows waits until the run's JSON in dir has n rows and its .txt n
+// results, and returns the JSON's path; it fails if the run ends first.
 func waitForRows(t *testing.T, dir string, n int, exited <-chan error) string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -103,7 +103,12 @@ func waitForRows(t *testing.T, dir string, n int, exited <-chan error) string {
 			continue
 		}
 		var doc struct{ Summary []json.RawMessage }
-		if data, err := os.ReadFile(files[0]); err == nil && json.Unmarshal(data, &doc) == nil && len(doc.Summary) >= n {
+		if data, err := os.ReadFile(files[0]); err != nil || json.Unmarshal(data, &doc) != nil || len(doc.Summary) < n {
+			continue
+		}
+		// The .txt is written after the JSON.
+		txt, err := os.ReadFile(strings.TrimSuffix(files[0], ".json") + ".txt")
+		if err == nil && bytes.Count(txt, []byte("\nBenchmarkInference/")) >= n {
 			return files[0]
 		}
 	}

@@ -3,6 +3,7 @@ package runtimes
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -42,13 +44,21 @@ const (
 	ClassNoOutput Class = "no_output"
 	// ClassTimeout: the request took longer than BENCH_TIMEOUT.
 	ClassTimeout Class = "timeout"
-	// ClassIdleTimeout: no data arrived for BENCH_IDLE_TIMEOUT.
+	// ClassIdleTimeout: no new line of the reply arrived for
+	// BENCH_IDLE_TIMEOUT, once the first had.
 	ClassIdleTimeout Class = "idle_timeout"
-	// ClassCancelled: the run was stopped while the request was under way.
+	// ClassCancelled: the caller's context ended while the request was
+	// under way (the benchmark was stopped). Ctrl-C ends the process, so
+	// it does not show there.
 	ClassCancelled Class = "cancelled"
-	// ClassUnreachable: the runtime did not answer when the run started,
-	// so none of its requests were sent.
+	// ClassUnreachable: the runtime did not answer when the run started
+	// (no connection, or no reply in time), so none of its requests were
+	// sent.
 	ClassUnreachable Class = "unreachable"
+	// ClassUnavailable: the runtime answered when the run started but
+	// cannot be benchmarked (an HTTP error, no model listed), so none of
+	// its requests were sent.
+	ClassUnavailable Class = "unavailable"
 	// ClassOther: anything else.
 	ClassOther Class = "other"
 )
@@ -67,7 +77,7 @@ func ErrorClass(err error) Class {
 }
 
 // failure is a classified error. The request's context is never blamed for
-// one: contextError returns it unchanged.
+// one: classify returns it unchanged.
 type failure struct {
 	class Class
 	msg   string
@@ -100,12 +110,7 @@ func (l limits) classify(ctx context.Context, err error, during string, res Resu
 		return err
 	}
 	if ctx.Err() == nil {
-		class := ClassReset
-		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
-			class = ClassConnect
-		}
-		return &failure{class: class, msg: during + ": " + err.Error(), err: err}
+		return &failure{class: connClass(err), msg: during + ": " + err.Error(), err: err}
 	}
 	at := res.Total.Round(time.Millisecond).String()
 	var class Class
@@ -113,7 +118,7 @@ func (l limits) classify(ctx context.Context, err error, during string, res Resu
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errIdleTimeout):
 		class = ClassIdleTimeout
-		msg = fmt.Sprintf("no data for %v %s, at %s (BENCH_IDLE_TIMEOUT=%v", l.idle, during, at, l.idle)
+		msg = fmt.Sprintf("no new line for %v %s, at %s (BENCH_IDLE_TIMEOUT=%v", l.idle, during, at, l.idle)
 	case errors.Is(cause, errRequestTimeout), errors.Is(cause, context.DeadlineExceeded):
 		class = ClassTimeout
 		msg = fmt.Sprintf("timed out after %s %s (BENCH_TIMEOUT=%v", at, during, l.timeout)
@@ -122,12 +127,35 @@ func (l limits) classify(ctx context.Context, err error, during string, res Resu
 		}
 	default:
 		class = ClassCancelled
-		msg = fmt.Sprintf("cancelled after %s %s (the run was stopped", at, during)
+		msg = fmt.Sprintf("cancelled after %s %s (the benchmark was stopped", at, during)
 	}
 	if res.Chunks > 0 {
 		msg += "; " + received(res.Chunks)
 	}
 	return &failure{class: class, msg: msg + ")", err: errors.Join(err, ctx.Err())}
+}
+
+// connClass is the class of an error from the connection, not caused by
+// the request's context: no connection at all (refused, unknown host, a
+// TLS handshake that failed), a connection that broke (reset, closed
+// before the reply ended), or something else (a reply that is not HTTP).
+func connClass(err error) Class {
+	var (
+		op     *net.OpError
+		verify *tls.CertificateVerificationError
+		record tls.RecordHeaderError
+	)
+	switch {
+	case errors.As(err, &op) && op.Op == "dial", errors.As(err, &verify), errors.As(err, &record),
+		// net/http turns the RecordHeaderError of an https:// URL to a
+		// plain HTTP server into a plain error with this text.
+		strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return ClassConnect
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+		return ClassReset
+	}
+	return ClassOther
 }
 
 // received says how many text chunks arrived, for messages.

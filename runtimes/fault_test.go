@@ -44,7 +44,7 @@ var faultCases = []faultCase{
 	{fault: sim.FaultStall, timeout: 300 * time.Millisecond, class: runtimes.ClassTimeout, chunks: faultAfter,
 		want: both("timed out after ")},
 	{fault: sim.FaultStall, idle: 150 * time.Millisecond, class: runtimes.ClassIdleTimeout, chunks: faultAfter,
-		want: both("no data for 150ms reading the stream")},
+		want: both("no new line for 150ms reading the stream")},
 	{fault: sim.FaultEmpty, class: runtimes.ClassNoOutput,
 		want: both("stream completed without any generated text")},
 	{fault: "http-503", class: runtimes.ClassHTTP5xx,

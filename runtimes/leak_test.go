@@ -6,6 +6,8 @@ import (
 	"go.uber.org/goleak"
 )
 
-// No test may leave a goroutine behind: a stream reader, an idle timer or
-// a connection that outlives its request would show here.
+// No test may leave a goroutine behind: a connection that outlives its
+// request (its transport goroutines), a stuck reader or a server handler
+// would show here. (A pending timer has no goroutine; stream() stops its
+// idle watch explicitly.)
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

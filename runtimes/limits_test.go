@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,7 +30,8 @@ func keepAlive(k Kind) string {
 }
 
 // BENCH_IDLE_TIMEOUT fails a stream that goes quiet; keep-alive lines keep
-// it going, and the wait for the headers is not idle time.
+// it going, and the wait for the first line (vLLM sends its headers at once
+// and its first line after the prefill) is not idle time.
 func TestIdleTimeout(t *testing.T) {
 	const idle = 150 * time.Millisecond
 	for _, k := range bothKinds {
@@ -37,7 +39,8 @@ func TestIdleTimeout(t *testing.T) {
 			stop := make(chan struct{})
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				f := w.(http.Flusher)
-				time.Sleep(2 * idle) // before the headers: only BENCH_TIMEOUT applies
+				f.Flush()            // the headers
+				time.Sleep(2 * idle) // before the first line: only BENCH_TIMEOUT applies
 				io.WriteString(w, textLine(k))
 				f.Flush()
 				for range 6 { // 6 × idle/2 of keep-alives: alive, not idle
@@ -58,12 +61,12 @@ func TestIdleTimeout(t *testing.T) {
 			require.Error(t, res.Err)
 			assert.Equal(t, ClassIdleTimeout, ErrorClass(res.Err))
 			msg := res.Err.Error()
-			assert.Contains(t, msg, "no data for 150ms reading the stream")
+			assert.Contains(t, msg, "no new line for 150ms reading the stream")
 			assert.Contains(t, msg, "BENCH_IDLE_TIMEOUT=150ms")
 			assert.Contains(t, msg, "1 text chunk received")
 			assert.ErrorIs(t, res.Err, context.Canceled)
 			assert.Equal(t, 1, res.Chunks, "what was measured before the failure is kept")
-			assert.GreaterOrEqual(t, res.TTFT, 2*idle, "the header wait did not trip the idle timeout")
+			assert.GreaterOrEqual(t, res.TTFT, 2*idle, "the wait for the first line did not trip the idle timeout")
 			// Not before the last keep-alive plus the idle time (the
 			// keep-alives kept it alive); late only by scheduling noise.
 			assert.GreaterOrEqual(t, res.Total, 2*idle+3*idle+idle)
@@ -145,4 +148,47 @@ func TestErrorClassOfOtherErrors(t *testing.T) {
 	assert.Equal(t, Class(""), ErrorClass(nil))
 	assert.Equal(t, ClassOther, ErrorClass(io.ErrUnexpectedEOF))
 	assert.Equal(t, ClassTruncated, ErrorClass(&RequestError{Runtime: "x", err: fail(ClassTruncated, "cut")}))
+}
+
+// The idle watch is on the reader's clock, called once per line: it must
+// cost next to nothing over time.Now.
+func BenchmarkIdleWatchNow(b *testing.B) {
+	w := &idleWatch{d: time.Minute, base: time.Now(), cancel: func(error) {}}
+	defer w.stop()
+	for b.Loop() {
+		w.now()
+	}
+}
+
+func BenchmarkTimeNow(b *testing.B) {
+	for b.Loop() {
+		time.Now()
+	}
+}
+
+// A connection that breaks is a reset; one that never was a usable HTTP
+// connection is not.
+func TestConnClass(t *testing.T) {
+	hijackClose := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			c.Close()
+		}
+	}))
+	defer hijackClose.Close()
+	plain := httptest.NewServer(http.NotFoundHandler())
+	defer plain.Close()
+	for _, tc := range []struct {
+		name, url string
+		want      Class
+	}{
+		{"closed before the reply", hijackClose.URL, ClassReset},
+		{"https to a plain server", strings.Replace(plain.URL, "http://", "https://", 1), ClassConnect},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := newTestRuntime(t, KindOpenAI, tc.url, "", 5*time.Second).Do(context.Background(), Request{Prompt: "hi"})
+			require.Error(t, res.Err)
+			assert.Equal(t, tc.want, ErrorClass(res.Err), "%v", res.Err)
+		})
+	}
 }

@@ -3,7 +3,6 @@ package runtimes
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -143,7 +142,11 @@ func (rt *Runtime) get(ctx context.Context, method, path string, body []byte) ([
 	}
 	resp, err := rt.client.Do(req)
 	if err != nil {
-		return nil, errors.New(rt.redact(err.Error()))
+		class := connClass(err)
+		if ctx.Err() != nil {
+			class = ClassTimeout
+		}
+		return nil, &failure{class: class, msg: rt.redact(err.Error())}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxMeta))

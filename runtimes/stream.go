@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -94,9 +95,8 @@ func trimEOL(b []byte) []byte {
 type streamReader func(r io.Reader, start time.Time, now func() time.Time, res *Result) error
 
 // stream sends hreq, stamps Start right before it goes out, checks the
-// status and hands the body to read. Once the headers are in, each line
-// read restarts the idle timer, which cancels ctx (through cancel) when no
-// line arrives for l.idle.
+// status and hands the body to read. With l.idle set, an idleWatch
+// cancels ctx (through cancel) when the reply's lines stop coming.
 func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l limits, hreq *http.Request, read streamReader) Result {
 	client := rt.client
 	if client == nil {
@@ -116,18 +116,14 @@ func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l
 		resp.Body.Close()
 		return res
 	}
-	now, stopIdle := time.Now, func() bool { return false }
+	now := time.Now
+	var idle *idleWatch
 	if l.idle > 0 {
-		idle := time.AfterFunc(l.idle, func() { cancel(errIdleTimeout) })
-		now = func() time.Time {
-			t := time.Now() // the stamp comes first
-			idle.Reset(l.idle)
-			return t
-		}
-		stopIdle = idle.Stop
+		idle = &idleWatch{d: l.idle, base: res.Start, cancel: cancel}
+		now = idle.now
 	}
 	err = read(resp.Body, res.Start, now, &res)
-	stopIdle() // the stream is over; draining it is not idle time
+	idle.stop() // the stream is over; draining it is not idle time
 	if err != nil {
 		res.Err = l.classify(ctx, err, "reading the stream", res)
 		resp.Body.Close()
@@ -138,6 +134,59 @@ func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l
 	}
 	drainClose(resp.Body)
 	return res
+}
+
+// idleWatch cancels a request, with errIdleTimeout, when no line of its
+// reply arrives for d after the first one. Before the first line only the
+// request timeout applies: a server may send its headers at once and its
+// first line after a long queue and prefill (vLLM does).
+//
+// Its now is the reader's clock. It costs one atomic store per line: the
+// timer is not reset per line but, when it fires, re-armed for what is
+// left of d since the last line.
+type idleWatch struct {
+	d      time.Duration
+	base   time.Time
+	cancel context.CancelCauseFunc
+
+	timer   *time.Timer  // set on the first line, by the reader's goroutine
+	last    atomic.Int64 // when the last line arrived, as an offset from base
+	stopped atomic.Bool
+}
+
+func (w *idleWatch) now() time.Time {
+	t := time.Now() // the stamp comes first
+	w.last.Store(int64(t.Sub(w.base)))
+	if w.timer == nil {
+		// Set before it can fire: fire uses it.
+		w.timer = time.AfterFunc(time.Hour, w.fire)
+		w.timer.Stop()
+		w.timer.Reset(w.d)
+	}
+	return t
+}
+
+func (w *idleWatch) fire() {
+	if w.stopped.Load() {
+		return
+	}
+	quiet := time.Since(w.base) - time.Duration(w.last.Load())
+	if quiet < w.d {
+		w.timer.Reset(w.d - quiet)
+		return
+	}
+	w.cancel(errIdleTimeout)
+}
+
+// stop ends the watch; a nil watch is a no-op.
+func (w *idleWatch) stop() {
+	if w == nil {
+		return
+	}
+	w.stopped.Store(true)
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 }
 
 // drainClose reads what is left of a completed reply, within bounds, and

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,9 +144,12 @@ func TestCheckReachable(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(s.Close)
 
-			require.NoError(t, s.CheckReachable(summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 1}))
-			err = s.CheckReachable(summary.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
+			skipped, err := s.CheckReachable(summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 1})
+			require.NoError(t, err)
+			assert.False(t, skipped)
+			skipped, err = s.CheckReachable(summary.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
 			require.Error(t, err)
+			assert.Equal(t, skip, skipped)
 			msg := err.Error()
 			assert.Contains(t, msg, "mine ("+url+")")
 			assert.Contains(t, msg, "connection refused")
@@ -173,4 +178,53 @@ func TestCheckReachable(t *testing.T) {
 			assert.NotContains(t, msg, "sk-verysecret")
 		})
 	}
+}
+
+// A runtime that answers, but cannot be benchmarked (here: it wants a key),
+// is not "unreachable": its benchmarks fail even with
+// BENCH_SKIP_UNREACHABLE=1, and its rows say unavailable.
+func TestUnavailableIsNotSkipped(t *testing.T) {
+	isolate(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"invalid api key"}}`, http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("BENCH_RUNTIMES", "mine")
+	t.Setenv("MINE_URL", srv.URL)
+	t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
+	var log bytes.Buffer
+	s, err := Setup(context.Background(), &log)
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	skipped, err := s.CheckReachable(summary.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
+	require.Error(t, err)
+	assert.False(t, skipped, "an answering runtime is never skipped")
+	assert.Contains(t, err.Error(), "HTTP 401")
+	assert.NotContains(t, log.String(), "skipping")
+	w := readWritten(t, s)
+	require.Len(t, w.Summary, 1)
+	assert.Contains(t, w.Summary[0].Errors, runtimes.ClassUnavailable)
+
+	err = s.Finish()
+	require.Error(t, err, "a run that sent no request fails")
+	assert.Contains(t, err.Error(), "no benchmark sent a request")
+}
+
+// Every runtime skipped: the run fails, though each benchmark only skipped.
+func TestAllSkippedFails(t *testing.T) {
+	isolate(t)
+	t.Setenv("BENCH_RUNTIMES", "mine")
+	t.Setenv("MINE_URL", closedURL(t))
+	t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
+	var log bytes.Buffer
+	s, err := Setup(context.Background(), &log)
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	assert.Contains(t, log.String(), "skipping its benchmarks (BENCH_SKIP_UNREACHABLE=1)")
+	skipped, err := s.CheckReachable(summary.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
+	require.Error(t, err)
+	assert.True(t, skipped)
+	err = s.Finish()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no benchmark sent a request")
 }

@@ -54,7 +54,9 @@ type Suite struct {
 	// saveMu serialises writing the run's files, and holds an interrupt
 	// back until a write under way has finished.
 	saveMu            sync.Mutex
+	idChosen          bool
 	jsonPath, txtPath string // set by the first write
+	saved             int    // leaf runs in the files
 	stopInterrupts    func()
 }
 
@@ -118,8 +120,10 @@ func Setup(ctx context.Context, log io.Writer) (*Suite, error) {
 }
 
 // addNamed adds the runtimes of BENCH_RUNTIMES. One that cannot be
-// described (it does not answer, or lists no model) stays, marked
-// unavailable: its benchmarks fail with the reason, the others still run.
+// described stays, marked unreachable (it does not answer) or unavailable
+// (it answers, but with an error or no model): its benchmarks fail with the
+// reason, or are skipped if unreachable and BENCH_SKIP_UNREACHABLE=1, and
+// the others still run.
 func (s *Suite) addNamed(ctx context.Context, specs []config.Runtime) error {
 	for _, spec := range specs {
 		rt, err := s.open(spec)
@@ -129,11 +133,28 @@ func (s *Suite) addNamed(ctx context.Context, specs []config.Runtime) error {
 		info, err := rt.Describe(ctx)
 		if err != nil {
 			s.unavailable[rt.Name] = err
-			s.logf("%v", err)
+			switch {
+			case !unreachable(err):
+				s.logf("%v", err)
+			case s.Settings.SkipUnreachable:
+				s.logf("%v; skipping its benchmarks (BENCH_SKIP_UNREACHABLE=1)", err)
+			default:
+				s.logf("%v; its benchmarks will fail (BENCH_SKIP_UNREACHABLE=1 skips them)", err)
+			}
 		}
 		s.record(rt, info)
 	}
 	return nil
+}
+
+// unreachable tells a runtime that did not answer (no connection, or no
+// reply in time) from one that answered with something wrong.
+func unreachable(err error) bool {
+	switch runtimes.ErrorClass(err) {
+	case runtimes.ClassConnect, runtimes.ClassTimeout:
+		return true
+	}
+	return false
 }
 
 // addProbed adds, with BENCH_RUNTIMES unset, the known runtimes that
@@ -258,23 +279,31 @@ func (s *Suite) arguments() summary.Arguments {
 // Unavailable returns why rt cannot be benchmarked, or nil.
 func (s *Suite) Unavailable(rt *runtimes.Runtime) error { return s.unavailable[rt.Name] }
 
-// CheckReachable returns nil if k's runtime answered at the start. If it
-// did not, it records the leaf run as unreachable (a row with the reason)
-// and returns the error for the benchmark to fail with or, with
-// BENCH_SKIP_UNREACHABLE=1, to skip with; the message says which.
-func (s *Suite) CheckReachable(k summary.Key) error {
+// CheckReachable returns nil if k's runtime could be described at the
+// start. If not, it records the leaf run as not run (a row with the reason,
+// class unreachable or unavailable) and returns the error for the
+// benchmark to fail with, or, with skip set (an unreachable runtime and
+// BENCH_SKIP_UNREACHABLE=1), to skip with; the message says which.
+func (s *Suite) CheckReachable(k summary.Key) (skip bool, err error) {
 	why := s.unavailable[k.Runtime]
 	if why == nil {
-		return nil
+		return false, nil
 	}
-	s.Run.AddUnreachable(k, why)
+	class := runtimes.ClassUnavailable
+	if unreachable(why) {
+		class = runtimes.ClassUnreachable
+	}
+	s.Run.AddNotRun(k, class, why)
 	if err := s.save(); err != nil {
-		return fmt.Errorf("%w; and %w", why, err)
+		return false, fmt.Errorf("%w; and %w", why, err)
 	}
-	if s.Settings.SkipUnreachable {
-		return fmt.Errorf("skipped (BENCH_SKIP_UNREACHABLE=1): %w", why)
+	switch {
+	case class == runtimes.ClassUnavailable:
+		return false, why
+	case s.Settings.SkipUnreachable:
+		return true, fmt.Errorf("skipped (BENCH_SKIP_UNREACHABLE=1): %w", why)
 	}
-	return fmt.Errorf("%w (set BENCH_SKIP_UNREACHABLE=1 to skip runtimes that do not answer)", why)
+	return false, fmt.Errorf("%w (set BENCH_SKIP_UNREACHABLE=1 to skip runtimes that do not answer)", why)
 }
 
 // Record adds one finished leaf run to the run and rewrites the run's
@@ -290,10 +319,14 @@ func (s *Suite) Record(k summary.Key, rounds []summary.Round) error {
 func (s *Suite) save() error {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	if s.jsonPath == "" {
+	if !s.idChosen {
+		// Check, then write: two runs whose first writes fall in the same
+		// instant could still pick the same id.
 		s.Run.ID = freeID(s.Settings.OutputDir, s.Run.ID)
+		s.idChosen = true
 	}
 	s.Run.CompletedAt = time.Now()
+	n := s.Run.Len()
 	js, txt, err := s.Run.WriteFiles(s.Settings.OutputDir)
 	if err != nil {
 		return fmt.Errorf("writing results to BENCH_OUTPUT_DIR=%q: %w", s.Settings.OutputDir, err)
@@ -301,7 +334,7 @@ func (s *Suite) save() error {
 	if s.jsonPath == "" {
 		s.logf("results go to %s and %s, rewritten after each benchmark", js, txt)
 	}
-	s.jsonPath, s.txtPath = js, txt
+	s.jsonPath, s.txtPath, s.saved = js, txt, n
 	return nil
 }
 
@@ -328,14 +361,18 @@ func (s *Suite) HandleInterrupts() {
 	go func() {
 		select {
 		case sig := <-ch:
+			// A second signal kills the process, should the write under
+			// way hang.
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
 			s.saveMu.Lock() // never released: no write starts after this
 			if s.jsonPath != "" {
 				s.logf("interrupted (%v): the %d finished benchmark runs are in %s and %s; the one under way is lost",
-					sig, s.Run.Len(), s.jsonPath, s.txtPath)
+					sig, s.saved, s.jsonPath, s.txtPath)
 			} else {
 				s.logf("interrupted (%v) before any benchmark finished; nothing was written", sig)
 			}
-			s.closeRuntimes()
+			// Nothing is closed: the exit ends the simulator and the
+			// connections, and Close may be running on another goroutine.
 			code := 130
 			if n, ok := sig.(syscall.Signal); ok {
 				code = 128 + int(n)
@@ -368,6 +405,9 @@ func (s *Suite) Finish() error {
 		return err
 	}
 	s.logf("wrote %s and %s", s.jsonPath, s.txtPath)
+	if s.Run.Requests() == 0 {
+		return errors.New("no benchmark sent a request: every runtime was skipped or could not be benchmarked")
+	}
 	// go test does not fail a run whose later -count repetitions fail;
 	// the suite does, so that a script sees it.
 	if failed := s.Run.Failed(); len(failed) > 0 {

@@ -111,11 +111,13 @@
 //	  errors            the failures by class (runtimes.Class: connect,
 //	                    http_4xx, http_5xx, reset, truncated, malformed,
 //	                    stream_error, no_output, timeout, idle_timeout,
-//	                    cancelled, unreachable, other), each as
-//	                    {"count": n, "first": "the first one's message"};
-//	                    {} without failures. unreachable counts leaf runs
-//	                    that sent nothing because the runtime did not answer
-//	                    at the start ([Run.AddUnreachable]; requests is 0)
+//	                    cancelled, unreachable, unavailable, other), each
+//	                    as {"count": n, "first": "the first one's message"};
+//	                    {} without failures. unreachable and unavailable
+//	                    count leaf runs that sent nothing because the
+//	                    runtime did not answer at the start, or answered but
+//	                    could not be benchmarked ([Run.AddNotRun]; requests
+//	                    is 0)
 //	  ttft_s_mean, ttft_s_p50, ttft_s_p95                 seconds
 //	  total_s_mean, total_s_p50, total_s_p95              seconds
 //	  prompt_tps_mean, prompt_tps_p50, prompt_tps_p95     tokens/s, null when

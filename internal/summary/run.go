@@ -126,8 +126,9 @@ type leaf struct {
 	key    Key
 	rounds []Round
 	procs  int // GOMAXPROCS while it ran, for the benchmark name
-	// unreachable is why the leaf sent no request (AddUnreachable).
-	unreachable error
+	// notRun is why the leaf sent no request (AddNotRun), with its class.
+	notRun      error
+	notRunClass runtimes.Class
 }
 
 // NewRun returns an empty run started at now.
@@ -149,13 +150,25 @@ func (r *Run) Add(k Key, rounds []Round) {
 	r.mu.Unlock()
 }
 
-// AddUnreachable records one leaf run of k that sent no request because
-// its runtime did not answer at the start: its row has no figures and
-// errors.unreachable (counting leaf runs) with err's message.
-func (r *Run) AddUnreachable(k Key, err error) {
+// AddNotRun records one leaf run of k that sent no request because its
+// runtime could not be benchmarked (class runtimes.ClassUnreachable or
+// ClassUnavailable): its row has no figures, and errors[class] counts such
+// leaf runs, with err's message.
+func (r *Run) AddNotRun(k Key, class runtimes.Class, err error) {
 	r.mu.Lock()
-	r.leaves = append(r.leaves, leaf{key: k, procs: runtime.GOMAXPROCS(0), unreachable: err})
+	r.leaves = append(r.leaves, leaf{key: k, procs: runtime.GOMAXPROCS(0), notRun: err, notRunClass: class})
 	r.mu.Unlock()
+}
+
+// Requests returns the number of requests sent in the leaf runs so far.
+func (r *Run) Requests() int {
+	n := 0
+	for _, l := range r.snapshot() {
+		for _, rd := range l.rounds {
+			n += len(rd.Results)
+		}
+	}
+	return n
 }
 
 // Failed returns the keys of the leaf runs in which every request failed,
@@ -230,24 +243,24 @@ type Row struct {
 // of a Key pool into its row: percentiles are over all their samples.
 func (r *Run) Rows() []Row {
 	var (
-		order       []Key
-		pooled      = map[Key][]Round{}
-		unreachable = map[Key][]error{}
+		order  []Key
+		pooled = map[Key][]Round{}
+		notRun = map[Key][]leaf{}
 	)
 	for _, l := range r.snapshot() {
 		if _, seen := pooled[l.key]; !seen {
 			order = append(order, l.key)
 		}
 		pooled[l.key] = append(pooled[l.key], l.rounds...)
-		if l.unreachable != nil {
-			unreachable[l.key] = append(unreachable[l.key], l.unreachable)
+		if l.notRun != nil {
+			notRun[l.key] = append(notRun[l.key], l)
 		}
 	}
 	rows := make([]Row, 0, len(order))
 	for _, k := range order {
 		m := Compute(pooled[k])
-		for _, err := range unreachable[k] {
-			m.addError(runtimes.ClassUnreachable, err)
+		for _, l := range notRun[k] {
+			m.addError(l.notRunClass, l.notRun)
 		}
 		rows = append(rows, newRow(k, m))
 	}

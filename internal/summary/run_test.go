@@ -176,8 +176,8 @@ func TestUnreachableRow(t *testing.T) {
 	k := Key{Runtime: "vllm", Prompt: "short", Concurrency: 1}
 	r := NewRun(time.Unix(0, 0))
 	why := errors.New(`vllm (http://127.0.0.1:8000): GET /v1/models: dial tcp 127.0.0.1:8000: connect: connection refused`)
-	r.AddUnreachable(k, why)
-	r.AddUnreachable(k, why) // -count=2
+	r.AddNotRun(k, runtimes.ClassUnreachable, why)
+	r.AddNotRun(k, runtimes.ClassUnreachable, why) // -count=2
 	rows := r.Rows()
 	require.Len(t, rows, 1)
 	row := rows[0]
@@ -185,6 +185,7 @@ func TestUnreachableRow(t *testing.T) {
 	assert.Nil(t, row.TTFTMean)
 	assert.Nil(t, row.OutputTokensMin)
 	assert.Equal(t, map[runtimes.Class]ErrorCount{runtimes.ClassUnreachable: {Count: 2, First: why.Error()}}, row.Errors)
+	assert.Zero(t, r.Requests())
 	txt, err := r.benchfmt()
 	require.NoError(t, err)
 	assert.NotContains(t, string(txt), "Inference/", "no benchmark line for a leaf that sent nothing")
