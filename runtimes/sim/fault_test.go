@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
@@ -411,7 +411,6 @@ func TestFaultStall(t *testing.T) {
 
 // Close ends stalled streams at once and leaves nothing running.
 func TestFaultStallClose(t *testing.T) {
-	before := runtime.NumGoroutine()
 	cfg := faultSchedule
 	cfg.Fault = sim.FaultStall
 	srv, err := sim.Start(cfg)
@@ -441,14 +440,7 @@ func TestFaultStallClose(t *testing.T) {
 	}
 	assert.Eventually(t, func() bool { return srv.OpenConns() == 0 }, 2*time.Second, time.Millisecond)
 	c.CloseIdleConnections()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before+2 {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
-	}
+	goleak.VerifyNone(t)
 }
 
 func TestFaultEmpty(t *testing.T) {
