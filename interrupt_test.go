@@ -13,9 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/perf/benchfmt"
 
 	"github.com/inferencebench/inferencebench/internal/envtest"
+	"github.com/inferencebench/inferencebench/internal/fixturetest"
 )
 
 // An interrupted run keeps every benchmark it finished. This test runs the
@@ -77,7 +77,7 @@ func TestInterruptedRunKeepsFinishedBenchmarks(t *testing.T) {
 			assert.Equal(t, 1, doc.Summary[0].Concurrency)
 			assert.Equal(t, 2, doc.Summary[0].Successes)
 
-			names := benchNames(t, strings.TrimSuffix(jsonPath, ".json")+".txt")
+			names := fixturetest.BenchNames(t, strings.TrimSuffix(jsonPath, ".json")+".txt")
 			require.Len(t, names, 1)
 			assert.True(t, strings.HasPrefix(names[0], "Inference/runtime=sim/prompt=short/conc=1"), names[0])
 			left, err := filepath.Glob(filepath.Join(out, ".*"))
@@ -114,25 +114,4 @@ func waitForRows(t *testing.T, dir string, n int, exited <-chan error) string {
 	}
 	t.Fatalf("no summary with %d rows in %s after 30 s", n, dir)
 	return ""
-}
-
-// benchNames returns the benchmark names in a benchstat file, failing on
-// any line benchfmt cannot read.
-func benchNames(t *testing.T, path string) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	var names []string
-	r := benchfmt.NewReader(f, path)
-	for r.Scan() {
-		switch rec := r.Result().(type) {
-		case *benchfmt.Result:
-			names = append(names, string(rec.Name))
-		case *benchfmt.SyntaxError:
-			t.Errorf("%v", rec)
-		}
-	}
-	require.NoError(t, r.Err())
-	return names
 }

@@ -328,13 +328,7 @@ func TestLineLimitBoundsMemory(t *testing.T) {
 	for _, rd := range bothReaders {
 		t.Run(rd.name, func(t *testing.T) {
 			src := newRepeatReader("x", -1)
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			began := time.Now()
-			o := replayOutcome(rd.read, src)
-			took := time.Since(began)
-			runtime.ReadMemStats(&after)
+			o, took, before, after := measure(rd.read, src)
 
 			assert.Contains(t, o.err, "line longer than", "an endless line fails at the line limit")
 			assert.Contains(t, o.err, fmt.Sprint(maxLineSize>>20), "the message names the limit")
@@ -377,13 +371,7 @@ func TestKeepAlivesDoNotGrowMemory(t *testing.T) {
 			size := c.size / scale
 			n := size - size%int64(len(c.pattern))
 			src := newRepeatReader(c.pattern, n)
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			began := time.Now()
-			o := replayOutcome(c.read, src)
-			took := time.Since(began)
-			runtime.ReadMemStats(&after)
+			o, took, before, after := measure(c.read, src)
 
 			assert.Contains(t, o.err, c.err)
 			assert.Equal(t, n, src.read, "read to the end")
@@ -398,6 +386,18 @@ func TestKeepAlivesDoNotGrowMemory(t *testing.T) {
 			t.Logf("%d lines (%d MiB) in %v: heap in use %+d KiB, allocated %d KiB", lines, n>>20, took, heap>>10, alloc>>10)
 		})
 	}
+}
+
+// measure replays src through read and returns the outcome, the time it
+// took and the memory statistics before (after a GC) and after.
+func measure(read streamReader, src io.Reader) (o readOutcome, took time.Duration, before, after runtime.MemStats) {
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	began := time.Now()
+	o = replayOutcome(read, src)
+	took = time.Since(began)
+	runtime.ReadMemStats(&after)
+	return o, took, before, after
 }
 
 // underRace reports whether the test binary was built with -race (the

@@ -14,8 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/perf/benchfmt"
 
+	"github.com/inferencebench/inferencebench/internal/fixturetest"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -39,19 +39,7 @@ func readWritten(t *testing.T, s *Suite) written {
 	data, err := os.ReadFile(s.jsonPath)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &w), "the JSON is whole after every write")
-	f, err := os.Open(s.txtPath)
-	require.NoError(t, err)
-	defer f.Close()
-	r := benchfmt.NewReader(f, s.txtPath)
-	for r.Scan() {
-		switch rec := r.Result().(type) {
-		case *benchfmt.Result:
-			w.results = append(w.results, string(rec.Name))
-		case *benchfmt.SyntaxError:
-			t.Errorf("%s: %v", s.txtPath, rec)
-		}
-	}
-	require.NoError(t, r.Err())
+	w.results = fixturetest.BenchNames(t, s.txtPath)
 	return w
 }
 
