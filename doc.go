@@ -27,7 +27,7 @@
 // $BENCH_OUTPUT_DIR/<run_id>.txt (the same results as go test prints them,
 // for go tool benchstat), so Ctrl-C keeps every finished benchmark; the
 // last write marks the summary "complete". The README lists every setting;
-// they are environment variables, read by package internal/config.
+// they are environment variables, read by package internal/config; package internal/driver runs the benchmark.
 //
 // A failed request is counted, under its class (runtimes.Class), and left
 // out of the figures; a benchmark whose every request failed fails, and the

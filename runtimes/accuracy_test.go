@@ -118,10 +118,10 @@ func TestAccuracyAt256Streams(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			client := &http.Client{Transport: keyed{runtimes.NewTransport(conc)}}
 			t.Cleanup(client.CloseIdleConnections)
-			rt, err := runtimes.New("sim", kind, srv.URL, sim.Model, "", 30*time.Second, client)
+			rt, err := runtimes.New(runtimes.Config{Name: "sim", Kind: kind, URL: srv.URL, Model: sim.Model, Timeout: 30 * time.Second, Client: client})
 			require.NoError(t, err)
 			req := runtimes.Request{Prompt: "Hi.", MaxTokens: 16}
-			rt.Round(context.Background(), req, conc) // opens the connections
+			rt.Round(context.Background(), runtimes.Copies(req, conc)) // opens the connections
 
 			retry(t, func(c *collect) {
 				mu.Lock()
@@ -173,13 +173,13 @@ func measure(t *testing.T, url string, kind runtimes.Kind, conc, rounds int, req
 	t.Helper()
 	client := &http.Client{Transport: runtimes.NewTransport(conc)}
 	t.Cleanup(client.CloseIdleConnections)
-	rt, err := runtimes.New("sim", kind, url, sim.Model, "", 30*time.Second, client)
+	rt, err := runtimes.New(runtimes.Config{Name: "sim", Kind: kind, URL: url, Model: sim.Model, Timeout: 30 * time.Second, Client: client})
 	require.NoError(t, err)
 	ctx := context.Background()
-	rt.Round(ctx, req, conc)
+	rt.Round(ctx, runtimes.Copies(req, conc))
 	var out []summary.Round
 	for range rounds {
-		wall, res := rt.Round(ctx, req, conc)
+		wall, res := rt.Round(ctx, runtimes.Copies(req, conc))
 		out = append(out, summary.Round{Wall: wall, Results: res})
 	}
 	return out

@@ -42,23 +42,15 @@ const (
 	// ClassNoOutput: the stream completed without any generated text, so
 	// there is no first token to time.
 	ClassNoOutput Class = "no_output"
-	// ClassTimeout: the request took longer than BENCH_TIMEOUT.
+	// ClassTimeout: the request took longer than Config.Timeout.
 	ClassTimeout Class = "timeout"
 	// ClassIdleTimeout: no new line of the reply arrived for
-	// BENCH_IDLE_TIMEOUT, once the first had.
+	// Config.IdleTimeout, once the first had.
 	ClassIdleTimeout Class = "idle_timeout"
 	// ClassCancelled: the caller's context ended while the request was
 	// under way (the benchmark was stopped). Ctrl-C ends the process, so
 	// it does not show there.
 	ClassCancelled Class = "cancelled"
-	// ClassUnreachable: the runtime did not answer when the run started
-	// (no connection, or no reply in time), so none of its requests were
-	// sent.
-	ClassUnreachable Class = "unreachable"
-	// ClassUnavailable: the runtime answered when the run started but
-	// cannot be benchmarked (an HTTP error, no model listed), so none of
-	// its requests were sent.
-	ClassUnavailable Class = "unavailable"
 	// ClassOther: anything else.
 	ClassOther Class = "other"
 )
@@ -118,10 +110,10 @@ func (l limits) classify(ctx context.Context, err error, during string, res Resu
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errIdleTimeout):
 		class = ClassIdleTimeout
-		msg = fmt.Sprintf("no new line for %v %s, at %s (BENCH_IDLE_TIMEOUT=%v", l.idle, during, at, l.idle)
+		msg = fmt.Sprintf("no new line for %v %s, at %s (idle timeout %v", l.idle, during, at, l.idle)
 	case errors.Is(cause, errRequestTimeout), errors.Is(cause, context.DeadlineExceeded):
 		class = ClassTimeout
-		msg = fmt.Sprintf("timed out after %s %s (BENCH_TIMEOUT=%v", at, during, l.timeout)
+		msg = fmt.Sprintf("timed out after %s %s (request timeout %v", at, during, l.timeout)
 		if l.timeout == 0 {
 			msg = fmt.Sprintf("timed out after %s %s (a deadline of the caller", at, during)
 		}

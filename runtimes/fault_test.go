@@ -65,7 +65,7 @@ var kinds = []runtimes.Kind{runtimes.KindOllama, runtimes.KindOpenAI}
 // startFaulty starts a fast simulator with fault f on every request and
 // returns it with a runtime of kind k and its client. At the end of the
 // test every connection must be closed and no goroutine left.
-func startFaulty(t *testing.T, f sim.Fault, every int, k runtimes.Kind, timeout time.Duration) (*sim.Server, *runtimes.Runtime, *http.Client) {
+func startFaulty(t *testing.T, f sim.Fault, every int, k runtimes.Kind, timeout, idle time.Duration) (*sim.Server, *runtimes.Runtime, *http.Client) {
 	t.Helper()
 	srv, err := sim.Start(sim.Config{TTFT: 5 * time.Millisecond, TokensPerSec: 2000, Fault: f, FaultEvery: every})
 	require.NoError(t, err)
@@ -83,7 +83,7 @@ func startFaulty(t *testing.T, f sim.Fault, every int, k runtimes.Kind, timeout 
 	if timeout == 0 {
 		timeout = 10 * time.Second
 	}
-	rt, err := runtimes.New("sim", k, srv.URL, sim.Model, "", timeout, client)
+	rt, err := runtimes.New(runtimes.Config{Name: "sim", Kind: k, URL: srv.URL, Model: sim.Model, Timeout: timeout, IdleTimeout: idle, Client: client})
 	require.NoError(t, err)
 	return srv, rt, client
 }
@@ -99,8 +99,7 @@ func TestFaults(t *testing.T) {
 				name = "idle-" + name
 			}
 			t.Run(name, func(t *testing.T) {
-				_, rt, _ := startFaulty(t, fc.fault, 1, k, fc.timeout)
-				rt.IdleTimeout = fc.idle
+				_, rt, _ := startFaulty(t, fc.fault, 1, k, fc.timeout, fc.idle)
 				res := rt.Do(context.Background(), runtimes.Request{Prompt: "hello there", MaxTokens: faultTokens})
 				assert.Equal(t, fc.chunks, res.Chunks, "text chunks before the end")
 				if fc.class == "" {
@@ -130,7 +129,7 @@ func TestFaultRefused(t *testing.T) {
 		srv, err := sim.Start(sim.Config{TTFT: time.Millisecond, TokensPerSec: 1000})
 		require.NoError(t, err)
 		srv.Close()
-		rt, err := runtimes.New("sim", k, srv.URL, sim.Model, "", time.Second, nil)
+		rt, err := runtimes.New(runtimes.Config{Name: "sim", Kind: k, URL: srv.URL, Model: sim.Model, Timeout: time.Second})
 		require.NoError(t, err)
 		res := rt.Do(context.Background(), runtimes.Request{Prompt: "hi", MaxTokens: 4})
 		assert.Equal(t, runtimes.ClassConnect, runtimes.ErrorClass(res.Err), "%v", res.Err)
@@ -144,8 +143,8 @@ func TestFaultRefused(t *testing.T) {
 func TestFaultsInARound(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(string(k), func(t *testing.T) {
-			_, rt, _ := startFaulty(t, sim.FaultReset, 2, k, 0)
-			wall, results := rt.Round(context.Background(), runtimes.Request{Prompt: "hi", MaxTokens: faultTokens}, 4)
+			_, rt, _ := startFaulty(t, sim.FaultReset, 2, k, 0, 0)
+			wall, results := rt.Round(context.Background(), runtimes.Copies(runtimes.Request{Prompt: "hi", MaxTokens: faultTokens}, 4))
 			ok, reset := 0, 0
 			for _, r := range results {
 				switch runtimes.ErrorClass(r.Err) {

@@ -29,7 +29,7 @@ func keepAlive(k Kind) string {
 	return ": keepalive\n\n"
 }
 
-// BENCH_IDLE_TIMEOUT fails a stream that goes quiet; keep-alive lines keep
+// The idle timeout fails a stream that goes quiet; keep-alive lines keep
 // it going, and the wait for the first line (vLLM sends its headers at once
 // and its first line after the prefill) is not idle time.
 func TestIdleTimeout(t *testing.T) {
@@ -40,7 +40,7 @@ func TestIdleTimeout(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				f := w.(http.Flusher)
 				f.Flush()            // the headers
-				time.Sleep(2 * idle) // before the first line: only BENCH_TIMEOUT applies
+				time.Sleep(2 * idle) // before the first line: only the request timeout applies
 				io.WriteString(w, textLine(k))
 				f.Flush()
 				for range 6 { // 6 × idle/2 of keep-alives: alive, not idle
@@ -55,14 +55,13 @@ func TestIdleTimeout(t *testing.T) {
 			}))
 			defer srv.Close()
 			defer close(stop)
-			rt := newTestRuntime(t, k, srv.URL, "", 10*time.Second)
-			rt.IdleTimeout = idle
+			rt := newTestRuntimeIdle(t, k, srv.URL, 10*time.Second, idle)
 			res := rt.Do(context.Background(), Request{Prompt: "hi"})
 			require.Error(t, res.Err)
 			assert.Equal(t, ClassIdleTimeout, ErrorClass(res.Err))
 			msg := res.Err.Error()
 			assert.Contains(t, msg, "no new line for 150ms reading the stream")
-			assert.Contains(t, msg, "BENCH_IDLE_TIMEOUT=150ms")
+			assert.Contains(t, msg, "(idle timeout 150ms;")
 			assert.Contains(t, msg, "1 text chunk received")
 			assert.ErrorIs(t, res.Err, context.Canceled)
 			assert.Equal(t, 1, res.Chunks, "what was measured before the failure is kept")
@@ -85,12 +84,11 @@ func TestTimeoutClass(t *testing.T) {
 				<-r.Context().Done()
 			}))
 			defer srv.Close()
-			rt := newTestRuntime(t, k, srv.URL, "", 200*time.Millisecond)
-			rt.IdleTimeout = time.Minute
+			rt := newTestRuntimeIdle(t, k, srv.URL, 200*time.Millisecond, time.Minute)
 			res := rt.Do(context.Background(), Request{Prompt: "hi"})
 			require.Error(t, res.Err)
 			assert.Equal(t, ClassTimeout, ErrorClass(res.Err))
-			assert.Contains(t, res.Err.Error(), "(BENCH_TIMEOUT=200ms; 1 text chunk received)")
+			assert.Contains(t, res.Err.Error(), "(request timeout 200ms; 1 text chunk received)")
 			assert.ErrorIs(t, res.Err, context.DeadlineExceeded)
 
 			ctx, cancel := context.WithCancel(context.Background())

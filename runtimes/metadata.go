@@ -3,6 +3,7 @@ package runtimes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +21,10 @@ type Info struct {
 	// the model's POST /api/show reply under "show". Nil if unavailable.
 	Models json.RawMessage
 }
+
+// ErrNoModel is Describe's error for a server that lists no model while
+// Config.Model is empty.
+var ErrNoModel = errors.New("the server lists no model")
 
 // metaTimeout bounds each metadata request: a server that answers
 // completions answers these quickly.
@@ -81,7 +86,7 @@ func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error
 			return t.Models[0].Name, nil
 		}
 	}
-	return "", rt.errorf("the server lists no model; set %sMODEL", EnvPrefix(rt.Name))
+	return "", rt.errorf("%w", ErrNoModel)
 }
 
 // version asks the endpoints the runtimes offer, in turn: Ollama
@@ -165,10 +170,4 @@ func (rt *Runtime) get(ctx context.Context, method, path string, body []byte) ([
 
 func (rt *Runtime) errorf(format string, args ...any) error {
 	return fmt.Errorf("%s (%s): %w", rt.Name, rt.BaseURL, fmt.Errorf(format, args...))
-}
-
-// EnvPrefix returns the prefix of a runtime's environment variables:
-// "vllm-metal" → "VLLM_METAL_".
-func EnvPrefix(name string) string {
-	return strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToUpper(name)) + "_"
 }

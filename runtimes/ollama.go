@@ -156,35 +156,16 @@ func (p *ollamaParser) feed(b []byte, t time.Time, partial bool) (done bool, err
 	return true, nil
 }
 
-// readOllama reads an /api/chat (or /api/generate) NDJSON reply. Each line
-// is stamped with now() as soon as it is read, before it is parsed.
+// readOllama reads an /api/chat (or /api/generate) NDJSON reply.
 func readOllama(r io.Reader, start time.Time, now func() time.Time, res *Result) error {
-	lr := newLineReader(r)
-	p := ollamaParser{res: res, start: start}
-	for {
-		b, err := lr.next()
-		if err != nil {
-			res.Total = now().Sub(start)
-			approxTokens(res)
-			if err == io.EOF {
-				return fail(ClassTruncated, fmt.Sprintf("stream ended without final done line (%s)", received(res.Chunks)))
-			}
-			return err // stream() says "reading the stream"
-		}
-		t := now()
-		done, err := p.feed(b, t, lr.partial)
-		if err != nil {
-			res.Total = t.Sub(start)
-			approxTokens(res)
-			return err
-		}
-		if done {
-			res.Total = t.Sub(start)
-			approxTokens(res)
-			return nil
-		}
-	}
+	return readStream(r, start, now, res, &ollamaParser{res: res, start: start})
 }
+
+func (p *ollamaParser) missingEnd() string { return "without final done line" }
+
+// finish falls back to the chunk count where the server gave no token
+// count.
+func (p *ollamaParser) finish() { approxTokens(p.res) }
 
 // textChunk counts a chunk that carried generated text that arrived at t.
 func textChunk(res *Result, start, t time.Time) {

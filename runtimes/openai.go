@@ -267,30 +267,9 @@ func (p *openAIParser) finish() {
 	}
 }
 
-// readOpenAI reads an SSE chat completion stream. Each line is stamped with
-// now() as soon as it is read, before it is parsed.
+// readOpenAI reads an SSE chat completion stream.
 func readOpenAI(r io.Reader, start time.Time, now func() time.Time, res *Result) error {
-	lr := newLineReader(r)
-	p := openAIParser{res: res, start: start}
-	defer p.finish()
-	for {
-		b, err := lr.next()
-		if err != nil {
-			res.Total = now().Sub(start)
-			if err == io.EOF {
-				return fail(ClassTruncated, fmt.Sprintf("stream ended before data: [DONE] (%s)", received(res.Chunks)))
-			}
-			return err // stream() says "reading the stream"
-		}
-		t := now()
-		done, err := p.feed(b, t, lr.partial)
-		if err != nil {
-			res.Total = t.Sub(start)
-			return err
-		}
-		if done {
-			res.Total = t.Sub(start)
-			return nil
-		}
-	}
+	return readStream(r, start, now, res, &openAIParser{res: res, start: start})
 }
+
+func (p *openAIParser) missingEnd() string { return "before data: [DONE]" }

@@ -10,8 +10,8 @@
 // request keeps what was measured before the failure, and its error has a
 // Class ([ErrorClass]) that says what went wrong: a refused connection, an
 // HTTP status, a reset or truncated stream, a malformed line, an error sent
-// in the stream, no text at all, a timeout (BENCH_TIMEOUT) or an idle
-// timeout (BENCH_IDLE_TIMEOUT).
+// in the stream, no text at all, a timeout (Config.Timeout) or an idle
+// timeout (Config.IdleTimeout).
 package runtimes
 
 import (
@@ -38,8 +38,12 @@ type Request struct {
 // durations are client wall time measured from Start unless the field says
 // it is the server's.
 type Result struct {
-	// Start is taken just before the request is written to the connection.
+	// Start is taken just before the request is sent; for a request sent
+	// again because its pooled connection turned out to be closed, when
+	// the last attempt got its connection.
 	Start time.Time
+	// Resent counts those extra attempts (see Runtime.Do).
+	Resent int
 	// TTFT is the time until the first chunk that carried non-empty
 	// generated text (content or reasoning). Zero if none arrived.
 	TTFT time.Duration

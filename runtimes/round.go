@@ -2,17 +2,19 @@ package runtimes
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
 
-// Round sends n copies of req at once and waits for all of them. The
-// goroutines are started before the clock and released together, so
+// Round sends reqs at once, one request each, and waits for all of them.
+// The goroutines are started before the clock and released together, so
 // starting them costs nothing in the figures. wall runs from the release to
 // the last request's end as its own clock stamped it (the end of its
 // stream, or its failure), so the work a client does after a stream has
 // ended, such as draining the connection for reuse, is not counted.
-func (rt *Runtime) Round(ctx context.Context, req Request, n int) (wall time.Duration, results []Result) {
+func (rt *Runtime) Round(ctx context.Context, reqs []Request) (wall time.Duration, results []Result) {
+	n := len(reqs)
 	results = make([]Result, n)
 	var ready, done sync.WaitGroup
 	release := make(chan struct{})
@@ -23,7 +25,7 @@ func (rt *Runtime) Round(ctx context.Context, req Request, n int) (wall time.Dur
 			defer done.Done()
 			ready.Done()
 			<-release
-			results[i] = rt.Do(ctx, req)
+			results[i] = rt.Do(ctx, reqs[i])
 		}()
 	}
 	ready.Wait()
@@ -40,3 +42,6 @@ func (rt *Runtime) Round(ctx context.Context, req Request, n int) (wall time.Dur
 	}
 	return wall, results
 }
+
+// Copies returns n copies of req, for a Round of identical requests.
+func Copies(req Request, n int) []Request { return slices.Repeat([]Request{req}, n) }

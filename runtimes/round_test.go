@@ -27,11 +27,11 @@ func TestRoundEndsWithTheLastStream(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	rt, err := New("held", KindOpenAI, srv.URL, "m", "", 10*time.Second, &http.Client{Transport: NewTransport(4)})
+	rt, err := New(Config{Name: "held", Kind: KindOpenAI, URL: srv.URL, Model: "m", Timeout: 10 * time.Second, Client: &http.Client{Transport: NewTransport(4)}})
 	require.NoError(t, err)
 
 	start := time.Now()
-	wall, results := rt.Round(context.Background(), Request{Prompt: "x", MaxTokens: 1}, 4)
+	wall, results := rt.Round(context.Background(), Copies(Request{Prompt: "x", MaxTokens: 1}, 4))
 	took := time.Since(start)
 	for _, r := range results {
 		require.NoError(t, r.Err)

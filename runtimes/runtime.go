@@ -8,32 +8,72 @@ import (
 	"time"
 )
 
-// Runtime is one configured server. Its fields are safe to print: BaseURL
-// carries no credentials (they live in unexported fields).
+// Config is what a Runtime needs to talk to one server.
+type Config struct {
+	Name string // how messages and files name it, e.g. "vllm-metal"
+	Kind Kind
+	// URL is the server root, with or without /v1. A user:pass@ in it is
+	// sent as basic auth and never printed.
+	URL string
+	// Model is the model to request; empty: the first one the server
+	// lists, resolved by Describe.
+	Model string
+	// APIKey, if set, is sent as a bearer token and never printed.
+	APIKey string
+	// Timeout bounds one whole request; zero means none.
+	Timeout time.Duration
+	// IdleTimeout, if set, fails a request when no line of its reply
+	// arrives for that long once the first has. Keep-alive lines count:
+	// they show the server is alive. The wait for the first line
+	// (queueing, a model load, a long prefill) is bounded by Timeout only.
+	IdleTimeout time.Duration
+	// Client sends the requests. Nil: a client of its own on
+	// NewTransport(1). Runtimes that share a client share its pool.
+	Client *http.Client
+}
+
+// Runtime is one configured server. Its exported fields are safe to print:
+// BaseURL carries no credentials.
 type Runtime struct {
-	Name    string // as in BENCH_RUNTIMES, e.g. "vllm-metal"
+	Name    string
 	Kind    Kind
 	BaseURL string // server root without /v1 and without user:pass@
-	Model   string // empty until resolved from the server's model list
+	Model   string // empty until Describe resolves it
 
-	apiKey string
-	user   *url.Userinfo
+	apiKey               string
+	user                 *url.Userinfo
+	timeout, idleTimeout time.Duration
+	client               *http.Client
+}
 
-	// IdleTimeout, if set, fails a request when no line of its reply
-	// arrives for that long once the headers are in (BENCH_IDLE_TIMEOUT).
-	// Keep-alive lines count: they show the server is alive. Before the
-	// headers only the request timeout applies (Ollama sends its headers
-	// with the first token, so a model load or a long prefill is there).
-	IdleTimeout time.Duration
+// New returns the Runtime of c, or an error if c.URL is not a server root
+// (see ParseURL).
+func New(c Config) (*Runtime, error) {
+	clean, user, err := splitURL(c.URL)
+	if err != nil {
+		return nil, err
+	}
+	client := c.Client
+	if client == nil {
+		client = &http.Client{Transport: NewTransport(1)}
+	}
+	return &Runtime{
+		Name: c.Name, Kind: c.Kind, BaseURL: clean, Model: c.Model,
+		apiKey: c.APIKey, user: user, timeout: c.Timeout, idleTimeout: c.IdleTimeout, client: client,
+	}, nil
+}
 
-	client *http.Client
-	// timeout bounds one whole request; zero means none.
-	timeout time.Duration
+// ParseURL checks that raw is an http or https server root and returns it
+// as BaseURL would be: without credentials, query, trailing slash or /v1.
+// Its errors never contain the password.
+func ParseURL(raw string) (string, error) {
+	clean, _, err := splitURL(raw)
+	return clean, err
 }
 
 // NewTransport returns the transport every runtime uses: it keeps enough
-// idle connections per host for the highest concurrency, so a round never
-// re-dials, and it never asks for compression (a gzip layer would buffer
+// idle connections per host for the highest concurrency, so a round does
+// not re-dial, and it never asks for compression (a gzip layer would buffer
 // chunks and skew their arrival times).
 func NewTransport(maxConc int) *http.Transport {
 	if maxConc < 1 {
@@ -46,26 +86,9 @@ func NewTransport(maxConc int) *http.Transport {
 		MaxIdleConnsPerHost:   maxConc + 4,
 		IdleConnTimeout:       90 * time.Second,
 		DisableCompression:    true,
-		ResponseHeaderTimeout: 0, // prefill can be long; BENCH_TIMEOUT bounds the request
+		ResponseHeaderTimeout: 0, // prefill can be long; Config.Timeout bounds the request
 		ForceAttemptHTTP2:     false,
 	}
-}
-
-// New returns a Runtime. baseURL may carry user:pass@, which is moved out of
-// the printable BaseURL and sent as basic auth. apiKey, if set, is sent as a
-// bearer token.
-func New(name string, kind Kind, baseURL, model, apiKey string, timeout time.Duration, client *http.Client) (*Runtime, error) {
-	clean, user, err := splitURL(baseURL)
-	if err != nil {
-		return nil, err
-	}
-	if client == nil {
-		client = &http.Client{Transport: NewTransport(1)}
-	}
-	return &Runtime{
-		Name: name, Kind: kind, BaseURL: clean, Model: model,
-		apiKey: apiKey, user: user, client: client, timeout: timeout,
-	}, nil
 }
 
 // newRequest builds a request to path under BaseURL with credentials set.
@@ -105,7 +128,7 @@ func (rt *Runtime) Do(ctx context.Context, req Request) Result {
 	if hreq, err := build(ctx, req); err != nil {
 		res.Err = &failure{class: ClassOther, msg: err.Error(), err: err}
 	} else {
-		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.IdleTimeout}, hreq, read)
+		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, read)
 	}
 	if res.Err != nil {
 		res.Err = &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact(res.Err.Error()), err: res.Err}

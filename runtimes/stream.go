@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"sync/atomic"
 	"time"
 )
@@ -94,17 +95,71 @@ func trimEOL(b []byte) []byte {
 // It returns the failure, if any, with res.Total set to its time.
 type streamReader func(r io.Reader, start time.Time, now func() time.Time, res *Result) error
 
+// lineParser turns the lines of one protocol's reply into a Result.
+type lineParser interface {
+	// feed handles one line that arrived at t. It reports whether the
+	// line was the reply's last. partial says the stream ended in the
+	// middle of the line.
+	feed(line []byte, t time.Time, partial bool) (done bool, err error)
+	// finish moves what the reply said (counts, the server's timings)
+	// into the Result, whatever the outcome.
+	finish()
+	// missingEnd says what a reply that stops early lacks, for messages.
+	missingEnd() string
+}
+
+// readStream is the read loop both protocols share: each line is stamped
+// with now() as soon as it is read, before it is parsed.
+func readStream(r io.Reader, start time.Time, now func() time.Time, res *Result, p lineParser) error {
+	lr := newLineReader(r)
+	defer p.finish()
+	for {
+		b, err := lr.next()
+		if err != nil {
+			res.Total = now().Sub(start)
+			if err == io.EOF {
+				return fail(ClassTruncated, fmt.Sprintf("stream ended %s (%s)", p.missingEnd(), received(res.Chunks)))
+			}
+			return err // stream() says "reading the stream"
+		}
+		t := now()
+		done, err := p.feed(b, t, lr.partial)
+		if err != nil || done {
+			res.Total = t.Sub(start)
+			return err
+		}
+	}
+}
+
 // stream sends hreq, stamps Start right before it goes out, checks the
 // status and hands the body to read. With l.idle set, an idleWatch
 // cancels ctx (through cancel) when the reply's lines stop coming.
+//
+// A server may close a kept-alive connection after a reply without saying
+// so (llama-server closes it after every streamed reply, while its
+// headers promise keep-alive): the next request sent on it fails before
+// any byte of its reply, having never reached the server. Go's transport
+// sends such a request again, on another connection, only if it is
+// idempotent; the Idempotency-Key entry with no value marks it so without
+// sending the header. A resent request's clock starts again when it gets
+// its new connection, so the lost attempt costs nothing in its TTFT. A
+// failure after the reply began, or on a fresh connection, is not retried.
 func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l limits, hreq *http.Request, read streamReader) Result {
-	client := rt.client
-	if client == nil {
-		client = http.DefaultClient
-	}
 	var res Result
+	attempts := 0
+	trace := &httptrace.ClientTrace{GetConn: func(string) {
+		// Called on this goroutine, before each attempt gets its
+		// connection (dialling one if need be).
+		if attempts > 0 {
+			res.Start = time.Now()
+			res.Resent++
+		}
+		attempts++
+	}}
+	hreq = hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), trace))
+	hreq.Header["Idempotency-Key"] = nil
 	res.Start = time.Now()
-	resp, err := client.Do(hreq)
+	resp, err := rt.client.Do(hreq)
 	if err != nil {
 		res.Total = time.Since(res.Start)
 		res.Err = l.classify(ctx, err, "waiting for the response", res)

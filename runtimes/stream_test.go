@@ -198,7 +198,14 @@ func TestServerMessage(t *testing.T) {
 // newTestRuntime is a Runtime of kind k for srv with the given API key.
 func newTestRuntime(t *testing.T, k Kind, url, apiKey string, timeout time.Duration) *Runtime {
 	t.Helper()
-	rt, err := New("test-"+string(k), k, url, "m1", apiKey, timeout, nil)
+	rt, err := New(Config{Name: "test-" + string(k), Kind: k, URL: url, Model: "m1", APIKey: apiKey, Timeout: timeout})
+	require.NoError(t, err)
+	return rt
+}
+
+func newTestRuntimeIdle(t *testing.T, k Kind, url string, timeout, idle time.Duration) *Runtime {
+	t.Helper()
+	rt, err := New(Config{Name: "test-" + string(k), Kind: k, URL: url, Model: "m1", Timeout: timeout, IdleTimeout: idle})
 	require.NoError(t, err)
 	return rt
 }

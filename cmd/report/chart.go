@@ -35,7 +35,7 @@ type chartKind struct {
 
 var chartKinds = []chartKind{
 	{"ttft", "Time to first token", "TTFT mean (ms)", func(r row) *float64 { return r.TTFTMean }, 1e3},
-	{"throughput", "Aggregate output throughput", "aggregate output (tok/s)", func(r row) *float64 { return r.Aggregate }, 1},
+	{"throughput", "Aggregate output throughput", "aggregate output (tok/s)", func(r row) *float64 { return r.AggregateTPSMean }, 1},
 }
 
 // Chart size: fits a Markdown page.

@@ -141,10 +141,12 @@ func TestFixtures(t *testing.T) {
 		r := f.run()
 		path := filepath.Join("testdata", name)
 		if *update {
-			require.NoError(t, r.WriteJSON(path))
+			data, err := r.File().Encode()
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, data, 0o644))
 			continue
 		}
-		want, err := r.MarshalJSON()
+		want, err := r.File().Encode()
 		require.NoError(t, err)
 		got, err := os.ReadFile(path)
 		require.NoError(t, err)

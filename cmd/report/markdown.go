@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -22,9 +23,9 @@ var figures = []figure{
 	{"TTFT mean ms", func(r row) *float64 { return r.TTFTMean }, 1e3, 1},
 	{"TTFT p50 ms", func(r row) *float64 { return r.TTFTP50 }, 1e3, 1},
 	{"TTFT p95 ms", func(r row) *float64 { return r.TTFTP95 }, 1e3, 1},
-	{"decode tok/s", func(r row) *float64 { return r.Decode }, 1, 1},
-	{"request tok/s", func(r row) *float64 { return r.Request }, 1, 1},
-	{"aggregate tok/s", func(r row) *float64 { return r.Aggregate }, 1, 1},
+	{"decode tok/s", func(r row) *float64 { return r.DecodeTPSMean }, 1, 1},
+	{"request tok/s", func(r row) *float64 { return r.RequestTPSMean }, 1, 1},
+	{"aggregate tok/s", func(r row) *float64 { return r.AggregateTPSMean }, 1, 1},
 }
 
 // missing is what a table shows for a figure the file does not have.
@@ -117,7 +118,7 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 					}
 					b.WriteString(" |")
 				}
-				fmt.Fprintf(&b, " %s | %s |\n", count(rw.Successes), count(rw.Failures))
+				fmt.Fprintf(&b, " %s | %s |\n", strconv.Itoa(rw.Successes), strconv.Itoa(rw.Failures))
 			}
 		}
 		b.WriteString("\n")
@@ -139,15 +140,11 @@ func writeFailures(b *strings.Builder, runs []*run) {
 	var lines []string
 	for _, r := range runs {
 		for _, rw := range r.Rows {
-			classes := make([]string, 0, len(rw.Errors))
-			for c := range rw.Errors {
-				classes = append(classes, c)
-			}
-			slices.Sort(classes)
+			classes := slices.Sorted(maps.Keys(rw.Errors))
 			for _, c := range classes {
 				ec := rw.Errors[c]
 				lines = append(lines, fmt.Sprintf("| %s | %s | %s | %d | %s | %d | %s |", cell(r.Label),
-					cell(rw.Runtime), cell(rw.Prompt), rw.Concurrency, cell(c), ec.Count, cell(ec.First)))
+					cell(rw.Runtime), cell(rw.Prompt), rw.Concurrency, cell(string(c)), ec.Count, cell(ec.First)))
 			}
 		}
 	}
@@ -193,13 +190,6 @@ func change(base, new *float64) string {
 		s = "+" + s
 	}
 	return s + "%"
-}
-
-func count(n *int) string {
-	if n == nil {
-		return missing
-	}
-	return strconv.Itoa(*n)
 }
 
 func orMissing(s string) string {

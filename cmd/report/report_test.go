@@ -116,7 +116,7 @@ func TestOneRun(t *testing.T) {
 			for _, conc := range []int{1, 2, 4} {
 				rw, ok := r.find(key{rt, p, conc})
 				require.True(t, ok)
-				want = append(want, *rw.Aggregate)
+				want = append(want, *rw.AggregateTPSMean)
 			}
 		}
 		c.onScale(t, want)

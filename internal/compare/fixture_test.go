@@ -129,8 +129,7 @@ func fixtures(t *testing.T, dir string) {
 		fixtureRun(baseCreated, "0.28.0+cpu", 1, 1),
 		fixtureRun(newCreated, "0.29.1", 1.1, 3),
 	} {
-		_, _, err := r.WriteFiles(dir)
-		require.NoError(t, err)
+		fixturetest.WriteRun(t, r, dir)
 	}
 }
 

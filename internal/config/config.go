@@ -44,6 +44,10 @@ type Settings struct {
 	PromptsDir      string `env:"BENCH_PROMPTS_DIR"`
 	OutputDir       string `env:"BENCH_OUTPUT_DIR" envDefault:"results"`
 	Progress        string `env:"BENCH_PROGRESS" envDefault:"auto"`
+	// MaxFailures, if set, is the share of failed requests (0 to 1) above
+	// which the run fails; unset, failed requests never fail a run whose
+	// every benchmark had a success.
+	MaxFailures *float64 `env:"BENCH_MAX_FAILURES"`
 }
 
 // DefaultPrompts is what an unset BENCH_PROMPTS means: the built-ins, plus
@@ -122,6 +126,9 @@ func (s Settings) validate() error {
 	if s.IdleTimeout < 0 {
 		bad("BENCH_IDLE_TIMEOUT", "must be 0 (off) or more")
 	}
+	if m := s.MaxFailures; m != nil && !(*m >= 0 && *m <= 1) {
+		bad("BENCH_MAX_FAILURES", "must be a share from 0 to 1 (0.01 is 1%)")
+	}
 	if strings.TrimSpace(s.OutputDir) == "" {
 		bad("BENCH_OUTPUT_DIR", "must name a folder")
 	}
@@ -149,7 +156,7 @@ type runtimeEnv struct {
 
 // LoadRuntime reads one runtime's settings, applying the known defaults.
 func LoadRuntime(name string) (Runtime, error) {
-	prefix := runtimes.EnvPrefix(name)
+	prefix := EnvPrefix(name)
 	var e runtimeEnv
 	if err := parse(&e, prefix); err != nil {
 		return Runtime{}, err
@@ -177,13 +184,19 @@ func LoadRuntime(name string) (Runtime, error) {
 		return Runtime{}, fmt.Errorf("runtime %q has no URL: set %sURL (names with defaults: %s, %s)", name, prefix, strings.Join(ProbeOrder, ", "), Sim)
 	}
 	if rt.URL != "" {
-		if _, err := runtimes.New(name, rt.Kind, rt.URL, "", "", 0, nil); err != nil {
+		if _, err := runtimes.ParseURL(rt.URL); err != nil {
 			return Runtime{}, fmt.Errorf("%sURL: %w", prefix, err)
 		}
 	}
 	rt.Model = strings.TrimSpace(e.Model)
 	rt.APIKey = e.APIKey
 	return rt, nil
+}
+
+// EnvPrefix returns the prefix of a runtime's environment variables:
+// "vllm-metal" → "VLLM_METAL_".
+func EnvPrefix(name string) string {
+	return strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToUpper(name)) + "_"
 }
 
 func parse(v any, prefix string) error {

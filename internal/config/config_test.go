@@ -126,7 +126,7 @@ func TestRuntimeFromEnv(t *testing.T) {
 	assert.Equal(t, runtimes.KindOpenAI, rt.Kind)
 	assert.Equal(t, "http://127.0.0.1:11435", rt.URL)
 
-	assert.Equal(t, "MY_SERVER_2_", runtimes.EnvPrefix("my.server-2"))
+	assert.Equal(t, "MY_SERVER_2_", EnvPrefix("my.server-2"))
 }
 
 func TestRuntimeErrors(t *testing.T) {

@@ -23,18 +23,10 @@ var unitBetter = []struct{ unit, better string }{
 	{UnitPrompt, "higher"},
 }
 
-// WriteBenchfmt writes what `go test -bench` would have printed for r's
-// leaf runs to path, atomically, in the Go benchmark format that benchstat
-// reads. See the package doc for names, units and config lines.
-func (r *Run) WriteBenchfmt(path string) error {
-	data, err := r.benchfmt()
-	if err != nil {
-		return fmt.Errorf("summary: encode %s: %w", path, err)
-	}
-	return writeAtomic(path, data)
-}
-
-func (r *Run) benchfmt() ([]byte, error) {
+// Benchfmt returns what `go test -bench` would have printed for r's leaf
+// runs, in the Go benchmark format that benchstat reads. See the package
+// doc for names, units and config lines.
+func (r *Run) Benchfmt() ([]byte, error) {
 	var buf bytes.Buffer
 	w := benchfmt.NewWriter(&buf)
 	for _, u := range unitBetter {

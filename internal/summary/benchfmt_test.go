@@ -3,6 +3,7 @@ package summary
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -41,7 +42,7 @@ func readBenchfmt(t *testing.T, data []byte) readBack {
 
 func TestBenchfmtReadsBack(t *testing.T) {
 	r := fixtureRun("0.28.0+cpu", fixtureCreated)
-	data, err := r.benchfmt()
+	data, err := r.Benchfmt()
 	require.NoError(t, err)
 	got := readBenchfmt(t, data)
 
@@ -96,7 +97,7 @@ func TestBenchfmtReadsBack(t *testing.T) {
 }
 
 func TestGoldenBenchfmt(t *testing.T) {
-	data, err := fixtureRun("0.28.0+cpu", fixtureCreated).benchfmt()
+	data, err := fixtureRun("0.28.0+cpu", fixtureCreated).Benchfmt()
 	require.NoError(t, err)
 	golden(t, "testdata/golden.txt", data)
 }
@@ -104,9 +105,9 @@ func TestGoldenBenchfmt(t *testing.T) {
 // Nothing that differs between two runs of one setup may reach the file: a
 // differing config line would split benchstat's tables.
 func TestBenchfmtHasNothingRunSpecific(t *testing.T) {
-	a, err := fixtureRun("0.28.0+cpu", fixtureCreated).benchfmt()
+	a, err := fixtureRun("0.28.0+cpu", fixtureCreated).Benchfmt()
 	require.NoError(t, err)
-	b, err := fixtureRun("0.29.1", fixtureCreated.Add(36*time.Hour)).benchfmt()
+	b, err := fixtureRun("0.29.1", fixtureCreated.Add(36*time.Hour)).Benchfmt()
 	require.NoError(t, err)
 	assert.Equal(t, string(a), string(b))
 	assert.NotContains(t, string(a), "20260831")
@@ -118,7 +119,7 @@ func TestBenchfmtNames(t *testing.T) {
 	r.Add(Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4},
 		[]Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 900*ms, 10)}}})
 	r.Add(Key{Runtime: "never-ran", Prompt: "short", Concurrency: 1}, nil)
-	data, err := r.benchfmt()
+	data, err := r.Benchfmt()
 	require.NoError(t, err)
 	got := readBenchfmt(t, data)
 
@@ -149,10 +150,15 @@ func TestBenchstatComparesRuns(t *testing.T) {
 
 	dir := t.TempDir()
 	old := fixtureRun("0.28.0+cpu", fixtureCreated)
-	_, oldTxt, err := old.WriteFiles(filepath.Join(dir, "old"))
-	require.NoError(t, err)
-	_, newTxt, err := fixtureRun("0.29.1", fixtureCreated.Add(time.Hour)).WriteFiles(filepath.Join(dir, "new"))
-	require.NoError(t, err)
+	writeTxt := func(r *Run, name string) string {
+		data, err := r.Benchfmt()
+		require.NoError(t, err)
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		return path
+	}
+	oldTxt := writeTxt(old, "old.txt")
+	newTxt := writeTxt(fixtureRun("0.29.1", fixtureCreated.Add(time.Hour)), "new.txt")
 
 	benchstat := func(args ...string) string {
 		t.Helper()

@@ -29,7 +29,7 @@ func TestFailedLeafRuns(t *testing.T) {
 
 	assert.Equal(t, []Key{broken}, r.Failed())
 
-	txt, err := r.benchfmt()
+	txt, err := r.Benchfmt()
 	require.NoError(t, err)
 	assert.Equal(t, 2, strings.Count(string(txt), "BenchmarkInference/runtime=a/"), "both runs of the good leaf, one with a failure")
 	assert.NotContains(t, string(txt), "runtime=b/")

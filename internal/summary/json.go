@@ -44,29 +44,35 @@ type MeasurementNotes struct {
 	OutputTokens       string `json:"output_tokens"`
 }
 
-// document is the summary JSON, keys in the seed's order.
-type document struct {
+// File is the summary JSON, keys in the seed's order. Run.File builds it
+// for writing; Read and Decode read any file of this format, the earlier
+// harness's included, where keys this suite added are missing (zero or
+// nil).
+type File struct {
 	RunID            string                     `json:"run_id"`
-	CreatedAt        string                     `json:"created_at"`
+	CreatedAt        string                     `json:"created_at"` // TimeFormat
 	Host             Host                       `json:"host"`
 	Arguments        Arguments                  `json:"arguments"`
 	Runtimes         []RuntimeInfo              `json:"runtimes"`
 	Versions         map[string]*string         `json:"versions"`
 	ModelMetadata    map[string]json.RawMessage `json:"model_metadata"`
-	Prompts          prompts                    `json:"prompts"`
+	Prompts          Prompts                    `json:"prompts"`
 	MeasurementNotes MeasurementNotes           `json:"measurement_notes"`
-	CompletedAt      string                     `json:"completed_at"`
+	CompletedAt      string                     `json:"completed_at"` // TimeFormat
 	Summary          []Row                      `json:"summary"`
-	Complete         bool                       `json:"complete"`
+	// Complete is false in a file written while the run went on, or left
+	// by an interrupted run; nil in the earlier harness's files.
+	Complete *bool `json:"complete"`
 }
 
-// MarshalJSON returns the summary JSON of r, as WriteJSON writes it.
-func (r *Run) MarshalJSON() ([]byte, error) {
+// File returns the summary of r as it stands.
+func (r *Run) File() File {
 	completed := r.CompletedAt
 	if completed.IsZero() {
 		completed = time.Now()
 	}
-	doc := document{
+	complete := r.Complete
+	f := File{
 		RunID:            r.ID,
 		CreatedAt:        r.CreatedAt.UTC().Format(TimeFormat),
 		Host:             r.Host,
@@ -78,18 +84,18 @@ func (r *Run) MarshalJSON() ([]byte, error) {
 		MeasurementNotes: Notes,
 		CompletedAt:      completed.UTC().Format(TimeFormat),
 		Summary:          r.Rows(),
-		Complete:         r.Complete,
+		Complete:         &complete,
 	}
-	if doc.Runtimes == nil {
-		doc.Runtimes = []RuntimeInfo{}
+	if f.Runtimes == nil {
+		f.Runtimes = []RuntimeInfo{}
 	}
 	for name, v := range r.Versions {
-		doc.Versions[name] = v
+		f.Versions[name] = v
 	}
 	for name, raw := range r.ModelMetadata {
-		doc.ModelMetadata[name] = rawOrString(raw)
+		f.ModelMetadata[name] = rawOrString(raw)
 	}
-	return marshal(doc)
+	return f
 }
 
 // rawOrString keeps raw if it is JSON; other text becomes a JSON string so
@@ -102,10 +108,10 @@ func rawOrString(raw json.RawMessage) json.RawMessage {
 	return s
 }
 
-// encode returns the file content: r's JSON indented by two spaces, with a
-// trailing newline.
-func (r *Run) encode() ([]byte, error) {
-	raw, err := r.MarshalJSON()
+// Encode returns the file's content: f as JSON indented by two spaces,
+// with a trailing newline.
+func (f File) Encode() ([]byte, error) {
+	raw, err := marshal(f)
 	if err != nil {
 		return nil, err
 	}
@@ -117,55 +123,23 @@ func (r *Run) encode() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteJSON writes the summary JSON to path atomically, creating its
-// folder.
-func (r *Run) WriteJSON(path string) error {
-	data, err := r.encode()
-	if err != nil {
-		return fmt.Errorf("summary: encode %s: %w", path, err)
-	}
-	return writeAtomic(path, data)
-}
-
-// MarshalJSON writes a in the seed's key order; a timeout or temperature
-// that is not finite becomes null.
+// MarshalJSON writes a in the seed's key order, lists never null.
 func (a Arguments) MarshalJSON() ([]byte, error) {
-	concurrency, names := a.Concurrency, a.Prompts
-	if concurrency == nil {
-		concurrency = []int{}
+	type plain Arguments
+	p := plain(a)
+	if p.Concurrency == nil {
+		p.Concurrency = []int{}
 	}
-	if names == nil {
-		names = []string{}
+	if p.Prompts == nil {
+		p.Prompts = []string{}
 	}
-	return marshal(struct {
-		OutputDir   string   `json:"output_dir"`
-		Runtime     string   `json:"runtime"`
-		OllamaURL   *string  `json:"ollama_url"`
-		OllamaModel *string  `json:"ollama_model"`
-		VLLMURL     *string  `json:"vllm_url"`
-		VLLMModel   *string  `json:"vllm_model"`
-		Warmups     int      `json:"warmups"`
-		Rounds      *int     `json:"rounds"`
-		Concurrency []int    `json:"concurrency"`
-		MaxTokens   int      `json:"max_tokens"`
-		Seed        int      `json:"seed"`
-		Timeout     *float64 `json:"timeout"`
-		Temperature *float64 `json:"temperature"`
-		Prompts     []string `json:"prompts"`
-		Count       *int     `json:"count"`
-		Benchtime   string   `json:"benchtime"`
-		IdleTimeout *float64 `json:"idle_timeout"`
-	}{
-		a.OutputDir, a.Runtime, a.OllamaURL, a.OllamaModel, a.VLLMURL, a.VLLMModel,
-		a.Warmups, a.Rounds, concurrency, a.MaxTokens, a.Seed,
-		num(a.Timeout), num(a.Temperature), names, a.Count, a.Benchtime, num(a.IdleTimeout),
-	})
+	return marshal(p)
 }
 
-// prompts is written as one object, name -> text, in slice order.
-type prompts []Prompt
+// Prompts are written as one object, name -> text, in slice order.
+type Prompts []Prompt
 
-func (ps prompts) MarshalJSON() ([]byte, error) {
+func (ps Prompts) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	seen := map[string]bool{}

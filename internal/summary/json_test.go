@@ -166,7 +166,7 @@ func pathOr(path string) string {
 func TestJSONKeepsTheSeedContract(t *testing.T) {
 	seedData, err := os.ReadFile(seedPath)
 	require.NoError(t, err)
-	ourData, err := fixtureRun("0.28.0+cpu", fixtureCreated).encode()
+	ourData, err := fixtureRun("0.28.0+cpu", fixtureCreated).File().Encode()
 	require.NoError(t, err)
 	seed, ours := parseOrdered(t, seedData), parseOrdered(t, ourData)
 
@@ -215,7 +215,7 @@ func TestNotesKeepTheSeedMeanings(t *testing.T) {
 }
 
 func TestGoldenJSON(t *testing.T) {
-	got, err := fixtureRun("0.28.0+cpu", fixtureCreated).encode()
+	got, err := fixtureRun("0.28.0+cpu", fixtureCreated).File().Encode()
 	require.NoError(t, err)
 	golden(t, "testdata/golden.json", got)
 }
@@ -240,7 +240,7 @@ func TestJSONDetails(t *testing.T) {
 	}
 	decode := func(t *testing.T, r *Run) map[string]any {
 		t.Helper()
-		data, err := r.encode()
+		data, err := r.File().Encode()
 		require.NoError(t, err)
 		require.True(t, bytes.HasSuffix(data, []byte("}\n")), "trailing newline")
 		var doc map[string]any
@@ -282,8 +282,8 @@ func TestJSONDetails(t *testing.T) {
 	})
 	t.Run("non-finite numbers become null", func(t *testing.T) {
 		r := base()
-		r.Arguments.Timeout = math.Inf(1)
-		r.Arguments.Temperature = math.NaN()
+		r.Arguments.Timeout = Number(math.Inf(1))
+		r.Arguments.Temperature = Number(math.NaN())
 		args := decode(t, r)["arguments"].(map[string]any)
 		assert.Contains(t, args, "timeout")
 		assert.Nil(t, args["timeout"])
@@ -305,14 +305,14 @@ func TestJSONDetails(t *testing.T) {
 	t.Run("text is not HTML-escaped", func(t *testing.T) {
 		r := base()
 		r.Prompts = []Prompt{{Name: "code", Text: "a < b && c > d"}}
-		data, err := r.encode()
+		data, err := r.File().Encode()
 		require.NoError(t, err)
 		assert.Contains(t, string(data), `"code": "a < b && c > d"`)
 	})
 	t.Run("a prompt listed twice is an error", func(t *testing.T) {
 		r := base()
 		r.Prompts = []Prompt{{Name: "short", Text: "a"}, {Name: "short", Text: "b"}}
-		err := r.WriteJSON(filepath.Join(t.TempDir(), "x.json"))
+		_, err := r.File().Encode()
 		assert.ErrorContains(t, err, `prompt "short" listed twice`)
 	})
 }

@@ -23,14 +23,16 @@ type Key struct {
 	Concurrency            int
 }
 
-// Name is the leaf's benchmark name without the "Benchmark" prefix and the
-// GOMAXPROCS suffix, as go test names BenchmarkInference's sub-benchmarks:
-// Inference/runtime=<runtime>/prompt=<prompt>/conc=<n>. The benchmark
-// should build its b.Run names with [Safe] so the two agree.
-func (k Key) Name() string {
-	return "Inference/runtime=" + Safe(k.Runtime) + "/prompt=" + Safe(k.Prompt) +
-		"/conc=" + strconv.Itoa(k.Concurrency)
+// Levels is the leaf's name under BenchmarkInference, one key=value per
+// level: runtime=<runtime>/prompt=<prompt>/conc=<n>. BenchmarkInference
+// names its sub-benchmarks with it, and the .txt names its results by it.
+func (k Key) Levels() string {
+	return "runtime=" + Safe(k.Runtime) + "/prompt=" + Safe(k.Prompt) + "/conc=" + strconv.Itoa(k.Concurrency)
 }
+
+// Name is the leaf's benchmark name without the "Benchmark" prefix and the
+// GOMAXPROCS suffix, as go test prints it: Inference/<Levels>.
+func (k Key) Name() string { return "Inference/" + k.Levels() }
 
 // Safe makes s usable as one level of a benchmark name: spaces become '_'
 // and unprintable runes are escaped, as go test does, and '/' becomes '_'
@@ -66,26 +68,37 @@ type Host struct {
 	MemoryBytes uint64  `json:"memory_bytes"`
 }
 
-// Arguments are the settings of a run, written under "arguments". Nil
-// pointers are written as null.
+// Arguments are the settings of a run, written under "arguments" in this
+// order; nil pointers are written as null.
 type Arguments struct {
-	OutputDir   string
-	Runtime     string
-	OllamaURL   *string
-	OllamaModel *string
-	VLLMURL     *string
-	VLLMModel   *string
-	Warmups     int
-	Rounds      *int // nil when -benchtime decides
-	Concurrency []int
-	MaxTokens   int
-	Seed        int
-	Timeout     float64 // seconds
-	Temperature float64
-	Prompts     []string
-	Count       *int
-	Benchtime   string
-	IdleTimeout float64 // seconds; 0 is off
+	OutputDir   string   `json:"output_dir"`
+	Runtime     string   `json:"runtime"`
+	OllamaURL   *string  `json:"ollama_url"`
+	OllamaModel *string  `json:"ollama_model"`
+	VLLMURL     *string  `json:"vllm_url"`
+	VLLMModel   *string  `json:"vllm_model"`
+	Warmups     int      `json:"warmups"`
+	Rounds      *int     `json:"rounds"` // nil when -benchtime decides
+	Concurrency []int    `json:"concurrency"`
+	MaxTokens   int      `json:"max_tokens"`
+	Seed        int      `json:"seed"`
+	Timeout     Number   `json:"timeout"` // seconds
+	Temperature Number   `json:"temperature"`
+	Prompts     []string `json:"prompts"`
+	Count       *int     `json:"count"`
+	Benchtime   string   `json:"benchtime"`
+	IdleTimeout Number   `json:"idle_timeout"` // seconds; 0 is off
+}
+
+// Number is a float64 written as null when it is not finite: JSON has no
+// NaN or Inf.
+type Number float64
+
+func (n Number) MarshalJSON() ([]byte, error) {
+	if !finite(float64(n)) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(n))
 }
 
 // RuntimeInfo is one runtime of the run.
@@ -111,7 +124,7 @@ type Run struct {
 	Runtimes               []RuntimeInfo
 	Versions               map[string]*string         // runtime name -> version, nil if unknown
 	ModelMetadata          map[string]json.RawMessage // runtime name -> raw JSON, nil -> null
-	Prompts                []Prompt                   // written as an object in this order
+	Prompts                Prompts                    // written as an object in this order
 	// Complete is set when every benchmark has run; a file written after
 	// each leaf (so that an interrupted run keeps what it finished) has it
 	// false until the last write.
@@ -151,8 +164,8 @@ func (r *Run) Add(k Key, rounds []Round) {
 }
 
 // AddNotRun records one leaf run of k that sent no request because its
-// runtime could not be benchmarked (class runtimes.ClassUnreachable or
-// ClassUnavailable): its row has no figures, and errors[class] counts such
+// runtime could not be benchmarked (the driver's classes unreachable and
+// unavailable): its row has no figures, and errors[class] counts such
 // leaf runs, with err's message.
 func (r *Run) AddNotRun(k Key, class runtimes.Class, err error) {
 	r.mu.Lock()
@@ -162,13 +175,20 @@ func (r *Run) AddNotRun(k Key, class runtimes.Class, err error) {
 
 // Requests returns the number of requests sent in the leaf runs so far.
 func (r *Run) Requests() int {
-	n := 0
-	for _, l := range r.snapshot() {
-		for _, rd := range l.rounds {
-			n += len(rd.Results)
-		}
-	}
+	n, _, _ := r.Failures()
 	return n
+}
+
+// Failures returns the number of requests sent in the leaf runs so far,
+// how many of them failed, and the failures by class for a message ("3
+// timeout, 1 reset").
+func (r *Run) Failures() (requests, failures int, classes string) {
+	var all []Round
+	for _, l := range r.snapshot() {
+		all = append(all, l.rounds...)
+	}
+	m := Compute(all)
+	return m.Requests, m.Failures, m.ErrorCounts()
 }
 
 // Failed returns the keys of the leaf runs in which every request failed,

@@ -176,17 +176,18 @@ func TestUnreachableRow(t *testing.T) {
 	k := Key{Runtime: "vllm", Prompt: "short", Concurrency: 1}
 	r := NewRun(time.Unix(0, 0))
 	why := errors.New(`vllm (http://127.0.0.1:8000): GET /v1/models: dial tcp 127.0.0.1:8000: connect: connection refused`)
-	r.AddNotRun(k, runtimes.ClassUnreachable, why)
-	r.AddNotRun(k, runtimes.ClassUnreachable, why) // -count=2
+	const unreachable runtimes.Class = "unreachable" // the driver's class
+	r.AddNotRun(k, unreachable, why)
+	r.AddNotRun(k, unreachable, why) // -count=2
 	rows := r.Rows()
 	require.Len(t, rows, 1)
 	row := rows[0]
 	assert.Zero(t, row.Requests)
 	assert.Nil(t, row.TTFTMean)
 	assert.Nil(t, row.OutputTokensMin)
-	assert.Equal(t, map[runtimes.Class]ErrorCount{runtimes.ClassUnreachable: {Count: 2, First: why.Error()}}, row.Errors)
+	assert.Equal(t, map[runtimes.Class]ErrorCount{unreachable: {Count: 2, First: why.Error()}}, row.Errors)
 	assert.Zero(t, r.Requests())
-	txt, err := r.benchfmt()
+	txt, err := r.Benchfmt()
 	require.NoError(t, err)
 	assert.NotContains(t, string(txt), "Inference/", "no benchmark line for a leaf that sent nothing")
 }

@@ -34,11 +34,11 @@ func accuracyCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	native, err := runtimes.New("ollama", runtimes.KindOllama, *url, *model, "", *timeout, nil)
+	native, err := runtimes.New(runtimes.Config{Name: "ollama", Kind: runtimes.KindOllama, URL: *url, Model: *model, Timeout: *timeout})
 	if err != nil {
 		return err
 	}
-	v1, err := runtimes.New("ollama-v1", runtimes.KindOpenAI, *url, *model, "", *timeout, nil)
+	v1, err := runtimes.New(runtimes.Config{Name: "ollama-v1", Kind: runtimes.KindOpenAI, URL: *url, Model: *model, Timeout: *timeout})
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func peerCmd(args []string) error {
 		return err
 	}
 	prompt := ps[0]
-	rt, err := runtimes.New("ollama", runtimes.KindOllama, *url, *model, "", *timeout, nil)
+	rt, err := runtimes.New(runtimes.Config{Name: "ollama", Kind: runtimes.KindOllama, URL: *url, Model: *model, Timeout: *timeout})
 	if err != nil {
 		return err
 	}

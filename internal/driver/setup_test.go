@@ -1,9 +1,8 @@
-package suite
+package driver
 
 import (
 	"bytes"
 	"context"
-	"flag"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -37,7 +36,7 @@ func closedURL(t *testing.T) string {
 func isolate(t *testing.T) {
 	envtest.Clean(t)
 	for _, name := range config.ProbeOrder {
-		t.Setenv(runtimes.EnvPrefix(name)+"URL", closedURL(t))
+		t.Setenv(config.EnvPrefix(name)+"URL", closedURL(t))
 	}
 	t.Setenv("BENCH_OUTPUT_DIR", t.TempDir())
 }
@@ -64,7 +63,7 @@ func TestProbeFindsAnsweringRuntime(t *testing.T) {
 	srv := fakeOllama(t)
 	t.Setenv("OLLAMA_URL", srv.URL)
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log)
+	s, err := Setup(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 
@@ -87,7 +86,7 @@ func TestProbeFindsAnsweringRuntime(t *testing.T) {
 func TestProbeFallsBackToSim(t *testing.T) {
 	isolate(t)
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log)
+	s, err := Setup(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	require.Len(t, s.Runtimes, 1)
@@ -105,13 +104,13 @@ func TestMessagesAreNotBenchstatConfig(t *testing.T) {
 	t.Setenv("BENCH_RUNTIMES", "mine,sim")
 	t.Setenv("MINE_URL", closedURL(t))
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log)
+	s, err := Setup(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	s.Run.Add(summary.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1},
 		[]summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}})
 	require.NoError(t, s.Finish())
 	isolate(t) // and the fallback's notice
-	s, err = Setup(context.Background(), &log)
+	s, err = Setup(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	s.Close()
 
@@ -147,7 +146,7 @@ func TestProbeDoesNotWaitForAHungServer(t *testing.T) {
 	}()
 	t.Setenv("VLLM_URL", "http://"+ln.Addr().String())
 	start := time.Now()
-	s, err := Setup(context.Background(), &bytes.Buffer{})
+	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	assert.Less(t, time.Since(start), 2*time.Second)
@@ -157,19 +156,19 @@ func TestProbeDoesNotWaitForAHungServer(t *testing.T) {
 func TestBadSettingStopsSetup(t *testing.T) {
 	isolate(t)
 	t.Setenv("BENCH_CONCURRENCY", "1,four")
-	_, err := Setup(context.Background(), &bytes.Buffer{})
+	_, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `BENCH_CONCURRENCY="1,four"`)
 
 	t.Setenv("BENCH_CONCURRENCY", "1")
 	t.Setenv("BENCH_PROMPTS", "short,haiku")
-	_, err = Setup(context.Background(), &bytes.Buffer{})
+	_, err = Setup(context.Background(), &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `BENCH_PROMPTS="short,haiku": unknown prompt "haiku"`)
 
 	t.Setenv("BENCH_PROMPTS", "")
 	t.Setenv("BENCH_RUNTIMES", "mine")
-	_, err = Setup(context.Background(), &bytes.Buffer{})
+	_, err = Setup(context.Background(), &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "set MINE_URL")
 }
@@ -183,7 +182,7 @@ func TestUnreachableNamedRuntime(t *testing.T) {
 	t.Setenv("MINE_URL", strings.Replace(url, "http://", "http://me:hunter2@", 1))
 	t.Setenv("MINE_API_KEY", "sk-verysecret")
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log)
+	s, err := Setup(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	require.Len(t, s.Runtimes, 2)
@@ -205,7 +204,7 @@ func TestFilesHoldNoSecrets(t *testing.T) {
 	t.Setenv("BENCH_RUNTIMES", "ollama")
 	t.Setenv("OLLAMA_URL", strings.Replace(srv.URL, "http://", "http://me:hunter2@", 1))
 	t.Setenv("OLLAMA_API_KEY", "sk-verysecret")
-	s, err := Setup(context.Background(), &bytes.Buffer{})
+	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	s.Run.Add(summary.Key{Runtime: "ollama", Model: "tiny:latest", Prompt: "short", Concurrency: 1},
 		[]summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}})
@@ -227,10 +226,10 @@ func TestFinishWithoutBenchmarksWritesNothing(t *testing.T) {
 	isolate(t)
 	out := filepath.Join(t.TempDir(), "results")
 	t.Setenv("BENCH_OUTPUT_DIR", out)
-	s, err := Setup(context.Background(), &bytes.Buffer{})
+	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	require.NoError(t, s.Finish())
-	assert.NoDirExists(t, out)
+	assert.Empty(t, names(t, out), "the folder is made at the start, to prove it writable, and stays empty")
 }
 
 // The seed's run, as the README gives it: its arguments come out in the
@@ -251,10 +250,7 @@ func TestSeedArguments(t *testing.T) {
 	t.Setenv("BENCH_RUNTIMES", "vllm-metal")
 	t.Setenv("VLLM_METAL_URL", srv.URL)
 	t.Setenv("VLLM_METAL_MODEL", "qwen3.8-27b-nvfp4")
-	setFlag(t, "test.benchtime", "5x")
-	setFlag(t, "test.count", "5")
-
-	s, err := Setup(context.Background(), &bytes.Buffer{})
+	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{Benchtime: "5x", Count: 5})
 	require.NoError(t, err)
 	a := s.Run.Arguments
 	assert.Equal(t, "vllm-metal", a.Runtime)
@@ -265,18 +261,10 @@ func TestSeedArguments(t *testing.T) {
 	require.NotNil(t, a.Rounds)
 	assert.Equal(t, 5, *a.Rounds)
 	assert.Equal(t, 5, *a.Count)
-	assert.Equal(t, 600.0, a.Timeout)
+	assert.Equal(t, summary.Number(600), a.Timeout)
 	assert.Equal(t, []int{1, 4}, a.Concurrency)
 	assert.Equal(t, "0.28.0", *s.Run.Versions["vllm-metal"])
 	assert.Equal(t, []summary.RuntimeInfo{{Name: "vllm-metal", Kind: "openai", BaseURL: srv.URL, Model: "qwen3.8-27b-nvfp4"}}, s.Run.Runtimes)
-}
-
-func setFlag(t *testing.T, name, value string) {
-	f := flag.Lookup(name)
-	require.NotNil(t, f, name)
-	old := f.Value.String()
-	require.NoError(t, flag.Set(name, value))
-	t.Cleanup(func() { flag.Set(name, old) })
 }
 
 // Progress goes where BENCH_PROGRESS says, never to the log (stderr, which
@@ -285,18 +273,17 @@ func TestProgressLines(t *testing.T) {
 	isolate(t)
 	path := filepath.Join(t.TempDir(), "progress.log")
 	t.Setenv("BENCH_PROGRESS", path)
-	setFlag(t, "test.benchtime", "3x")
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log)
+	s, err := Setup(context.Background(), &log, Options{Benchtime: "3x"})
 	require.NoError(t, err)
 	before := log.String()
 
-	leaf := s.Leaf("runtime=sim/prompt=short/conc=2")
+	leaf := leafProgress{p: s.progress, name: "runtime=sim/prompt=short/conc=2"}
 	ok := runtimes.Result{OutputTokens: 100}
-	leaf.WarmUp(1, 1, summary.Round{Wall: 1500 * time.Millisecond})
-	leaf.Round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, ok}})
-	leaf.Round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, {Err: assert.AnError}}})
-	leaf.Round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, ok}})
+	leaf.warmUp(1, 1, summary.Round{Wall: 1500 * time.Millisecond})
+	leaf.round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, ok}})
+	leaf.round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, {Err: assert.AnError}}})
+	leaf.round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, ok}})
 	s.Close()
 
 	b, err := os.ReadFile(path)
@@ -309,7 +296,7 @@ func TestProgressLines(t *testing.T) {
 	assert.Equal(t, before, log.String(), "progress never goes to the log")
 
 	t.Setenv("BENCH_PROGRESS", filepath.Join(t.TempDir(), "missing", "p.log"))
-	_, err = Setup(context.Background(), &log)
+	_, err = Setup(context.Background(), &log, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "BENCH_PROGRESS=")
 }
@@ -333,7 +320,7 @@ func TestProbeSkipsARuntimeWithoutModels(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Setenv("OLLAMA_URL", srv.URL)
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log)
+	s, err := Setup(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	require.Len(t, s.Runtimes, 1)
@@ -352,8 +339,34 @@ func TestSimSettingsCheckedBeforeProbing(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Setenv("OLLAMA_URL", srv.URL)
 	t.Setenv("SIM_TOKENS_PER_SEC", "fast")
-	_, err := Setup(context.Background(), &bytes.Buffer{})
+	_, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `SIM_TOKENS_PER_SEC="fast"`)
 	assert.False(t, probed, "a request went out before the settings were checked")
+}
+
+// A -cpu list would run each leaf once per value under one summary row.
+func TestCPUListRefused(t *testing.T) {
+	isolate(t)
+	_, err := Setup(context.Background(), &bytes.Buffer{}, Options{CPU: "1,2"})
+	assert.ErrorContains(t, err, "-cpu=1,2: give one value or none")
+	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{CPU: "2"})
+	require.NoError(t, err)
+	s.Close()
+}
+
+// An output folder that cannot hold the results stops the run at setup,
+// before any port is probed or request sent, however it is wrong.
+func TestOutputDirCheckedFirst(t *testing.T) {
+	isolate(t)
+	probed := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { probed = true }))
+	t.Cleanup(srv.Close)
+	t.Setenv("OLLAMA_URL", srv.URL)
+	file := filepath.Join(t.TempDir(), "afile")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	t.Setenv("BENCH_OUTPUT_DIR", file)
+	_, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	assert.EqualError(t, err, `BENCH_OUTPUT_DIR="`+file+`": not a folder`)
+	assert.False(t, probed)
 }

@@ -1,13 +1,18 @@
-package summary
+package driver
 
 import (
 	"errors"
 	"io/fs"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 func TestDetectHostFromSources(t *testing.T) {
@@ -26,28 +31,28 @@ func TestDetectHostFromSources(t *testing.T) {
 		name          string
 		goos, goarch  string
 		files, sysctl map[string]string
-		want          Host
+		want          summary.Host
 	}{{
 		name: "linux", goos: "linux", goarch: "amd64", files: linuxFiles,
-		want: Host{Platform: "linux-6.1.0-amd64", Machine: "amd64", OS: "linux", Arch: "amd64",
+		want: summary.Host{Platform: "linux-6.1.0-amd64", Machine: "amd64", OS: "linux", Arch: "amd64",
 			CPU: "Intel(R) Xeon(R) CPU @ 2.20GHz", MemoryBytes: 16318536 * 1024},
 	}, {
 		name: "darwin", goos: "darwin", goarch: "arm64", sysctl: darwinSysctl,
-		want: Host{Platform: "darwin-24.6.0-arm64", Machine: "arm64", OS: "darwin", Arch: "arm64",
+		want: summary.Host{Platform: "darwin-24.6.0-arm64", Machine: "arm64", OS: "darwin", Arch: "arm64",
 			CPU: "Apple M4 Max", MemoryBytes: 64 << 30},
 	}, {
 		name: "linux without /proc", goos: "linux", goarch: "arm64",
-		want: Host{Platform: "linux-arm64", Machine: "arm64", OS: "linux", Arch: "arm64"},
+		want: summary.Host{Platform: "linux-arm64", Machine: "arm64", OS: "linux", Arch: "arm64"},
 	}, {
 		name: "darwin without sysctl", goos: "darwin", goarch: "arm64",
-		want: Host{Platform: "darwin-arm64", Machine: "arm64", OS: "darwin", Arch: "arm64"},
+		want: summary.Host{Platform: "darwin-arm64", Machine: "arm64", OS: "darwin", Arch: "arm64"},
 	}, {
 		name: "linux with an odd meminfo", goos: "linux", goarch: "amd64",
 		files: map[string]string{"/proc/meminfo": "MemTotal: lots\n", "/proc/cpuinfo": "Hardware\t: BCM2835\n"},
-		want:  Host{Platform: "linux-amd64", Machine: "amd64", OS: "linux", Arch: "amd64"},
+		want:  summary.Host{Platform: "linux-amd64", Machine: "amd64", OS: "linux", Arch: "amd64"},
 	}, {
 		name: "another system", goos: "plan9", goarch: "386", files: linuxFiles, sysctl: darwinSysctl,
-		want: Host{Platform: "plan9-386", Machine: "386", OS: "plan9", Arch: "386"},
+		want: summary.Host{Platform: "plan9-386", Machine: "386", OS: "plan9", Arch: "386"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +68,7 @@ func TestDetectHostFromSources(t *testing.T) {
 				}
 				return "", errors.New("sysctl: unknown oid")
 			}
-			got := detectHost(tt.goos, tt.goarch, readFile, sysctl)
+			got := detectHost(tt.goos, tt.goarch, sources{readFile: readFile, sysctl: sysctl, brand: func() string { return "" }})
 			assert.Equal(t, runtime.Version(), got.Go)
 			assert.Equal(t, runtime.NumCPU(), got.CPUs)
 			assert.Nil(t, got.Python)
@@ -83,5 +88,45 @@ func TestDetectHostHere(t *testing.T) {
 	assert.Positive(t, h.CPUs)
 	if runtime.GOOS == "linux" || runtime.GOOS == "darwin" {
 		assert.Positive(t, h.MemoryBytes)
+	}
+}
+
+// The .txt's cpu line is go test's own, byte for byte, or benchstat would
+// put a saved go test output and the suite's .txt in separate tables. Go
+// takes the x86 brand string first; /proc/cpuinfo's model name (with its
+// clock, as Go adds it) only where there is none.
+func TestCPUNameAsGoTestPrintsIt(t *testing.T) {
+	files := map[string]string{"/proc/cpuinfo": "processor\t: 0\nmodel name\t: AMD EPYC\ncpu MHz\t\t: 2450.000\n"}
+	readFile := func(name string) ([]byte, error) {
+		if s, ok := files[name]; ok {
+			return []byte(s), nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	brand := "Oxide Virtual Turin-like Processor             "
+	assert.Equal(t, brand, cpuName("linux", sources{readFile: readFile, brand: func() string { return brand }}))
+	assert.Equal(t, "AMD EPYC @ 2450.000MHz", cpuName("linux", sources{readFile: readFile, brand: func() string { return "" }}))
+
+	// Against go test itself: this test binary prints its cpu line when
+	// it runs a benchmark.
+	out, err := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkNothing$", "-test.benchtime=1x").Output()
+	require.NoError(t, err, "%s", out)
+	var line string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "cpu: ") {
+			line = l
+		}
+	}
+	if line == "" {
+		assert.Empty(t, DetectHost().CPU, "go test printed no cpu line:\n%s", out)
+		return
+	}
+	assert.Equal(t, line, "cpu: "+DetectHost().CPU)
+}
+
+// BenchmarkNothing is run by TestCPUNameAsGoTestPrintsIt for go test's
+// header.
+func BenchmarkNothing(b *testing.B) {
+	for b.Loop() {
 	}
 }

@@ -1,0 +1,217 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes"
+	"github.com/inferencebench/inferencebench/runtimes/sim"
+)
+
+// ProbeTimeout bounds the check of each known local port when
+// BENCH_RUNTIMES is unset.
+const ProbeTimeout = 300 * time.Millisecond
+
+// runtimeSpecs reads the settings of the runtimes named, or, with none
+// named, of the known local ones followed by the simulator.
+func runtimeSpecs(named []string) ([]config.Runtime, error) {
+	if len(named) == 0 {
+		named = slices.Concat(config.ProbeOrder, []string{config.Sim})
+	}
+	var specs []config.Runtime
+	for _, name := range named {
+		spec, err := config.LoadRuntime(name)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, spec)
+	}
+	return specs, nil
+}
+
+// addNamed adds the runtimes of BENCH_RUNTIMES. One that cannot be
+// described stays, marked unreachable (it does not answer) or unavailable
+// (it answers, but with an error or no model): its benchmarks fail with the
+// reason, or are skipped if unreachable and BENCH_SKIP_UNREACHABLE=1, and
+// the others still run.
+func (d *Driver) addNamed(ctx context.Context, specs []config.Runtime) error {
+	for _, spec := range specs {
+		rt, err := d.open(spec)
+		if err != nil {
+			return err
+		}
+		info, err := rt.Describe(ctx)
+		if err != nil {
+			err = explain(err, spec)
+			d.unavailable[rt.Name] = err
+			switch {
+			case !unreachable(err):
+				d.logf("%v", err)
+			case d.Settings.SkipUnreachable:
+				d.logf("%v; skipping its benchmarks (BENCH_SKIP_UNREACHABLE=1)", err)
+			default:
+				d.logf("%v; its benchmarks will fail (BENCH_SKIP_UNREACHABLE=1 skips them)", err)
+			}
+		}
+		d.addRuntime(rt, info)
+	}
+	return nil
+}
+
+// explain adds to a runtime's error the setting that would mend it.
+func explain(err error, spec config.Runtime) error {
+	if errors.Is(err, runtimes.ErrNoModel) {
+		return fmt.Errorf("%w; set %sMODEL", err, config.EnvPrefix(spec.Name))
+	}
+	return err
+}
+
+// unreachable tells a runtime that did not answer (no connection, or no
+// reply in time) from one that answered with something wrong.
+func unreachable(err error) bool {
+	switch runtimes.ErrorClass(err) {
+	case runtimes.ClassConnect, runtimes.ClassTimeout:
+		return true
+	}
+	return false
+}
+
+// addProbed adds, with BENCH_RUNTIMES unset, the known runtimes that
+// answer on their ports within ProbeTimeout and can be benchmarked, or
+// else the simulator.
+func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec config.Runtime) error {
+	answered := make([]bool, len(known))
+	var wg sync.WaitGroup
+	var tried []string
+	for i, spec := range known {
+		tried = append(tried, spec.Name+" "+runtimes.RedactURL(spec.URL))
+		wg.Go(func() {
+			rt, err := runtimes.New(runtimes.Config{Name: spec.Name, Kind: spec.Kind, URL: spec.URL, APIKey: spec.APIKey})
+			if err != nil {
+				return
+			}
+			pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+			defer cancel()
+			answered[i] = rt.Ping(pctx) == nil
+		})
+	}
+	wg.Wait()
+	for i, spec := range known {
+		if !answered[i] {
+			continue
+		}
+		rt, err := d.open(spec)
+		if err != nil {
+			return err
+		}
+		info, err := rt.Describe(ctx)
+		if err != nil {
+			d.logf("BENCH_RUNTIMES is unset; %s answers at %s but cannot be benchmarked, skipping it: %v", spec.Name, rt.BaseURL, explain(err, spec))
+			continue
+		}
+		d.logf("BENCH_RUNTIMES is unset; found %s at %s", spec.Name, rt.BaseURL)
+		d.addRuntime(rt, info)
+	}
+	if len(d.Runtimes) > 0 {
+		return nil
+	}
+	d.logf("BENCH_RUNTIMES is unset and no runtime answered on the known local ports (%s)", strings.Join(tried, ", "))
+	d.logf("benchmarking the built-in simulator \"sim\" instead; set BENCH_RUNTIMES to choose runtimes")
+	rt, err := d.open(simSpec)
+	if err != nil {
+		return err
+	}
+	info, err := rt.Describe(ctx)
+	if err != nil {
+		return fmt.Errorf("the simulator: %w", err)
+	}
+	d.addRuntime(rt, info)
+	return nil
+}
+
+// open returns the runtime of spec, starting the simulator for "sim".
+func (d *Driver) open(spec config.Runtime) (*runtimes.Runtime, error) {
+	url := spec.URL
+	if spec.Name == config.Sim {
+		if d.sim == nil {
+			var err error
+			if d.sim, err = sim.Start(d.simCfg); err != nil {
+				return nil, fmt.Errorf("starting the simulator: %w", err)
+			}
+		}
+		url = d.sim.URL
+	}
+	return runtimes.New(runtimes.Config{
+		Name: spec.Name, Kind: spec.Kind, URL: url, Model: spec.Model, APIKey: spec.APIKey,
+		Timeout:     time.Duration(d.Settings.Timeout),
+		IdleTimeout: time.Duration(d.Settings.IdleTimeout),
+		Client:      d.client,
+	})
+}
+
+// addRuntime adds rt to the run, with what it told of itself.
+func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
+	d.Runtimes = append(d.Runtimes, rt)
+	r := d.Run
+	r.Versions[rt.Name] = info.Version
+	r.ModelMetadata[rt.Name] = info.Models
+	r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model})
+}
+
+// Unavailable returns why rt cannot be benchmarked, or nil.
+func (d *Driver) Unavailable(rt *runtimes.Runtime) error { return d.unavailable[rt.Name] }
+
+func (d *Driver) arguments() summary.Arguments {
+	st := d.Settings
+	a := summary.Arguments{
+		OutputDir:   st.OutputDir,
+		Warmups:     st.Warmups,
+		Concurrency: st.Concurrency,
+		MaxTokens:   st.MaxTokens,
+		Seed:        st.Seed,
+		Timeout:     summary.Number(time.Duration(st.Timeout).Seconds()),
+		IdleTimeout: summary.Number(time.Duration(st.IdleTimeout).Seconds()),
+		Temperature: summary.Number(st.Temperature),
+		Benchtime:   d.opts.Benchtime,
+	}
+	var names []string
+	for _, rt := range d.Runtimes {
+		names = append(names, rt.Name)
+		url, model := rt.BaseURL, rt.Model
+		switch {
+		case rt.Kind == runtimes.KindOllama && a.OllamaURL == nil:
+			a.OllamaURL, a.OllamaModel = &url, &model
+		case strings.HasPrefix(rt.Name, "vllm") && a.VLLMURL == nil:
+			a.VLLMURL, a.VLLMModel = &url, &model
+		}
+	}
+	a.Runtime = strings.Join(names, ",")
+	for _, p := range d.Prompts {
+		a.Prompts = append(a.Prompts, p.Name)
+	}
+	if n := d.fixedRounds(); n > 0 {
+		a.Rounds = &n
+	}
+	if d.opts.Count > 0 {
+		a.Count = &d.opts.Count
+	}
+	return a
+}
+
+// fixedRounds is N of -benchtime=Nx, or 0.
+func (d *Driver) fixedRounds() int {
+	if n, ok := strings.CutSuffix(d.opts.Benchtime, "x"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v > 0 {
+			return v
+		}
+	}
+	return 0
+}

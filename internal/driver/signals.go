@@ -1,0 +1,52 @@
+package driver
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// interruptWait bounds how long an interrupt waits for a write of the
+// run's files under way: a write that hangs (a stuck network folder) must
+// not keep the run from ending.
+const interruptWait = 5 * time.Second
+
+// HandleInterrupts makes SIGINT (Ctrl-C) and SIGTERM end the run at once,
+// after a write of the run's files under way has finished (or
+// interruptWait has passed): the files keep every leaf run that finished,
+// the one under way is lost. The process exits with 128 + the signal's
+// number; a second signal kills it at once.
+func (d *Driver) HandleInterrupts() {
+	ch := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-ch:
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			f := d.files
+			switch {
+			case !f.freeze(interruptWait):
+				d.logf("interrupted (%v): a write of %s did not finish within %v; the files may lack the last benchmarks", sig, f.dir, interruptWait)
+			case f.json != "":
+				d.logf("interrupted (%v): the %d finished benchmark runs are in %s and %s; the one under way is lost",
+					sig, f.saved, f.json, f.txt)
+			default:
+				d.logf("interrupted (%v) before any benchmark finished; nothing was written", sig)
+			}
+			// Nothing is closed: the exit ends the simulator and the
+			// connections, and Close may be running on another goroutine.
+			code := 130
+			if n, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(n)
+			}
+			os.Exit(code)
+		case <-done:
+		}
+	}()
+	d.stopSignals = func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}

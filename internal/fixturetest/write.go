@@ -1,0 +1,26 @@
+package fixturetest
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
+
+// WriteRun writes r's summary JSON and benchstat file to dir/<ID>.json and
+// dir/<ID>.txt, creating dir, and returns their paths.
+func WriteRun(t TestingT, r *summary.Run, dir string) (jsonPath, txtPath string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	jsonPath = filepath.Join(dir, r.ID+".json")
+	txtPath = filepath.Join(dir, r.ID+".txt")
+	js, err := r.File().Encode()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(jsonPath, js, 0o644))
+	txt, err := r.Benchfmt()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(txtPath, txt, 0o644))
+	return jsonPath, txtPath
+}
