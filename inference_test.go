@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	d.HandleInterrupts() // Ctrl-C keeps the finished benchmarks' results
+	// Configuration lines go test does not print, before the ones it
+	// does: benchstat keeps runs whose lines differ in separate tables.
+	fmt.Print(d.ConfigLines())
 	code := m.Run()
 	if err := d.Finish(); err != nil {
 		fmt.Fprintln(os.Stderr, driver.Prefix+err.Error())

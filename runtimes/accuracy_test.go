@@ -1,3 +1,10 @@
+//go:build timing
+
+// The timing tests: they hold the client to bounds of a millisecond or two
+// against the simulator's schedule, which only an otherwise idle machine
+// can keep. They are not part of go test ./...; CI runs them as a step of
+// their own: go test -tags timing -p 1 ./runtimes/...
+
 package runtimes_test
 
 import (

@@ -62,9 +62,39 @@ func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	}
 	info.Version = rt.version(ctx)
 	if rt.Kind == KindOllama {
-		info.Models = rt.withShow(ctx, info.Models)
+		info.Models = withKey(info.Models, "show", rt.show(ctx))
+	} else {
+		info.Models = withKey(info.Models, "props", rt.props(ctx))
 	}
 	return info, nil
+}
+
+// Loaded returns what an Ollama server says of the model it has loaded
+// (its /api/ps entry: size, size_vram, context_length, expires_at), or nil
+// where there is no such endpoint or the model is not loaded.
+func (rt *Runtime) Loaded(ctx context.Context) json.RawMessage {
+	if rt.Kind != KindOllama {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, metaTimeout)
+	defer cancel()
+	body, err := rt.get(ctx, http.MethodGet, "/api/ps", nil)
+	if err != nil {
+		return nil
+	}
+	var ps struct {
+		Models []json.RawMessage `json:"models"`
+	}
+	if json.Unmarshal(body, &ps) != nil {
+		return nil
+	}
+	for _, m := range ps.Models {
+		var id struct{ Name, Model string }
+		if json.Unmarshal(m, &id) == nil && (id.Name == rt.Model || id.Model == rt.Model) {
+			return m
+		}
+	}
+	return nil
 }
 
 func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error) {
@@ -114,21 +144,53 @@ func (rt *Runtime) version(ctx context.Context) *string {
 	return nil
 }
 
-// withShow adds Ollama's POST /api/show reply for the model to the model
-// list under "show", so both kinds keep the /v1/models shape.
-func (rt *Runtime) withShow(ctx context.Context, models json.RawMessage) json.RawMessage {
+// show is Ollama's POST /api/show reply for the model, or nil.
+func (rt *Runtime) show(ctx context.Context) json.RawMessage {
 	req, _ := json.Marshal(map[string]string{"model": rt.Model})
 	show, err := rt.get(ctx, http.MethodPost, "/api/show", req)
 	if err != nil || !json.Valid(show) {
+		return nil
+	}
+	return show
+}
+
+// props is what llama-server's GET /props says of the settings that change
+// results: total_slots (parallel sequences), n_ctx, build_info and the
+// default generation settings; nil where there is no such endpoint. (Its
+// chat template, often kilobytes, is left out.)
+func (rt *Runtime) props(ctx context.Context) json.RawMessage {
+	body, err := rt.get(ctx, http.MethodGet, "/props", nil)
+	if err != nil {
+		return nil
+	}
+	var p map[string]json.RawMessage
+	if json.Unmarshal(body, &p) != nil {
+		return nil
+	}
+	keep := map[string]json.RawMessage{}
+	for _, k := range []string{"total_slots", "n_ctx", "build_info", "default_generation_settings", "model_path"} {
+		if v, ok := p[k]; ok {
+			keep[k] = v
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	out, _ := json.Marshal(keep)
+	return out
+}
+
+// withKey adds raw to the model list under key, so that every kind keeps
+// the /v1/models shape; a nil raw changes nothing.
+func withKey(models json.RawMessage, key string, raw json.RawMessage) json.RawMessage {
+	if raw == nil {
 		return models
 	}
 	m := map[string]json.RawMessage{}
-	if len(models) > 0 {
-		if json.Unmarshal(models, &m) != nil {
-			m = map[string]json.RawMessage{}
-		}
+	if len(models) > 0 && json.Unmarshal(models, &m) != nil {
+		m = map[string]json.RawMessage{}
 	}
-	m["show"] = show
+	m[key] = raw
 	out, err := json.Marshal(m)
 	if err != nil {
 		return models

@@ -1,4 +1,4 @@
-//go:build !race
+//go:build timing && !race
 
 package runtimes_test
 

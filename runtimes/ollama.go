@@ -16,10 +16,11 @@ import (
 // a missing figure is 0).
 
 type ollamaChatRequest struct {
-	Model    string          `json:"model"`
-	Messages []ollamaMessage `json:"messages"`
-	Stream   bool            `json:"stream"`
-	Options  ollamaOptions   `json:"options"`
+	Model     string          `json:"model"`
+	Messages  []ollamaMessage `json:"messages"`
+	Stream    bool            `json:"stream"`
+	Options   ollamaOptions   `json:"options"`
+	KeepAlive string          `json:"keep_alive,omitempty"`
 }
 
 type ollamaMessage struct {
@@ -30,8 +31,8 @@ type ollamaMessage struct {
 type ollamaOptions struct {
 	// NumPredict is left out when MaxTokens is not set, so the server's
 	// default applies (0 is not "no limit" for Ollama).
-	NumPredict int `json:"num_predict,omitempty"`
-	Seed       int `json:"seed"`
+	NumPredict int  `json:"num_predict,omitempty"`
+	Seed       *int `json:"seed,omitempty"`
 	// Temperature is sent also when 0 (greedy), never left to the
 	// model's default.
 	Temperature float64 `json:"temperature"`
@@ -47,6 +48,7 @@ func newOllamaChatRequest(model string, req Request) ollamaChatRequest {
 			Seed:        req.Seed,
 			Temperature: req.Temperature,
 		},
+		KeepAlive: req.KeepAlive,
 	}
 }
 
@@ -68,6 +70,7 @@ func (rt *Runtime) ollamaRequest(ctx context.Context, req Request) (*http.Reques
 // top-level response/thinking are read too, so the parser serves both
 // endpoints.
 type ollamaLine struct {
+	Model   string `json:"model"`
 	Message struct {
 		Content  string `json:"content"`
 		Thinking string `json:"thinking"`
@@ -77,6 +80,7 @@ type ollamaLine struct {
 
 	Done               bool   `json:"done"`
 	DoneReason         string `json:"done_reason"`
+	LoadDuration       int64  `json:"load_duration"`
 	PromptEvalCount    int    `json:"prompt_eval_count"`
 	PromptEvalDuration int64  `json:"prompt_eval_duration"`
 	EvalCount          int    `json:"eval_count"`
@@ -85,12 +89,14 @@ type ollamaLine struct {
 	Error apiError `json:"error"`
 }
 
-// ollamaRule is what a plain text line may contain: text in content,
-// thinking or response, "done" false, no error.
+// ollamaRule is what a plain text line may contain: answer text in content
+// or response, reasoning in thinking, "done" false, no error.
 func ollamaRule(key []byte) keyRule {
 	switch string(key) {
-	case "content", "thinking", "response":
-		return textValue
+	case "content", "response":
+		return answerValue
+	case "thinking":
+		return reasoningValue
 	case "done":
 		return falseValue
 	case "error":
@@ -100,10 +106,11 @@ func ollamaRule(key []byte) keyRule {
 }
 
 // ollamaPlainText reports, from the bytes alone, that a line is a text
-// chunk and not the final one. False means "decode it".
-func ollamaPlainText(b []byte) bool {
-	text, sawDone, ok := scanKeys(b, ollamaRule)
-	return ok && text && sawDone
+// chunk and not the final one, and whether it carries answer text. False
+// means "decode it".
+func ollamaPlainText(b []byte) (plain, answer bool) {
+	found, ok := scanKeys(b, ollamaRule)
+	return ok && (found.answer || found.reasoning) && found.sawFalse, found.answer
 }
 
 // ollamaParser turns lines into a Result. It is separate from the reading
@@ -122,8 +129,8 @@ func (p *ollamaParser) feed(b []byte, t time.Time, partial bool) (done bool, err
 	if len(b) == 0 {
 		return false, nil
 	}
-	if ollamaPlainText(b) {
-		textChunk(p.res, p.start, t)
+	if plain, answer := ollamaPlainText(b); plain {
+		textChunk(p.res, p.start, t, answer)
 		return false, nil
 	}
 	l := &p.line
@@ -137,18 +144,25 @@ func (p *ollamaParser) feed(b []byte, t time.Time, partial bool) (done bool, err
 	if l.Error.set {
 		return false, fail(ClassStreamError, "error in stream: "+l.Error.msg)
 	}
-	if l.Message.Content != "" || l.Message.Thinking != "" || l.Response != "" || l.Thinking != "" {
-		textChunk(p.res, p.start, t)
+	answer := l.Message.Content != "" || l.Response != ""
+	if answer || l.Message.Thinking != "" || l.Thinking != "" {
+		textChunk(p.res, p.start, t, answer)
+	}
+	r := p.res
+	if r.ServedModel == "" {
+		r.ServedModel = l.Model
 	}
 	if !l.Done {
 		return false, nil
 	}
-	r := p.res
 	r.FinishReason = l.DoneReason
 	// A negative figure is a broken one: taken as not reported.
+	// prompt_eval_count counts cached tokens too, prompt_eval_duration
+	// only the evaluated ones: PromptEvalTokens stays unknown.
 	r.PromptTokens = max(l.PromptEvalCount, 0)
 	r.PromptEval = time.Duration(max(l.PromptEvalDuration, 0))
 	r.Eval = time.Duration(max(l.EvalDuration, 0))
+	r.LoadDuration = time.Duration(max(l.LoadDuration, 0))
 	if l.EvalCount > 0 {
 		r.OutputTokens = l.EvalCount
 		r.TokensApprox = false
@@ -166,14 +180,6 @@ func (p *ollamaParser) missingEnd() string { return "without final done line" }
 // finish falls back to the chunk count where the server gave no token
 // count.
 func (p *ollamaParser) finish() { approxTokens(p.res) }
-
-// textChunk counts a chunk that carried generated text that arrived at t.
-func textChunk(res *Result, start, t time.Time) {
-	if res.Chunks == 0 {
-		res.TTFT = t.Sub(start)
-	}
-	res.Chunks++
-}
 
 // approxTokens falls back to the chunk count where the server gave no
 // token count.

@@ -19,6 +19,7 @@ var ollamaCases = []streamCase{
 		file: "ollama-chat.ndjson", chunks: 7, firstLine: 2, endLine: 9,
 		outputTokens: 11, promptTokens: 14, promptEval: 21500 * time.Microsecond,
 		eval: 98765432 * time.Nanosecond, finish: "stop",
+		ttfcLine: 6, served: "qwen3:0.6b", load: 38123456 * time.Nanosecond,
 	},
 	{
 		file: "ollama-error.ndjson", chunks: 2, firstLine: 1, endLine: 3,
@@ -29,6 +30,7 @@ var ollamaCases = []streamCase{
 		// done line without eval_count (omitempty): count chunks.
 		file: "ollama-noeval.ndjson", chunks: 3, firstLine: 1, endLine: 4,
 		outputTokens: 3, approx: true, finish: "length",
+		served: "llama3.2:1b", load: 1234567 * time.Nanosecond,
 	},
 	{
 		// Two lines then EOF: the failure is stamped at EOF (line 3).
@@ -40,6 +42,7 @@ var ollamaCases = []streamCase{
 		file: "ollama-generate.ndjson", chunks: 3, firstLine: 1, endLine: 4,
 		outputTokens: 3, promptTokens: 9, promptEval: 4 * time.Millisecond,
 		eval: 27 * time.Millisecond, finish: "stop",
+		ttfcLine: 2, served: "qwen3:0.6b", load: 2345678 * time.Nanosecond,
 	},
 }
 
@@ -79,17 +82,18 @@ func TestReadOllamaLines(t *testing.T) {
 }
 
 func TestOllamaRequestBody(t *testing.T) {
-	r, body := captureBody(t, KindOllama, Request{Prompt: "Why is the sky blue?", MaxTokens: 128, Seed: 42, Temperature: 0})
+	r, body := captureBody(t, KindOllama, Request{Prompt: "Why is the sky blue?", MaxTokens: 128, Seed: ptr(42), Temperature: 0, KeepAlive: "30m"})
 	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "/api/chat", r.URL.Path)
 	assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
 	var got map[string]any
 	require.NoError(t, json.Unmarshal(body, &got))
 	assert.Equal(t, map[string]any{
-		"model":    "m1",
-		"messages": []any{map[string]any{"role": "user", "content": "Why is the sky blue?"}},
-		"stream":   true,
-		"options":  map[string]any{"num_predict": 128.0, "seed": 42.0, "temperature": 0.0},
+		"model":      "m1",
+		"messages":   []any{map[string]any{"role": "user", "content": "Why is the sky blue?"}},
+		"stream":     true,
+		"options":    map[string]any{"num_predict": 128.0, "seed": 42.0, "temperature": 0.0},
+		"keep_alive": "30m",
 	}, got)
 	assert.Contains(t, string(body), `"temperature":0`, "temperature 0 is sent, not left to the model's default")
 }
@@ -111,18 +115,24 @@ func TestOllamaFastPathAgreesWithDecoder(t *testing.T) {
 		lines = append(lines, splitLines(readStreamFile(t, f))...)
 	}
 	for _, l := range lines {
-		if !ollamaPlainText(l) {
+		plain, answer := ollamaPlainText(l)
+		if !plain {
 			continue
 		}
 		var d ollamaLine
 		require.NoError(t, json.Unmarshal(l, &d), "%s", l)
-		text := d.Message.Content != "" || d.Message.Thinking != "" || d.Response != "" || d.Thinking != ""
+		decodedAnswer := d.Message.Content != "" || d.Response != ""
+		text := decodedAnswer || d.Message.Thinking != "" || d.Thinking != ""
 		assert.True(t, text && !d.Done && !d.Error.set, "fast path took %s", l)
+		assert.Equal(t, decodedAnswer, answer, "answer text or reasoning: %s", l)
 	}
-	assert.False(t, ollamaPlainText(lines[4]), "a done line is decoded")
-	assert.False(t, ollamaPlainText(lines[7]), "an error is decoded")
-	assert.False(t, ollamaPlainText(lines[8]), `"done":false inside text does not hide "done":true`)
-	assert.True(t, ollamaPlainText(lines[0]))
+	plain := func(l []byte) bool { p, _ := ollamaPlainText(l); return p }
+	assert.False(t, plain(lines[4]), "a done line is decoded")
+	assert.False(t, plain(lines[7]), "an error is decoded")
+	assert.False(t, plain(lines[8]), `"done":false inside text does not hide "done":true`)
+	assert.True(t, plain(lines[0]))
+	_, answer := ollamaPlainText(lines[1])
+	assert.False(t, answer, "thinking is not answer text")
 }
 
 // FuzzOllamaFastPath: whatever the fast path takes as a plain text line,
@@ -134,7 +144,8 @@ func FuzzOllamaFastPath(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if !ollamaPlainText(b) || !serverLikeJSON(b) {
+		plain, answer := ollamaPlainText(b)
+		if !plain || !serverLikeJSON(b) {
 			return
 		}
 		var d ollamaLine
@@ -143,6 +154,9 @@ func FuzzOllamaFastPath(f *testing.F) {
 		}
 		if d.Done || d.Error.set {
 			t.Fatalf("fast path took %s", b)
+		}
+		if answer != (d.Message.Content != "" || d.Response != "") {
+			t.Fatalf("fast path says answer=%v for %s", answer, b)
 		}
 	})
 }
@@ -196,4 +210,14 @@ func BenchmarkReadOllamaStream(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/line")
+}
+
+// No seed unless one is set, no keep_alive unless one is set.
+func TestOllamaRequestOptions(t *testing.T) {
+	_, body := captureBody(t, KindOllama, Request{Prompt: "p", MaxTokens: 8, IgnoreEOS: true})
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(body, &got))
+	assert.NotContains(t, got["options"], "seed")
+	assert.NotContains(t, got, "keep_alive")
+	assert.NotContains(t, string(body), "ignore_eos", "Ollama's API has no such option")
 }

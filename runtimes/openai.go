@@ -30,13 +30,17 @@ import (
 // go-openai's is a float32 with omitempty, so temperature 0 would never be
 // sent and the server's default (often 0.7 or 1) would apply. The shallower
 // field wins in encoding/json, so ours is the one marshalled.
+//
+// ignore_eos is vLLM's, SGLang's and llama.cpp's extension: generate
+// max_tokens tokens whatever the model would say. go-openai has no field
+// for it.
 type openAIChatRequest struct {
 	openai.ChatCompletionRequest
 	Temperature float64 `json:"temperature"`
+	IgnoreEOS   bool    `json:"ignore_eos,omitempty"`
 }
 
 func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
-	seed := req.Seed
 	return openAIChatRequest{
 		ChatCompletionRequest: openai.ChatCompletionRequest{
 			Model:    model,
@@ -45,12 +49,13 @@ func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
 			// max_tokens, not max_completion_tokens: Ollama's /v1 only
 			// knows the former, the others accept both.
 			MaxTokens: req.MaxTokens,
-			Seed:      &seed,
+			Seed:      req.Seed, // nil is left out
 			// include_usage explicitly: mlx_lm crashes on stream_options
 			// without it, and it is what makes servers report counts.
 			StreamOptions: &openai.StreamOptions{IncludeUsage: true},
 		},
 		Temperature: req.Temperature,
+		IgnoreEOS:   req.IgnoreEOS,
 	}
 }
 
@@ -70,6 +75,7 @@ func (rt *Runtime) openAIRequest(ctx context.Context, req Request) (*http.Reques
 
 // openAIChunk holds the few fields of a chunk we use.
 type openAIChunk struct {
+	Model   string         `json:"model"`
 	Object  string         `json:"object"`
 	Message string         `json:"message"` // vLLM's {"object":"error","message":…}
 	Error   apiError       `json:"error"`
@@ -87,13 +93,21 @@ type openAIChoice struct {
 		// say reasoning; late-2025 vLLM sends both with the same text.
 		ReasoningContent string `json:"reasoning_content"`
 		Reasoning        string `json:"reasoning"`
+		// A tool call is answer text: the model has stopped reasoning.
+		ToolCalls json.RawMessage `json:"tool_calls"`
 	} `json:"delta"`
 	FinishReason string `json:"finish_reason"`
 }
 
 type openAIUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens *int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens *int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
 }
 
 // openAITimings is llama.cpp's server-side account in its last chunk. Its
@@ -103,6 +117,7 @@ type openAITimings struct {
 	PromptN    int     `json:"prompt_n"`
 	PromptMs   float64 `json:"prompt_ms"`
 	PredictedN int     `json:"predicted_n"`
+	CacheN     *int    `json:"cache_n"`
 }
 
 // openAIParser turns SSE lines into a Result. It is separate from the
@@ -157,35 +172,37 @@ func (p *openAIParser) feed(line []byte, t time.Time, partial bool) (done bool, 
 	return false, nil
 }
 
-// openAIRule is what a plain text chunk may contain: text in
-// content/reasoning/reasoning_content, finish_reason, usage and timings
-// null or absent, no error of either shape.
+// openAIRule is what a plain text chunk may contain: answer text in
+// content, reasoning in reasoning/reasoning_content, finish_reason, usage
+// and timings null or absent, no tool call and no error of either shape.
 func openAIRule(key []byte) keyRule {
 	switch string(key) {
-	case "content", "reasoning", "reasoning_content":
-		return textValue
+	case "content":
+		return answerValue
+	case "reasoning", "reasoning_content":
+		return reasoningValue
 	case "finish_reason", "usage", "timings":
 		return nullValue
 	case "object":
 		return notError
-	case "error":
+	case "error", "tool_calls":
 		return noKey
 	}
 	return anyValue
 }
 
 // openAIPlainText reports, from the bytes alone, that a chunk is a text
-// delta and carries nothing else we use. False means "decode it", not "no
-// text".
-func openAIPlainText(d []byte) bool {
-	text, _, ok := scanKeys(d, openAIRule)
-	return ok && text
+// delta and carries nothing else we use, and whether its text is answer
+// text. plain false means "decode it", not "no text".
+func openAIPlainText(d []byte) (plain, answer bool) {
+	found, ok := scanKeys(d, openAIRule)
+	return ok && (found.answer || found.reasoning), found.answer
 }
 
 // data handles the JSON of one data: line.
 func (p *openAIParser) data(data []byte, t time.Time, partial bool) error {
-	if !partial && openAIPlainText(data) {
-		textChunk(p.res, p.start, t)
+	if plain, answer := openAIPlainText(data); plain && !partial {
+		textChunk(p.res, p.start, t, answer)
 		return nil
 	}
 	return p.decode(data, t, partial)
@@ -215,10 +232,14 @@ func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
 		}
 		return fail(ClassStreamError, "error in stream: "+msg)
 	}
-	text := false
+	text, answer := false, false
 	for i := range c.Choices {
 		d := &c.Choices[i].Delta
-		if d.Content != "" || d.ReasoningContent != "" || d.Reasoning != "" {
+		calls := len(d.ToolCalls) > 0 && string(d.ToolCalls) != "null" && string(d.ToolCalls) != "[]"
+		if d.Content != "" || calls {
+			text, answer = true, true
+		}
+		if d.ReasoningContent != "" || d.Reasoning != "" {
 			text = true
 		}
 		if fr := c.Choices[i].FinishReason; fr != "" {
@@ -226,7 +247,10 @@ func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
 		}
 	}
 	if text {
-		textChunk(p.res, p.start, t)
+		textChunk(p.res, p.start, t, answer)
+	}
+	if p.res.ServedModel == "" {
+		p.res.ServedModel = c.Model
 	}
 	if c.Usage != nil {
 		p.usage, p.haveUsage = *c.Usage, true
@@ -255,15 +279,30 @@ func (p *openAIParser) finish() {
 	default:
 		r.OutputTokens, r.TokensApprox = r.Chunks, true
 	}
-	// llama.cpp's prompt_ms covers only the prompt_n tokens it evaluated
-	// (the rest came from its prompt cache), so the two go together;
-	// usage.prompt_tokens counts cached ones too.
-	switch {
-	case p.haveTimings && p.timings.PromptMs > 0 && p.timings.PromptMs < maxMs && p.timings.PromptN > 0:
-		r.PromptTokens = p.timings.PromptN
-		r.PromptEval = time.Duration(math.Round(p.timings.PromptMs * float64(time.Millisecond)))
-	case p.haveUsage:
-		r.PromptTokens = max(p.usage.PromptTokens, 0)
+	// llama.cpp's prompt_ms covers only the prompt_n tokens it evaluated;
+	// cache_n more came from its prompt cache. usage.prompt_tokens counts
+	// cached ones too.
+	tm := p.timings
+	if p.haveTimings && tm.PromptMs > 0 && tm.PromptMs < maxMs && tm.PromptN > 0 {
+		r.PromptEvalTokens = tm.PromptN
+		r.PromptEval = time.Duration(math.Round(tm.PromptMs * float64(time.Millisecond)))
+		r.PromptTokens = tm.PromptN
+	}
+	if p.haveTimings && tm.CacheN != nil && *tm.CacheN >= 0 {
+		r.CachedTokens, r.CachedReported = *tm.CacheN, true
+		r.PromptTokens += *tm.CacheN
+	}
+	u := p.usage
+	if p.haveUsage {
+		if u.PromptTokens > 0 {
+			r.PromptTokens = u.PromptTokens
+		}
+		if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil && *d.CachedTokens >= 0 {
+			r.CachedTokens, r.CachedReported = *d.CachedTokens, true
+		}
+		if d := u.CompletionTokensDetails; d != nil && d.ReasoningTokens != nil && *d.ReasoningTokens >= 0 {
+			r.ReasoningTokens, r.ReasoningReported = *d.ReasoningTokens, true
+		}
 	}
 }
 

@@ -20,36 +20,43 @@ var openAICases = []streamCase{
 		// chunk with empty content, usage chunk with choices [], [DONE].
 		file: "vllm-content.sse", chunks: 3, firstLine: 3, endLine: 13,
 		outputTokens: 4, promptTokens: 12, finish: "stop",
+		served: "Qwen/Qwen3-0.6B",
 	},
 	{
 		// max_tokens reached: the last token and finish_reason "length"
 		// come in the same chunk.
 		file: "vllm-length.sse", chunks: 3, firstLine: 3, endLine: 11,
 		outputTokens: 3, promptTokens: 21, finish: "length",
+		served: "Qwen/Qwen3-0.6B",
 	},
 	{
 		file: "vllm-0.11-reasoning_content.sse", chunks: 5, firstLine: 3, endLine: 17,
 		outputTokens: 7, promptTokens: 10, finish: "stop",
+		ttfcLine: 9, served: "Qwen/Qwen3-0.6B",
 	},
 	{
 		// reasoning and reasoning_content with the same text: one chunk each.
 		file: "vllm-late2025-both.sse", chunks: 4, firstLine: 3, endLine: 15,
 		outputTokens: 6, promptTokens: 10, finish: "length",
+		ttfcLine: 7, served: "Qwen/Qwen3-0.6B",
 	},
 	{
 		file: "vllm-0.16-reasoning.sse", chunks: 4, firstLine: 3, endLine: 15,
 		outputTokens: 8, promptTokens: 10, finish: "stop",
+		ttfcLine: 9, served: "Qwen/Qwen3-0.6B",
 	},
 	{
 		// {"object":"error",…} then data: [DONE]: still a failure.
 		file: "vllm-error.sse", chunks: 2, firstLine: 3, endLine: 7,
 		outputTokens: 2, approx: true,
-		err: "error in stream: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+		err:    "error in stream: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+		served: "Qwen/Qwen3-0.6B",
 	},
 	{
 		file: "vllm-error-new.sse", chunks: 1, firstLine: 3, endLine: 5,
 		outputTokens: 1, approx: true,
-		err: "error in stream: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+		err:    "error in stream: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+		served: "Qwen/Qwen3-0.6B",
 	},
 	{
 		// ": ping" first, a content:null role chunk, reasoning_content,
@@ -57,14 +64,15 @@ var openAICases = []streamCase{
 		// Eval stays 0: decode time is the client's for OpenAI servers.
 		file: "llamacpp.sse", chunks: 4, firstLine: 5, endLine: 15,
 		outputTokens: 6, promptTokens: 18, promptEval: 41377 * time.Microsecond, finish: "length",
+		ttfcLine: 9, promptEvalTokens: 18, cached: ptr(0), served: "Qwen3-0.6B-Q8_0.gguf",
 	},
 	{
 		// Newer build: usage+timings in a separate choices [] chunk, a
-		// ping mid-stream. Prompt figures both from timings: prompt_n
-		// (10) is what prompt_ms was spent on; usage's 18 includes 8
-		// cached tokens.
+		// ping mid-stream. prompt_n (10) is what prompt_ms was spent on;
+		// usage's 18 includes the 8 cached tokens of cache_n.
 		file: "llamacpp-usage-chunk.sse", chunks: 2, firstLine: 3, endLine: 13,
-		outputTokens: 3, promptTokens: 10, promptEval: 23500 * time.Microsecond, finish: "stop",
+		outputTokens: 3, promptTokens: 18, promptEval: 23500 * time.Microsecond, finish: "stop",
+		promptEvalTokens: 10, cached: ptr(8), served: "Qwen3-0.6B-Q8_0.gguf",
 	},
 	{
 		// No usage (include_usage unsupported): the server's count from
@@ -72,10 +80,12 @@ var openAICases = []streamCase{
 		// which carries no text), prompt figures from timings.
 		file: "llamacpp-timings-only.sse", chunks: 2, firstLine: 3, endLine: 9,
 		outputTokens: 3, promptTokens: 7, promptEval: 12250 * time.Microsecond, finish: "stop",
+		promptEvalTokens: 7, served: "Qwen3-0.6B-Q8_0.gguf",
 	},
 	{
 		file: "llamacpp-old-error.sse", chunks: 1, firstLine: 3, endLine: 5,
 		outputTokens: 1, approx: true, err: "error in stream: failed to decode the batch, n_batch = 2048, ret = -3",
+		served: "Qwen3-0.6B-Q8_0.gguf",
 	},
 	{
 		// three keep-alives during prefill (lines 1-6), a role chunk
@@ -83,28 +93,34 @@ var openAICases = []streamCase{
 		// chunk with object "chat.completion".
 		file: "mlx_lm.sse", chunks: 4, firstLine: 9, endLine: 21,
 		outputTokens: 6, promptTokens: 9, finish: "stop",
+		ttfcLine: 13, served: "mlx-community/Qwen3-0.6B-4bit",
 	},
 	{
 		file: "lmstudio.sse", chunks: 4, firstLine: 3, endLine: 15,
 		outputTokens: 8, promptTokens: 13, finish: "stop",
+		ttfcLine: 7, served: "qwen/qwen3-4b",
 	},
 	{
 		// reasoning in the very first chunk; role in every delta.
 		file: "ollama-v1.sse", chunks: 4, firstLine: 1, endLine: 13,
 		outputTokens: 9, promptTokens: 11, finish: "stop",
+		ttfcLine: 5, served: "qwen3:0.6b",
 	},
 	{
 		// Six lines, then EOF (stamped as line 7).
 		file: "truncated.sse", chunks: 2, firstLine: 3, endLine: 7,
 		outputTokens: 2, approx: true, err: "stream ended before data: [DONE] (2 text chunks received)",
+		served: "Qwen/Qwen3-0.6B",
 	},
 	{
 		file: "truncated-midline.sse", chunks: 1, firstLine: 3, endLine: 5,
 		outputTokens: 1, approx: true, err: "stream ended before data: [DONE] (cut in the middle of a line",
+		served: "Qwen/Qwen3-0.6B",
 	},
 	{
 		file: "no-usage.sse", chunks: 2, firstLine: 3, endLine: 9,
 		outputTokens: 2, approx: true, finish: "stop",
+		served: "Qwen/Qwen3-0.6B",
 	},
 }
 
@@ -166,7 +182,7 @@ func TestReadOpenAILines(t *testing.T) {
 }
 
 func TestOpenAIRequestBody(t *testing.T) {
-	r, body := captureBody(t, KindOpenAI, Request{Prompt: "Why is the sky blue?", MaxTokens: 128, Seed: 7, Temperature: 0})
+	r, body := captureBody(t, KindOpenAI, Request{Prompt: "Why is the sky blue?", MaxTokens: 128, Seed: ptr(7), Temperature: 0})
 	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "/v1/chat/completions", r.URL.Path)
 	assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
@@ -224,18 +240,22 @@ func TestOpenAIFastPathAgreesWithDecoder(t *testing.T) {
 	fast := 0
 	for _, l := range lines {
 		d, ok := bytes.CutPrefix(l, []byte("data: "))
-		if !ok || !openAIPlainText(d) {
+		plain, answer := openAIPlainText(d)
+		if !ok || !plain {
 			continue
 		}
 		fast++
 		var c openAIChunk
 		require.NoError(t, json.Unmarshal(d, &c), "%s", d)
-		text := false
+		text, decodedAnswer := false, false
 		for _, ch := range c.Choices {
+			decodedAnswer = decodedAnswer || ch.Delta.Content != ""
 			text = text || ch.Delta.Content != "" || ch.Delta.Reasoning != "" || ch.Delta.ReasoningContent != ""
 			assert.Empty(t, ch.FinishReason, "fast path took %s", d)
+			assert.Empty(t, ch.Delta.ToolCalls, "fast path took a tool call %s", d)
 		}
 		assert.True(t, text, "fast path took %s", d)
+		assert.Equal(t, decodedAnswer, answer, "answer text or reasoning: %s", d)
 		assert.Nil(t, c.Usage, "fast path took %s", d)
 		assert.Nil(t, c.Timings, "fast path took %s", d)
 		assert.False(t, c.Error.set, "fast path took %s", d)
@@ -255,17 +275,23 @@ func FuzzOpenAIFastPath(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, d []byte) {
-		if !openAIPlainText(d) || !serverLikeJSON(d) {
+		plain, answer := openAIPlainText(d)
+		if !plain || !serverLikeJSON(d) {
 			return
 		}
 		var c openAIChunk
 		if json.Unmarshal(d, &c) != nil {
 			return // valid JSON of another shape (e.g. choices not an array)
 		}
+		decodedAnswer := false
 		for _, ch := range c.Choices {
-			if ch.FinishReason != "" {
-				t.Fatalf("fast path took a finish chunk: %s", d)
+			if ch.FinishReason != "" || len(ch.Delta.ToolCalls) > 0 {
+				t.Fatalf("fast path took a finish or tool call chunk: %s", d)
 			}
+			decodedAnswer = decodedAnswer || ch.Delta.Content != ""
+		}
+		if answer != decodedAnswer {
+			t.Fatalf("fast path says answer=%v for %s", answer, d)
 		}
 		if c.Usage != nil || c.Timings != nil || c.Error.set || c.Object == "error" {
 			t.Fatalf("fast path took %s", d)
@@ -373,4 +399,50 @@ func BenchmarkReadOpenAIStream(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/chunk")
+}
+
+// What servers report beyond the token count: reasoning tokens, cached
+// prompt tokens, and a tool call as the first answer (TTFC).
+func TestReadOpenAIDetails(t *testing.T) {
+	const done = "data: [DONE]\n\n"
+	in := `data: {"model":"served","choices":[{"index":0,"delta":{"reasoning":"think"},"finish_reason":null}]}` + "\n\n" + // line 1
+		`data: {"model":"served","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":""}}]},"finish_reason":null}]}` + "\n\n" + // line 3
+		`data: {"model":"served","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"tool_calls"}]}` + "\n\n" + // line 5
+		`data: {"model":"served","choices":[],"usage":{"prompt_tokens":30,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":16},"completion_tokens_details":{"reasoning_tokens":5}}}` + "\n\n" + done
+	res, err := replay(readOpenAI, strings.NewReader(in))
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.Chunks)
+	assert.Equal(t, time.Millisecond, res.TTFT)
+	assert.Equal(t, 3*time.Millisecond, res.TTFC, "a tool call (line 3) is the answer starting")
+	assert.Equal(t, "served", res.ServedModel)
+	assert.Equal(t, 30, res.PromptTokens)
+	assert.True(t, res.CachedReported)
+	assert.Equal(t, 16, res.CachedTokens)
+	assert.True(t, res.ReasoningReported)
+	assert.Equal(t, 5, res.ReasoningTokens)
+	assert.Equal(t, "tool_calls", res.FinishReason)
+	assert.Equal(t, []float32{0.002, 0.002}, res.Gaps, "text chunks on lines 1, 3 and 5")
+
+	// A reply that only reasons has a TTFT and no TTFC.
+	res, err = replay(readOpenAI, strings.NewReader(`data: {"choices":[{"delta":{"reasoning_content":"hm"},"finish_reason":"length"}]}`+"\n\n"+done))
+	require.NoError(t, err)
+	assert.Positive(t, res.TTFT)
+	assert.Zero(t, res.TTFC)
+	assert.False(t, res.CachedReported)
+	assert.False(t, res.ReasoningReported)
+}
+
+// No seed unless one is set (mlx_lm.server does not batch a request that
+// has one); ignore_eos when asked for.
+func TestOpenAIRequestOptions(t *testing.T) {
+	_, body := captureBody(t, KindOpenAI, Request{Prompt: "p", MaxTokens: 8, IgnoreEOS: true})
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(body, &got))
+	assert.NotContains(t, got, "seed")
+	assert.Equal(t, true, got["ignore_eos"])
+	_, body = captureBody(t, KindOpenAI, Request{Prompt: "p", MaxTokens: 8, Seed: ptr(0)})
+	got = nil
+	require.NoError(t, json.Unmarshal(body, &got))
+	assert.Equal(t, 0.0, got["seed"], "a seed of 0, set, is sent")
+	assert.NotContains(t, got, "ignore_eos")
 }

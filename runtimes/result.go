@@ -28,10 +28,19 @@ const (
 
 // Request is what one benchmark request asks the server for.
 type Request struct {
-	Prompt      string
-	MaxTokens   int
-	Seed        int
-	Temperature float64
+	Prompt    string
+	MaxTokens int
+	// Seed is sent only when set: mlx_lm.server does not batch a request
+	// that has one.
+	Seed        *int
+	Temperature float64 // sent also when 0
+	// IgnoreEOS asks an OpenAI-kind server to generate MaxTokens tokens
+	// whatever the model would say (ignore_eos: vLLM, SGLang, llama.cpp).
+	// Ollama's API has no such option.
+	IgnoreEOS bool
+	// KeepAlive is Ollama's keep_alive ("30m"): how long the server keeps
+	// the model loaded after the request. Empty: the server's default.
+	KeepAlive string
 }
 
 // Result is the record of one request as the client measured it. All
@@ -45,10 +54,18 @@ type Result struct {
 	// Resent counts those extra attempts (see Runtime.Do).
 	Resent int
 	// TTFT is the time until the first chunk that carried non-empty
-	// generated text (content or reasoning). Zero if none arrived.
+	// generated text (answer or reasoning). Zero if none arrived.
 	TTFT time.Duration
+	// TTFC is the time until the first chunk that carried answer text
+	// (OpenAI delta.content or tool_calls, Ollama message.content), not
+	// reasoning. Zero if none arrived. TTFT where the model does not
+	// reason.
+	TTFC time.Duration
 	// Total is the time until the stream completed, or failed.
 	Total time.Duration
+	// Gaps are the times in seconds between successive chunks that
+	// carried text (len Chunks-1), kept compactly.
+	Gaps []float32
 
 	// OutputTokens is the server's count of generated tokens (Ollama
 	// eval_count, OpenAI usage.completion_tokens). Where the server gave
@@ -58,22 +75,47 @@ type Result struct {
 	TokensApprox bool
 	// Chunks is the number of chunks that carried generated text.
 	Chunks int
+	// ReasoningTokens is the server's count of reasoning tokens among
+	// OutputTokens (usage.completion_tokens_details.reasoning_tokens),
+	// valid when ReasoningReported.
+	ReasoningTokens   int
+	ReasoningReported bool
 
-	// PromptTokens and PromptEval are the server's prompt count and prompt
-	// evaluation time (Ollama prompt_eval_count/prompt_eval_duration,
-	// llama.cpp timings.prompt_n/prompt_ms). Zero when not reported.
+	// PromptTokens is the server's count of the prompt's tokens, cached
+	// ones included (usage.prompt_tokens, Ollama prompt_eval_count,
+	// llama.cpp prompt_n + cache_n). Zero when not reported.
 	PromptTokens int
-	PromptEval   time.Duration
+	// CachedTokens is how many of them the server took from its prompt
+	// cache (usage.prompt_tokens_details.cached_tokens, llama.cpp
+	// cache_n), valid when CachedReported.
+	CachedTokens   int
+	CachedReported bool
+	// PromptEval is the server's prompt evaluation time (Ollama
+	// prompt_eval_duration, llama.cpp prompt_ms), and PromptEvalTokens
+	// the tokens it evaluated in that time where the server says
+	// (llama.cpp prompt_n; Ollama does not: its prompt_eval_count counts
+	// cached tokens too). Zero when not reported.
+	PromptEval       time.Duration
+	PromptEvalTokens int
 	// Eval is the server's own decode time for OutputTokens (Ollama
 	// eval_duration). Zero when not reported.
 	Eval time.Duration
+	// LoadDuration is the time the server spent loading the model for
+	// this request (Ollama load_duration). Zero when not reported.
+	LoadDuration time.Duration
 
 	// FinishReason is the server's reason for ending (stop, length, …).
 	FinishReason string
+	// ServedModel is the model the reply names, which may not be the one
+	// asked for (llama-server serves its one model whatever is asked).
+	ServedModel string
 
 	// Err is nil for a request that completed. A failed request keeps
 	// whatever was measured before the failure.
 	Err error
+
+	last     time.Duration // when the last text chunk arrived, from Start
+	answered bool          // an answer chunk has arrived (TTFC is set)
 }
 
 // OK reports whether the request completed.

@@ -191,6 +191,22 @@ func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l
 	return res
 }
 
+// textChunk counts a chunk that carried generated text that arrived at t:
+// answer text (counts for TTFC), reasoning text, or both.
+func textChunk(res *Result, start, t time.Time, answer bool) {
+	d := t.Sub(start)
+	if res.Chunks == 0 {
+		res.TTFT = d
+	} else {
+		res.Gaps = append(res.Gaps, float32((d - res.last).Seconds()))
+	}
+	if answer && !res.answered {
+		res.TTFC, res.answered = d, true
+	}
+	res.last = d
+	res.Chunks++
+}
+
 // idleWatch cancels a request, with errIdleTimeout, when no line of its
 // reply arrives for d after the first one. Before the first line only the
 // request timeout applies: a server may send its headers at once and its
@@ -274,12 +290,13 @@ func drainClose(body io.ReadCloser) {
 type keyRule uint8
 
 const (
-	anyValue   keyRule = iota // not looked at
-	textValue                 // a non-empty string here makes the chunk a text chunk
-	nullValue                 // must be null (finish_reason, usage, timings)
-	falseValue                // must be false (Ollama's done)
-	notError                  // must not be the string "error" (vLLM's "object")
-	noKey                     // must not occur at all ("error")
+	anyValue       keyRule = iota // not looked at
+	answerValue                   // a non-empty string here makes the chunk an answer chunk
+	reasoningValue                // a non-empty string here makes the chunk a reasoning chunk
+	nullValue                     // must be null (finish_reason, usage, timings)
+	falseValue                    // must be false (Ollama's done)
+	notError                      // must not be the string "error" (vLLM's "object")
+	noKey                         // must not occur at all ("error")
 )
 
 var (
@@ -288,18 +305,23 @@ var (
 	jsonErrorWord = []byte(`"error"`)
 )
 
+// scanned is what scanKeys found.
+type scanned struct {
+	answer, reasoning bool // some answerValue / reasoningValue key has a non-empty string
+	sawFalse          bool // some falseValue key was seen
+}
+
 // scanKeys checks every key of the JSON object b against rule. It reports
-// ok if every key's value satisfies its rule, text if some textValue key
-// has a non-empty string, and sawFalse if some falseValue key was seen.
-// ok false means "decode it".
-func scanKeys(b []byte, rule func(key []byte) keyRule) (text, sawFalse, ok bool) {
+// ok if every key's value satisfies its rule, and what it found. ok false
+// means "decode it".
+func scanKeys(b []byte, rule func(key []byte) keyRule) (found scanned, ok bool) {
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
-		return false, false, false
+		return found, false
 	}
 	for i := 0; ; {
 		j := bytes.IndexByte(b[i:], ':')
 		if j < 0 {
-			return text, sawFalse, true
+			return found, true
 		}
 		colon := i + j
 		i = colon + 1
@@ -315,26 +337,27 @@ func scanKeys(b []byte, rule func(key []byte) keyRule) (text, sawFalse, ok bool)
 			continue
 		}
 		v := skipSpace(b, colon+1)
+		nonEmpty := v+1 < len(b) && b[v] == '"' && b[v+1] != '"'
 		switch rule(b[open+1 : q]) {
-		case textValue:
-			if v+1 < len(b) && b[v] == '"' && b[v+1] != '"' {
-				text = true
-			}
+		case answerValue:
+			found.answer = found.answer || nonEmpty
+		case reasoningValue:
+			found.reasoning = found.reasoning || nonEmpty
 		case nullValue:
 			if !bytes.HasPrefix(b[v:], jsonNull) {
-				return false, false, false
+				return found, false
 			}
 		case falseValue:
 			if !bytes.HasPrefix(b[v:], jsonFalse) {
-				return false, false, false
+				return found, false
 			}
-			sawFalse = true
+			found.sawFalse = true
 		case notError:
 			if bytes.HasPrefix(b[v:], jsonErrorWord) {
-				return false, false, false
+				return found, false
 			}
 		case noKey:
-			return false, false, false
+			return found, false
 		}
 	}
 }

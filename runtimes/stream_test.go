@@ -49,6 +49,12 @@ type streamCase struct {
 	eval         time.Duration
 	finish       string
 	err          string // "" for a completed stream, else part of the message
+
+	ttfcLine         int // line of the first answer chunk (TTFC in ms): 0 for firstLine, -1 for none
+	promptEvalTokens int
+	cached           *int // the server's cached prompt tokens; nil: not reported
+	served           string
+	load             time.Duration
 }
 
 func readStreamFile(t testing.TB, file string) []byte {
@@ -82,6 +88,31 @@ func checkCase(t *testing.T, c streamCase, res Result, err error) {
 	assert.Equal(t, c.promptEval, res.PromptEval, "PromptEval")
 	assert.Equal(t, c.eval, res.Eval, "Eval")
 	assert.Equal(t, c.finish, res.FinishReason, "FinishReason")
+
+	ttfc := time.Duration(c.ttfcLine) * time.Millisecond
+	switch c.ttfcLine {
+	case 0:
+		ttfc = res.TTFT
+	case -1:
+		ttfc = 0
+	}
+	assert.Equal(t, ttfc, res.TTFC, "TTFC names the line of the first answer chunk")
+	assert.Equal(t, c.promptEvalTokens, res.PromptEvalTokens, "PromptEvalTokens")
+	assert.Equal(t, c.cached != nil, res.CachedReported, "CachedReported")
+	if c.cached != nil {
+		assert.Equal(t, *c.cached, res.CachedTokens, "CachedTokens")
+	}
+	assert.Equal(t, c.served, res.ServedModel, "ServedModel")
+	assert.Equal(t, c.load, res.LoadDuration, "LoadDuration")
+	// One gap between each two text chunks, each a positive number of
+	// lines, together the time from the first text chunk to the last.
+	assert.Len(t, res.Gaps, max(res.Chunks-1, 0), "Gaps")
+	var sum float64
+	for _, g := range res.Gaps {
+		assert.Positive(t, g)
+		sum += float64(g)
+	}
+	assert.LessOrEqual(t, res.TTFT.Seconds()+sum, res.Total.Seconds()+1e-9)
 }
 
 // runCases replays each file whole, and again through readers that hand
@@ -523,3 +554,5 @@ func splitLines(data []byte) [][]byte {
 	}
 	return lines
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -58,7 +58,9 @@ var (
 
 func (f fixture) run() *summary.Run {
 	r := summary.NewRun(f.created)
+	r.Cache = "cold"
 	r.CompletedAt = f.created.Add(31 * time.Minute)
+	r.Complete = true
 	r.Host = summary.Host{
 		Platform: "darwin-24.6.0-arm64", Machine: "arm64", Go: "go1.26.8", OS: "darwin", Arch: "arm64",
 		CPU: "Apple M4 Max", CPUs: 12, MemoryBytes: 64 << 30,
@@ -66,7 +68,7 @@ func (f fixture) run() *summary.Run {
 	r.Arguments = summary.Arguments{
 		OutputDir: "results", Runtime: "ollama,vllm-metal",
 		VLLMURL: ptr("http://127.0.0.1:8001"), VLLMModel: ptr(f.vllmModel),
-		Warmups: 2, Rounds: ptr(2), Concurrency: []int{1, 2, 4}, MaxTokens: 128, Seed: 42,
+		Warmups: 2, Rounds: ptr(2), Concurrency: []int{1, 2, 4}, MaxTokens: 128, Seed: ptr(42), Cache: "cold",
 		Timeout: 600, Prompts: []string{"short", "code"}, Count: ptr(1), Benchtime: "2x",
 	}
 	r.Runtimes = []summary.RuntimeInfo{
@@ -101,7 +103,7 @@ func (f fixture) run() *summary.Run {
 		ttft *= 1 + 0.8*float64(k.Concurrency-1)
 		var rounds []summary.Round
 		for i := range 2 {
-			var rd summary.Round
+			rd := summary.Round{MaxTokens: 128, Cold: true}
 			for j := range k.Concurrency {
 				jitter := 1 + 0.01*float64(i+j)
 				res := request(ttft*jitter, decode/jitter, k.Runtime == "ollama")
@@ -123,7 +125,7 @@ func (f fixture) run() *summary.Run {
 func request(ttft, decode float64, ollama bool) runtimes.Result {
 	const tokens = 128
 	eval := seconds(tokens / decode)
-	res := runtimes.Result{TTFT: seconds(ttft), Total: seconds(ttft) + eval, OutputTokens: tokens, Chunks: tokens}
+	res := runtimes.Result{TTFT: seconds(ttft), TTFC: seconds(ttft), Total: seconds(ttft) + eval, OutputTokens: tokens, Chunks: tokens}
 	if ollama {
 		res.Eval, res.PromptTokens, res.PromptEval = eval, 12, 20*time.Millisecond
 	}

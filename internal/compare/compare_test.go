@@ -81,7 +81,7 @@ func withoutEnv(name string) []string {
 func fixture(id string) string { return "scripts/testdata/" + id + ".txt" }
 
 // benchstat's tables: one per unit, each with a header naming the files.
-var units = []string{"sec/op", "ttft-sec", "agg-tok/s", "decode-tok/s", "request-tok/s", "prompt-tok/s"}
+var units = []string{"sec/op", "ttft-sec", "ttfc-sec", "tpot-sec", "agg-tok/s", "decode-tok/s", "request-tok/s", "prompt-tok/s"}
 
 // A version change compares: one table per unit, not split by config,
 // with a "vs base" column holding deltas and p-values.

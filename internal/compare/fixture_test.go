@@ -46,6 +46,7 @@ func ptr[T any](v T) *T { return &v }
 // 0.28.0+cpu; seed varies the noise.
 func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed uint64) *summary.Run {
 	r := summary.NewRun(created)
+	r.Cache = "cold"
 	r.CompletedAt = created.Add(23*time.Minute + 41*time.Second + 518204*time.Microsecond)
 	r.Host = summary.Host{
 		Platform: "darwin-24.6.0-arm64", Machine: "arm64", Go: "go1.26.8", OS: "darwin", Arch: "arm64",
@@ -55,7 +56,7 @@ func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed
 		OutputDir: "results", Runtime: "ollama,vllm-metal",
 		OllamaModel: ptr("qwen3.8:27b-mlx"),
 		VLLMURL:     ptr("http://127.0.0.1:8001"), VLLMModel: ptr("qwen3.8-27b-nvfp4"),
-		Warmups: 2, Rounds: ptr(3), Concurrency: []int{1, 4}, MaxTokens: 128, Seed: 42,
+		Warmups: 2, Rounds: ptr(3), Concurrency: []int{1, 4}, MaxTokens: 128, Seed: ptr(42), Cache: "cold",
 		Timeout: 600, Prompts: []string{"short"}, Count: ptr(count), Benchtime: "3x",
 	}
 	r.Runtimes = []summary.RuntimeInfo{
@@ -86,7 +87,7 @@ func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed
 			for range count {
 				var rounds []summary.Round
 				for range 3 {
-					var rd summary.Round
+					rd := summary.Round{MaxTokens: 128, Cold: true}
 					for range conc {
 						res := request(ttft*noise(), decode*noise(), rt.Kind == "ollama")
 						rd.Results = append(rd.Results, res)
@@ -107,7 +108,7 @@ func request(ttft, decode float64, ollama bool) runtimes.Result {
 	const tokens = 128
 	eval := seconds(tokens / decode)
 	res := runtimes.Result{
-		TTFT: seconds(ttft), Total: seconds(ttft) + eval,
+		TTFT: seconds(ttft), TTFC: seconds(ttft), Total: seconds(ttft) + eval,
 		OutputTokens: tokens, Chunks: tokens, FinishReason: "length",
 	}
 	if ollama {

@@ -27,13 +27,28 @@ import (
 
 // Settings are the BENCH_* variables.
 type Settings struct {
-	Runtimes    Names    `env:"BENCH_RUNTIMES"`
-	Concurrency Ints     `env:"BENCH_CONCURRENCY" envDefault:"1,4"`
-	Warmups     int      `env:"BENCH_WARMUPS" envDefault:"2"`
-	MaxTokens   int      `env:"BENCH_MAX_TOKENS" envDefault:"128"`
-	Seed        int      `env:"BENCH_SEED" envDefault:"42"`
-	Temperature float64  `env:"BENCH_TEMPERATURE" envDefault:"0"`
-	Timeout     Duration `env:"BENCH_TIMEOUT" envDefault:"600s"`
+	Runtimes    Names `env:"BENCH_RUNTIMES"`
+	Concurrency Ints  `env:"BENCH_CONCURRENCY" envDefault:"1,4"`
+	Warmups     int   `env:"BENCH_WARMUPS" envDefault:"2"`
+	MaxTokens   int   `env:"BENCH_MAX_TOKENS" envDefault:"128"`
+	// Seed is sent only when set: mlx_lm.server does not batch a request
+	// that has one, and at temperature 0 decoding is greedy anyway.
+	Seed        *int    `env:"BENCH_SEED"`
+	Temperature float64 `env:"BENCH_TEMPERATURE" envDefault:"0"`
+	// Cache is cold (every request's prompt is unique, so no server
+	// answers any of it from a prompt cache) or warm (every request sends
+	// the same prompt, as a chat's next turn would).
+	Cache string `env:"BENCH_CACHE" envDefault:"cold"`
+	// IgnoreEOS asks OpenAI-kind servers to generate exactly
+	// BENCH_MAX_TOKENS tokens (ignore_eos).
+	IgnoreEOS bool `env:"BENCH_IGNORE_EOS"`
+	// KeepAlive is sent with Ollama requests (keep_alive) so that the
+	// model stays loaded between leaves.
+	KeepAlive string `env:"BENCH_KEEP_ALIVE" envDefault:"30m"`
+	// RecordChunks adds every text chunk's arrival time to the request
+	// records.
+	RecordChunks bool     `env:"BENCH_RECORD_CHUNKS"`
+	Timeout      Duration `env:"BENCH_TIMEOUT" envDefault:"600s"`
 	// IdleTimeout fails a request whose reply sends nothing for that
 	// long; 0 turns it off.
 	IdleTimeout Duration `env:"BENCH_IDLE_TIMEOUT" envDefault:"120s"`
@@ -49,6 +64,12 @@ type Settings struct {
 	// every benchmark had a success.
 	MaxFailures *float64 `env:"BENCH_MAX_FAILURES"`
 }
+
+// The BENCH_CACHE modes.
+const (
+	CacheCold = "cold"
+	CacheWarm = "warm"
+)
 
 // DefaultPrompts is what an unset BENCH_PROMPTS means: the built-ins, plus
 // every prompt in BENCH_PROMPTS_DIR.
@@ -116,6 +137,12 @@ func (s Settings) validate() error {
 	}
 	if s.MaxTokens < 1 {
 		bad("BENCH_MAX_TOKENS", "must be 1 or more")
+	}
+	if s.Cache != CacheCold && s.Cache != CacheWarm {
+		bad("BENCH_CACHE", "must be cold or warm")
+	}
+	if _, err := time.ParseDuration(s.KeepAlive); err != nil && s.KeepAlive != "-1" {
+		bad("BENCH_KEEP_ALIVE", "not a duration (Ollama's keep_alive: 30m, 1h, 0 to unload at once, -1 to keep for ever)")
 	}
 	if s.Temperature < 0 || math.IsNaN(s.Temperature) || math.IsInf(s.Temperature, 0) {
 		bad("BENCH_TEMPERATURE", "must be a finite number ≥ 0")

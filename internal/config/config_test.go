@@ -19,7 +19,11 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, Ints{1, 4}, s.Concurrency)
 	assert.Equal(t, 2, s.Warmups)
 	assert.Equal(t, 128, s.MaxTokens)
-	assert.Equal(t, 42, s.Seed)
+	assert.Nil(t, s.Seed, "no seed is sent unless asked for")
+	assert.Equal(t, CacheCold, s.Cache)
+	assert.False(t, s.IgnoreEOS)
+	assert.Equal(t, "30m", s.KeepAlive)
+	assert.Nil(t, s.MaxFailures)
 	assert.Zero(t, s.Temperature)
 	assert.Equal(t, Duration(600*time.Second), s.Timeout)
 	assert.Equal(t, Duration(120*time.Second), s.IdleTimeout)
@@ -37,8 +41,17 @@ func TestValues(t *testing.T) {
 	t.Setenv("BENCH_PROMPTS", "short,code")
 	t.Setenv("BENCH_IDLE_TIMEOUT", "0")
 	t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
+	t.Setenv("BENCH_SEED", "0")
+	t.Setenv("BENCH_CACHE", "warm")
+	t.Setenv("BENCH_IGNORE_EOS", "1")
+	t.Setenv("BENCH_MAX_FAILURES", "0.01")
 	s, err := Load()
 	require.NoError(t, err)
+	require.NotNil(t, s.Seed, "a seed of 0, set, is sent")
+	assert.Equal(t, 0, *s.Seed)
+	assert.Equal(t, CacheWarm, s.Cache)
+	assert.True(t, s.IgnoreEOS)
+	assert.Equal(t, 0.01, *s.MaxFailures)
 	assert.Equal(t, Names{"vllm-metal", "ollama"}, s.Runtimes)
 	assert.Equal(t, Ints{1, 8, 64}, s.Concurrency)
 	assert.Equal(t, Duration(90*time.Second), s.Timeout)
@@ -58,6 +71,11 @@ func TestBadValues(t *testing.T) {
 	envtest.Clean(t)
 	for _, tc := range []struct{ key, val, want string }{
 		{"BENCH_CONCURRENCY", "1,x", `BENCH_CONCURRENCY="1,x": "x" is not a whole number`},
+		{"BENCH_CACHE", "hot", `BENCH_CACHE="hot": must be cold or warm`},
+		{"BENCH_SEED", "x", `BENCH_SEED="x": not a number`},
+		{"BENCH_KEEP_ALIVE", "forever", `BENCH_KEEP_ALIVE="forever": not a duration`},
+		{"BENCH_MAX_FAILURES", "5%", `BENCH_MAX_FAILURES="5%": not a number`},
+		{"BENCH_MAX_FAILURES", "1.5", `BENCH_MAX_FAILURES="1.5": must be a share from 0 to 1`},
 		{"BENCH_CONCURRENCY", "0", `BENCH_CONCURRENCY="0": 0 is out of range`},
 		{"BENCH_CONCURRENCY", "4,4", `4 is listed twice`},
 		{"BENCH_CONCURRENCY", ",", `BENCH_CONCURRENCY=",": need at least one`},

@@ -62,6 +62,9 @@ type Driver struct {
 	progress    *progress
 	files       *files
 	stopSignals func()
+	leafRuns    int                 // leaf runs begun
+	repetitions map[summary.Key]int // leaf runs begun, by leaf
+	loaded      map[string]bool     // runtimes whose loaded model is described
 }
 
 // Setup reads the environment and prepares the run. Notices go to log
@@ -90,18 +93,21 @@ func Setup(ctx context.Context, log io.Writer, opts Options) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := openFiles(st.OutputDir)
+	run := summary.NewRun(time.Now())
+	out, err := openFiles(st.OutputDir, run.ID)
 	if err != nil {
 		return nil, err
 	}
+	run.ID = out.id
 
 	d := &Driver{
 		Settings: st, Prompts: ps, opts: opts, log: log, unavailable: map[string]error{},
 		simCfg: simCfg,
 		client: &http.Client{Transport: runtimes.NewTransport(maxInt(st.Concurrency))},
-		Run:    summary.NewRun(time.Now()),
+		Run:    run,
 		files:  out,
 	}
+	d.Run.Cache = st.Cache
 	d.Run.Versions = map[string]*string{}
 	d.Run.ModelMetadata = map[string]json.RawMessage{}
 	if d.progress, err = openProgress(st.Progress, d.fixedRounds()); err != nil {
@@ -147,6 +153,12 @@ func (d *Driver) Leaves() []summary.Key {
 	return keys
 }
 
+// ConfigLines are the configuration lines go test must print before the
+// benchmarks, as the .txt has them: "cache: cold". Cold and warm runs are
+// not comparable (a cold TTFT includes the whole prefill), so benchstat
+// must keep them in separate tables.
+func (d *Driver) ConfigLines() string { return "cache: " + d.Settings.Cache + "\n" }
+
 // Finish writes the run's files a last time, marked complete, and stops
 // the simulator. A run that sent no request writes no files. It says on
 // the log how many requests failed, and fails if any leaf run had no
@@ -159,14 +171,14 @@ func (d *Driver) Finish() error {
 	}
 	requests, failures, classes := d.Run.Failures()
 	if requests == 0 {
-		d.files.remove()
+		d.files.remove() // the warm-ups' records, if any
 		return errors.New("no benchmark sent a request: every runtime was skipped or could not be benchmarked; no files were written")
 	}
 	d.Run.Complete = true
 	if err := d.save(); err != nil {
 		return err
 	}
-	d.logf("wrote %s and %s", d.files.json, d.files.txt)
+	d.logf("wrote %s, %s and %s", d.files.json, d.files.txt, d.files.records)
 	var errs []error
 	if failures > 0 {
 		d.logf("%d of %d requests failed (%s): see the errors in %s", failures, requests, classes, d.files.json)
@@ -190,7 +202,12 @@ func (d *Driver) Close() {
 		d.stopSignals()
 		d.stopSignals = nil
 	}
-	d.progress.close()
+	if d.progress != nil {
+		d.progress.close()
+	}
+	if d.files != nil {
+		d.files.close()
+	}
 	if d.sim != nil {
 		d.sim.Close()
 		d.sim = nil

@@ -13,9 +13,10 @@ import (
 )
 
 // files are a run's files in BENCH_OUTPUT_DIR: <id>.json (the summary)
-// and <id>.txt (for benchstat), each rewritten whole after every leaf run.
-// Nothing is written until a request has been sent, so a run that sent
-// none leaves no files.
+// and <id>.txt (for benchstat), each rewritten whole after every leaf run,
+// and <id>.requests.jsonl, a record of every request appended after every
+// round. Nothing is written until a request has been sent, so a run that
+// sent none leaves no files.
 type files struct {
 	dir string
 	// lock serialises the writes, and holds an interrupt back until a
@@ -23,15 +24,18 @@ type files struct {
 	// so that freeze can give up waiting.
 	lock chan struct{}
 
-	id        string // chosen at the first write
-	json, txt string // set by the first write
-	saved     int    // leaf runs in the files
+	id                 string
+	json, txt, records string   // their paths
+	saved              int      // leaf runs in the .json and .txt; 0 before the first write
+	recs               *os.File // open once the first record is written
 }
 
 // openFiles checks that dir can hold the run's files: it creates it if
 // need be and writes and removes a file there, so that a run never
-// measures for an hour and then finds it cannot keep its results.
-func openFiles(dir string) (*files, error) {
+// measures for an hour and then finds it cannot keep its results. It picks
+// the run's id: id, or id-2, id-3, … if a run of that id already has files
+// there.
+func openFiles(dir, id string) (*files, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("BENCH_OUTPUT_DIR=%q: %s", dir, fmt.Sprintf(format, args...))
 	}
@@ -51,7 +55,16 @@ func openFiles(dir string) (*files, error) {
 	if err := errors.Join(werr, cerr, rerr); err != nil {
 		return nil, bad("cannot write there: %v", cause(err))
 	}
-	return &files{dir: dir, lock: make(chan struct{}, 1)}, nil
+	id, err = freeID(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	return &files{
+		dir: dir, lock: make(chan struct{}, 1), id: id,
+		json:    filepath.Join(dir, id+".json"),
+		txt:     filepath.Join(dir, id+".txt"),
+		records: filepath.Join(dir, id+".requests.jsonl"),
+	}, nil
 }
 
 // cause is err without the path a *PathError repeats.
@@ -63,20 +76,10 @@ func cause(err error) error {
 	return err
 }
 
-// write writes r's files as they stand, atomically. The first write
-// picks the run's id (see freeID) and sets r.ID to it.
+// write writes r's summary and benchstat files as they stand, atomically.
 func (f *files) write(r *summary.Run) error {
 	f.lock <- struct{}{}
 	defer func() { <-f.lock }()
-	if f.id == "" {
-		id, err := freeID(f.dir, r.ID)
-		if err != nil {
-			return err
-		}
-		f.id, r.ID = id, id
-		f.json = filepath.Join(f.dir, id+".json")
-		f.txt = filepath.Join(f.dir, id+".txt")
-	}
 	r.CompletedAt = time.Now()
 	leaves := r.Len()
 	for _, w := range []struct {
@@ -95,16 +98,45 @@ func (f *files) write(r *summary.Run) error {
 	return nil
 }
 
-// remove deletes the files, if any were written.
-func (f *files) remove() {
+// appendRecords appends request records to the .requests.jsonl file,
+// creating it the first time.
+func (f *files) appendRecords(recs []summary.Record) error {
+	data, err := summary.AppendRecords(nil, recs)
+	if err != nil {
+		return fmt.Errorf("encoding request records: %w", err)
+	}
 	f.lock <- struct{}{}
 	defer func() { <-f.lock }()
-	for _, p := range []string{f.json, f.txt} {
-		if p != "" {
-			os.Remove(p)
+	if f.recs == nil {
+		if f.recs, err = os.OpenFile(f.records, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
+			return err
 		}
 	}
-	f.json, f.txt, f.saved = "", "", 0
+	if _, err := f.recs.Write(data); err != nil {
+		return fmt.Errorf("writing %s: %w", f.records, err)
+	}
+	return nil
+}
+
+// close closes the records file.
+func (f *files) close() {
+	f.lock <- struct{}{}
+	defer func() { <-f.lock }()
+	if f.recs != nil {
+		f.recs.Close()
+		f.recs = nil
+	}
+}
+
+// remove deletes the files, if any were written.
+func (f *files) remove() {
+	f.close()
+	f.lock <- struct{}{}
+	defer func() { <-f.lock }()
+	for _, p := range []string{f.json, f.txt, f.records} {
+		os.Remove(p)
+	}
+	f.saved = 0
 }
 
 // freeze waits up to d for a write under way to finish, and then keeps
@@ -127,12 +159,18 @@ const maxRunsPerID = 1000
 func freeID(dir, id string) (string, error) {
 	cand := id
 	for i := 2; i <= maxRunsPerID; i++ {
-		_, err := os.Stat(filepath.Join(dir, cand+".json"))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		free := true
+		for _, ext := range []string{".json", ".requests.jsonl"} {
+			_, err := os.Stat(filepath.Join(dir, cand+ext))
+			switch {
+			case err == nil:
+				free = false
+			case !errors.Is(err, fs.ErrNotExist):
+				return "", fmt.Errorf("choosing the run's file name in BENCH_OUTPUT_DIR=%q: %w", dir, err)
+			}
+		}
+		if free {
 			return cand, nil
-		case err != nil:
-			return "", fmt.Errorf("choosing the run's file name in BENCH_OUTPUT_DIR=%q: %w", dir, err)
 		}
 		cand = id + "-" + strconv.Itoa(i)
 	}

@@ -62,18 +62,19 @@ func TestOpenFiles(t *testing.T) {
 		if _, err := os.Stat("/proc/self"); err != nil && filepath.Dir(tt.dir) == "/" {
 			continue // no /proc here
 		}
-		_, err := openFiles(tt.dir)
+		_, err := openFiles(tt.dir, "20261202T120000Z")
 		if assert.Error(t, err, tt.dir) {
 			assert.Contains(t, err.Error(), tt.want)
 		}
 	}
 
 	out := filepath.Join(dir, "results", "nested")
-	f, err := openFiles(out)
+	f, err := openFiles(out, "20261202T120000Z")
 	require.NoError(t, err)
 	assert.DirExists(t, out, "created on demand")
-	assert.Empty(t, names(t, out), "the check leaves nothing behind")
-	assert.Empty(t, f.json, "and no file is written yet")
+	assert.Empty(t, names(t, out), "the check leaves nothing behind, and no file is written yet")
+	assert.Equal(t, filepath.Join(out, "20261202T120000Z.json"), f.json)
+	assert.Equal(t, filepath.Join(out, "20261202T120000Z.requests.jsonl"), f.records)
 }
 
 // A run started in the same second as an earlier one gets -2, -3, …; an
@@ -90,6 +91,12 @@ func TestFreeID(t *testing.T) {
 	id, err = freeID(dir, "20261202T120000Z")
 	require.NoError(t, err)
 	assert.Equal(t, "20261202T120000Z-3", id)
+	// A run that was stopped before its first summary left only records.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "20261202T120000Z-3.requests.jsonl"), nil, 0o644))
+	f, err := openFiles(dir, "20261202T120000Z")
+	require.NoError(t, err)
+	assert.Equal(t, "20261202T120000Z-4", f.id)
+	assert.Equal(t, filepath.Join(dir, "20261202T120000Z-4.txt"), f.txt)
 
 	file := filepath.Join(dir, "afile")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
@@ -105,7 +112,7 @@ func TestFreeID(t *testing.T) {
 
 // An interrupt waits for a write under way, but not for ever.
 func TestFreeze(t *testing.T) {
-	f, err := openFiles(t.TempDir())
+	f, err := openFiles(t.TempDir(), "20261202T120000Z")
 	require.NoError(t, err)
 	f.lock <- struct{}{} // a write that hangs
 	start := time.Now()

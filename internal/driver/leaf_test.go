@@ -3,11 +3,15 @@ package driver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,28 +98,6 @@ func trimProcs(names []string) []string {
 	return out
 }
 
-// Two runs started in the same second do not write over each other.
-func TestRunIDNotReused(t *testing.T) {
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "sim")
-	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
-	require.NoError(t, err)
-	t.Cleanup(s.Close)
-	dir := s.Settings.OutputDir
-	s.Run.ID = "20261202T120000Z"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "20261202T120000Z.json"), []byte("{}\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "20261202T120000Z-2.json"), []byte("{}\n"), 0o644))
-
-	require.NoError(t, record(s, summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 1}, okRounds()))
-	assert.Equal(t, filepath.Join(dir, "20261202T120000Z-3.json"), s.files.json)
-	assert.Equal(t, filepath.Join(dir, "20261202T120000Z-3.txt"), s.files.txt)
-	old, err := os.ReadFile(filepath.Join(dir, "20261202T120000Z.json"))
-	require.NoError(t, err)
-	assert.Equal(t, "{}\n", string(old), "the earlier run's file is untouched")
-	require.NoError(t, record(s, summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 4}, okRounds()))
-	assert.Equal(t, filepath.Join(dir, "20261202T120000Z-3.json"), s.files.json, "the id stays for the whole run")
-}
-
 // A named runtime that does not answer fails its leaves, or skips them
 // with BENCH_SKIP_UNREACHABLE=1, with one message naming it, its URL and
 // the error; either way its rows say why, and nothing holds a secret.
@@ -149,7 +131,7 @@ func TestCheckReachable(t *testing.T) {
 				assert.Contains(t, msg, "set BENCH_SKIP_UNREACHABLE=1 to skip")
 			}
 
-			assert.Empty(t, s.files.json, "no file while no request has been sent")
+			assert.NoFileExists(t, s.files.json, "no file while no request has been sent")
 			require.NoError(t, record(s, summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 1}, okRounds()))
 			w := readWritten(t, s)
 			require.Len(t, w.Summary, 2)
@@ -253,4 +235,130 @@ func TestFailuresAtTheEnd(t *testing.T) {
 			assert.Contains(t, log.String(), Prefix+"1 of 5 requests failed (1 reset): see the errors in "+s.files.json+"\n")
 		})
 	}
+}
+
+// promptServer is an OpenAI-kind server that answers every chat request
+// with two tokens and keeps the prompts it was sent.
+func promptServer(t *testing.T) (url string, prompts func() []string) {
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			w.Write([]byte(`{"object":"list","data":[{"id":"m"}]}`))
+			return
+		case "/v1/chat/completions":
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		var req struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
+		mu.Lock()
+		seen = append(seen, req.Messages[0].Content)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"model":"m","choices":[{"delta":{"content":"a"},"finish_reason":null}]}`+"\n\n"+
+			`data: {"model":"m","choices":[{"delta":{"content":"b"},"finish_reason":"length"}]}`+"\n\n"+
+			`data: {"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2}}`+"\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}
+
+// runLeaf runs one leaf of k as BenchmarkInference does, with rounds
+// timed rounds.
+func runLeaf(t *testing.T, d *Driver, k summary.Key, rounds int) Outcome {
+	t.Helper()
+	l, _, err := d.Begin(context.Background(), k)
+	require.NoError(t, err)
+	l.WarmUp()
+	for range rounds {
+		l.Round()
+	}
+	return l.End()
+}
+
+// BENCH_CACHE=cold makes every request's prompt unique from its first
+// word; warm sends the prompt as it is. Either way every request, warm-ups
+// included, is recorded.
+func TestColdPromptsAndRequestRecords(t *testing.T) {
+	for _, cache := range []string{"cold", "warm"} {
+		t.Run(cache, func(t *testing.T) {
+			isolate(t)
+			url, sent := promptServer(t)
+			t.Setenv("BENCH_RUNTIMES", "mine")
+			t.Setenv("MINE_URL", url)
+			t.Setenv("BENCH_CACHE", cache)
+			t.Setenv("BENCH_WARMUPS", "1")
+			t.Setenv("BENCH_PROMPTS", "short")
+			t.Setenv("BENCH_RECORD_CHUNKS", "1")
+			t.Setenv("BENCH_MAX_TOKENS", "2")
+			d, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+			require.NoError(t, err)
+			t.Cleanup(d.Close)
+			assert.Equal(t, "cache: "+cache+"\n", d.ConfigLines())
+			k := d.Leaves()[1] // conc=4
+			require.Equal(t, 4, k.Concurrency)
+			out := runLeaf(t, d, k, 2)
+			require.NoError(t, out.SaveErr)
+			require.NoError(t, d.Finish())
+
+			prompts := sent()
+			require.Len(t, prompts, 12, "a warm-up and two timed rounds of 4")
+			firsts := map[string]bool{}
+			for _, p := range prompts {
+				if cache == "warm" {
+					assert.Equal(t, d.Prompts[0].Text, p)
+					continue
+				}
+				marker, text, ok := strings.Cut(p, "\n")
+				require.True(t, ok, p)
+				assert.Equal(t, d.Prompts[0].Text, text, "the prompt follows the marker, unchanged")
+				assert.Regexp(t, `^\[[0-9a-f]{12} run `+d.Run.ID+` L1 [wr][12] i[0-3]\]$`, marker)
+				firsts[strings.Fields(marker)[0]] = true
+			}
+			if cache == "cold" {
+				assert.Len(t, firsts, 12, "no two requests start alike")
+			}
+
+			f, err := summary.Read(d.files.json)
+			require.NoError(t, err)
+			assert.Equal(t, cache, f.Arguments.Cache)
+			assert.Nil(t, f.Arguments.Seed, "no seed unless BENCH_SEED is set")
+			assert.Contains(t, string(must(os.ReadFile(d.files.txt))), "\ncache: "+cache+"\n")
+			recs, err := summary.ReadRecords(d.files.records)
+			require.NoError(t, err)
+			require.Len(t, recs, 12)
+			warm := 0
+			for _, r := range recs {
+				if r.Warmup {
+					warm++
+					assert.Equal(t, 1, r.Round)
+				}
+				assert.Equal(t, "mine", r.Runtime)
+				assert.Equal(t, "m", r.ServedModel)
+				assert.Equal(t, 1, r.Count)
+				assert.Equal(t, 2, r.OutputTokens)
+				assert.Equal(t, "length", r.FinishReason)
+				assert.Nil(t, r.Error)
+				assert.Len(t, r.ChunkS, 2, "BENCH_RECORD_CHUNKS=1: every text chunk's arrival")
+				assert.Positive(t, r.StartS)
+			}
+			assert.Equal(t, 4, warm, "the warm-up round is recorded and marked")
+		})
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

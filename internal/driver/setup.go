@@ -166,6 +166,22 @@ func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 	r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model})
 }
 
+// describeLoaded adds, once per runtime, what the server says of the model
+// it has loaded now that the warm-ups ran (Ollama's /api/ps: size,
+// size_vram, context_length) to the runtime's model_metadata.
+func (d *Driver) describeLoaded(ctx context.Context, rt *runtimes.Runtime) {
+	if d.loaded[rt.Name] {
+		return
+	}
+	if d.loaded == nil {
+		d.loaded = map[string]bool{}
+	}
+	d.loaded[rt.Name] = true
+	if ps := rt.Loaded(ctx); ps != nil {
+		d.Run.SetMetadata(rt.Name, "ps", ps)
+	}
+}
+
 // Unavailable returns why rt cannot be benchmarked, or nil.
 func (d *Driver) Unavailable(rt *runtimes.Runtime) error { return d.unavailable[rt.Name] }
 
@@ -177,6 +193,9 @@ func (d *Driver) arguments() summary.Arguments {
 		Concurrency: st.Concurrency,
 		MaxTokens:   st.MaxTokens,
 		Seed:        st.Seed,
+		Cache:       st.Cache,
+		IgnoreEOS:   st.IgnoreEOS,
+		KeepAlive:   st.KeepAlive,
 		Timeout:     summary.Number(time.Duration(st.Timeout).Seconds()),
 		IdleTimeout: summary.Number(time.Duration(st.IdleTimeout).Seconds()),
 		Temperature: summary.Number(st.Temperature),

@@ -29,7 +29,7 @@ func (d *Driver) HandleInterrupts() {
 			switch {
 			case !f.freeze(interruptWait):
 				d.logf("interrupted (%v): a write of %s did not finish within %v; the files may lack the last benchmarks", sig, f.dir, interruptWait)
-			case f.json != "":
+			case f.saved > 0:
 				d.logf("interrupted (%v): the %d finished benchmark runs are in %s and %s; the one under way is lost",
 					sig, f.saved, f.json, f.txt)
 			default:

@@ -17,6 +17,8 @@ const Pkg = "github.com/inferencebench/inferencebench"
 // unitBetter is the Unit metadata of the benchstat file.
 var unitBetter = []struct{ unit, better string }{
 	{UnitTTFT, "lower"},
+	{UnitTTFC, "lower"},
+	{UnitTPOT, "lower"},
 	{UnitDecode, "higher"},
 	{UnitRequest, "higher"},
 	{UnitAggregate, "higher"},
@@ -43,11 +45,17 @@ func (r *Run) Benchfmt() ([]byte, error) {
 
 	// Only what is the same for two runs of one setup: a config line that
 	// differs (a run ID, a version, a time) would split benchstat's tables.
-	config := []benchfmt.Config{
+	var config []benchfmt.Config
+	if r.Cache != "" {
+		// First, as go test's output has it: the driver prints it before
+		// the benchmarks start.
+		config = append(config, benchfmt.Config{Key: "cache", Value: []byte(r.Cache), File: true})
+	}
+	config = append(config, []benchfmt.Config{
 		{Key: "goos", Value: []byte(r.goos()), File: true},
 		{Key: "goarch", Value: []byte(r.goarch()), File: true},
 		{Key: "pkg", Value: []byte(Pkg), File: true},
-	}
+	}...)
 	if r.Host.CPU != "" {
 		config = append(config, benchfmt.Config{Key: "cpu", Value: []byte(r.Host.CPU), File: true})
 	}

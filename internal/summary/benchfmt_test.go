@@ -61,14 +61,16 @@ func TestBenchfmtReadsBack(t *testing.T) {
 				config = append(config, c.Key+": "+string(c.Value))
 			}
 			assert.Equal(t, []string{
-				"goos: linux", "goarch: amd64",
+				"cache: cold", "goos: linux", "goarch: amd64",
 				"pkg: github.com/inferencebench/inferencebench", "cpu: Fixture CPU @ 3.00GHz",
-			}, config, "only what two runs of one setup share")
+			}, config, "only what two runs of one setup share, and the cache mode, which must keep cold and warm runs apart")
 
 			m := Compute(l.rounds)
 			want := map[string]float64{
 				"sec/op":        m.Wall.Mean,
 				"ttft-sec":      m.TTFT.Mean,
+				"ttfc-sec":      m.TTFC.Mean,
+				"tpot-sec":      m.TPOT.Mean,
 				"decode-tok/s":  m.Decode.Mean,
 				"request-tok/s": m.Request.Mean,
 				"agg-tok/s":     m.Aggregate.Mean,
@@ -90,7 +92,9 @@ func TestBenchfmtReadsBack(t *testing.T) {
 		})
 	}
 
-	assert.Equal(t, -1, got.units.GetBetter("ttft-ns"))
+	for _, unit := range []string{"ttft-ns", "ttfc-ns", "tpot-ns"} {
+		assert.Equal(t, -1, got.units.GetBetter(unit), unit)
+	}
 	for _, unit := range []string{"decode-tok/s", "request-tok/s", "agg-tok/s", "prompt-tok/s"} {
 		assert.Equal(t, 1, got.units.GetBetter(unit), unit)
 	}
@@ -192,8 +196,8 @@ func TestBenchstatComparesRuns(t *testing.T) {
 			vsBase++
 		}
 	}
-	assert.Equal(t, 6, headers, "one table per unit, not split by config:\n%s", both)
-	assert.Equal(t, 6, vsBase, "every table compares:\n%s", both)
+	assert.Equal(t, 8, headers, "one table per unit, not split by config:\n%s", both)
+	assert.Equal(t, 8, vsBase, "every table compares:\n%s", both)
 	assert.Equal(t, 1, strings.Count(both, "pkg: "+Pkg), "one config block:\n%s", both)
 
 	byRuntime := benchstat("-col", "/runtime", oldTxt)

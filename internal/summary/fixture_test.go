@@ -12,7 +12,7 @@ const ms = time.Millisecond
 // done is a successful request: first text at ttft, done at total, with
 // tokens output tokens and no server timings.
 func done(ttft, total time.Duration, tokens int) runtimes.Result {
-	return runtimes.Result{TTFT: ttft, Total: total, OutputTokens: tokens, Chunks: tokens}
+	return runtimes.Result{TTFT: ttft, TTFC: ttft, Total: total, OutputTokens: tokens, Chunks: tokens}
 }
 
 // failed is a failed request that had measured something before failing,
@@ -34,6 +34,7 @@ func ptr[T any](v T) *T { return &v }
 // same setup should differ in besides times and ID.
 func fixtureRun(version string, created time.Time) *Run {
 	r := NewRun(created)
+	r.Cache = "cold"
 	r.CompletedAt = created.Add(107*time.Second + 832855*time.Microsecond)
 	r.Complete = true
 	r.Host = Host{
@@ -44,7 +45,7 @@ func fixtureRun(version string, created time.Time) *Run {
 		OutputDir: "results", Runtime: "ollama,vllm-metal",
 		OllamaURL: ptr("http://127.0.0.1:11434"), OllamaModel: ptr("qwen3.8:27b-mlx"),
 		VLLMURL: ptr("http://127.0.0.1:8001"), VLLMModel: ptr("qwen3.8-27b-nvfp4"),
-		Warmups: 2, Rounds: ptr(3), Concurrency: []int{1, 2}, MaxTokens: 128, Seed: 42,
+		Warmups: 2, Rounds: ptr(3), Concurrency: []int{1, 2}, MaxTokens: 128, Seed: ptr(42), Cache: "cold",
 		Timeout: 600, Temperature: 0, Prompts: []string{"short", "code"}, Count: ptr(2), Benchtime: "3x", IdleTimeout: 120,
 	}
 	r.Runtimes = []RuntimeInfo{
@@ -84,7 +85,7 @@ func fixtureRun(version string, created time.Time) *Run {
 func ollamaRounds(conc int, d time.Duration) []Round {
 	var rounds []Round
 	for i := range 3 {
-		var rd Round
+		rd := Round{MaxTokens: 128, Cold: true}
 		for j := range conc {
 			res := done(300*ms+d+time.Duration(10*(i+j))*ms, 5*time.Second+d+time.Duration(100*i)*ms, 128)
 			res.Eval = 4*time.Second + time.Duration(50*(i+j))*ms
@@ -103,7 +104,7 @@ func ollamaRounds(conc int, d time.Duration) []Round {
 func vllmRounds(conc int, d time.Duration, flaky bool) []Round {
 	var rounds []Round
 	for i := range 3 {
-		var rd Round
+		rd := Round{MaxTokens: 128, Cold: true}
 		for j := range conc {
 			res := done(330*ms+d+time.Duration(20*i+5*j)*ms, 5400*ms+d+time.Duration(60*i+7*j)*ms, 128)
 			if flaky && i == 1 {

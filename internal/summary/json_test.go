@@ -182,14 +182,20 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 	want = append(want, seedRow.keys[2:failures+1]...)
 	want = append(want, "errors")
 	want = append(want, seedRow.keys[failures+1:]...)
-	want = append(want, "output_tokens_approx", "output_tokens_min", "output_tokens_max")
-	assert.Equal(t, want, row.keys, "rows: the seed's keys with prompt after model, errors after failures, and then output_tokens_approx, _min and _max")
+	want = append(want, "output_tokens_approx", "output_tokens_min", "output_tokens_max",
+		"ttft_s_p99", "total_s_p99",
+		"ttfc_s_mean", "ttfc_s_p50", "ttfc_s_p95", "ttfc_s_p99",
+		"tpot_s_mean", "tpot_s_p50", "tpot_s_p95", "tpot_s_p99",
+		"itl_s_mean", "itl_s_p50", "itl_s_p95", "itl_s_p99", "itl_s_max",
+		"tokens_per_chunk_mean", "reasoning_tokens_mean",
+		"prompt_tokens_mean", "cached_prompt_tokens_mean", "finish_reasons", "short_outputs", "served_model")
+	assert.Equal(t, want, row.keys, "rows: the seed's keys with prompt after model, errors after failures, and then the keys added since")
 	assert.Equal(t, append(append([]string{}, seed.obj["measurement_notes"].keys...),
 		"request_tps", "prompt_tps", "percentiles", "output_tokens"), ours.obj["measurement_notes"].keys)
 	assert.Equal(t, []string{"platform", "machine", "python", "go", "os", "arch", "cpu", "cpus", "memory_bytes"},
 		ours.obj["host"].keys)
 	assert.Equal(t, append(append([]string{}, seed.obj["arguments"].keys...),
-		"temperature", "prompts", "count", "benchtime", "idle_timeout"), ours.obj["arguments"].keys)
+		"temperature", "prompts", "count", "benchtime", "idle_timeout", "cache", "ignore_eos", "keep_alive"), ours.obj["arguments"].keys)
 	assert.Equal(t, []string{"short", "code"}, ours.obj["prompts"].keys, "prompts in the order run, not sorted")
 }
 

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -12,17 +13,25 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
-// Round is one b.Loop iteration: n requests sent at once, and the wall time
-// from their release to the end of the last one.
+// Round is one b.Loop iteration: requests sent at once, the wall time from
+// their release to the end of the last one, and how they were sent.
 type Round struct {
 	Wall    time.Duration
 	Results []runtimes.Result
+	// MaxTokens is the output length each request asked for; 0 if not
+	// known. Successful requests that stopped short of it are counted.
+	MaxTokens int
+	// Cold says every request's prompt was unique (BENCH_CACHE=cold), so
+	// that no server had any of it cached.
+	Cold bool
 }
 
 // The units Report uses. They are the benchmark's public names: saved runs
 // compare only while they stay the same.
 const (
 	UnitTTFT      = "ttft-ns"
+	UnitTTFC      = "ttfc-ns"
+	UnitTPOT      = "tpot-ns"
 	UnitDecode    = "decode-tok/s"
 	UnitRequest   = "request-tok/s"
 	UnitAggregate = "agg-tok/s"
@@ -30,24 +39,35 @@ const (
 )
 
 // Stat summarises the samples of one figure. N is zero when the figure has
-// no samples; Mean, P50 and P95 are then meaningless (zero).
+// no samples; the others are then meaningless (zero).
 type Stat struct {
-	N              int
-	Mean, P50, P95 float64
+	N                        int
+	Mean, P50, P95, P99, Max float64
 }
 
 // Metrics are the figures of a set of rounds (one leaf benchmark run, or
-// the pooled repetitions of a leaf). TTFT and Total are in seconds, the
-// others in tokens per second. Aggregate has one sample per round, the
-// others one per successful request that has the figure.
+// the pooled repetitions of a leaf). Times are in seconds, rates in tokens
+// per second. Aggregate has one sample per round, ITL one per gap between
+// two text chunks, the others one per successful request that has the
+// figure.
 type Metrics struct {
 	Rounds                        int
 	Requests, Successes, Failures int
 
-	TTFT, Total                        Stat
+	TTFT, TTFC, Total, TPOT, ITL       Stat
 	Decode, Request, Prompt, Aggregate Stat
 	// Wall is the round wall time in seconds, over every round.
 	Wall Stat
+	// TokensPerChunk is output tokens / text chunks, per request.
+	TokensPerChunk Stat
+	// ReasoningTokens, PromptTokens and CachedTokens are the server's
+	// counts, per request that has one.
+	ReasoningTokens, PromptTokens, CachedTokens Stat
+	// PromptCountsCached is set when some successful request had a
+	// prompt evaluation time but no count of the tokens evaluated in it
+	// (Ollama) in a round whose prompts were not unique: its prompt rate
+	// is left out, as its count may include cached tokens.
+	PromptCountsCached bool
 
 	// TokensApprox is set when some successful request's OutputTokens was
 	// a chunk count rather than the server's token count.
@@ -55,11 +75,71 @@ type Metrics struct {
 	// MinTokens and MaxTokens are the fewest and most output tokens of a
 	// successful request (zero without successes).
 	MinTokens, MaxTokens int
+	// FinishReasons counts the successful requests by the server's finish
+	// reason (those without one are not counted).
+	FinishReasons map[string]int
+	// Short are the successful requests that produced fewer tokens than
+	// their round asked for.
+	Short ShortOutputs
+	// ServedModels counts the successful requests by the model their
+	// replies named.
+	ServedModels map[string]int
+
 	// FirstError is the error of the first failed request, if any.
 	FirstError error
 	// Errors counts the failures by class (runtimes.ErrorClass), with the
 	// first message of each; nil without failures.
 	Errors map[runtimes.Class]ErrorCount
+}
+
+// ShortOutputs are the successful requests that stopped before the length
+// asked for: how many, of what length was asked, and how they ended.
+type ShortOutputs struct {
+	Count, Of int
+	// Asked is the length asked for (the largest if rounds differed).
+	Asked int
+	// ByReason counts them by finish reason ("" when the server gave
+	// none), with the fewest and most tokens of each reason.
+	ByReason map[string]TokenRange
+}
+
+// TokenRange is how many requests, and the fewest and most tokens among
+// them.
+type TokenRange struct{ N, Min, Max int }
+
+// String says how the short requests ended, for a log line: "2 stop, 1
+// length at 894".
+func (s ShortOutputs) String() string {
+	reasons := slices.Sorted(maps.Keys(s.ByReason))
+	slices.SortStableFunc(reasons, func(a, b string) int { return cmp.Compare(s.ByReason[b].N, s.ByReason[a].N) })
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		tr := s.ByReason[r]
+		name := r
+		if name == "" {
+			name = "no reason given"
+		}
+		parts[i] = strconv.Itoa(tr.N) + " " + name
+		if r == "length" {
+			parts[i] += " at " + strconv.Itoa(tr.Min)
+			if tr.Max != tr.Min {
+				parts[i] += "–" + strconv.Itoa(tr.Max)
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ServedModel is the model most successful requests' replies named ("" if
+// none named one); the first seen wins a tie.
+func (m Metrics) ServedModel() string {
+	best, n := "", 0
+	for name, c := range m.ServedModels {
+		if c > n || c == n && name < best {
+			best, n = name, c
+		}
+	}
+	return best
 }
 
 // ErrorCount is one class of failures: how many, and the first one's
@@ -99,16 +179,22 @@ func (m *Metrics) addError(class runtimes.Class, err error) {
 	m.Errors[class] = ec
 }
 
+// samples gathers the per-request figures before they are summarised.
+type samples struct {
+	ttft, ttfc, total, tpot, decode, request, prompt, agg, wall []float64
+	perChunk, reasoning, promptTokens, cached                   []float64
+	gaps                                                        []float32
+}
+
 // Compute returns the figures of rounds, as defined in the package doc.
 func Compute(rounds []Round) Metrics {
 	var (
-		m                                         Metrics
-		ttft, total, decode, request, prompt, agg []float64
-		wall                                      []float64
+		m Metrics
+		s samples
 	)
 	m.Rounds = len(rounds)
 	for _, rd := range rounds {
-		wall = append(wall, rd.Wall.Seconds())
+		s.wall = append(s.wall, rd.Wall.Seconds())
 		tokens, ok := 0, 0
 		for _, res := range rd.Results {
 			m.Requests++
@@ -123,42 +209,110 @@ func Compute(rounds []Round) Metrics {
 			m.Successes++
 			ok++
 			tokens += res.OutputTokens
-			m.TokensApprox = m.TokensApprox || res.TokensApprox
-			if m.Successes == 1 || res.OutputTokens < m.MinTokens {
-				m.MinTokens = res.OutputTokens
-			}
-			m.MaxTokens = max(m.MaxTokens, res.OutputTokens)
-			out := float64(res.OutputTokens)
-
-			if res.TTFT > 0 {
-				ttft = append(ttft, res.TTFT.Seconds())
-			}
-			total = append(total, res.Total.Seconds())
-			switch {
-			case res.Eval > 0:
-				decode = append(decode, out/res.Eval.Seconds())
-			case res.TTFT > 0 && res.Total > res.TTFT:
-				decode = append(decode, out/(res.Total-res.TTFT).Seconds())
-			}
-			if res.Total > 0 {
-				request = append(request, out/res.Total.Seconds())
-			}
-			if res.PromptTokens > 0 && res.PromptEval > 0 {
-				prompt = append(prompt, float64(res.PromptTokens)/res.PromptEval.Seconds())
-			}
+			m.add(&s, rd, res)
 		}
 		if ok > 0 && rd.Wall > 0 {
-			agg = append(agg, float64(tokens)/rd.Wall.Seconds())
+			s.agg = append(s.agg, float64(tokens)/rd.Wall.Seconds())
 		}
 	}
-	m.TTFT = stat(ttft)
-	m.Total = stat(total)
-	m.Decode = stat(decode)
-	m.Request = stat(request)
-	m.Prompt = stat(prompt)
-	m.Aggregate = stat(agg)
-	m.Wall = stat(wall)
+	m.TTFT, m.TTFC, m.Total = stat(s.ttft), stat(s.ttfc), stat(s.total)
+	m.TPOT, m.ITL = stat(s.tpot), stat(s.gaps)
+	m.Decode, m.Request, m.Prompt, m.Aggregate = stat(s.decode), stat(s.request), stat(s.prompt), stat(s.agg)
+	m.Wall = stat(s.wall)
+	m.TokensPerChunk = stat(s.perChunk)
+	m.ReasoningTokens, m.PromptTokens, m.CachedTokens = stat(s.reasoning), stat(s.promptTokens), stat(s.cached)
 	return m
+}
+
+// add counts one successful request of round rd.
+func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
+	m.TokensApprox = m.TokensApprox || res.TokensApprox
+	if m.Successes == 1 || res.OutputTokens < m.MinTokens {
+		m.MinTokens = res.OutputTokens
+	}
+	m.MaxTokens = max(m.MaxTokens, res.OutputTokens)
+	out := float64(res.OutputTokens)
+	if res.FinishReason != "" {
+		count(&m.FinishReasons, res.FinishReason)
+	}
+	if res.ServedModel != "" {
+		count(&m.ServedModels, res.ServedModel)
+	}
+	if rd.MaxTokens > 0 {
+		m.Short.Of++
+		m.Short.Asked = max(m.Short.Asked, rd.MaxTokens)
+		if res.OutputTokens < rd.MaxTokens {
+			m.Short.add(res)
+		}
+	}
+
+	if res.TTFT > 0 {
+		s.ttft = append(s.ttft, res.TTFT.Seconds())
+	}
+	if res.TTFC > 0 {
+		s.ttfc = append(s.ttfc, res.TTFC.Seconds())
+	}
+	s.total = append(s.total, res.Total.Seconds())
+	decoding := res.Total - res.TTFT
+	switch {
+	case res.Eval > 0:
+		s.decode = append(s.decode, out/res.Eval.Seconds())
+	case res.TTFT > 0 && decoding > 0:
+		s.decode = append(s.decode, out/decoding.Seconds())
+	}
+	if res.TTFT > 0 && decoding > 0 && res.OutputTokens >= 2 {
+		s.tpot = append(s.tpot, decoding.Seconds()/(out-1))
+	}
+	if res.Total > 0 {
+		s.request = append(s.request, out/res.Total.Seconds())
+	}
+	s.gaps = append(s.gaps, res.Gaps...)
+	if res.Chunks > 0 {
+		s.perChunk = append(s.perChunk, out/float64(res.Chunks))
+	}
+	if res.ReasoningReported {
+		s.reasoning = append(s.reasoning, float64(res.ReasoningTokens))
+	}
+	if res.PromptTokens > 0 {
+		s.promptTokens = append(s.promptTokens, float64(res.PromptTokens))
+	}
+	if res.CachedReported {
+		s.cached = append(s.cached, float64(res.CachedTokens))
+	}
+	// The prompt rate counts only the tokens the server evaluated: where
+	// it says how many (llama.cpp), those; where it does not (Ollama,
+	// whose count includes cached tokens), the whole prompt, but only if
+	// the prompt was unique, so that nothing of it was cached.
+	switch {
+	case res.PromptEval <= 0:
+	case res.PromptEvalTokens > 0:
+		s.prompt = append(s.prompt, float64(res.PromptEvalTokens)/res.PromptEval.Seconds())
+	case res.PromptTokens > 0 && rd.Cold:
+		s.prompt = append(s.prompt, float64(res.PromptTokens)/res.PromptEval.Seconds())
+	case res.PromptTokens > 0:
+		m.PromptCountsCached = true
+	}
+}
+
+func (s *ShortOutputs) add(res runtimes.Result) {
+	s.Count++
+	if s.ByReason == nil {
+		s.ByReason = map[string]TokenRange{}
+	}
+	tr, seen := s.ByReason[res.FinishReason]
+	if !seen || res.OutputTokens < tr.Min {
+		tr.Min = res.OutputTokens
+	}
+	tr.Max = max(tr.Max, res.OutputTokens)
+	tr.N++
+	s.ByReason[res.FinishReason] = tr
+}
+
+func count(m *map[string]int, k string) {
+	if *m == nil {
+		*m = map[string]int{}
+	}
+	(*m)[k]++
 }
 
 // Report reports the means of m through r (a *testing.B) in the units
@@ -172,28 +326,55 @@ func (m Metrics) Report(r interface{ ReportMetric(float64, string) }) {
 	}
 	same := func(x float64) float64 { return x }
 	// The clock's resolution is a nanosecond; digits below it are noise.
-	report(m.TTFT, UnitTTFT, func(sec float64) float64 { return math.Round(sec * 1e9) })
+	ns := func(sec float64) float64 { return math.Round(sec * 1e9) }
+	report(m.TTFT, UnitTTFT, ns)
+	report(m.TTFC, UnitTTFC, ns)
+	report(m.TPOT, UnitTPOT, ns)
 	report(m.Decode, UnitDecode, same)
 	report(m.Request, UnitRequest, same)
 	report(m.Aggregate, UnitAggregate, same)
 	report(m.Prompt, UnitPrompt, same)
 }
 
-// stat summarises xs; it sorts xs in place.
-func stat(xs []float64) Stat {
+// Notes are what a reader of a leaf's figures must know that the figures
+// do not show: failed requests, short outputs, another model answering,
+// a prompt rate left out. requested is the model asked for.
+func (m Metrics) Notes(requested string) []string {
+	var notes []string
+	if m.Failures > 0 && m.Successes > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d requests failed (%s); the first: %v", m.Failures, m.Requests, m.ErrorCounts(), m.FirstError))
+	}
+	if s := m.Short; s.Count > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d requests ended before %d tokens (%s): the runtimes did unequal work", s.Count, s.Of, s.Asked, s))
+	}
+	if served := m.ServedModel(); served != "" && requested != "" && served != requested {
+		notes = append(notes, fmt.Sprintf("the server answered as model %q, not %q as asked; the summary keeps %q as the model and says served_model %q", served, requested, requested, served))
+	}
+	if m.PromptCountsCached && m.Prompt.N == 0 {
+		notes = append(notes, "no prompt-tok/s: the server counts cached prompt tokens in its prompt count but not in its prompt time (Ollama's prompt_eval_count and prompt_eval_duration), so with BENCH_CACHE=warm their ratio is no prompt rate")
+	}
+	return notes
+}
+
+// stat summarises xs; it sorts xs in place. Samples may be float32, so
+// that a million of them (the gaps of 1024 streams × 1024 tokens) take
+// 4 MB, not 8.
+func stat[T float32 | float64](xs []T) Stat {
 	if len(xs) == 0 {
 		return Stat{}
 	}
 	slices.Sort(xs)
 	sum := 0.0
 	for _, x := range xs {
-		sum += x
+		sum += float64(x)
 	}
 	return Stat{
 		N:    len(xs),
 		Mean: sum / float64(len(xs)),
 		P50:  quantile(xs, 0.50),
 		P95:  quantile(xs, 0.95),
+		P99:  quantile(xs, 0.99),
+		Max:  float64(xs[len(xs)-1]),
 	}
 }
 
@@ -201,13 +382,13 @@ func stat(xs []float64) Stat {
 // interpolation between closest ranks (R type 7, numpy's default). It is
 // written here because gonum's stat.Quantile offers only the empirical and
 // nearest-rank estimators, not R-7.
-func quantile(sorted []float64, p float64) float64 {
+func quantile[T float32 | float64](sorted []T, p float64) float64 {
 	h := float64(len(sorted)-1) * p
 	lo := int(math.Floor(h))
 	if lo+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
+		return float64(sorted[len(sorted)-1])
 	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+	return float64(sorted[lo]) + (h-float64(lo))*float64(sorted[lo+1]-sorted[lo])
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -1,6 +1,8 @@
 package summary
 
 import (
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,7 +35,7 @@ func TestQuantileR7(t *testing.T) {
 			assert.InDelta(t, tt.p95, s.P95, 1e-12)
 		})
 	}
-	assert.Equal(t, Stat{}, stat(nil), "no value: no figure")
+	assert.Equal(t, Stat{}, stat[float64](nil), "no value: no figure")
 
 	sorted := []float64{10, 20, 30, 40}
 	assert.Equal(t, 10.0, quantile(sorted, 0))
@@ -137,8 +139,8 @@ func TestCompute(t *testing.T) {
 			Wall:      Stat{N: 3, Mean: 5, P50: 4, P95: 8.5},
 		},
 	}, {
-		name: "prompt rate where the server reports prompt timing",
-		rounds: []Round{{Wall: 1 * time.Second, Results: []runtimes.Result{
+		name: "prompt rate where the server reports prompt timing, in a cold round",
+		rounds: []Round{{Wall: 1 * time.Second, Cold: true, Results: []runtimes.Result{
 			withPrompt(done(200*ms, 1000*ms, 8), 200, 500*ms), // 400 tok/s
 			withPrompt(done(200*ms, 1000*ms, 8), 200, 0),      // no eval time: none
 		}}},
@@ -194,6 +196,77 @@ func TestCompute(t *testing.T) {
 	}
 }
 
+// The prompt rate counts only what the server evaluated: llama.cpp says
+// how many tokens that was; Ollama does not (its count includes cached
+// tokens), so its rate is kept only where the prompts were unique.
+func TestComputePromptRate(t *testing.T) {
+	ollama := done(200*ms, 1000*ms, 8)
+	ollama.PromptTokens, ollama.PromptEval = 200, 10*ms // 199 of them cached
+	llamacpp := done(200*ms, 1000*ms, 8)
+	llamacpp.PromptTokens, llamacpp.PromptEvalTokens, llamacpp.PromptEval = 200, 1, 10*ms
+	llamacpp.CachedTokens, llamacpp.CachedReported = 199, true
+
+	warm := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{ollama}}})
+	assert.Zero(t, warm.Prompt.N, "a warm Ollama count/duration is no prompt rate")
+	assert.True(t, warm.PromptCountsCached)
+	assert.Contains(t, strings.Join(warm.Notes(""), "\n"), "no prompt-tok/s")
+	cold := Compute([]Round{{Wall: time.Second, Cold: true, Results: []runtimes.Result{ollama}}})
+	assertStat(t, Stat{N: 1, Mean: 20000, P50: 20000, P95: 20000}, cold.Prompt, "cold ollama")
+	assert.Empty(t, cold.Notes(""))
+
+	lc := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{llamacpp}}})
+	assertStat(t, Stat{N: 1, Mean: 100, P50: 100, P95: 100}, lc.Prompt, "llama.cpp: prompt_n / prompt_ms, warm or cold")
+	assertStat(t, Stat{N: 1, Mean: 200, P50: 200, P95: 200}, lc.PromptTokens, "prompt tokens, cached included")
+	assertStat(t, Stat{N: 1, Mean: 199, P50: 199, P95: 199}, lc.CachedTokens, "cached")
+	assert.Zero(t, cold.CachedTokens.N, "no cached count where the server gives none")
+}
+
+// The figures of the token stream: TTFC, TPOT, gaps between text chunks,
+// tokens per chunk, reasoning tokens; and how replies ended.
+func TestComputeStreamFigures(t *testing.T) {
+	// 5 tokens in 5 chunks: first after 100 ms, the answer after 200 ms
+	// (two reasoning chunks), then a chunk every 50 ms: total 300 ms.
+	a := runtimes.Result{TTFT: 100 * ms, TTFC: 200 * ms, Total: 300 * ms, OutputTokens: 5, Chunks: 5,
+		Gaps: []float32{0.05, 0.05, 0.05, 0.05}, ReasoningTokens: 2, ReasoningReported: true,
+		FinishReason: "length", ServedModel: "served"}
+	// 8 tokens in 2 chunks, stopped early, answer at once.
+	b := runtimes.Result{TTFT: 100 * ms, TTFC: 100 * ms, Total: 240 * ms, OutputTokens: 8, Chunks: 2,
+		Gaps: []float32{0.14}, FinishReason: "stop", ServedModel: "served"}
+	one := runtimes.Result{TTFT: 100 * ms, TTFC: 100 * ms, Total: 100 * ms, OutputTokens: 1, Chunks: 1,
+		FinishReason: "length", ServedModel: "other"}
+	m := Compute([]Round{{Wall: 300 * ms, MaxTokens: 5, Results: []runtimes.Result{a, b, one}}})
+
+	assertStat(t, Stat{N: 3, Mean: (0.2 + 0.1 + 0.1) / 3, P50: 0.1, P95: 0.19}, m.TTFC, "ttfc")
+	// TPOT: (total - TTFT) / (tokens - 1); none for a single token.
+	assertStat(t, Stat{N: 2, Mean: (0.05 + 0.02) / 2, P50: 0.035, P95: 0.0485}, m.TPOT, "tpot")
+	assert.Equal(t, 5, m.ITL.N, "one gap between each two text chunks, pooled")
+	assert.InDelta(t, 0.14, m.ITL.Max, 1e-6)
+	assert.InDelta(t, 0.05, m.ITL.P50, 1e-6)
+	assert.InDelta(t, (0.05*4+0.14)/5, m.ITL.Mean, 1e-6)
+	assertStat(t, Stat{N: 3, Mean: (1 + 4 + 1) / 3.0, P50: 1, P95: 3.7}, m.TokensPerChunk, "tokens per chunk")
+	assertStat(t, Stat{N: 1, Mean: 2, P50: 2, P95: 2}, m.ReasoningTokens, "reasoning, where reported")
+	assert.Equal(t, map[string]int{"length": 2, "stop": 1}, m.FinishReasons)
+	assert.Equal(t, 1, m.Short.Count, "8 tokens are not short of 5; 1 token is")
+	assert.Equal(t, 3, m.Short.Of)
+	assert.Equal(t, "1 length at 1", m.Short.String())
+	assert.Equal(t, "served", m.ServedModel())
+	notes := strings.Join(m.Notes("asked"), "\n")
+	assert.Contains(t, notes, "1 of 3 requests ended before 5 tokens (1 length at 1): the runtimes did unequal work")
+	assert.Contains(t, notes, `the server answered as model "served", not "asked" as asked`)
+}
+
+func TestShortOutputsString(t *testing.T) {
+	s := ShortOutputs{}
+	for _, r := range []runtimes.Result{
+		{OutputTokens: 40, FinishReason: "stop"}, {OutputTokens: 894, FinishReason: "length"},
+		{OutputTokens: 60, FinishReason: "stop"}, {OutputTokens: 900, FinishReason: "length"},
+		{OutputTokens: 61, FinishReason: "length"}, {OutputTokens: 3},
+	} {
+		s.add(r)
+	}
+	assert.Equal(t, "3 length at 61–900, 2 stop, 1 no reason given", s.String())
+}
+
 func assertStat(t *testing.T, want, got Stat, name string) {
 	t.Helper()
 	require.Equal(t, want.N, got.N, "%s: samples", name)
@@ -216,13 +289,14 @@ func TestReport(t *testing.T) {
 		rounds []Round
 		want   map[string]float64
 	}{{
+		// TTFC is TTFT here (no reasoning); TPOT is 2 s / 99.
 		name:   "without prompt timing there is no prompt-tok/s",
 		rounds: []Round{{Wall: 2500 * ms, Results: []runtimes.Result{done(500*ms, 2500*ms, 100)}}},
-		want:   map[string]float64{"ttft-ns": 5e8, "decode-tok/s": 50, "request-tok/s": 40, "agg-tok/s": 40},
+		want:   map[string]float64{"ttft-ns": 5e8, "ttfc-ns": 5e8, "tpot-ns": math.Round(2e9 / 99), "decode-tok/s": 50, "request-tok/s": 40, "agg-tok/s": 40},
 	}, {
 		name:   "with prompt timing",
-		rounds: []Round{{Wall: 2500 * ms, Results: []runtimes.Result{server}}},
-		want:   map[string]float64{"ttft-ns": 5e8, "decode-tok/s": 50, "request-tok/s": 40, "agg-tok/s": 40, "prompt-tok/s": 1200},
+		rounds: []Round{{Wall: 2500 * ms, Cold: true, Results: []runtimes.Result{server}}},
+		want:   map[string]float64{"ttft-ns": 5e8, "ttfc-ns": 5e8, "tpot-ns": math.Round(2e9 / 99), "decode-tok/s": 50, "request-tok/s": 40, "agg-tok/s": 40, "prompt-tok/s": 1200},
 	}, {
 		name:   "no successes reports nothing",
 		rounds: []Round{{Wall: time.Second, Results: []runtimes.Result{failed()}}},

@@ -81,13 +81,27 @@ type Arguments struct {
 	Rounds      *int     `json:"rounds"` // nil when -benchtime decides
 	Concurrency []int    `json:"concurrency"`
 	MaxTokens   int      `json:"max_tokens"`
-	Seed        int      `json:"seed"`
+	Seed        *int     `json:"seed"`    // nil: none sent
 	Timeout     Number   `json:"timeout"` // seconds
 	Temperature Number   `json:"temperature"`
 	Prompts     []string `json:"prompts"`
 	Count       *int     `json:"count"`
 	Benchtime   string   `json:"benchtime"`
 	IdleTimeout Number   `json:"idle_timeout"` // seconds; 0 is off
+	// Cache is BENCH_CACHE: "cold" or "warm"; "" in files written before
+	// it existed, which were warm.
+	Cache     string `json:"cache"`
+	IgnoreEOS bool   `json:"ignore_eos"`
+	KeepAlive string `json:"keep_alive"` // sent with Ollama requests
+}
+
+// CacheMode is the file's BENCH_CACHE, "warm" for files written before it
+// existed (every request sent the same prompt).
+func (a Arguments) CacheMode() string {
+	if a.Cache == "" {
+		return "warm"
+	}
+	return a.Cache
 }
 
 // Number is a float64 written as null when it is not finite: JSON has no
@@ -125,6 +139,9 @@ type Run struct {
 	Versions               map[string]*string         // runtime name -> version, nil if unknown
 	ModelMetadata          map[string]json.RawMessage // runtime name -> raw JSON, nil -> null
 	Prompts                Prompts                    // written as an object in this order
+	// Cache is the run's BENCH_CACHE, written as the benchstat file's
+	// "cache" configuration line.
+	Cache string
 	// Complete is set when every benchmark has run; a file written after
 	// each leaf (so that an interrupted run keeps what it finished) has it
 	// false until the last write.
@@ -144,6 +161,19 @@ type leaf struct {
 	notRunClass runtimes.Class
 }
 
+// SetMetadata adds raw, under key, to the model metadata of runtime name
+// (an object, as the server's model listing is).
+func (r *Run) SetMetadata(name, key string, raw json.RawMessage) {
+	m := map[string]json.RawMessage{}
+	if old := r.ModelMetadata[name]; len(old) > 0 && json.Unmarshal(old, &m) != nil {
+		m = map[string]json.RawMessage{"models": old}
+	}
+	m[key] = raw
+	if b, err := json.Marshal(m); err == nil {
+		r.ModelMetadata[name] = b
+	}
+}
+
 // NewRun returns an empty run started at now.
 func NewRun(now time.Time) *Run {
 	now = now.UTC()
@@ -155,7 +185,8 @@ func NewRun(now time.Time) *Run {
 func (r *Run) Add(k Key, rounds []Round) {
 	cp := make([]Round, len(rounds))
 	for i, rd := range rounds {
-		cp[i] = Round{Wall: rd.Wall, Results: slices.Clone(rd.Results)}
+		rd.Results = slices.Clone(rd.Results)
+		cp[i] = rd
 	}
 	l := leaf{key: k, rounds: cp, procs: runtime.GOMAXPROCS(0)}
 	r.mu.Lock()
@@ -257,6 +288,40 @@ type Row struct {
 	OutputTokensApprox bool `json:"output_tokens_approx"`
 	OutputTokensMin    *int `json:"output_tokens_min"`
 	OutputTokensMax    *int `json:"output_tokens_max"`
+
+	// The tails of the seed's figures, and the figures of the answer and
+	// of the token stream.
+	TTFTP99  *float64 `json:"ttft_s_p99"`
+	TotalP99 *float64 `json:"total_s_p99"`
+
+	TTFCMean *float64 `json:"ttfc_s_mean"`
+	TTFCP50  *float64 `json:"ttfc_s_p50"`
+	TTFCP95  *float64 `json:"ttfc_s_p95"`
+	TTFCP99  *float64 `json:"ttfc_s_p99"`
+
+	TPOTMean *float64 `json:"tpot_s_mean"`
+	TPOTP50  *float64 `json:"tpot_s_p50"`
+	TPOTP95  *float64 `json:"tpot_s_p95"`
+	TPOTP99  *float64 `json:"tpot_s_p99"`
+
+	ITLMean *float64 `json:"itl_s_mean"`
+	ITLP50  *float64 `json:"itl_s_p50"`
+	ITLP95  *float64 `json:"itl_s_p95"`
+	ITLP99  *float64 `json:"itl_s_p99"`
+	ITLMax  *float64 `json:"itl_s_max"`
+
+	TokensPerChunkMean  *float64 `json:"tokens_per_chunk_mean"`
+	ReasoningTokensMean *float64 `json:"reasoning_tokens_mean"`
+
+	// What the requests asked and the server did with it: the prompt's
+	// tokens and how many came from the server's cache, why the replies
+	// ended, how many ended before the length asked for, and the model
+	// the replies named.
+	PromptTokensMean       *float64       `json:"prompt_tokens_mean"`
+	CachedPromptTokensMean *float64       `json:"cached_prompt_tokens_mean"`
+	FinishReasons          map[string]int `json:"finish_reasons"`
+	ShortOutputs           int            `json:"short_outputs"`
+	ServedModel            string         `json:"served_model"`
 }
 
 // Rows returns one Row per Key in first-seen order. All -count repetitions
@@ -300,20 +365,35 @@ func newRow(k Key, m Metrics) Row {
 	if m.Successes > 0 {
 		row.OutputTokensMin, row.OutputTokensMax = &m.MinTokens, &m.MaxTokens
 	}
-	row.TTFTMean, row.TTFTP50, row.TTFTP95 = figures(m.TTFT)
-	row.TotalMean, row.TotalP50, row.TotalP95 = figures(m.Total)
-	row.PromptTPSMean, row.PromptTPSP50, row.PromptTPSP95 = figures(m.Prompt)
-	row.DecodeTPSMean, row.DecodeTPSP50, row.DecodeTPSP95 = figures(m.Decode)
-	row.RequestTPSMean, row.RequestTPSP50, row.RequestTPSP95 = figures(m.Request)
-	row.AggregateTPSMean, row.AggregateTPSP50, row.AggregateTPSP95 = figures(m.Aggregate)
+	row.TTFTMean, row.TTFTP50, row.TTFTP95, row.TTFTP99, _ = figures(m.TTFT)
+	row.TotalMean, row.TotalP50, row.TotalP95, row.TotalP99, _ = figures(m.Total)
+	row.PromptTPSMean, row.PromptTPSP50, row.PromptTPSP95, _, _ = figures(m.Prompt)
+	row.DecodeTPSMean, row.DecodeTPSP50, row.DecodeTPSP95, _, _ = figures(m.Decode)
+	row.RequestTPSMean, row.RequestTPSP50, row.RequestTPSP95, _, _ = figures(m.Request)
+	row.AggregateTPSMean, row.AggregateTPSP50, row.AggregateTPSP95, _, _ = figures(m.Aggregate)
+	row.TTFCMean, row.TTFCP50, row.TTFCP95, row.TTFCP99, _ = figures(m.TTFC)
+	row.TPOTMean, row.TPOTP50, row.TPOTP95, row.TPOTP99, _ = figures(m.TPOT)
+	row.ITLMean, row.ITLP50, row.ITLP95, row.ITLP99, row.ITLMax = figures(m.ITL)
+	row.TokensPerChunkMean, _, _, _, _ = figures(m.TokensPerChunk)
+	row.ReasoningTokensMean, _, _, _, _ = figures(m.ReasoningTokens)
+	row.PromptTokensMean, _, _, _, _ = figures(m.PromptTokens)
+	row.CachedPromptTokensMean, _, _, _, _ = figures(m.CachedTokens)
+	row.FinishReasons = m.FinishReasons
+	if row.FinishReasons == nil {
+		row.FinishReasons = map[string]int{}
+	}
+	row.ShortOutputs = m.Short.Count
+	row.ServedModel = m.ServedModel()
 	return row
 }
 
-func figures(s Stat) (mean, p50, p95 *float64) {
+// figures are a Stat's figures for a row: nil without samples, or where
+// not finite.
+func figures(s Stat) (mean, p50, p95, p99, most *float64) {
 	if s.N == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil, nil
 	}
-	return num(s.Mean), num(s.P50), num(s.P95)
+	return num(s.Mean), num(s.P50), num(s.P95), num(s.P99), num(s.Max)
 }
 
 // num returns &x, or nil if x is not finite (JSON has no NaN).

@@ -51,7 +51,7 @@ func accuracyCmd(args []string) error {
 	var clientRates, serverRates, ratios, ttfts, pevals []float64
 	ttftBelow := 0
 	for _, p := range ps {
-		req := runtimes.Request{Prompt: p.Text, MaxTokens: *maxTokens, Seed: *seed, Temperature: 0}
+		req := runtimes.Request{Prompt: p.Text, MaxTokens: *maxTokens, Seed: seed, Temperature: 0}
 		for i := range *n {
 			r := native.Do(ctx, req)
 			name := fmt.Sprintf("native %s #%d", p.Name, i+1)
@@ -91,7 +91,7 @@ func accuracyCmd(args []string) error {
 	if *nOpenAI > 0 {
 		fmt.Printf("Token counts on %s/v1/chat/completions: %d requests per prompt\n", *url, *nOpenAI)
 		for _, p := range ps {
-			req := runtimes.Request{Prompt: p.Text, MaxTokens: *maxTokens, Seed: *seed, Temperature: 0}
+			req := runtimes.Request{Prompt: p.Text, MaxTokens: *maxTokens, Seed: seed, Temperature: 0}
 			for i := range *nOpenAI {
 				r := v1.Do(ctx, req)
 				name := fmt.Sprintf("openai %s #%d", p.Name, i+1)

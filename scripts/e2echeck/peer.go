@@ -50,7 +50,7 @@ func peerCmd(args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	req := runtimes.Request{Prompt: prompt.Text, MaxTokens: *maxTokens, Seed: *seed, Temperature: 0}
+	req := runtimes.Request{Prompt: prompt.Text, MaxTokens: *maxTokens, Seed: seed, Temperature: 0}
 	var f failures
 
 	// One uncounted request, so that neither side pays for loading the

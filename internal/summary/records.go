@@ -1,0 +1,197 @@
+package summary
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// Record is one request, as a line of <run id>.requests.jsonl: every
+// request of the run, warm-ups included, appended as each round ends. Times
+// are in seconds; a figure the request does not have is null. No key holds
+// a secret: errors are the runtimes package's, which has removed them.
+type Record struct {
+	Runtime     string `json:"runtime"`
+	Model       string `json:"model"`        // asked for
+	ServedModel string `json:"served_model"` // named by the reply, "" if none
+	Prompt      string `json:"prompt"`
+	Concurrency int    `json:"concurrency"`
+	// Count is the -count repetition of the leaf (from 1), Round the
+	// round within it (from 1; warm-ups and timed rounds counted apart).
+	Count  int  `json:"count"`
+	Round  int  `json:"round"`
+	Warmup bool `json:"warmup"`
+	// StartS is when the request was sent, from the run's start.
+	StartS float64  `json:"start_s"`
+	TTFTS  *float64 `json:"ttft_s"`
+	TTFCS  *float64 `json:"ttfc_s"`
+	TotalS float64  `json:"total_s"`
+	TPOTS  *float64 `json:"tpot_s"`
+
+	OutputTokens       int  `json:"output_tokens"`
+	OutputTokensApprox bool `json:"output_tokens_approx"`
+	PromptTokens       *int `json:"prompt_tokens"`
+	CachedPromptTokens *int `json:"cached_prompt_tokens"`
+	ReasoningTokens    *int `json:"reasoning_tokens"`
+	Chunks             int  `json:"chunks"`
+	// Resent counts the times the request was sent again because its
+	// pooled connection turned out to be closed.
+	Resent       int    `json:"resent"`
+	FinishReason string `json:"finish_reason"`
+	// Server is what the server said of its own timing, nil where it said
+	// nothing.
+	Server *ServerTimings `json:"server"`
+
+	ErrorClass *string `json:"error_class"`
+	Error      *string `json:"error"`
+	// ChunkS is when each text chunk arrived, from the request's start;
+	// only with BENCH_RECORD_CHUNKS=1.
+	ChunkS []float64 `json:"chunk_s,omitempty"`
+}
+
+// ServerTimings are a server's own account of a request (Ollama's
+// durations, llama.cpp's timings).
+type ServerTimings struct {
+	PromptEvalS      *float64 `json:"prompt_eval_s"`
+	PromptEvalTokens *int     `json:"prompt_eval_tokens"`
+	EvalS            *float64 `json:"eval_s"`
+	LoadS            *float64 `json:"load_s"`
+}
+
+// RoundRecords returns the records of one round's results, as
+// AppendRecords writes them: k's leaf, repetition count, round i, since the
+// run started at runStart; with chunks, the chunk arrival times too.
+func RoundRecords(k Key, count, i int, warmup bool, runStart time.Time, results []runtimes.Result, chunks bool) []Record {
+	out := make([]Record, len(results))
+	for j, res := range results {
+		r := Record{
+			Runtime: k.Runtime, Model: k.Model, ServedModel: res.ServedModel, Prompt: k.Prompt,
+			Concurrency: k.Concurrency, Count: count, Round: i, Warmup: warmup,
+			TotalS: res.Total.Seconds(), OutputTokens: res.OutputTokens, OutputTokensApprox: res.TokensApprox,
+			Chunks: res.Chunks, Resent: res.Resent, FinishReason: res.FinishReason,
+		}
+		if !res.Start.IsZero() {
+			r.StartS = res.Start.Sub(runStart).Seconds()
+		}
+		if res.Chunks > 0 {
+			r.TTFTS = seconds(res.TTFT)
+		}
+		if res.TTFC > 0 {
+			r.TTFCS = seconds(res.TTFC)
+		}
+		if res.Chunks > 0 && res.OutputTokens >= 2 && res.Total > res.TTFT {
+			tpot := (res.Total - res.TTFT).Seconds() / float64(res.OutputTokens-1)
+			r.TPOTS = &tpot
+		}
+		if res.PromptTokens > 0 {
+			r.PromptTokens = &res.PromptTokens
+		}
+		if res.CachedReported {
+			r.CachedPromptTokens = &res.CachedTokens
+		}
+		if res.ReasoningReported {
+			r.ReasoningTokens = &res.ReasoningTokens
+		}
+		if st := serverTimings(res); st != (ServerTimings{}) {
+			r.Server = &st
+		}
+		if res.Err != nil {
+			class, msg := string(runtimes.ErrorClass(res.Err)), res.Err.Error()
+			r.ErrorClass, r.Error = &class, &msg
+		}
+		if chunks && res.Chunks > 0 {
+			r.ChunkS = make([]float64, 0, res.Chunks)
+			t := res.TTFT.Seconds()
+			r.ChunkS = append(r.ChunkS, t)
+			for _, g := range res.Gaps {
+				t += float64(g)
+				r.ChunkS = append(r.ChunkS, t)
+			}
+		}
+		out[j] = r
+	}
+	return out
+}
+
+func serverTimings(res runtimes.Result) ServerTimings {
+	var st ServerTimings
+	if res.PromptEval > 0 {
+		st.PromptEvalS = seconds(res.PromptEval)
+	}
+	if res.PromptEvalTokens > 0 {
+		n := res.PromptEvalTokens
+		st.PromptEvalTokens = &n
+	}
+	if res.Eval > 0 {
+		st.EvalS = seconds(res.Eval)
+	}
+	if res.LoadDuration > 0 {
+		st.LoadS = seconds(res.LoadDuration)
+	}
+	return st
+}
+
+func seconds(d time.Duration) *float64 {
+	s := d.Seconds()
+	return &s
+}
+
+// AppendRecords appends recs to b as JSON lines.
+func AppendRecords(b []byte, recs []Record) ([]byte, error) {
+	for _, r := range recs {
+		line, err := marshal(r)
+		if err != nil {
+			return b, err
+		}
+		b = append(append(b, line...), '\n')
+	}
+	return b, nil
+}
+
+// ReadRecords reads a .requests.jsonl file. A last line cut short (the
+// run was killed while writing it) is left out; any other bad line is an
+// error naming its number.
+func ReadRecords(path string) ([]Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := DecodeRecords(f)
+	if err != nil {
+		return recs, fmt.Errorf("%s: %w", path, err)
+	}
+	return recs, nil
+}
+
+// DecodeRecords reads request records, one JSON object a line, as
+// ReadRecords does.
+func DecodeRecords(r io.Reader) ([]Record, error) {
+	br := bufio.NewReader(r)
+	var recs []Record
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var rec Record
+			if jerr := json.Unmarshal(line, &rec); jerr != nil {
+				if err == io.EOF {
+					return recs, nil // the last line, cut short
+				}
+				return recs, fmt.Errorf("line %d: %v", n, jerr)
+			}
+			recs = append(recs, rec)
+		}
+		if errors.Is(err, io.EOF) {
+			return recs, nil
+		}
+		if err != nil {
+			return recs, err
+		}
+	}
+}
