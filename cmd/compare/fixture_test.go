@@ -1,4 +1,4 @@
-package compare
+package main
 
 import (
 	"bytes"
@@ -20,10 +20,10 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
-var update = flag.Bool("update", false, "rewrite the fixtures in scripts/testdata")
+var update = flag.Bool("update", false, "rewrite the fixtures in testdata")
 
 // testdata is the fixtures' folder, from this package's folder.
-const testdata = "../../scripts/testdata"
+const testdata = "testdata"
 
 // The two fixture runs: a night apart, vllm-metal upgraded in between.
 var (
@@ -150,14 +150,14 @@ func TestFixturesUpToDate(t *testing.T) {
 		want, err := os.ReadFile(filepath.Join(dir, id+".txt"))
 		require.NoError(t, err)
 		got, err := os.ReadFile(filepath.Join(testdata, id+".txt"))
-		require.NoError(t, err, "run go test ./internal/compare -update")
-		assert.Equal(t, string(want), string(got), "%s.txt is stale: run go test ./internal/compare -update", id)
+		require.NoError(t, err, "run go test ./cmd/compare -update")
+		assert.Equal(t, string(want), string(got), "%s.txt is stale: run go test ./cmd/compare -update", id)
 
 		want, err = os.ReadFile(filepath.Join(dir, id+".json"))
 		require.NoError(t, err)
 		got, err = os.ReadFile(filepath.Join(testdata, id+".json"))
-		require.NoError(t, err, "run go test ./internal/compare -update")
-		fixturetest.Subset(t, id+".json", want, got, "run go test ./internal/compare -update")
+		require.NoError(t, err, "run go test ./cmd/compare -update")
+		fixturetest.Subset(t, id+".json", want, got, "run go test ./cmd/compare -update")
 	}
 }
 

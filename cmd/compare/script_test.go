@@ -1,4 +1,4 @@
-package compare
+package main
 
 import (
 	"bytes"
@@ -78,7 +78,7 @@ func withoutEnv(name string) []string {
 	return env
 }
 
-func fixture(id string) string { return "scripts/testdata/" + id + ".txt" }
+func fixture(id string) string { return "cmd/compare/testdata/" + id + ".txt" }
 
 // benchstat's tables: one per unit, each with a header naming the files.
 var units = []string{"sec/op", "ttft-sec", "agg-tok/s", "decode-tok/s", "request-tok/s", "prompt-tok/s"}
@@ -97,7 +97,7 @@ func TestCompareOldNew(t *testing.T) {
 	for _, unit := range units {
 		assert.Contains(t, out, unit)
 	}
-	headers := regexp.MustCompile(`(?m)^\s+│\s+scripts/testdata/` + baseID + `\.txt\s+│\s+scripts/testdata/` + newID + `\.txt\s+│$`)
+	headers := regexp.MustCompile(`(?m)^\s+│\s+cmd/compare/testdata/` + baseID + `\.txt\s+│\s+cmd/compare/testdata/` + newID + `\.txt\s+│$`)
 	assert.Len(t, headers.FindAllString(out, -1), len(units), "a table per unit with both runs side by side")
 	assert.Equal(t, len(units), strings.Count(out, "vs base"), "every table compares")
 
@@ -142,11 +142,11 @@ func TestCompareRunIDs(t *testing.T) {
 	require.Equal(t, 0, byPath.code, byPath.stderr)
 
 	for _, dir := range []string{"", t.TempDir()} {
-		r := compare(t, dir, []string{"BENCH_OUTPUT_DIR=scripts/testdata"}, baseID, newID)
+		r := compare(t, dir, []string{"BENCH_OUTPUT_DIR=cmd/compare/testdata"}, baseID, newID)
 		require.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, byPath.stdout, r.stdout, "run in %q", dir)
 	}
-	abs, err := filepath.Abs(filepath.Join(root, "scripts", "testdata"))
+	abs, err := filepath.Abs(filepath.Join(root, "cmd", "compare", "testdata"))
 	require.NoError(t, err)
 	r := compare(t, t.TempDir(), []string{"BENCH_OUTPUT_DIR=" + abs}, baseID, newID)
 	require.Equal(t, 0, r.code, r.stderr)
@@ -156,9 +156,9 @@ func TestCompareRunIDs(t *testing.T) {
 // A relative path is taken from the caller's folder.
 func TestComparePathFromElsewhere(t *testing.T) {
 	benchstat(t)
-	r := compare(t, filepath.Join(root, "scripts"), nil, "testdata/"+baseID+".txt", "testdata/"+newID+".txt")
+	r := compare(t, filepath.Join(root, "cmd", "compare"), nil, "testdata/"+baseID+".txt", "testdata/"+newID+".txt")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "scripts/testdata/"+newID+".txt", "labelled from the repository root")
+	assert.Contains(t, r.stdout, "cmd/compare/testdata/"+newID+".txt", "labelled from the repository root")
 	assert.Equal(t, len(units), strings.Count(r.stdout, "vs base"))
 
 	outside := t.TempDir()
@@ -219,7 +219,7 @@ func TestCompareMissing(t *testing.T) {
 		{[]string{"results/nope.txt"}, nil, "compare.sh: no such file: results/nope.txt"},
 		{[]string{fixture(baseID), "nope.txt"}, nil, "compare.sh: no such file: nope.txt"},
 		{[]string{"20990101T000000Z"}, nil, "compare.sh: no run 20990101T000000Z: there is no "},
-		{[]string{"20990101T000000Z"}, []string{"BENCH_OUTPUT_DIR=scripts/testdata"}, "/scripts/testdata/20990101T000000Z.txt (BENCH_OUTPUT_DIR=scripts/testdata)"},
+		{[]string{"20990101T000000Z"}, []string{"BENCH_OUTPUT_DIR=cmd/compare/testdata"}, "/cmd/compare/testdata/20990101T000000Z.txt (BENCH_OUTPUT_DIR=cmd/compare/testdata)"},
 		{[]string{"scripts"}, nil, "compare.sh: scripts is not a file"},
 	} {
 		r := compare(t, "", tc.env, tc.args...)
