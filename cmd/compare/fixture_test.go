@@ -136,7 +136,7 @@ func fixtures(t *testing.T, dir string) {
 
 // The committed fixtures are what the generator writes with the current
 // summary package; -update rewrites them. The benchstat files must match
-// byte for byte (their format is what compare.sh feeds benchstat); in the
+// byte for byte (their format is what compare feeds benchstat); in the
 // JSON files every key the committed file has must have the generated
 // value, so a key added to the summary format does not make them stale.
 func TestFixturesUpToDate(t *testing.T) {
