@@ -89,15 +89,15 @@ func runCompare(t *testing.T, o opts, args ...string) outcome {
 	return outcome{stdout.String(), stderr.String(), code}
 }
 
-// requireGo skips tests that run go tool benchstat (or go build) where
-// they cannot run, or should not: it builds benchstat the first time.
+// requireGo skips tests that run go tool benchstat (and go build) where
+// they cannot run, or should not: go builds benchstat the first time.
 func requireGo(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: runs go tool benchstat, which go builds the first time")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command on PATH to run go tool benchstat")
+		t.Skip("no go command on PATH, which go tool benchstat and go build need")
 	}
 }
 
