@@ -1,4 +1,4 @@
-package compare
+package main
 
 import (
 	"bytes"
@@ -20,10 +20,10 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
-var update = flag.Bool("update", false, "rewrite the fixtures in scripts/testdata")
+var update = flag.Bool("update", false, "rewrite the fixtures in testdata")
 
 // testdata is the fixtures' folder, from this package's folder.
-const testdata = "../../scripts/testdata"
+const testdata = "testdata"
 
 // The two fixture runs: a night apart, vllm-metal upgraded in between.
 var (
@@ -46,7 +46,6 @@ func ptr[T any](v T) *T { return &v }
 // 0.28.0+cpu; seed varies the noise.
 func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed uint64) *summary.Run {
 	r := summary.NewRun(created)
-	r.Cache = "cold"
 	r.CompletedAt = created.Add(23*time.Minute + 41*time.Second + 518204*time.Microsecond)
 	r.Host = summary.Host{
 		Platform: "darwin-24.6.0-arm64", Machine: "arm64", Go: "go1.26.8", OS: "darwin", Arch: "arm64",
@@ -56,7 +55,7 @@ func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed
 		OutputDir: "results", Runtime: "ollama,vllm-metal",
 		OllamaModel: ptr("qwen3.8:27b-mlx"),
 		VLLMURL:     ptr("http://127.0.0.1:8001"), VLLMModel: ptr("qwen3.8-27b-nvfp4"),
-		Warmups: 2, Rounds: ptr(3), Concurrency: []int{1, 4}, MaxTokens: 128, Seed: ptr(42), Cache: "cold",
+		Warmups: 2, Rounds: ptr(3), Concurrency: []int{1, 4}, MaxTokens: 128, Seed: ptr(42),
 		Timeout: 600, Prompts: []string{"short"}, Count: ptr(count), Benchtime: "3x",
 	}
 	r.Runtimes = []summary.RuntimeInfo{
@@ -136,7 +135,7 @@ func fixtures(t *testing.T, dir string) {
 
 // The committed fixtures are what the generator writes with the current
 // summary package; -update rewrites them. The benchstat files must match
-// byte for byte (their format is what compare.sh feeds benchstat); in the
+// byte for byte (their format is what compare feeds benchstat); in the
 // JSON files every key the committed file has must have the generated
 // value, so a key added to the summary format does not make them stale.
 func TestFixturesUpToDate(t *testing.T) {
@@ -150,14 +149,14 @@ func TestFixturesUpToDate(t *testing.T) {
 		want, err := os.ReadFile(filepath.Join(dir, id+".txt"))
 		require.NoError(t, err)
 		got, err := os.ReadFile(filepath.Join(testdata, id+".txt"))
-		require.NoError(t, err, "run go test ./internal/compare -update")
-		assert.Equal(t, string(want), string(got), "%s.txt is stale: run go test ./internal/compare -update", id)
+		require.NoError(t, err, "run go test ./cmd/compare -update")
+		assert.Equal(t, string(want), string(got), "%s.txt is stale: run go test ./cmd/compare -update", id)
 
 		want, err = os.ReadFile(filepath.Join(dir, id+".json"))
 		require.NoError(t, err)
 		got, err = os.ReadFile(filepath.Join(testdata, id+".json"))
-		require.NoError(t, err, "run go test ./internal/compare -update")
-		fixturetest.Subset(t, id+".json", want, got, "run go test ./internal/compare -update")
+		require.NoError(t, err, "run go test ./cmd/compare -update")
+		fixturetest.Subset(t, id+".json", want, got, "run go test ./cmd/compare -update")
 	}
 }
 

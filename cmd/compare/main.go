@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// module is the module path of the repository whose root compare looks for.
+const module = "github.com/inferencebench/inferencebench"
+
+const usageText = `usage: scripts/compare.sh OLD NEW    compare two runs (old vs new, with significance)
+       scripts/compare.sh RUN        one run's runtimes side by side (-col /runtime)
+   or: go run ./cmd/compare [-dir DIR] OLD NEW | RUN
+
+OLD, NEW, RUN: a run ID (read from ${BENCH_OUTPUT_DIR:-results}/<id>.txt) or a file path
+(relative to DIR, by default the current folder). The manual: go doc ./cmd/compare
+`
+
+func main() {
+	os.Exit(program{
+		stdout: os.Stdout,
+		stderr: os.Stderr,
+		getenv: os.Getenv,
+	}.run(context.Background(), os.Args[1:]))
+}
+
+// program is one run of compare with its surroundings, so that tests can
+// run it in-process.
+type program struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// benchstat is the command that runs benchstat, given its arguments
+	// after these; empty means go tool benchstat.
+	benchstat []string
+}
+
+// Exit statuses other than benchstat's.
+const (
+	exitFail  = 1 // a run is missing, unreadable, or would compare nothing
+	exitUsage = 2
+)
+
+// failure is an error whose lines are printed each after "compare: ".
+type failure []string
+
+func (f failure) Error() string { return strings.Join(f, "\n") }
+
+func fail(format string, args ...any) failure { return failure{fmt.Sprintf(format, args...)} }
+
+func (p program) run(ctx context.Context, args []string) int {
+	usage := func(format string, args ...any) int {
+		fmt.Fprintf(p.stderr, "compare: "+format+"\n", args...)
+		fmt.Fprint(p.stderr, usageText)
+		return exitUsage
+	}
+	// The flag package's own messages and usage are replaced by these.
+	flags := flag.NewFlagSet("compare", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	flags.Usage = func() {}
+	dir := flags.String("dir", "", "take relative paths from `DIR` (default: the current folder)")
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(p.stderr, usageText)
+			return 0
+		}
+		return usage("%v", err)
+	}
+	args = flags.Args()
+	if len(args) > 0 && args[0] == "help" {
+		fmt.Fprint(p.stderr, usageText)
+		return 0
+	}
+	if len(args) < 1 || len(args) > 2 {
+		return usage("want 1 or 2 arguments, got %d", len(args))
+	}
+	for _, a := range args {
+		if a == "" || strings.HasPrefix(a, "-") {
+			return usage("bad argument %q: want a run ID or a file", a)
+		}
+	}
+
+	status, err := p.compare(ctx, *dir, args)
+	if err != nil {
+		var f failure
+		if !errors.As(err, &f) {
+			f = failure{err.Error()}
+		}
+		for _, l := range f {
+			fmt.Fprintf(p.stderr, "compare: %s\n", l)
+		}
+		return exitFail
+	}
+	return status
+}
+
+// compare resolves the arguments, checks the files and runs benchstat. It
+// returns benchstat's exit status, or an error for compare to print.
+func (p program) compare(ctx context.Context, dir string, args []string) (int, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return 0, err
+	}
+	if dir == "" {
+		dir = wd
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return 0, err
+	}
+	root, err := findRoot(wd)
+	if err != nil {
+		return 0, err
+	}
+	outdir := p.getenv("BENCH_OUTPUT_DIR")
+	if outdir == "" {
+		outdir = "results"
+	}
+
+	roles := []string{"OLD", "NEW"}
+	if len(args) == 1 {
+		roles = []string{"RUN"}
+	}
+	var runs []*runFile
+	for i, a := range args {
+		in, err := resolve(a, dir, root, outdir)
+		if err != nil {
+			return 0, err
+		}
+		in.role = roles[i]
+		r, err := readRun(in)
+		if err != nil {
+			return 0, err
+		}
+		runs = append(runs, r)
+	}
+
+	var bsArgs []string
+	if len(runs) == 2 {
+		bsArgs, err = checkPair(runs[0], runs[1])
+	} else {
+		bsArgs, err = checkOne(runs[0])
+	}
+	if err != nil {
+		return 0, err
+	}
+	return p.runBenchstat(ctx, root, bsArgs)
+}
+
+// findRoot returns the repository root: the nearest folder above dir (or
+// dir) whose go.mod is this module's.
+func findRoot(dir string) (string, error) {
+	for d := dir; ; {
+		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && isModule(data) {
+			// The root as the shell's pwd -P gives it, so that paths
+			// under it are recognised whatever links lead there.
+			return filepath.EvalSymlinks(d)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fail("%s is not inside the inferencebench repository (no go.mod of %s above it): "+
+				"run compare from there (scripts/compare.sh does)", dir, module)
+		}
+		d = parent
+	}
+}
+
+func isModule(gomod []byte) bool {
+	s := bufio.NewScanner(bytes.NewReader(gomod))
+	for s.Scan() {
+		if f := strings.Fields(s.Text()); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == module {
+			return true
+		}
+	}
+	return false
+}
+
+// input is a file to compare.
+type input struct {
+	role  string // OLD, NEW or RUN
+	path  string // absolute
+	label string // for benchstat and messages: relative to the root if inside it, else path
+}
+
+func (in input) String() string { return in.role + " (" + in.label + ")" }
+
+// resolve finds the file of an argument: a file path (relative ones from
+// dir), else a run ID, read from outdir/<id>.txt (a relative outdir is
+// taken from the root).
+func resolve(arg, dir, root, outdir string) (input, error) {
+	p := arg
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	st, err := os.Stat(p)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return input{}, fail("%s is not a file", arg)
+	case err == nil:
+	case !errors.Is(err, os.ErrNotExist):
+		return input{}, err
+	case strings.ContainsAny(arg, "/."+string(filepath.Separator)):
+		return input{}, fail("no such file: %s", arg)
+	default:
+		if !filepath.IsAbs(outdir) {
+			outdir = filepath.Join(root, outdir)
+		}
+		p = filepath.Join(outdir, arg+".txt")
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			return input{}, fail("no run %s: there is no %s (BENCH_OUTPUT_DIR=%s)", arg, p, displayOutdir(outdir, root))
+		}
+	}
+	// The folder's links resolved, as the shell's pwd -P would.
+	d, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return input{}, err
+	}
+	in := input{path: filepath.Join(d, filepath.Base(p))}
+	in.label = in.path
+	if rel, err := filepath.Rel(root, in.path); err == nil && filepath.IsLocal(rel) {
+		in.label = filepath.ToSlash(rel)
+	}
+	return in, nil
+}
+
+// displayOutdir is BENCH_OUTPUT_DIR as it was set, for messages.
+func displayOutdir(outdir, root string) string {
+	if rel, err := filepath.Rel(root, outdir); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return outdir
+}
+
+// runBenchstat runs benchstat with args from root, where go.mod's tool line
+// provides it, prints its output and returns its exit status; it fails if
+// the output compares nothing.
+func (p program) runBenchstat(ctx context.Context, root string, args []string) (int, error) {
+	command := p.benchstat
+	if len(command) == 0 {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			return 0, fail("cannot run go tool benchstat: %v", err)
+		}
+		command = []string{goBin, "tool", "benchstat"}
+	}
+	cmd := exec.CommandContext(ctx, command[0], append(command[1:len(command):len(command)], args...)...)
+	cmd.Dir = root
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = p.stderr
+	err := cmd.Run()
+	if _, werr := p.stdout.Write(out.Bytes()); werr != nil {
+		return 0, werr
+	}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && ee.ExitCode() > 0:
+		return ee.ExitCode(), nil
+	case err != nil:
+		return 0, fail("go tool benchstat: %v", err)
+	case !bytes.Contains(out.Bytes(), []byte("vs base")):
+		return 0, fail("benchstat's output has no \"vs base\" column: it compared nothing")
+	}
+	return 0, nil
+}
