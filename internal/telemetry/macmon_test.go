@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -130,27 +129,5 @@ func TestParseLineRejects(t *testing.T) {
 		if s, err := ParseLine([]byte(line)); err == nil {
 			t.Errorf("ParseLine(%q) = %+v, want an error", line, s)
 		}
-	}
-}
-
-func TestVersion(t *testing.T) {
-	bin, _ := filepath.Abs(filepath.Join("testdata", "macmon"))
-	v, err := Version(bin)
-	if err != nil || v != "macmon 0.8.2" {
-		t.Errorf("Version = %q, %v", v, err)
-	}
-
-	missing := filepath.Join(t.TempDir(), "macmon")
-	if _, err := Version(missing); err == nil || !strings.Contains(err.Error(), missing) {
-		t.Errorf("Version(missing) error = %v, want one naming %s", err, missing)
-	}
-
-	// A program that answers something else is not macmon.
-	other := filepath.Join(t.TempDir(), "other")
-	if err := os.WriteFile(other, []byte("#!/bin/sh\necho 'other 1.0'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if v, err := Version(other); err == nil {
-		t.Errorf("Version(other) = %q, want an error", v)
 	}
 }

@@ -31,7 +31,7 @@ type Options struct {
 	// before its first interval starts).
 	FirstSampleTimeout time.Duration
 	// Keep is how much history the Sampler holds; older samples are
-	// dropped. 0 means 6 hours (about 13 MB at 200 ms).
+	// dropped. 0 means 6 hours (about 20 MB at 200 ms).
 	Keep time.Duration
 }
 
@@ -162,18 +162,21 @@ func (s *Sampler) read(first chan<- error) {
 			continue
 		}
 		smp, err := ParseLine(sc.Bytes())
-		if !started {
+		smp.At = at
+		switch {
+		case !started:
 			started = true
-			first <- err
 			if err != nil {
+				first <- err
 				return // Start stops macmon
 			}
-		} else if err != nil {
+			s.add(smp) // before Start returns
+			first <- nil
+		case err != nil:
 			s.fail(fmt.Errorf("telemetry: %s printed a bad line (skipped): %w", s.bin, err))
-			continue
+		default:
+			s.add(smp)
 		}
-		smp.At = at
-		s.add(smp)
 	}
 	err := sc.Err()
 	if !started {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package telemetry
 
 import (
@@ -13,8 +15,6 @@ import (
 
 	"go.uber.org/goleak"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // fakeMacmon is the path of the stand-in, testdata/macmon.
 func fakeMacmon(t *testing.T) string {
@@ -180,6 +180,27 @@ func TestSamplerMidRunFailure(t *testing.T) {
 	}
 }
 
+func TestSamplerSkipsABadLine(t *testing.T) {
+	t.Setenv("FAKE_MACMON_MODE", "bad-line")
+	t.Setenv("FAKE_MACMON_DIE_AFTER", "2")
+	s, err := Start(fakeMacmon(t), Options{Interval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(s.Samples()) < 5 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := len(s.Samples()); n < 5 {
+		t.Fatalf("%d samples: sampling stopped at the bad line", n)
+	}
+	err = s.Err()
+	if err == nil || !strings.Contains(err.Error(), "bad line (skipped)") || !strings.Contains(err.Error(), "stand-in told to print a bad line") {
+		t.Errorf("Err = %v, want the bad line", err)
+	}
+}
+
 func TestSamplerFiguresHonoursContext(t *testing.T) {
 	s, err := Start(fakeMacmon(t), Options{Interval: 100 * time.Millisecond})
 	if err != nil {
@@ -218,5 +239,27 @@ func TestStartRaisesIntervalToMacmonsFloor(t *testing.T) {
 	defer s.Close()
 	if s.Interval() != 100*time.Millisecond {
 		t.Errorf("interval %v, want 100ms", s.Interval())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	bin, _ := filepath.Abs(filepath.Join("testdata", "macmon"))
+	v, err := Version(bin)
+	if err != nil || v != "macmon 0.8.2" {
+		t.Errorf("Version = %q, %v", v, err)
+	}
+
+	missing := filepath.Join(t.TempDir(), "macmon")
+	if _, err := Version(missing); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("Version(missing) error = %v, want one naming %s", err, missing)
+	}
+
+	// A program that answers something else is not macmon.
+	other := filepath.Join(t.TempDir(), "other")
+	if err := os.WriteFile(other, []byte("#!/bin/sh\necho 'other 1.0'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := Version(other); err == nil {
+		t.Errorf("Version(other) = %q, want an error", v)
 	}
 }
