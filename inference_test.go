@@ -39,11 +39,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// BenchmarkInference runs one leaf per runtime × prompt × concurrency,
-// named runtime=<name>/prompt=<prompt>/conc=<n>. One iteration is one
-// round: n requests sent at once, done when all are.
+// BenchmarkInference runs one leaf per runtime × prompt × load, named
+// runtime=<name>/prompt=<prompt>/conc=<n> or …/rate=<r>. One iteration of
+// a conc=n leaf is one round: n requests sent at once, done when all are;
+// of a rate=r leaf, one arrival of an open loop of r requests per second.
 func BenchmarkInference(b *testing.B) {
-	for _, k := range d.Leaves() {
+	for k := range d.Leaves() {
 		b.Run(k.Levels(), func(b *testing.B) { benchLeaf(b, k) })
 	}
 }
@@ -58,10 +59,10 @@ func benchLeaf(b *testing.B, k summary.Key) {
 	}
 	leaf.WarmUp()
 	for b.Loop() {
-		leaf.Round()
+		leaf.Next()
 	}
 	out := leaf.End()
-	out.Metrics.Report(b)
+	out.Report(b)
 	for _, note := range out.Notes {
 		b.Log(note) // a benchmark's log is printed under its result line
 	}

@@ -68,7 +68,7 @@ func TestAccuracyAgainstSim(t *testing.T) {
 						}
 					}
 					assert.InEpsilon(c, rate, mean(clientDecode), 0.02*slack, "mean client-side decode tok/s")
-					m := summary.Compute(rounds)
+					m := summary.Compute(rounds, summary.SLO{})
 					assert.InDelta(c, ttft.Seconds(), m.TTFT.P50, 0.002*slack, "median TTFT")
 					assert.InDelta(c, ttft.Seconds(), m.TTFT.Mean, 0.002*slack, "mean TTFT")
 					assert.InEpsilon(c, rate, m.Decode.Mean, 0.02*slack, "mean decode tok/s")
@@ -162,7 +162,7 @@ func TestAccuracyAt256Streams(t *testing.T) {
 					queue = append(queue, st.t0.Sub(res.Start).Seconds())
 				}
 				mu.Unlock()
-				m := summary.Compute([]summary.Round{{Results: results}})
+				m := summary.Compute([]summary.Round{{Results: results}}, summary.SLO{})
 				slices.Sort(lag)
 				t.Logf("%s: first token stamped %.3f ms after the server began writing it (mean; p50 %.3f, p95 %.3f, max %.3f); request start → server t0 %.1f ms (mean); decode %.2f tok/s",
 					kind, mean(lag)*1e3, lag[len(lag)/2]*1e3, lag[len(lag)*95/100]*1e3, lag[len(lag)-1]*1e3, mean(queue)*1e3, m.Decode.Mean)

@@ -233,3 +233,36 @@ func (rt *Runtime) get(ctx context.Context, method, path string, body []byte) ([
 func (rt *Runtime) errorf(format string, args ...any) error {
 	return fmt.Errorf("%s (%s): %w", rt.Name, rt.BaseURL, fmt.Errorf(format, args...))
 }
+
+// ErrNoMetrics is Metrics' error for a server without a Prometheus
+// /metrics page (Ollama, LM Studio, mlx_lm).
+var ErrNoMetrics = errors.New("the server has no /metrics")
+
+// Metrics returns the server's Prometheus /metrics page in the plain text
+// format (vLLM, SGLang, llama-server with --metrics), or ErrNoMetrics
+// where there is none.
+func (rt *Runtime) Metrics(ctx context.Context) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, metaTimeout)
+	defer cancel()
+	req, err := rt.newRequest(ctx, http.MethodGet, "/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	// Not OpenMetrics: in it Python's prometheus_client names counters
+	// without _total.
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := rt.client.Do(req)
+	if err != nil {
+		return nil, rt.errorf("GET /metrics: %s", rt.redact(err.Error()))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMeta))
+	if err != nil {
+		return nil, rt.errorf("GET /metrics: %s", rt.redact(err.Error()))
+	}
+	ct := resp.Header.Get("Content-Type")
+	if resp.StatusCode != http.StatusOK || strings.HasPrefix(ct, "application/json") || strings.HasPrefix(ct, "text/html") {
+		return nil, ErrNoMetrics
+	}
+	return body, nil
+}

@@ -94,7 +94,7 @@ func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed
 					}
 					rounds = append(rounds, rd)
 				}
-				r.Add(k, rounds)
+				r.Add(k, rounds, summary.Telemetry{})
 			}
 		}
 	}

@@ -115,7 +115,7 @@ func (f fixture) run() *summary.Run {
 			}
 			rounds = append(rounds, rd)
 		}
-		r.Add(k, rounds)
+		r.Add(k, rounds, summary.Telemetry{})
 	}
 	return r
 }

@@ -22,15 +22,27 @@ import (
 	"github.com/caarlos0/env/v11"
 
 	"github.com/inferencebench/inferencebench/internal/envvar"
+	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // Settings are the BENCH_* variables.
 type Settings struct {
-	Runtimes    Names `env:"BENCH_RUNTIMES"`
-	Concurrency Ints  `env:"BENCH_CONCURRENCY" envDefault:"1,4"`
-	Warmups     int   `env:"BENCH_WARMUPS" envDefault:"2"`
-	MaxTokens   int   `env:"BENCH_MAX_TOKENS" envDefault:"128"`
+	Runtimes Names `env:"BENCH_RUNTIMES"`
+	// Concurrency are the closed-loop loads: a list, or "sweep[:max]"
+	// (1, 2, 4, … until throughput stops growing).
+	Concurrency Concurrency `env:"BENCH_CONCURRENCY" envDefault:"1,4"`
+	// Rates are open-loop loads, requests per second; none by default.
+	Rates Floats `env:"BENCH_RATES"`
+	// Burstiness is the shape of the gamma distribution of the gaps
+	// between open-loop arrivals (vLLM's burstiness): 1 is Poisson.
+	Burstiness float64 `env:"BENCH_BURSTINESS" envDefault:"1"`
+	// MaxInflight caps the requests an open-loop leaf has in flight.
+	MaxInflight int `env:"BENCH_MAX_INFLIGHT" envDefault:"256"`
+	// SLO are latency targets for goodput: "ttft=2s,tpot=50ms,total=30s".
+	SLO       SLO `env:"BENCH_SLO"`
+	Warmups   int `env:"BENCH_WARMUPS" envDefault:"2"`
+	MaxTokens int `env:"BENCH_MAX_TOKENS" envDefault:"128"`
 	// Seed is sent only when set: mlx_lm.server does not batch a request
 	// that has one, and at temperature 0 decoding is greedy anyway.
 	Seed        *int    `env:"BENCH_SEED"`
@@ -63,6 +75,91 @@ type Settings struct {
 	// which the run fails; unset, failed requests never fail a run whose
 	// every benchmark had a success.
 	MaxFailures *float64 `env:"BENCH_MAX_FAILURES"`
+	// Power is auto (measure with macmon where it is found), on (macmon
+	// must work, or the run stops at setup) or off.
+	Power string `env:"BENCH_POWER" envDefault:"auto"`
+	// Macmon is the macmon binary, a path or a name on PATH.
+	Macmon string `env:"BENCH_MACMON" envDefault:"macmon"`
+	// PowerInterval is macmon's sampling interval.
+	PowerInterval Duration `env:"BENCH_POWER_INTERVAL" envDefault:"200ms"`
+}
+
+// The BENCH_POWER modes.
+const (
+	PowerAuto = "auto"
+	PowerOn   = "on"
+	PowerOff  = "off"
+)
+
+// Concurrency is BENCH_CONCURRENCY: the concurrencies to run, or a sweep.
+type Concurrency struct {
+	Levels []int
+	// Sweep, if not zero, is the upper bound of a sweep: 1, 2, 4, … up to
+	// it, stopping at the knee (see the driver).
+	Sweep int
+}
+
+// DefaultSweep is the upper bound of "sweep" without one.
+const DefaultSweep = 256
+
+func (c *Concurrency) UnmarshalText(b []byte) error {
+	*c = Concurrency{}
+	s := strings.TrimSpace(string(b))
+	if rest, ok := strings.CutPrefix(s, "sweep"); ok {
+		c.Sweep = DefaultSweep
+		if rest == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(rest, ":"))
+		if !strings.HasPrefix(rest, ":") || err != nil {
+			return fmt.Errorf("want sweep or sweep:<upper bound>, e.g. sweep:64")
+		}
+		c.Sweep = n
+		return nil
+	}
+	var levels Ints
+	if err := levels.UnmarshalText(b); err != nil {
+		return err
+	}
+	c.Levels = levels
+	return nil
+}
+
+// Max is the highest concurrency the setting can reach.
+func (c Concurrency) Max() int {
+	m := c.Sweep
+	for _, n := range c.Levels {
+		m = max(m, n)
+	}
+	return m
+}
+
+// SLO is BENCH_SLO.
+type SLO struct{ summary.SLO }
+
+func (s *SLO) UnmarshalText(b []byte) error {
+	v, err := summary.ParseSLO(string(b))
+	s.SLO = v
+	return err
+}
+
+// Floats is a comma-separated list of numbers.
+type Floats []float64
+
+func (f *Floats) UnmarshalText(b []byte) error {
+	*f = nil
+	for _, s := range strings.Split(string(b), ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		*f = append(*f, v)
+	}
+	return nil
 }
 
 // The BENCH_CACHE modes.
@@ -119,11 +216,14 @@ func (s Settings) validate() error {
 	bad := func(name, why string) {
 		errs = append(errs, fmt.Errorf("%s=%q: %s", name, lookup(name), why))
 	}
-	if len(s.Concurrency) == 0 {
-		bad("BENCH_CONCURRENCY", "need at least one concurrency")
+	if len(s.Concurrency.Levels) == 0 && s.Concurrency.Sweep == 0 {
+		bad("BENCH_CONCURRENCY", "need at least one concurrency, or sweep")
+	}
+	if n := s.Concurrency.Sweep; n != 0 && (n < 2 || n > 4096) {
+		bad("BENCH_CONCURRENCY", fmt.Sprintf("a sweep's upper bound %d is out of range 2..4096", n))
 	}
 	seen := map[int]bool{}
-	for _, n := range s.Concurrency {
+	for _, n := range s.Concurrency.Levels {
 		if n < 1 || n > 4096 {
 			bad("BENCH_CONCURRENCY", fmt.Sprintf("%d is out of range 1..4096", n))
 		}
@@ -131,6 +231,25 @@ func (s Settings) validate() error {
 			bad("BENCH_CONCURRENCY", fmt.Sprintf("%d is listed twice", n))
 		}
 		seen[n] = true
+	}
+	for _, r := range s.Rates {
+		if !(r > 0) || math.IsInf(r, 0) {
+			bad("BENCH_RATES", fmt.Sprintf("%v: a rate must be a number of requests per second above 0", r))
+		}
+	}
+	if !(s.Burstiness > 0) || math.IsInf(s.Burstiness, 0) {
+		bad("BENCH_BURSTINESS", "must be a number above 0 (1 is Poisson; below 1 burstier, above 1 steadier)")
+	}
+	if s.MaxInflight < 1 {
+		bad("BENCH_MAX_INFLIGHT", "must be 1 or more")
+	}
+	switch s.Power {
+	case PowerAuto, PowerOn, PowerOff:
+	default:
+		bad("BENCH_POWER", "must be auto, on or off")
+	}
+	if time.Duration(s.PowerInterval) < 100*time.Millisecond {
+		bad("BENCH_POWER_INTERVAL", "must be 100ms or more (macmon's shortest)")
 	}
 	if s.Warmups < 0 {
 		bad("BENCH_WARMUPS", "must be 0 or more")
@@ -284,6 +403,9 @@ func (d *Duration) UnmarshalText(b []byte) error {
 }
 
 var (
+	_ encoding.TextUnmarshaler = (*Concurrency)(nil)
+	_ encoding.TextUnmarshaler = (*Floats)(nil)
+	_ encoding.TextUnmarshaler = (*SLO)(nil)
 	_ encoding.TextUnmarshaler = (*Names)(nil)
 	_ encoding.TextUnmarshaler = (*Ints)(nil)
 	_ encoding.TextUnmarshaler = (*Duration)(nil)

@@ -16,7 +16,14 @@ func TestDefaults(t *testing.T) {
 	s, err := Load()
 	require.NoError(t, err)
 	assert.Empty(t, s.Runtimes)
-	assert.Equal(t, Ints{1, 4}, s.Concurrency)
+	assert.Equal(t, Concurrency{Levels: []int{1, 4}}, s.Concurrency)
+	assert.Empty(t, s.Rates, "no open-loop leaves unless asked for")
+	assert.Equal(t, 1.0, s.Burstiness)
+	assert.Equal(t, 256, s.MaxInflight)
+	assert.False(t, s.SLO.Set())
+	assert.Equal(t, PowerAuto, s.Power)
+	assert.Equal(t, "macmon", s.Macmon)
+	assert.Equal(t, Duration(200*time.Millisecond), s.PowerInterval)
 	assert.Equal(t, 2, s.Warmups)
 	assert.Equal(t, 128, s.MaxTokens)
 	assert.Nil(t, s.Seed, "no seed is sent unless asked for")
@@ -53,7 +60,7 @@ func TestValues(t *testing.T) {
 	assert.True(t, s.IgnoreEOS)
 	assert.Equal(t, 0.01, *s.MaxFailures)
 	assert.Equal(t, Names{"vllm-metal", "ollama"}, s.Runtimes)
-	assert.Equal(t, Ints{1, 8, 64}, s.Concurrency)
+	assert.Equal(t, Concurrency{Levels: []int{1, 8, 64}}, s.Concurrency)
 	assert.Equal(t, Duration(90*time.Second), s.Timeout)
 	assert.InDelta(t, 0.7, s.Temperature, 1e-12)
 	assert.Equal(t, Names{"short", "code"}, s.Prompts)
@@ -61,9 +68,22 @@ func TestValues(t *testing.T) {
 	assert.True(t, s.SkipUnreachable)
 
 	t.Setenv("BENCH_TIMEOUT", "2m30s")
+	t.Setenv("BENCH_CONCURRENCY", "sweep:64")
+	t.Setenv("BENCH_RATES", "0.5, 2")
+	t.Setenv("BENCH_SLO", "ttft=2s, tpot=50ms")
 	s, err = Load()
 	require.NoError(t, err)
 	assert.Equal(t, Duration(150*time.Second), s.Timeout)
+	assert.Equal(t, Concurrency{Sweep: 64}, s.Concurrency)
+	assert.Equal(t, Floats{0.5, 2}, s.Rates)
+	assert.Equal(t, 2*time.Second, s.SLO.TTFT)
+	assert.Equal(t, 50*time.Millisecond, s.SLO.TPOT)
+	assert.Zero(t, s.SLO.Total)
+
+	t.Setenv("BENCH_CONCURRENCY", "sweep")
+	s, err = Load()
+	require.NoError(t, err)
+	assert.Equal(t, DefaultSweep, s.Concurrency.Sweep)
 }
 
 // A bad value names the variable and the value.
@@ -72,6 +92,16 @@ func TestBadValues(t *testing.T) {
 	for _, tc := range []struct{ key, val, want string }{
 		{"BENCH_CONCURRENCY", "1,x", `BENCH_CONCURRENCY="1,x": "x" is not a whole number`},
 		{"BENCH_CACHE", "hot", `BENCH_CACHE="hot": must be cold or warm`},
+		{"BENCH_CONCURRENCY", "sweep:x", `BENCH_CONCURRENCY="sweep:x": want sweep or sweep:<upper bound>`},
+		{"BENCH_CONCURRENCY", "sweep:1", `BENCH_CONCURRENCY="sweep:1": a sweep's upper bound 1 is out of range 2..4096`},
+		{"BENCH_RATES", "1,fast", `BENCH_RATES="1,fast": "fast" is not a number`},
+		{"BENCH_RATES", "0", `BENCH_RATES="0": 0: a rate must be a number of requests per second above 0`},
+		{"BENCH_BURSTINESS", "0", `BENCH_BURSTINESS="0": must be a number above 0`},
+		{"BENCH_MAX_INFLIGHT", "0", `BENCH_MAX_INFLIGHT="0": must be 1 or more`},
+		{"BENCH_SLO", "ttft=2", `BENCH_SLO="ttft=2": "ttft=2": "2" is not a duration above 0`},
+		{"BENCH_SLO", "latency=2s", `BENCH_SLO="latency=2s": "latency=2s": unknown target "latency"; the targets are ttft, tpot and total`},
+		{"BENCH_POWER", "yes", `BENCH_POWER="yes": must be auto, on or off`},
+		{"BENCH_POWER_INTERVAL", "10ms", `BENCH_POWER_INTERVAL="10ms": must be 100ms or more`},
 		{"BENCH_SEED", "x", `BENCH_SEED="x": not a number`},
 		{"BENCH_KEEP_ALIVE", "forever", `BENCH_KEEP_ALIVE="forever": not a duration`},
 		{"BENCH_MAX_FAILURES", "5%", `BENCH_MAX_FAILURES="5%": not a number`},

@@ -16,12 +16,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
@@ -64,6 +66,8 @@ type Driver struct {
 	stopSignals func()
 	leafRuns    int                 // leaf runs begun
 	repetitions map[summary.Key]int // leaf runs begun, by leaf
+	power       *telemetry.Sampler  // nil: no power figures
+	noMetrics   map[string]bool     // runtimes without Prometheus counters
 	loaded      map[string]bool     // runtimes whose loaded model is described
 }
 
@@ -103,11 +107,12 @@ func Setup(ctx context.Context, log io.Writer, opts Options) (*Driver, error) {
 	d := &Driver{
 		Settings: st, Prompts: ps, opts: opts, log: log, unavailable: map[string]error{},
 		simCfg: simCfg,
-		client: &http.Client{Transport: runtimes.NewTransport(maxInt(st.Concurrency))},
+		client: &http.Client{Transport: runtimes.NewTransport(maxConns(st))},
 		Run:    run,
 		files:  out,
 	}
 	d.Run.Cache = st.Cache
+	d.Run.SLO = st.SLO.SLO
 	d.Run.Versions = map[string]*string{}
 	d.Run.ModelMetadata = map[string]json.RawMessage{}
 	if d.progress, err = openProgress(st.Progress, d.fixedRounds()); err != nil {
@@ -126,6 +131,10 @@ func Setup(ctx context.Context, log io.Writer, opts Options) (*Driver, error) {
 		d.Run.Prompts = append(d.Run.Prompts, summary.Prompt{Name: p.Name, Text: p.Text})
 	}
 	d.Run.Host = DetectHost()
+	if d.power, d.Run.Host.PowerSource, err = d.startPower(); err != nil {
+		d.Close()
+		return nil, err
+	}
 	d.Run.Arguments = d.arguments()
 	return d, nil
 }
@@ -139,18 +148,68 @@ func checkCPU(cpu string) error {
 	return nil
 }
 
-// Leaves returns the leaf benchmarks in the order they run: for each
-// runtime, each prompt, each concurrency.
-func (d *Driver) Leaves() []summary.Key {
-	var keys []summary.Key
-	for _, rt := range d.Runtimes {
-		for _, p := range d.Prompts {
-			for _, n := range d.Settings.Concurrency {
-				keys = append(keys, summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name, Concurrency: n})
+// Leaves yields the leaf benchmarks in the order they run: for each
+// runtime and prompt, each concurrency (or a sweep's, which ends at its
+// knee: see sweepStop), then each rate. The caller runs each leaf (all its
+// -count repetitions) before asking for the next.
+func (d *Driver) Leaves() iter.Seq[summary.Key] {
+	return func(yield func(summary.Key) bool) {
+		for _, rt := range d.Runtimes {
+			for _, p := range d.Prompts {
+				k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
+				if !d.closedLoop(k, yield) {
+					return
+				}
+				for _, r := range d.Settings.Rates {
+					k := k
+					k.Rate = r
+					if !yield(k) {
+						return
+					}
+				}
 			}
 		}
 	}
-	return keys
+}
+
+// closedLoop yields k at each concurrency, or at each step of a sweep
+// until it stops. It reports whether to go on.
+func (d *Driver) closedLoop(k summary.Key, yield func(summary.Key) bool) bool {
+	c := d.Settings.Concurrency
+	if c.Sweep == 0 {
+		for _, n := range c.Levels {
+			k.Concurrency = n
+			if !yield(k) {
+				return false
+			}
+		}
+		return true
+	}
+	var prev *summary.Row
+	for n := 1; ; n *= 2 {
+		k.Concurrency = n
+		if !yield(k) {
+			return false
+		}
+		row := d.row(k)
+		stop := sweepStop(row, prev, d.Run.SLO, n, c.Sweep)
+		if stop != nil {
+			d.Run.Arguments.Sweep.Stops = append(d.Run.Arguments.Sweep.Stops, *stop)
+			d.logf("%s: the concurrency sweep stopped at %d (knee %d): %s", k.Levels(), stop.Concurrency, stop.Knee, stop.Reason)
+			return true
+		}
+		prev = row
+	}
+}
+
+// row is the summary row of k as it stands, nil if k has none.
+func (d *Driver) row(k summary.Key) *summary.Row {
+	for _, r := range d.Run.Rows() {
+		if r.Runtime == k.Runtime && r.Prompt == k.Prompt && r.Concurrency == k.Concurrency && r.RateRPS == nil {
+			return &r
+		}
+	}
+	return nil
 }
 
 // ConfigLines are the configuration lines go test must print before the
@@ -208,6 +267,10 @@ func (d *Driver) Close() {
 	if d.files != nil {
 		d.files.close()
 	}
+	if d.power != nil {
+		d.power.Close()
+		d.power = nil
+	}
 	if d.sim != nil {
 		d.sim.Close()
 		d.sim = nil
@@ -225,10 +288,12 @@ func (d *Driver) logf(format string, args ...any) {
 	fmt.Fprintf(d.log, Prefix+format+"\n", args...)
 }
 
-func maxInt(xs []int) int {
-	m := 1
-	for _, x := range xs {
-		m = max(m, x)
+// maxConns is how many requests the run can have in flight to one
+// server: the transport keeps that many idle connections.
+func maxConns(st config.Settings) int {
+	n := max(st.Concurrency.Max(), 1)
+	if len(st.Rates) > 0 {
+		n = max(n, st.MaxInflight)
 	}
-	return m
+	return n
 }

@@ -4,16 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // Leaf is one run of a leaf benchmark (one -count repetition of one
-// runtime × prompt × concurrency): its warm-ups, its timed rounds, and
-// their record.
+// runtime × prompt × load): its warm-ups, its timed rounds or arrivals,
+// what was measured beside them, and their record.
 type Leaf struct {
 	d       *Driver
 	ctx     context.Context
@@ -26,7 +28,13 @@ type Leaf struct {
 	// recordErr is the first failure to write the request records.
 	recordErr error
 	rounds    []summary.Round
+	open      *openLoop // for an open-loop leaf (key.Rate > 0)
 	progress  leafProgress
+
+	// The timed part: when it began, and the server's counters then (nil
+	// where the server has none).
+	timedFrom time.Time
+	before    *telemetry.Snapshot
 }
 
 // Begin starts a run of the leaf k. An error means it must not run: its
@@ -58,16 +66,23 @@ func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, 
 		d.repetitions = map[summary.Key]int{}
 	}
 	d.repetitions[k]++
-	return &Leaf{
+	l = &Leaf{
 		d: d, ctx: ctx, key: k, rt: rt, n: d.leafRuns, count: d.repetitions[k],
 		req:      d.request(d.prompt(k.Prompt)),
 		progress: leafProgress{p: d.progress, name: k.Levels()},
-	}, false, nil
+	}
+	if k.Rate > 0 {
+		st := d.Settings
+		l.open = newOpenLoop(k.Rate, st.Burstiness, st.MaxInflight, fmt.Sprintf("%s #%d", k.Levels(), l.count))
+	}
+	return l, false, nil
 }
 
-// WarmUp runs the BENCH_WARMUPS rounds, which count nowhere. After the
-// first leaf's warm-ups of each runtime, it records what the server says of
-// the model it has loaded (see runtimes.Runtime.Loaded).
+// WarmUp runs the BENCH_WARMUPS rounds, which count nowhere (an open-loop
+// leaf's are rounds of one request), and then starts the timed part: after
+// the first leaf of each runtime it records what the server says of the
+// model it has loaded (see runtimes.Runtime.Loaded), and it reads the
+// server's counters.
 func (l *Leaf) WarmUp() {
 	n := l.d.Settings.Warmups
 	for i := range n {
@@ -75,10 +90,19 @@ func (l *Leaf) WarmUp() {
 		l.progress.warmUp(i+1, n, l.send(true, l.warmups))
 	}
 	l.d.describeLoaded(l.ctx, l.rt)
+	l.before = l.d.scrape(l.ctx, l.rt)
+	l.timedFrom = time.Now()
 }
 
-// Round runs one timed round.
-func (l *Leaf) Round() {
+// Next runs one b.Loop iteration: a timed round of a closed-loop leaf, or
+// the next arrival of an open-loop one.
+func (l *Leaf) Next() {
+	if l.open != nil {
+		i := l.open.sent()
+		req := l.coldRequest(l.req, false, 1, i)
+		l.open.arrive(func(r runtimes.Request) runtimes.Result { return l.rt.Do(l.ctx, r) }, req)
+		return
+	}
 	r := l.send(false, len(l.rounds)+1)
 	l.rounds = append(l.rounds, r)
 	l.progress.round(r)
@@ -86,28 +110,47 @@ func (l *Leaf) Round() {
 
 // send runs one round: warm-up or timed round number i.
 func (l *Leaf) send(warmup bool, i int) summary.Round {
-	cold := l.d.Settings.Cache == config.CacheCold
-	reqs := runtimes.Copies(l.req, l.key.Concurrency)
-	if cold {
-		for j := range reqs {
-			m := prompts.Marker{Run: l.d.Run.ID, Salt: l.d.Run.CreatedAt.UnixNano(), Leaf: l.n, Warmup: warmup, Round: i, Request: j}
-			reqs[j].Prompt = prompts.Cold(l.req.Prompt, m)
-		}
+	n := l.key.Concurrency
+	if l.open != nil {
+		n = 1
+	}
+	reqs := runtimes.Copies(l.req, n)
+	for j := range reqs {
+		reqs[j] = l.coldRequest(reqs[j], warmup, i, j)
 	}
 	wall, results := l.rt.Round(l.ctx, reqs)
+	l.record(warmup, i, results)
+	return summary.Round{Wall: wall, Results: results, MaxTokens: l.req.MaxTokens, Cold: l.cold()}
+}
+
+func (l *Leaf) cold() bool { return l.d.Settings.Cache == config.CacheCold }
+
+// coldRequest is req with, in cold mode, the marker line of request j of
+// round i before its prompt.
+func (l *Leaf) coldRequest(req runtimes.Request, warmup bool, i, j int) runtimes.Request {
+	if l.cold() {
+		m := prompts.Marker{Run: l.d.Run.ID, Salt: l.d.Run.CreatedAt.UnixNano(), Leaf: l.n, Warmup: warmup, Round: i, Request: j}
+		req.Prompt = prompts.Cold(l.req.Prompt, m)
+	}
+	return req
+}
+
+// record appends a round's requests to the run's request records.
+func (l *Leaf) record(warmup bool, i int, results []runtimes.Result) {
 	recs := summary.RoundRecords(l.key, l.count, i, warmup, l.d.Run.CreatedAt, results, l.d.Settings.RecordChunks)
 	if err := l.d.files.appendRecords(recs); err != nil && l.recordErr == nil {
 		l.recordErr = fmt.Errorf("writing request records to BENCH_OUTPUT_DIR=%q: %w", l.d.Settings.OutputDir, err)
 	}
-	return summary.Round{Wall: wall, Results: results, MaxTokens: l.req.MaxTokens, Cold: cold}
 }
 
 // Outcome is what a finished leaf run has to report.
 type Outcome struct {
-	// Metrics are the leaf run's figures, for testing.B.ReportMetric.
+	// Metrics are the leaf run's figures, and Power the machine's over
+	// its timed part (nil without macmon), for testing.B.ReportMetric.
 	Metrics summary.Metrics
+	Power   *telemetry.Figures
 	// Notes are lines for the benchmark's log: what a reader of its
-	// figures must know (failed requests, …).
+	// figures must know (failed requests, short outputs, …).
 	Notes []string
 	// Failed is set when no request succeeded: the benchmark fails.
 	Failed error
@@ -115,17 +158,58 @@ type Outcome struct {
 	SaveErr error
 }
 
-// End records the leaf run, rewrites the run's files so that a run
-// interrupted later keeps it, and returns what to report.
+// Report reports the leaf's figures through b (a *testing.B).
+func (o Outcome) Report(b interface{ ReportMetric(float64, string) }) {
+	summary.Report(b, o.Metrics, o.Power)
+}
+
+// End ends the leaf run (an open-loop one once its last request has
+// finished), measures what the machine and the server say of its timed
+// part, records it, and rewrites the run's files so that a run
+// interrupted later keeps it.
 func (l *Leaf) End() Outcome {
 	d := l.d
-	d.Run.Add(l.key, l.rounds)
-	o := Outcome{Metrics: summary.Compute(l.rounds), SaveErr: errors.Join(l.recordErr, d.save())}
-	m := o.Metrics
+	if l.open != nil {
+		r := l.open.end(l.req.MaxTokens, l.cold())
+		l.record(false, 1, r.Results)
+		l.rounds = append(l.rounds, r)
+	}
+	to := time.Now()
+	var tel summary.Telemetry
+	var notes []string
+	if l.before != nil {
+		if after := d.scrape(l.ctx, l.rt); after != nil {
+			delta := telemetry.Delta(*l.before, *after)
+			tel.Server = &delta
+		}
+	}
+	if d.power != nil && !l.timedFrom.IsZero() {
+		f, err := d.power.Figures(l.ctx, l.timedFrom, to)
+		switch {
+		case err == nil:
+			tel.Power = &f
+		case errors.Is(err, telemetry.ErrTooFewSamples):
+			notes = append(notes, fmt.Sprintf("no power figures: the timed part took %v, too short for 3 macmon samples %v apart (BENCH_POWER_INTERVAL)",
+				to.Sub(l.timedFrom).Round(time.Millisecond), d.power.Interval()))
+		default:
+			notes = append(notes, "no power figures: "+err.Error())
+		}
+	}
+	m := d.Run.Add(l.key, l.rounds, tel)
+	o := Outcome{Metrics: m, Power: tel.Power, SaveErr: errors.Join(l.recordErr, d.save())}
 	if m.Requests > 0 && m.Successes == 0 {
 		o.Failed = fmt.Errorf("all %d requests failed (%s); the first: %v", m.Requests, m.ErrorCounts(), m.FirstError)
 	}
-	o.Notes = m.Notes(l.key.Model)
+	o.Notes = append(m.Notes(l.key.Model), notes...)
+	if tel.Server != nil {
+		sf := telemetry.DeriveServerFigures(*tel.Server, m.Requests)
+		if err := telemetry.CheckGeneratedTokens(sf, m.OutputTokens); err != nil {
+			o.Notes = append(o.Notes, err.Error()+": another client was using the server, or a count is wrong")
+		}
+		if len(tel.Server.Reset) > 0 {
+			o.Notes = append(o.Notes, fmt.Sprintf("the server's counters went down during the leaf (%v): it restarted; its figures are left out", tel.Server.Reset))
+		}
+	}
 	return o
 }
 

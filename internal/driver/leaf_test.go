@@ -280,7 +280,7 @@ func runLeaf(t *testing.T, d *Driver, k summary.Key, rounds int) Outcome {
 	require.NoError(t, err)
 	l.WarmUp()
 	for range rounds {
-		l.Round()
+		l.Next()
 	}
 	return l.End()
 }
@@ -304,7 +304,7 @@ func TestColdPromptsAndRequestRecords(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(d.Close)
 			assert.Equal(t, "cache: "+cache+"\n", d.ConfigLines())
-			k := d.Leaves()[1] // conc=4
+			k := slices.Collect(d.Leaves())[1] // conc=4
 			require.Equal(t, 4, k.Concurrency)
 			out := runLeaf(t, d, k, 2)
 			require.NoError(t, out.SaveErr)

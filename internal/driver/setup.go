@@ -190,12 +190,16 @@ func (d *Driver) arguments() summary.Arguments {
 	a := summary.Arguments{
 		OutputDir:   st.OutputDir,
 		Warmups:     st.Warmups,
-		Concurrency: st.Concurrency,
+		Concurrency: st.Concurrency.Levels,
 		MaxTokens:   st.MaxTokens,
 		Seed:        st.Seed,
 		Cache:       st.Cache,
 		IgnoreEOS:   st.IgnoreEOS,
 		KeepAlive:   st.KeepAlive,
+		Rates:       st.Rates,
+		Burstiness:  summary.Number(st.Burstiness),
+		MaxInflight: st.MaxInflight,
+		Power:       st.Power,
 		Timeout:     summary.Number(time.Duration(st.Timeout).Seconds()),
 		IdleTimeout: summary.Number(time.Duration(st.IdleTimeout).Seconds()),
 		Temperature: summary.Number(st.Temperature),
@@ -213,6 +217,13 @@ func (d *Driver) arguments() summary.Arguments {
 		}
 	}
 	a.Runtime = strings.Join(names, ",")
+	if st.SLO.Set() {
+		slo := st.SLO.String()
+		a.SLO = &slo
+	}
+	if st.Concurrency.Sweep > 0 {
+		a.Sweep = &summary.Sweep{Max: st.Concurrency.Sweep, Stops: []summary.SweepStop{}}
+	}
 	for _, p := range d.Prompts {
 		a.Prompts = append(a.Prompts, p.Name)
 	}

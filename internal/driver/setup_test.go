@@ -106,8 +106,8 @@ func TestMessagesAreNotBenchstatConfig(t *testing.T) {
 	var log bytes.Buffer
 	s, err := Setup(context.Background(), &log, Options{})
 	require.NoError(t, err)
-	s.Run.Add(summary.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1},
-		[]summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}})
+	s.Run.Add(summary.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
+
 	require.NoError(t, s.Finish())
 	isolate(t) // and the fallback's notice
 	s, err = Setup(context.Background(), &log, Options{})
@@ -206,8 +206,8 @@ func TestFilesHoldNoSecrets(t *testing.T) {
 	t.Setenv("OLLAMA_API_KEY", "sk-verysecret")
 	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
-	s.Run.Add(summary.Key{Runtime: "ollama", Model: "tiny:latest", Prompt: "short", Concurrency: 1},
-		[]summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}})
+	s.Run.Add(summary.Key{Runtime: "ollama", Model: "tiny:latest", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
+
 	require.NoError(t, s.Finish())
 
 	files, err := filepath.Glob(filepath.Join(s.Settings.OutputDir, "*"))

@@ -23,6 +23,10 @@ var unitBetter = []struct{ unit, better string }{
 	{UnitRequest, "higher"},
 	{UnitAggregate, "higher"},
 	{UnitPrompt, "higher"},
+	{UnitRequests, "higher"},
+	{UnitGoodput, "higher"},
+	{UnitEnergy, "lower"},
+	{UnitPower, "lower"},
 }
 
 // Benchfmt returns what `go test -bench` would have printed for r's leaf
@@ -60,7 +64,7 @@ func (r *Run) Benchfmt() ([]byte, error) {
 		config = append(config, benchfmt.Config{Key: "cpu", Value: []byte(r.Host.CPU), File: true})
 	}
 	for _, l := range r.snapshot() {
-		m := Compute(l.rounds)
+		m := l.m
 		if m.Successes == 0 {
 			// go test prints no result for a benchmark that ran no
 			// iteration or failed (every request failed): neither has
@@ -74,7 +78,7 @@ func (r *Run) Benchfmt() ([]byte, error) {
 		}
 		res.Values = append(res.Values, benchfmt.Value{Value: math.Round(m.Wall.Mean * 1e9), Unit: "ns/op"})
 		var extra values
-		m.Report(&extra)
+		Report(&extra, m, l.tel.Power)
 		// go test prints the reported metrics sorted by unit.
 		slices.SortFunc(extra, func(a, b benchfmt.Value) int { return strings.Compare(a.Unit, b.Unit) })
 		res.Values = append(res.Values, extra...)

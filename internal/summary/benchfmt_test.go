@@ -65,7 +65,7 @@ func TestBenchfmtReadsBack(t *testing.T) {
 				"pkg: github.com/inferencebench/inferencebench", "cpu: Fixture CPU @ 3.00GHz",
 			}, config, "only what two runs of one setup share, and the cache mode, which must keep cold and warm runs apart")
 
-			m := Compute(l.rounds)
+			m := Compute(l.rounds, SLO{})
 			want := map[string]float64{
 				"sec/op":        m.Wall.Mean,
 				"ttft-sec":      m.TTFT.Mean,
@@ -120,9 +120,9 @@ func TestBenchfmtHasNothingRunSpecific(t *testing.T) {
 
 func TestBenchfmtNames(t *testing.T) {
 	r := NewRun(fixtureCreated)
-	r.Add(Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4},
-		[]Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 900*ms, 10)}}})
-	r.Add(Key{Runtime: "never-ran", Prompt: "short", Concurrency: 1}, nil)
+	r.Add(Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4}, []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 900*ms, 10)}}}, Telemetry{})
+
+	r.Add(Key{Runtime: "never-ran", Prompt: "short", Concurrency: 1}, nil, Telemetry{})
 	data, err := r.Benchfmt()
 	require.NoError(t, err)
 	got := readBenchfmt(t, data)

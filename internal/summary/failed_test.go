@@ -20,12 +20,12 @@ func TestFailedLeafRuns(t *testing.T) {
 	bad := runtimes.Result{Total: time.Millisecond, Err: runtimes.NewError(runtimes.ClassHTTP5xx, "HTTP 500 Internal Server Error")}
 	good := Key{Runtime: "a", Model: "m", Prompt: "short", Concurrency: 1}
 	broken := Key{Runtime: "b", Model: "m", Prompt: "short", Concurrency: 1}
-	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok}}})
-	r.Add(broken, []Round{{Wall: time.Millisecond, Results: []runtimes.Result{bad}}})
-	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok, bad}}})
+	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok}}}, Telemetry{})
+	r.Add(broken, []Round{{Wall: time.Millisecond, Results: []runtimes.Result{bad}}}, Telemetry{})
+	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok, bad}}}, Telemetry{})
 	short := runtimes.Result{TTFT: 100 * time.Millisecond, Total: time.Second, OutputTokens: 7}
 	other := Key{Runtime: "c", Model: "m", Prompt: "short", Concurrency: 2}
-	r.Add(other, []Round{{Wall: time.Second, Results: []runtimes.Result{ok, short}}})
+	r.Add(other, []Round{{Wall: time.Second, Results: []runtimes.Result{ok, short}}}, Telemetry{})
 
 	assert.Equal(t, []Key{broken}, r.Failed())
 

@@ -67,12 +67,12 @@ func fixtureRun(version string, created time.Time) *Run {
 		for _, prompt := range []string{"short", "code"} {
 			for _, conc := range []int{1, 2} {
 				k := Key{Runtime: "ollama", Model: "qwen3.8:27b-mlx", Prompt: prompt, Concurrency: conc}
-				r.Add(k, ollamaRounds(conc, d))
+				r.Add(k, ollamaRounds(conc, d), Telemetry{})
 			}
 		}
 		for _, conc := range []int{1, 2} {
 			k := Key{Runtime: "vllm-metal", Model: "qwen3.8-27b-nvfp4", Prompt: "short", Concurrency: conc}
-			r.Add(k, vllmRounds(conc, d, rep == 1))
+			r.Add(k, vllmRounds(conc, d, rep == 1), Telemetry{})
 		}
 	}
 	for i := range r.leaves {

@@ -127,6 +127,9 @@ func (f File) Encode() ([]byte, error) {
 func (a Arguments) MarshalJSON() ([]byte, error) {
 	type plain Arguments
 	p := plain(a)
+	if p.Rates == nil {
+		p.Rates = []float64{}
+	}
 	if p.Concurrency == nil {
 		p.Concurrency = []int{}
 	}

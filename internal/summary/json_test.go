@@ -188,14 +188,20 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 		"tpot_s_mean", "tpot_s_p50", "tpot_s_p95", "tpot_s_p99",
 		"itl_s_mean", "itl_s_p50", "itl_s_p95", "itl_s_p99", "itl_s_max",
 		"tokens_per_chunk_mean", "reasoning_tokens_mean",
-		"prompt_tokens_mean", "cached_prompt_tokens_mean", "finish_reasons", "short_outputs", "served_model")
+		"prompt_tokens_mean", "cached_prompt_tokens_mean", "finish_reasons", "short_outputs", "served_model",
+		"power_w_mean", "gpu_power_w_mean", "sys_power_w_mean", "energy_j", "energy_j_per_output_token",
+		"ram_used_bytes_max", "swap_used_bytes_max", "swap_growth_bytes", "gpu_mhz_mean", "cpu_temp_c_max", "gpu_temp_c_max", "power_samples",
+		"server_prefill_s_mean", "server_decode_s_mean", "server_generated_tokens", "model_loads",
+		"rate_rps", "achieved_rps", "send_lag_s_p50", "send_lag_s_p99", "inflight_max", "inflight_capped", "throughput_rps",
+		"goodput_rps", "slo_attainment")
 	assert.Equal(t, want, row.keys, "rows: the seed's keys with prompt after model, errors after failures, and then the keys added since")
 	assert.Equal(t, append(append([]string{}, seed.obj["measurement_notes"].keys...),
 		"request_tps", "prompt_tps", "percentiles", "output_tokens"), ours.obj["measurement_notes"].keys)
-	assert.Equal(t, []string{"platform", "machine", "python", "go", "os", "arch", "cpu", "cpus", "memory_bytes"},
+	assert.Equal(t, []string{"platform", "machine", "python", "go", "os", "arch", "cpu", "cpus", "memory_bytes", "power_source"},
 		ours.obj["host"].keys)
 	assert.Equal(t, append(append([]string{}, seed.obj["arguments"].keys...),
-		"temperature", "prompts", "count", "benchtime", "idle_timeout", "cache", "ignore_eos", "keep_alive"), ours.obj["arguments"].keys)
+		"temperature", "prompts", "count", "benchtime", "idle_timeout", "cache", "ignore_eos", "keep_alive",
+		"rates", "burstiness", "max_inflight", "slo", "sweep", "power"), ours.obj["arguments"].keys)
 	assert.Equal(t, []string{"short", "code"}, ours.obj["prompts"].keys, "prompts in the order run, not sorted")
 }
 

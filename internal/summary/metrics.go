@@ -24,6 +24,9 @@ type Round struct {
 	// Cold says every request's prompt was unique (BENCH_CACHE=cold), so
 	// that no server had any of it cached.
 	Cold bool
+	// Open is set for an open-loop leaf run, which is one round: every
+	// arrival's request, Wall from the first send to the last end.
+	Open *OpenLoop
 }
 
 // The units Report uses. They are the benchmark's public names: saved runs
@@ -36,6 +39,10 @@ const (
 	UnitRequest   = "request-tok/s"
 	UnitAggregate = "agg-tok/s"
 	UnitPrompt    = "prompt-tok/s"
+	UnitRequests  = "req/s"      // open loop: completed requests per second
+	UnitGoodput   = "good-req/s" // requests that met the SLO per second
+	UnitEnergy    = "J/tok"      // energy per output token (macmon)
+	UnitPower     = "W"          // mean CPU+GPU+ANE power (macmon)
 )
 
 // Stat summarises the samples of one figure. N is zero when the figure has
@@ -73,8 +80,8 @@ type Metrics struct {
 	// a chunk count rather than the server's token count.
 	TokensApprox bool
 	// MinTokens and MaxTokens are the fewest and most output tokens of a
-	// successful request (zero without successes).
-	MinTokens, MaxTokens int
+	// successful request (zero without successes); OutputTokens their sum.
+	MinTokens, MaxTokens, OutputTokens int
 	// FinishReasons counts the successful requests by the server's finish
 	// reason (those without one are not counted).
 	FinishReasons map[string]int
@@ -84,6 +91,27 @@ type Metrics struct {
 	// ServedModels counts the successful requests by the model their
 	// replies named.
 	ServedModels map[string]int
+
+	// ModelLoads counts the successful requests during which the server
+	// loaded the model (Ollama's load_duration above 100 ms).
+	ModelLoads int
+
+	// Goodput are the requests that met the SLO per second of the rounds'
+	// wall time, and Attainment their share of all requests (failures
+	// count as misses); both valid when SLOSet.
+	Goodput, Attainment float64
+	SLOSet              bool
+	// WallTotal is the rounds' wall time summed, seconds.
+	WallTotal float64
+
+	// The figures of an open-loop leaf (zero otherwise): the rate asked
+	// for, the rate achieved (requests sent / sending window), how late
+	// the client sent (seconds), the most in flight and the arrivals the
+	// cap held back, completed requests per second from the first send to
+	// the last end.
+	Rate, Achieved, Throughput float64
+	SendLag                    Stat
+	InflightMax, Capped        int
 
 	// FirstError is the error of the first failed request, if any.
 	FirstError error
@@ -182,19 +210,34 @@ func (m *Metrics) addError(class runtimes.Class, err error) {
 // samples gathers the per-request figures before they are summarised.
 type samples struct {
 	ttft, ttfc, total, tpot, decode, request, prompt, agg, wall []float64
-	perChunk, reasoning, promptTokens, cached                   []float64
+	perChunk, reasoning, promptTokens, cached, lags             []float64
 	gaps                                                        []float32
 }
 
-// Compute returns the figures of rounds, as defined in the package doc.
-func Compute(rounds []Round) Metrics {
+// Compute returns the figures of rounds, as defined in the package doc,
+// with goodput against slo (none for the zero SLO).
+func Compute(rounds []Round, slo SLO) Metrics {
 	var (
-		m Metrics
-		s samples
+		m             Metrics
+		s             samples
+		good, sent    int
+		sendWindow    time.Duration
+		openCompleted int
+		openWall      time.Duration
 	)
 	m.Rounds = len(rounds)
 	for _, rd := range rounds {
 		s.wall = append(s.wall, rd.Wall.Seconds())
+		m.WallTotal += rd.Wall.Seconds()
+		if o := rd.Open; o != nil {
+			m.Rate = o.Rate
+			sent += o.Sent
+			sendWindow += o.SendWindow
+			s.lags = append(s.lags, o.SendLags...)
+			m.InflightMax = max(m.InflightMax, o.InflightMax)
+			m.Capped += o.Capped
+			openWall += rd.Wall
+		}
 		tokens, ok := 0, 0
 		for _, res := range rd.Results {
 			m.Requests++
@@ -210,11 +253,32 @@ func Compute(rounds []Round) Metrics {
 			ok++
 			tokens += res.OutputTokens
 			m.add(&s, rd, res)
+			tpot, hasTPOT := tpotOf(res)
+			if slo.Set() && slo.meets(res.TTFT, res.Total, tpot, hasTPOT) {
+				good++
+			}
+		}
+		if rd.Open != nil {
+			openCompleted += ok
 		}
 		if ok > 0 && rd.Wall > 0 {
 			s.agg = append(s.agg, float64(tokens)/rd.Wall.Seconds())
 		}
 	}
+	m.SLOSet = slo.Set()
+	if slo.Set() && m.Requests > 0 {
+		m.Attainment = float64(good) / float64(m.Requests)
+		if m.WallTotal > 0 {
+			m.Goodput = float64(good) / m.WallTotal
+		}
+	}
+	if sent > 1 && sendWindow > 0 {
+		m.Achieved = float64(sent-1) / sendWindow.Seconds()
+	}
+	if openWall > 0 {
+		m.Throughput = float64(openCompleted) / openWall.Seconds()
+	}
+	m.SendLag = stat(s.lags)
 	m.TTFT, m.TTFC, m.Total = stat(s.ttft), stat(s.ttfc), stat(s.total)
 	m.TPOT, m.ITL = stat(s.tpot), stat(s.gaps)
 	m.Decode, m.Request, m.Prompt, m.Aggregate = stat(s.decode), stat(s.request), stat(s.prompt), stat(s.agg)
@@ -231,6 +295,7 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 		m.MinTokens = res.OutputTokens
 	}
 	m.MaxTokens = max(m.MaxTokens, res.OutputTokens)
+	m.OutputTokens += res.OutputTokens
 	out := float64(res.OutputTokens)
 	if res.FinishReason != "" {
 		count(&m.FinishReasons, res.FinishReason)
@@ -260,8 +325,11 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	case res.TTFT > 0 && decoding > 0:
 		s.decode = append(s.decode, out/decoding.Seconds())
 	}
-	if res.TTFT > 0 && decoding > 0 && res.OutputTokens >= 2 {
-		s.tpot = append(s.tpot, decoding.Seconds()/(out-1))
+	if tpot, ok := tpotOf(res); ok {
+		s.tpot = append(s.tpot, tpot)
+	}
+	if res.LoadDuration > modelLoad {
+		m.ModelLoads++
 	}
 	if res.Total > 0 {
 		s.request = append(s.request, out/res.Total.Seconds())
@@ -292,6 +360,20 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	case res.PromptTokens > 0:
 		m.PromptCountsCached = true
 	}
+}
+
+// modelLoad is the load_duration above which a request counts as having
+// waited for the model to load.
+const modelLoad = 100 * time.Millisecond
+
+// tpotOf is a request's time per output token after the first: (total −
+// TTFT) / (tokens − 1), in seconds; none for fewer than 2 tokens.
+func tpotOf(res runtimes.Result) (float64, bool) {
+	decoding := res.Total - res.TTFT
+	if res.TTFT <= 0 || decoding <= 0 || res.OutputTokens < 2 {
+		return 0, false
+	}
+	return decoding.Seconds() / float64(res.OutputTokens-1), true
 }
 
 func (s *ShortOutputs) add(res runtimes.Result) {
@@ -334,6 +416,12 @@ func (m Metrics) Report(r interface{ ReportMetric(float64, string) }) {
 	report(m.Request, UnitRequest, same)
 	report(m.Aggregate, UnitAggregate, same)
 	report(m.Prompt, UnitPrompt, same)
+	if m.Rate > 0 && m.Throughput > 0 {
+		r.ReportMetric(m.Throughput, UnitRequests)
+	}
+	if m.SLOSet && m.Requests > 0 {
+		r.ReportMetric(m.Goodput, UnitGoodput)
+	}
 }
 
 // Notes are what a reader of a leaf's figures must know that the figures

@@ -175,7 +175,7 @@ func TestCompute(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Compute(tt.rounds)
+			got := Compute(tt.rounds, SLO{})
 			assert.Equal(t, tt.want.Rounds, got.Rounds, "rounds")
 			assert.Equal(t, tt.want.Requests, got.Requests, "requests")
 			assert.Equal(t, tt.want.Successes, got.Successes, "successes")
@@ -206,15 +206,15 @@ func TestComputePromptRate(t *testing.T) {
 	llamacpp.PromptTokens, llamacpp.PromptEvalTokens, llamacpp.PromptEval = 200, 1, 10*ms
 	llamacpp.CachedTokens, llamacpp.CachedReported = 199, true
 
-	warm := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{ollama}}})
+	warm := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{ollama}}}, SLO{})
 	assert.Zero(t, warm.Prompt.N, "a warm Ollama count/duration is no prompt rate")
 	assert.True(t, warm.PromptCountsCached)
 	assert.Contains(t, strings.Join(warm.Notes(""), "\n"), "no prompt-tok/s")
-	cold := Compute([]Round{{Wall: time.Second, Cold: true, Results: []runtimes.Result{ollama}}})
+	cold := Compute([]Round{{Wall: time.Second, Cold: true, Results: []runtimes.Result{ollama}}}, SLO{})
 	assertStat(t, Stat{N: 1, Mean: 20000, P50: 20000, P95: 20000}, cold.Prompt, "cold ollama")
 	assert.Empty(t, cold.Notes(""))
 
-	lc := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{llamacpp}}})
+	lc := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{llamacpp}}}, SLO{})
 	assertStat(t, Stat{N: 1, Mean: 100, P50: 100, P95: 100}, lc.Prompt, "llama.cpp: prompt_n / prompt_ms, warm or cold")
 	assertStat(t, Stat{N: 1, Mean: 200, P50: 200, P95: 200}, lc.PromptTokens, "prompt tokens, cached included")
 	assertStat(t, Stat{N: 1, Mean: 199, P50: 199, P95: 199}, lc.CachedTokens, "cached")
@@ -234,7 +234,7 @@ func TestComputeStreamFigures(t *testing.T) {
 		Gaps: []float32{0.14}, FinishReason: "stop", ServedModel: "served"}
 	one := runtimes.Result{TTFT: 100 * ms, TTFC: 100 * ms, Total: 100 * ms, OutputTokens: 1, Chunks: 1,
 		FinishReason: "length", ServedModel: "other"}
-	m := Compute([]Round{{Wall: 300 * ms, MaxTokens: 5, Results: []runtimes.Result{a, b, one}}})
+	m := Compute([]Round{{Wall: 300 * ms, MaxTokens: 5, Results: []runtimes.Result{a, b, one}}}, SLO{})
 
 	assertStat(t, Stat{N: 3, Mean: (0.2 + 0.1 + 0.1) / 3, P50: 0.1, P95: 0.19}, m.TTFC, "ttfc")
 	// TPOT: (total - TTFT) / (tokens - 1); none for a single token.
@@ -305,7 +305,7 @@ func TestReport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := reported{}
-			Compute(tt.rounds).Report(got)
+			Compute(tt.rounds, SLO{}).Report(got)
 			require.ElementsMatch(t, keys(tt.want), keys(got))
 			for unit, v := range tt.want {
 				assert.InDelta(t, v, got[unit], 1e-6, unit)

@@ -56,9 +56,10 @@ func Decode(data []byte) (*File, error) {
 	// apart from zero: a missing key.
 	var shape struct {
 		Summary *[]struct {
-			Runtime     *string `json:"runtime"`
-			Prompt      string  `json:"prompt"`
-			Concurrency *int    `json:"concurrency"`
+			Runtime     *string  `json:"runtime"`
+			Prompt      string   `json:"prompt"`
+			Concurrency *int     `json:"concurrency"`
+			Rate        *float64 `json:"rate_rps"`
 		} `json:"summary"`
 	}
 	if err := json.Unmarshal(trimmed, &shape); err != nil {
@@ -70,6 +71,7 @@ func Decode(data []byte) (*File, error) {
 	type key struct {
 		runtime, prompt string
 		conc            int
+		rate            float64
 	}
 	seen := map[key]int{}
 	for i, r := range *shape.Summary {
@@ -78,10 +80,14 @@ func Decode(data []byte) (*File, error) {
 			return nil, fmt.Errorf(`not a summary JSON: summary[%d] has no "runtime"`, i)
 		case r.Concurrency == nil:
 			return nil, fmt.Errorf(`not a summary JSON: summary[%d] has no "concurrency"`, i)
-		case *r.Concurrency < 1:
-			return nil, fmt.Errorf(`not a summary JSON: summary[%d] has "concurrency" %d, want 1 or more`, i, *r.Concurrency)
+		case *r.Concurrency < 1 && (r.Rate == nil || *r.Rate <= 0):
+			return nil, fmt.Errorf(`not a summary JSON: summary[%d] has "concurrency" %d, want 1 or more (or a "rate_rps" above 0)`, i, *r.Concurrency)
 		}
-		k := key{*r.Runtime, r.Prompt, *r.Concurrency}
+		rate := 0.0
+		if r.Rate != nil {
+			rate = *r.Rate
+		}
+		k := key{*r.Runtime, r.Prompt, *r.Concurrency, rate}
 		if j, dup := seen[k]; dup {
 			prompt := r.Prompt
 			if prompt == "" {

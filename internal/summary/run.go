@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -17,17 +18,25 @@ import (
 const RunIDFormat = "20060102T150405Z"
 
 // Key identifies a leaf benchmark: one runtime serving one model, one prompt
-// and one concurrency level.
+// and one load: a concurrency level (closed loop: rounds of n requests at
+// once), or a request rate (open loop: Rate requests per second on
+// average, Concurrency 0).
 type Key struct {
 	Runtime, Model, Prompt string
 	Concurrency            int
+	Rate                   float64
 }
 
 // Levels is the leaf's name under BenchmarkInference, one key=value per
-// level: runtime=<runtime>/prompt=<prompt>/conc=<n>. BenchmarkInference
-// names its sub-benchmarks with it, and the .txt names its results by it.
+// level: runtime=<runtime>/prompt=<prompt>/conc=<n>, or …/rate=<r> for an
+// open-loop leaf. BenchmarkInference names its sub-benchmarks with it, and
+// the .txt names its results by it.
 func (k Key) Levels() string {
-	return "runtime=" + Safe(k.Runtime) + "/prompt=" + Safe(k.Prompt) + "/conc=" + strconv.Itoa(k.Concurrency)
+	load := "conc=" + strconv.Itoa(k.Concurrency)
+	if k.Rate > 0 {
+		load = "rate=" + strconv.FormatFloat(k.Rate, 'g', -1, 64)
+	}
+	return "runtime=" + Safe(k.Runtime) + "/prompt=" + Safe(k.Prompt) + "/" + load
 }
 
 // Name is the leaf's benchmark name without the "Benchmark" prefix and the
@@ -66,6 +75,8 @@ type Host struct {
 	CPU         string  `json:"cpu"`
 	CPUs        int     `json:"cpus"`
 	MemoryBytes uint64  `json:"memory_bytes"`
+	// PowerSource is what measured power ("macmon 0.8.2"), nil if nothing.
+	PowerSource *string `json:"power_source"`
 }
 
 // Arguments are the settings of a run, written under "arguments" in this
@@ -93,6 +104,37 @@ type Arguments struct {
 	Cache     string `json:"cache"`
 	IgnoreEOS bool   `json:"ignore_eos"`
 	KeepAlive string `json:"keep_alive"` // sent with Ollama requests
+	// Open-loop loads: rates in requests per second, the gamma shape of
+	// the gaps between arrivals (1: Poisson) and the in-flight cap.
+	Rates       []float64 `json:"rates"`
+	Burstiness  Number    `json:"burstiness"`
+	MaxInflight int       `json:"max_inflight"`
+	// SLO are the latency targets of goodput ("ttft=2s,tpot=50ms"), null
+	// for none.
+	SLO *string `json:"slo"`
+	// Sweep is set when BENCH_CONCURRENCY=sweep: its bound, and where and
+	// why each runtime × prompt stopped.
+	Sweep *Sweep `json:"sweep"`
+	// Power is BENCH_POWER: auto, on or off.
+	Power string `json:"power"`
+}
+
+// Sweep is a concurrency sweep: 1, 2, 4, … up to Max, each runtime ×
+// prompt stopping at its knee.
+type Sweep struct {
+	Max   int         `json:"max"`
+	Stops []SweepStop `json:"stops"`
+}
+
+// SweepStop is where one runtime × prompt's sweep stopped: the last
+// concurrency run, the knee (the highest concurrency that still paid off,
+// 0 if none did), and why.
+type SweepStop struct {
+	Runtime     string `json:"runtime"`
+	Prompt      string `json:"prompt"`
+	Concurrency int    `json:"concurrency"`
+	Knee        int    `json:"knee"`
+	Reason      string `json:"reason"`
 }
 
 // CacheMode is the file's BENCH_CACHE, "warm" for files written before it
@@ -147,14 +189,20 @@ type Run struct {
 	// false until the last write.
 	Complete bool
 
+	// SLO are the latency targets of goodput; the zero SLO has none.
+	SLO SLO
+
 	mu     sync.Mutex
 	leaves []leaf
+	rows   map[Key]cachedRow
 }
 
 // leaf is one Add call: one -count repetition of one leaf benchmark.
 type leaf struct {
 	key    Key
 	rounds []Round
+	m      Metrics // of rounds, computed once
+	tel    Telemetry
 	procs  int // GOMAXPROCS while it ran, for the benchmark name
 	// notRun is why the leaf sent no request (AddNotRun), with its class.
 	notRun      error
@@ -180,18 +228,20 @@ func NewRun(now time.Time) *Run {
 	return &Run{ID: now.Format(RunIDFormat), CreatedAt: now}
 }
 
-// Add records one leaf run (one -count repetition of k). It keeps a copy of
-// rounds and the current GOMAXPROCS, which go test puts in the name.
-func (r *Run) Add(k Key, rounds []Round) {
+// Add records one leaf run (one -count repetition of k), with what was
+// measured beside its requests, and returns its figures. It keeps a copy
+// of rounds and the current GOMAXPROCS, which go test puts in the name.
+func (r *Run) Add(k Key, rounds []Round, tel Telemetry) Metrics {
 	cp := make([]Round, len(rounds))
 	for i, rd := range rounds {
 		rd.Results = slices.Clone(rd.Results)
 		cp[i] = rd
 	}
-	l := leaf{key: k, rounds: cp, procs: runtime.GOMAXPROCS(0)}
+	l := leaf{key: k, rounds: cp, m: Compute(cp, r.SLO), tel: tel, procs: runtime.GOMAXPROCS(0)}
 	r.mu.Lock()
 	r.leaves = append(r.leaves, l)
 	r.mu.Unlock()
+	return l.m
 }
 
 // AddNotRun records one leaf run of k that sent no request because its
@@ -214,12 +264,23 @@ func (r *Run) Requests() int {
 // how many of them failed, and the failures by class for a message ("3
 // timeout, 1 reset").
 func (r *Run) Failures() (requests, failures int, classes string) {
-	var all []Round
+	var all Metrics
 	for _, l := range r.snapshot() {
-		all = append(all, l.rounds...)
+		all.Requests += l.m.Requests
+		all.Failures += l.m.Failures
+		for c, ec := range l.m.Errors {
+			if all.Errors == nil {
+				all.Errors = map[runtimes.Class]ErrorCount{}
+			}
+			pooled := all.Errors[c]
+			if pooled.Count == 0 {
+				pooled.First = ec.First
+			}
+			pooled.Count += ec.Count
+			all.Errors[c] = pooled
+		}
 	}
-	m := Compute(all)
-	return m.Requests, m.Failures, m.ErrorCounts()
+	return all.Requests, all.Failures, all.ErrorCounts()
 }
 
 // Failed returns the keys of the leaf runs in which every request failed,
@@ -227,7 +288,7 @@ func (r *Run) Failures() (requests, failures int, classes string) {
 func (r *Run) Failed() []Key {
 	var keys []Key
 	for _, l := range r.snapshot() {
-		if m := Compute(l.rounds); m.Requests > 0 && m.Successes == 0 {
+		if m := l.m; m.Requests > 0 && m.Successes == 0 {
 			keys = append(keys, l.key)
 		}
 	}
@@ -322,6 +383,48 @@ type Row struct {
 	FinishReasons          map[string]int `json:"finish_reasons"`
 	ShortOutputs           int            `json:"short_outputs"`
 	ServedModel            string         `json:"served_model"`
+
+	// The machine's power and memory over the timed rounds (macmon, on a
+	// Mac), null where there was no source.
+	PowerWMean            *float64 `json:"power_w_mean"`
+	GPUPowerWMean         *float64 `json:"gpu_power_w_mean"`
+	SysPowerWMean         *float64 `json:"sys_power_w_mean"`
+	EnergyJ               *float64 `json:"energy_j"`
+	EnergyJPerOutputToken *float64 `json:"energy_j_per_output_token"`
+	RAMUsedBytesMax       *uint64  `json:"ram_used_bytes_max"`
+	SwapUsedBytesMax      *uint64  `json:"swap_used_bytes_max"`
+	SwapGrowthBytes       *int64   `json:"swap_growth_bytes"`
+	GPUMHzMean            *float64 `json:"gpu_mhz_mean"`
+	CPUTempCMax           *float64 `json:"cpu_temp_c_max"`
+	GPUTempCMax           *float64 `json:"gpu_temp_c_max"`
+	PowerSamples          *int     `json:"power_samples"`
+
+	// The server's own counters over the timed rounds (Prometheus
+	// /metrics), absent where the server has none.
+	ServerMetrics         map[string]float64 `json:"server_metrics,omitempty"`
+	ServerPrefillSMean    *float64           `json:"server_prefill_s_mean"`
+	ServerDecodeSMean     *float64           `json:"server_decode_s_mean"`
+	ServerGeneratedTokens *float64           `json:"server_generated_tokens"`
+	// ModelLoads counts the successful requests that waited for the
+	// server to load the model (Ollama load_duration > 100 ms).
+	ModelLoads int `json:"model_loads"`
+
+	// Open-loop leaves (rate=…): the rate asked for and achieved, the
+	// client's send lag, the most requests in flight and the arrivals the
+	// in-flight cap held back, completed requests per second; null for
+	// closed-loop rows (concurrency ≥ 1).
+	RateRPS        *float64 `json:"rate_rps"`
+	AchievedRPS    *float64 `json:"achieved_rps"`
+	SendLagSP50    *float64 `json:"send_lag_s_p50"`
+	SendLagSP99    *float64 `json:"send_lag_s_p99"`
+	InflightMax    *int     `json:"inflight_max"`
+	InflightCapped *int     `json:"inflight_capped"`
+	ThroughputRPS  *float64 `json:"throughput_rps"`
+	// Goodput against arguments.slo: requests that met every target per
+	// second of the rounds' wall time, and their share of all requests
+	// (failures are misses); null without an SLO.
+	GoodputRPS    *float64 `json:"goodput_rps"`
+	SLOAttainment *float64 `json:"slo_attainment"`
 }
 
 // Rows returns one Row per Key in first-seen order. All -count repetitions
@@ -329,30 +432,58 @@ type Row struct {
 func (r *Run) Rows() []Row {
 	var (
 		order  []Key
-		pooled = map[Key][]Round{}
-		notRun = map[Key][]leaf{}
+		byKey  = map[Key][]leaf{}
+		leaves = r.snapshot()
 	)
-	for _, l := range r.snapshot() {
-		if _, seen := pooled[l.key]; !seen {
+	for _, l := range leaves {
+		if _, seen := byKey[l.key]; !seen {
 			order = append(order, l.key)
 		}
-		pooled[l.key] = append(pooled[l.key], l.rounds...)
-		if l.notRun != nil {
-			notRun[l.key] = append(notRun[l.key], l)
-		}
+		byKey[l.key] = append(byKey[l.key], l)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rows == nil {
+		r.rows = map[Key]cachedRow{}
 	}
 	rows := make([]Row, 0, len(order))
 	for _, k := range order {
-		m := Compute(pooled[k])
-		for _, l := range notRun[k] {
-			m.addError(l.notRunClass, l.notRun)
+		ls := byKey[k]
+		// A row changes only when its key gets a leaf run: the others are
+		// kept, so that rewriting the files after every leaf costs the
+		// new leaf's figures, not the whole run's again.
+		if c, ok := r.rows[k]; ok && c.leaves == len(ls) {
+			rows = append(rows, c.row)
+			continue
 		}
-		rows = append(rows, newRow(k, m))
+		var (
+			rounds []Round
+			tel    pooledTelemetry
+		)
+		for _, l := range ls {
+			rounds = append(rounds, l.rounds...)
+			tel.add(l.tel, l.m.Requests)
+		}
+		m := Compute(rounds, r.SLO)
+		for _, l := range ls {
+			if l.notRun != nil {
+				m.addError(l.notRunClass, l.notRun)
+			}
+		}
+		row := newRow(k, m, &tel)
+		r.rows[k] = cachedRow{leaves: len(ls), row: row}
+		rows = append(rows, row)
 	}
 	return rows
 }
 
-func newRow(k Key, m Metrics) Row {
+// cachedRow is a row as Rows last computed it, from so many leaf runs.
+type cachedRow struct {
+	leaves int
+	row    Row
+}
+
+func newRow(k Key, m Metrics, tel *pooledTelemetry) Row {
 	row := Row{
 		Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
 		Requests: m.Requests, Successes: m.Successes, Failures: m.Failures,
@@ -384,7 +515,38 @@ func newRow(k Key, m Metrics) Row {
 	}
 	row.ShortOutputs = m.Short.Count
 	row.ServedModel = m.ServedModel()
+	row.ModelLoads = m.ModelLoads
+	row.addTelemetry(tel, m)
+	if m.Rate > 0 {
+		row.RateRPS, row.AchievedRPS, row.ThroughputRPS = num(m.Rate), num(m.Achieved), num(m.Throughput)
+		_, row.SendLagSP50, _, row.SendLagSP99, _ = figures(m.SendLag)
+		row.InflightMax, row.InflightCapped = &m.InflightMax, &m.Capped
+	}
+	if m.SLOSet {
+		row.GoodputRPS, row.SLOAttainment = num(m.Goodput), num(m.Attainment)
+	}
 	return row
+}
+
+func (row *Row) addTelemetry(tel *pooledTelemetry, m Metrics) {
+	if tel == nil {
+		return
+	}
+	if f := tel.figures(); f != nil {
+		row.PowerWMean, row.GPUPowerWMean, row.SysPowerWMean = num(f.AllPowerWMean), num(f.GPUPowerWMean), f.SysPowerWMean
+		row.EnergyJ, row.GPUMHzMean = num(f.EnergyJ), num(f.GPUMHzMean)
+		if m.OutputTokens > 0 {
+			row.EnergyJPerOutputToken = num(f.EnergyJ / float64(m.OutputTokens))
+		}
+		row.RAMUsedBytesMax, row.SwapUsedBytesMax, row.SwapGrowthBytes = &f.RAMUsedBytesMax, &f.SwapUsedBytesMax, &f.SwapGrowthBytes
+		row.CPUTempCMax, row.GPUTempCMax = f.CPUTempCMax, f.GPUTempCMax
+		row.PowerSamples = &f.Samples
+	}
+	if d := tel.server; d != nil {
+		row.ServerMetrics = d.Values
+		sf := telemetry.DeriveServerFigures(*d, tel.serverRequests)
+		row.ServerPrefillSMean, row.ServerDecodeSMean, row.ServerGeneratedTokens = sf.PrefillSMean, sf.DecodeSMean, sf.GeneratedTokens
+	}
 }
 
 // figures are a Stat's figures for a row: nil without samples, or where

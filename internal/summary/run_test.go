@@ -43,12 +43,13 @@ func TestRowsPoolRepetitions(t *testing.T) {
 	a := Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
 	b := Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 2}
 	r := NewRun(time.Unix(0, 0))
-	r.Add(a, []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 2000*ms, 40)}}})
-	r.Add(b, []Round{{Wall: 3 * time.Second, Results: []runtimes.Result{done(100*ms, 3000*ms, 30), failed()}}})
-	r.Add(a, []Round{ // the second -count repetition of a
+	r.Add(a, []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 2000*ms, 40)}}}, Telemetry{})
+	r.Add(b, []Round{{Wall: 3 * time.Second, Results: []runtimes.Result{done(100*ms, 3000*ms, 30), failed()}}}, Telemetry{})
+	r.Add(a, []Round{
 		{Wall: 4 * time.Second, Results: []runtimes.Result{done(300*ms, 4000*ms, 40)}},
 		{Wall: 1 * time.Second, Results: []runtimes.Result{done(200*ms, 1000*ms, 40)}},
-	})
+	}, Telemetry{})
+
 	require.Equal(t, 3, r.Len())
 
 	rows := r.Rows()
@@ -85,7 +86,7 @@ func TestRowsPoolRepetitions(t *testing.T) {
 
 func TestRowsWithoutSuccessesAreNull(t *testing.T) {
 	r := NewRun(time.Unix(0, 0))
-	r.Add(Key{Runtime: "x", Concurrency: 2}, []Round{{Wall: time.Second, Results: []runtimes.Result{failed(), failed()}}})
+	r.Add(Key{Runtime: "x", Concurrency: 2}, []Round{{Wall: time.Second, Results: []runtimes.Result{failed(), failed()}}}, Telemetry{})
 	row := r.Rows()[0]
 	assert.Equal(t, 2, row.Failures)
 	for name, f := range map[string]*float64{
@@ -97,7 +98,7 @@ func TestRowsWithoutSuccessesAreNull(t *testing.T) {
 }
 
 func TestRowNonFiniteIsNull(t *testing.T) {
-	row := newRow(Key{}, Metrics{Decode: Stat{N: 1, Mean: math.Inf(1), P50: math.NaN(), P95: 3}})
+	row := newRow(Key{}, Metrics{Decode: Stat{N: 1, Mean: math.Inf(1), P50: math.NaN(), P95: 3}}, nil)
 	assert.Nil(t, row.DecodeTPSMean)
 	assert.Nil(t, row.DecodeTPSP50)
 	require.NotNil(t, row.DecodeTPSP95)
@@ -107,7 +108,7 @@ func TestRowNonFiniteIsNull(t *testing.T) {
 func TestAddKeepsACopy(t *testing.T) {
 	r := NewRun(time.Unix(0, 0))
 	rounds := []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}
-	r.Add(Key{Runtime: "x"}, rounds)
+	r.Add(Key{Runtime: "x"}, rounds, Telemetry{})
 	rounds[0].Wall = time.Hour
 	rounds[0].Results[0].OutputTokens = 1e6
 	assert.InDelta(t, 10, *r.Rows()[0].AggregateTPSMean, 1e-12)
@@ -119,7 +120,7 @@ func TestAddConcurrent(t *testing.T) {
 	for i := range 64 {
 		wg.Go(func() {
 			k := Key{Runtime: "rt", Prompt: "p", Concurrency: 1 + i%4}
-			r.Add(k, []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}})
+			r.Add(k, []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}, Telemetry{})
 			_ = r.Rows() // readers may run alongside writers
 		})
 	}
@@ -141,15 +142,16 @@ func TestRowsCountErrorsByClass(t *testing.T) {
 		return runtimes.Result{Total: time.Second, Err: runtimes.NewError(runtimes.ClassTimeout, msg)}
 	}
 	r := NewRun(time.Unix(0, 0))
-	r.Add(clean, []Round{{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10)}}})
+	r.Add(clean, []Round{{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10)}}}, Telemetry{})
 	r.Add(k, []Round{
 		{Wall: time.Second, Results: []runtimes.Result{timeout("first timeout"), failed()}},
 		{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10), timeout("second timeout")}},
-	})
+	}, Telemetry{})
+
 	r.Add(k, []Round{{Wall: time.Second, Results: []runtimes.Result{
 		{Total: ms, Err: runtimes.NewError(runtimes.ClassHTTP5xx, "HTTP 503 Service Unavailable: overloaded")},
 		{Total: ms, Err: errors.New("not from package runtimes")},
-	}}})
+	}}}, Telemetry{})
 
 	rows := r.Rows()
 	require.Len(t, rows, 2)

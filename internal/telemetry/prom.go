@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -184,4 +185,32 @@ func isCreatedGauge(name string, f *dto.MetricFamily, all map[string]*dto.Metric
 		}
 	}
 	return false
+}
+
+// Add pools d with e, the delta of a later leaf run on the same server
+// (the -count repetitions of one leaf): differences add up, a gauge takes
+// e's value, and a reset in either stays a reset. The zero ServerDelta
+// adds nothing.
+func (d ServerDelta) Add(e ServerDelta) ServerDelta {
+	out := ServerDelta{Values: map[string]float64{}, before: map[string]float64{}, after: map[string]float64{}}
+	for _, x := range []ServerDelta{d, e} {
+		for name, v := range x.Values {
+			if _, diffed := x.after[name]; diffed {
+				out.Values[name] += v
+				if _, seen := out.before[name]; !seen {
+					out.before[name] = x.before[name]
+				}
+				out.after[name] = x.after[name]
+			} else {
+				out.Values[name] = v // a gauge: the later value
+			}
+		}
+		for _, name := range x.Reset {
+			if !slices.Contains(out.Reset, name) {
+				out.Reset = append(out.Reset, name)
+			}
+		}
+	}
+	sort.Strings(out.Reset)
+	return out
 }

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -198,4 +199,35 @@ sglang:func_latency_seconds_count{name="generate"} 40
 		"sglang:func_latency_seconds_sum":   2,
 		"sglang:func_latency_seconds_count": 8,
 	})
+}
+
+// The -count repetitions of a leaf pool: counters add up, gauges are the
+// last, a reset in one stays.
+func TestServerDeltaAdd(t *testing.T) {
+	scrape := func(gen, running float64) Snapshot {
+		s, err := Parse(strings.NewReader(fmt.Sprintf("# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total{model_name=\"m\"} %g\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"m\"} %g\n", gen, running)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a := Delta(scrape(100, 0), scrape(612, 4))
+	b := Delta(scrape(612, 4), scrape(1124, 1))
+	sum := ServerDelta{}.Add(a).Add(b)
+	if got := sum.Values["vllm:generation_tokens_total"]; got != 1024 {
+		t.Errorf("generated tokens pooled: %v, want 1024", got)
+	}
+	if got := sum.Values["vllm:num_requests_running"]; got != 1 {
+		t.Errorf("a gauge: %v, want the last value, 1", got)
+	}
+	if len(sum.Reset) != 0 {
+		t.Errorf("Reset %v, want none", sum.Reset)
+	}
+	restart := Delta(scrape(1124, 1), scrape(50, 0))
+	if got := sum.Add(restart).Reset; !slices.Equal(got, []string{"vllm:generation_tokens_total"}) {
+		t.Errorf("Reset after a restart %v", got)
+	}
+	if f := DeriveServerFigures(sum, 8); f.GeneratedTokens == nil || *f.GeneratedTokens != 1024 {
+		t.Errorf("derived generated tokens %v, want 1024", f.GeneratedTokens)
+	}
 }

@@ -1,0 +1,126 @@
+package driver
+
+import (
+	"sync"
+	"time"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// openLoop sends an open-loop leaf's requests: each at its arrival time,
+// whatever is still in flight, up to BENCH_MAX_INFLIGHT at once (an
+// arrival that finds the cap full waits, and is counted).
+type openLoop struct {
+	rate     float64
+	arrivals *arrivals
+	slots    chan struct{} // one per request in flight
+	wg       sync.WaitGroup
+
+	start, due time.Time // the first arrival; the latest arrival's time
+
+	mu          sync.Mutex
+	results     []runtimes.Result
+	dues        []time.Time // each request's arrival time
+	inflight    int
+	inflightMax int
+	capped      int
+}
+
+func newOpenLoop(rate, burstiness float64, maxInflight int, seed string) *openLoop {
+	return &openLoop{
+		rate:     rate,
+		arrivals: newArrivals(rate, burstiness, seed),
+		slots:    make(chan struct{}, maxInflight),
+	}
+}
+
+// arrive waits for the next arrival time and sends req at it, in its own
+// goroutine, without waiting for the requests in flight.
+func (o *openLoop) arrive(send func(runtimes.Request) runtimes.Result, req runtimes.Request) {
+	if o.start.IsZero() {
+		o.start = time.Now()
+		o.due = o.start
+	} else {
+		o.due = o.due.Add(o.arrivals.next())
+	}
+	waitUntil(o.due)
+	select {
+	case o.slots <- struct{}{}:
+	default:
+		o.mu.Lock()
+		o.capped++
+		o.mu.Unlock()
+		o.slots <- struct{}{}
+	}
+	o.mu.Lock()
+	i := len(o.results)
+	o.results = append(o.results, runtimes.Result{})
+	o.dues = append(o.dues, o.due)
+	o.inflight++
+	o.inflightMax = max(o.inflightMax, o.inflight)
+	o.mu.Unlock()
+	o.wg.Go(func() {
+		res := send(req)
+		o.mu.Lock()
+		o.results[i] = res
+		o.inflight--
+		o.mu.Unlock()
+		<-o.slots
+	})
+}
+
+// sent is the number of arrivals so far.
+func (o *openLoop) sent() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.results)
+}
+
+// end waits for the requests in flight and returns the leaf's one round:
+// every request, Wall from the first send to the last end.
+func (o *openLoop) end(maxTokens int, cold bool) summary.Round {
+	o.wg.Wait()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ol := &summary.OpenLoop{Rate: o.rate, Sent: len(o.results), InflightMax: o.inflightMax, Capped: o.capped}
+	var first, last, end time.Time
+	for i, r := range o.results {
+		if r.Start.IsZero() {
+			continue
+		}
+		// How late the client sent it: from its arrival time to the
+		// moment it went out (the request's own clock start).
+		ol.SendLags = append(ol.SendLags, r.Start.Sub(o.dues[i]).Seconds())
+		if first.IsZero() || r.Start.Before(first) {
+			first = r.Start
+		}
+		if r.Start.After(last) {
+			last = r.Start
+		}
+		if e := r.Start.Add(r.Total); e.After(end) {
+			end = e
+		}
+	}
+	ol.SendWindow = last.Sub(first)
+	return summary.Round{Wall: end.Sub(first), Results: o.results, MaxTokens: maxTokens, Cold: cold, Open: ol}
+}
+
+// spinFor is how long before a deadline waitUntil stops sleeping and
+// spins instead: on an idle machine the runtime's timers wake a sleeper up
+// to a millisecond late on Linux (its poller waits in whole milliseconds),
+// too late for an arrival schedule. (On a busy one they are on time: each
+// scheduling round checks them.)
+const spinFor = 1100 * time.Microsecond
+
+// waitUntil returns at t, or at once if t has passed: it sleeps until
+// shortly before and spins for the rest, holding its processor, as
+// yielding would queue it behind every runnable goroutine. At 64 arrivals
+// a second that spin takes at most 7% of one core.
+func waitUntil(t time.Time) {
+	if d := time.Until(t) - spinFor; d > 0 {
+		time.Sleep(d)
+	}
+	for time.Now().Before(t) {
+	}
+}
