@@ -1,0 +1,72 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
+
+// An open-loop leaf sends each request at its arrival time whatever is in
+// flight, ends when the last has finished, and counts the arrivals that
+// BENCH_MAX_INFLIGHT held back. Here requests last 100 ms and arrive 50 a
+// second: about 5 are in flight at once, more than the cap of 2.
+func TestOpenLoopLeaf(t *testing.T) {
+	isolate(t)
+	t.Setenv("BENCH_RUNTIMES", "sim")
+	t.Setenv("BENCH_RATES", "50")
+	t.Setenv("BENCH_MAX_INFLIGHT", "2")
+	t.Setenv("BENCH_PROMPTS", "short")
+	t.Setenv("BENCH_WARMUPS", "1")
+	t.Setenv("SIM_TTFT", "50ms")
+	t.Setenv("SIM_TOKENS_PER_SEC", "200")
+	t.Setenv("BENCH_MAX_TOKENS", "10") // 100 ms a request
+	d, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	var k summary.Key
+	for l := range d.Leaves() {
+		k = l // the last: the rate leaf
+	}
+	require.Equal(t, 50.0, k.Rate)
+	assert.Equal(t, "runtime=sim/prompt=short/rate=50", k.Levels())
+
+	out := runLeaf(t, d, k, 20)
+	m := out.Metrics
+	assert.Equal(t, 20, m.Requests)
+	assert.Equal(t, 20, m.Successes, "every request finished before the leaf ended")
+	assert.Equal(t, 2, m.InflightMax)
+	assert.Positive(t, m.Capped, "arrivals waited for the cap")
+	assert.Equal(t, 50.0, m.Rate)
+	assert.Less(t, m.Achieved, 50.0, "the cap held the rate back")
+	assert.Equal(t, 20, m.SendLag.N)
+
+	require.NoError(t, d.Finish())
+	f, err := summary.Read(d.files.json)
+	require.NoError(t, err)
+	var r *summary.Row
+	for i := range f.Summary {
+		if f.Summary[i].RateRPS != nil {
+			r = &f.Summary[i]
+		}
+	}
+	require.NotNil(t, r, "a rate row")
+	assert.Zero(t, r.Concurrency)
+	assert.Equal(t, 2, *r.InflightMax)
+	assert.Positive(t, *r.InflightCapped)
+	assert.NotNil(t, r.ThroughputRPS)
+	assert.Equal(t, []float64{50}, f.Arguments.Rates)
+	recs, err := summary.ReadRecords(d.files.records)
+	require.NoError(t, err)
+	timed := 0
+	for _, rec := range recs {
+		if !rec.Warmup && rec.Concurrency == 0 {
+			timed++
+		}
+	}
+	assert.Equal(t, 20, timed, "every arrival is recorded")
+}
