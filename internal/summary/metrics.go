@@ -438,6 +438,9 @@ func (m Metrics) Notes(requested string) []string {
 	if served := m.ServedModel(); served != "" && requested != "" && served != requested {
 		notes = append(notes, fmt.Sprintf("the server answered as model %q, not %q as asked; the summary keeps %q as the model and says served_model %q", served, requested, requested, served))
 	}
+	if m.ModelLoads > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d requests waited for the server to load the model (load_duration above %v): their TTFT includes the load; BENCH_KEEP_ALIVE keeps a model loaded between leaves", m.ModelLoads, m.Successes, modelLoad))
+	}
 	if m.PromptCountsCached && m.Prompt.N == 0 {
 		notes = append(notes, "no prompt-tok/s: the server counts cached prompt tokens in its prompt count but not in its prompt time (Ollama's prompt_eval_count and prompt_eval_duration), so with BENCH_CACHE=warm their ratio is no prompt rate")
 	}

@@ -255,6 +255,52 @@ func TestComputeStreamFigures(t *testing.T) {
 	assert.Contains(t, notes, `the server answered as model "served", not "asked" as asked`)
 }
 
+// A request that waited for the model to load (Ollama's load_duration) is
+// counted and said: its TTFT is not the server's speed.
+func TestModelLoads(t *testing.T) {
+	loaded := done(3*time.Second, 4*time.Second, 8)
+	loaded.LoadDuration = 2900 * ms
+	quick := done(100*ms, 1*time.Second, 8)
+	quick.LoadDuration = 2 * ms
+	m := Compute([]Round{{Wall: 4 * time.Second, Results: []runtimes.Result{loaded, quick}}}, SLO{})
+	assert.Equal(t, 1, m.ModelLoads, "only a load above 100 ms counts")
+	assert.Contains(t, strings.Join(m.Notes(""), "\n"), "1 of 2 requests waited for the server to load the model")
+}
+
+// Goodput counts the successful requests that met every target, per
+// second of the rounds' wall time; attainment is their share of all.
+func TestGoodput(t *testing.T) {
+	fast := done(100*ms, 600*ms, 11)        // TPOT 50 ms
+	slowFirst := done(900*ms, 1400*ms, 11)  // TTFT over 500 ms
+	slowTokens := done(100*ms, 1100*ms, 11) // TPOT 100 ms
+	rounds := []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{fast, slowFirst, slowTokens, failed()}}}
+	m := Compute(rounds, SLO{TTFT: 500 * ms, TPOT: 60 * ms})
+	assert.True(t, m.SLOSet)
+	assert.Equal(t, 0.25, m.Attainment, "1 of 4; the failure is a miss")
+	assert.Equal(t, 0.5, m.Goodput, "1 request in 2 s")
+	m = Compute(rounds, SLO{Total: 1500 * ms})
+	assert.Equal(t, 0.75, m.Attainment)
+	none := Compute(rounds, SLO{})
+	assert.False(t, none.SLOSet)
+	got := reported{}
+	none.Report(got)
+	assert.NotContains(t, got, UnitGoodput, "no SLO, no goodput")
+}
+
+func TestParseSLO(t *testing.T) {
+	s, err := ParseSLO(" ttft=2s, total=30s ")
+	require.NoError(t, err)
+	assert.Equal(t, SLO{TTFT: 2 * time.Second, Total: 30 * time.Second}, s)
+	assert.Equal(t, "ttft=2s,total=30s", s.String())
+	for _, bad := range []string{"ttft", "ttft=fast", "ttft=0s", "ttft=1s,ttft=2s", "p99=1s"} {
+		_, err := ParseSLO(bad)
+		assert.Error(t, err, bad)
+	}
+	s, err = ParseSLO("")
+	require.NoError(t, err)
+	assert.False(t, s.Set())
+}
+
 func TestShortOutputsString(t *testing.T) {
 	s := ShortOutputs{}
 	for _, r := range []runtimes.Result{

@@ -1,0 +1,58 @@
+package summary
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// A round's results become one record each, and read back the same; a
+// last line cut short (a run killed while writing it) is left out.
+func TestRecordsRoundTrip(t *testing.T) {
+	runStart := time.Date(2026, 12, 2, 11, 45, 19, 0, time.UTC)
+	ok := runtimes.Result{
+		Start: runStart.Add(1500 * ms), TTFT: 200 * ms, TTFC: 300 * ms, Total: 1200 * ms,
+		OutputTokens: 11, Chunks: 3, Gaps: []float32{0.1, 0.4}, ServedModel: "served",
+		PromptTokens: 40, CachedTokens: 32, CachedReported: true, PromptEval: 20 * ms, PromptEvalTokens: 8,
+		FinishReason: "length", Resent: 1,
+	}
+	bad := runtimes.Result{Start: runStart.Add(1600 * ms), Total: 50 * ms,
+		Err: runtimes.NewError(runtimes.ClassReset, "connection reset by peer")}
+	k := Key{Runtime: "llamacpp", Model: "asked", Prompt: "short", Concurrency: 2}
+	recs := RoundRecords(k, 2, 3, false, runStart, []runtimes.Result{ok, bad}, true)
+	require.Len(t, recs, 2)
+	r := recs[0]
+	assert.Equal(t, "served", r.ServedModel)
+	assert.Equal(t, 2, r.Count)
+	assert.Equal(t, 3, r.Round)
+	assert.InDelta(t, 1.5, r.StartS, 1e-9)
+	assert.InDelta(t, 0.1, *r.TPOTS, 1e-9, "(1.2 − 0.2) / (11 − 1)")
+	assert.Equal(t, 32, *r.CachedPromptTokens)
+	assert.Nil(t, r.ReasoningTokens)
+	assert.Equal(t, 8, *r.Server.PromptEvalTokens)
+	assert.InDelta(t, 0.02, *r.Server.PromptEvalS, 1e-9)
+	assert.Nil(t, r.Server.EvalS)
+	assert.InDeltaSlice(t, []float64{0.2, 0.3, 0.7}, r.ChunkS, 1e-6, "TTFT, then the gaps added up")
+	assert.Nil(t, r.ErrorClass)
+	assert.Equal(t, "reset", *recs[1].ErrorClass)
+	assert.Nil(t, recs[1].TTFTS, "no text, no TTFT")
+
+	data, err := AppendRecords(nil, recs)
+	require.NoError(t, err)
+	assert.Equal(t, 2, bytes.Count(data, []byte("\n")))
+	back, err := DecodeRecords(bytes.NewReader(append(data, `{"runtime":"cut sh`...)))
+	require.NoError(t, err)
+	assert.Equal(t, recs, back)
+	_, err = DecodeRecords(strings.NewReader("{\"runtime\":1}\n{}\n"))
+	assert.ErrorContains(t, err, "line 1")
+
+	none := RoundRecords(k, 1, 1, true, runStart, []runtimes.Result{ok}, false)
+	assert.Nil(t, none[0].ChunkS, "chunk times only with BENCH_RECORD_CHUNKS=1")
+	assert.True(t, none[0].Warmup)
+}
