@@ -38,7 +38,12 @@
 set -euo pipefail
 # Job control: every background job gets its own process group, so that
 # stopping one stops its children too (ollama serve's runner, go test's
-# test binary, cmd/bench).
+# test binary, cmd/bench). Whatever takes time runs as such a job that this
+# script waits for (job, run and pause below), never in the foreground:
+# then Ctrl-C reaches this script and its trap rather than only the
+# command (a foreground job would get the terminal, and bash would go on
+# with the next line), and a TERM is handled at once, not after the
+# command.
 set -m
 cd "$(dirname "$0")/.."
 
@@ -81,6 +86,7 @@ end_phase() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/e2e-ollama.XXXXXX")
 serve_pgid=
 job_pgid=
+job_pgids=() # every job's, for the check that nothing is left
 
 # stop_group PGID: TERM the process group, then KILL what is left after 10 s.
 stop_group() {
@@ -113,16 +119,16 @@ cleanup() {
       tail -n 25 "$tmp/serve.log" | sed 's/^/  | /'
     fi
     stop_group "$serve_pgid"
-    # Nothing we started may be left: no process in the server's group,
-    # none that has our temporary folder on its command line.
-    left=$( (pgrep -g "$serve_pgid"; pgrep -f "$tmp") 2>/dev/null | sort -u)
-    if [ -n "$left" ]; then
-      printf 'e2e-ollama: FAIL: processes left behind:\n' >&2
-      ps -o pid,pgid,args -p "$(echo "$left" | paste -sd, -)" >&2 || true
-      rc=1
-    else
-      log "stopped ollama serve and its runner; no process left behind"
-    fi
+  fi
+  # Nothing we started may be left: no process in the server's group or in
+  # a job's, none that has our temporary folder on its command line.
+  left=$( (for g in $serve_pgid "${job_pgids[@]}"; do pgrep -g "$g"; done; pgrep -f "$tmp") 2>/dev/null | sort -u)
+  if [ -n "$left" ]; then
+    printf 'e2e-ollama: FAIL: processes left behind:\n' >&2
+    ps -o pid,pgid,args -p "$(echo "$left" | paste -sd, -)" >&2 || true
+    rc=1
+  elif [ -n "$serve_pgid" ]; then
+    log "stopped ollama serve and its runner; no process left behind"
   fi
   if [ "${E2E_KEEP:-}" = 1 ]; then
     log "kept $tmp"
@@ -144,16 +150,35 @@ trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT
 trap 'log "terminated"; exit 143' TERM
 
-# run LOG CMD...: runs CMD as a job of its own (its own process group, which
-# the trap stops on an interrupt), its output shown and kept in LOG.
-run() {
-  local out=$1 rc=0
-  shift
-  ("$@" 2>&1 | tee "$out") &
+# job CMD...: runs CMD (a command or a function) as a job of its own, in its
+# own process group, which the trap stops on an interrupt; returns CMD's
+# status. Redirections of the call apply to CMD.
+job() {
+  local rc=0
+  "$@" &
   job_pgid=$!
+  job_pgids+=("$job_pgid")
   wait "$job_pgid" || rc=$?
   job_pgid=
   return "$rc"
+}
+
+# run LOG CMD...: job CMD, its output shown and kept in LOG.
+run() {
+  local out=$1
+  shift
+  job tee_to "$out" "$@"
+}
+tee_to() {
+  local out=$1
+  shift
+  "$@" 2>&1 | tee "$out"
+}
+
+# pause SECONDS: sleep as a job, so that Ctrl-C reaches the trap.
+pause() {
+  sleep "$1" &
+  wait "$!"
 }
 
 # --- tools -----------------------------------------------------------------
@@ -190,8 +215,8 @@ fi
 if [ ${#missing[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     log "installing ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    job apt-get update -qq
+    job env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
     die "missing tools; install these packages (Debian names): ${missing[*]}"
   fi
@@ -206,9 +231,12 @@ else
   mkdir -p "$(dirname "$ollama_bin")"
   # Outside this module, so its go.mod plays no part; the version is baked
   # in so that GET /api/version answers it rather than 0.0.0.
-  (cd "$tmp" && GOFLAGS='' CGO_ENABLED=1 GOBIN="$(dirname "$ollama_bin")" \
-    go install -ldflags "-X github.com/ollama/ollama/version.Version=$OLLAMA_VERSION" \
-    "github.com/ollama/ollama@v$OLLAMA_VERSION") || die "building Ollama $OLLAMA_VERSION failed (see above)"
+  build_ollama() {
+    cd "$tmp" && GOFLAGS='' CGO_ENABLED=1 GOBIN="$(dirname "$ollama_bin")" \
+      go install -ldflags "-X github.com/ollama/ollama/version.Version=$OLLAMA_VERSION" \
+      "github.com/ollama/ollama@v$OLLAMA_VERSION"
+  }
+  job build_ollama || die "building Ollama $OLLAMA_VERSION failed (see above)"
   ollama_ok "$ollama_bin" || die "the Ollama just built does not report version $OLLAMA_VERSION: $(OLLAMA_HOST=127.0.0.1:9 "$ollama_bin" --version 2>&1 | tr '\n' ' ')"
 fi
 
@@ -218,17 +246,20 @@ if [ -x "$bench_bin" ]; then
   log "reusing $bench_bin"
 else
   mkdir -p "$(dirname "$bench_bin")"
-  (cd "$tmp" && GOFLAGS='' CGO_ENABLED=0 GOBIN="$(dirname "$bench_bin")" \
-    go install "github.com/ollama/ollama/cmd/bench@v$BENCH_TOOL_VERSION") || die "building Ollama's cmd/bench $BENCH_TOOL_VERSION failed (see above)"
+  build_bench() {
+    cd "$tmp" && GOFLAGS='' CGO_ENABLED=0 GOBIN="$(dirname "$bench_bin")" \
+      go install "github.com/ollama/ollama/cmd/bench@v$BENCH_TOOL_VERSION"
+  }
+  job build_bench || die "building Ollama's cmd/bench $BENCH_TOOL_VERSION failed (see above)"
 fi
 
 phase "build checks, write model"
 # The checks are the live tests of internal/e2e. Building them now finds a
 # compile error before the server starts, and leaves the packages in the
 # build cache, so that each check phase below only links.
-go test -tags e2e -c -o "$tmp/e2e.test" ./internal/e2e/ || die "building the tests of internal/e2e (-tags e2e) failed"
+job go test -tags e2e -c -o "$tmp/e2e.test" ./internal/e2e/ || die "building the tests of internal/e2e (-tags e2e) failed"
 mkdir -p "$tmp/model" "$tmp/models" "$tmp/home" "$tmp/results"
-go run ./cmd/genmodel -o "$tmp/model/model.gguf" || die "cmd/genmodel failed"
+job go run ./cmd/genmodel -o "$tmp/model/model.gguf" || die "cmd/genmodel failed"
 cat >"$tmp/model/Modelfile" <<'EOF'
 FROM ./model.gguf
 TEMPLATE "{{ .Prompt }}"
@@ -268,18 +299,19 @@ while :; do
   fi
   serving || die "ollama serve exited before it listened"
   [ "$SECONDS" -lt "$deadline" ] || die "ollama serve logged no \"Listening on 127.0.0.1:PORT\" within 60 s"
-  sleep 0.1
+  pause 0.1
 done
 url=http://127.0.0.1:$port
 # Up once the CLI lists the models through the server's API, within the
 # same 60 s.
-until ollama_cli list >"$tmp/list.log" 2>&1; do
+until job ollama_cli list >"$tmp/list.log" 2>&1; do
   serving || die "ollama serve exited before it answered on $url"
   [ "$SECONDS" -lt "$deadline" ] || die "ollama list did not succeed against $url within 60 s: $(tail -n 1 "$tmp/list.log")"
-  sleep 0.2
+  pause 0.2
 done
 log "ollama serve (pid $serve_pgid) answers on $url"
-(cd "$tmp/model" && ollama_cli create "$MODEL_NAME" -f Modelfile >"$tmp/create.log" 2>&1) ||
+create_model() { cd "$tmp/model" && ollama_cli create "$MODEL_NAME" -f Modelfile; }
+job create_model >"$tmp/create.log" 2>&1 ||
   die "ollama create failed: $(tr '\r' '\n' <"$tmp/create.log" | tail -n 5)"
 log "created model $MODEL_NAME"
 
