@@ -344,11 +344,21 @@ e2e_env=(
   E2E_MAX_TOKENS="$MAX_TOKENS" E2E_BENCH_BIN="$bench_bin"
 )
 # e2e_test TEST LOG WHAT: runs the live test TEST, its output shown and
-# kept in LOG; if it fails, the FAIL line names the (sub)tests that failed.
+# kept in LOG; if it fails, the FAIL line names the tests that failed (the
+# innermost: TestSummary/JSON rather than TestSummary too).
 e2e_test() {
   local failed
   run "$2" env "${e2e_env[@]}" go test -tags e2e -count=1 -v -timeout=20m -run "^$1\$" ./internal/e2e/ && return
-  failed=$(sed -n -E 's/^ *--- FAIL: ([^ ]+).*/\1/p' "$2" | paste -sd ' ' -)
+  failed=$(sed -n -E 's/^ *--- FAIL: ([^ ]+).*/\1/p' "$2" | awk '
+    { name[NR] = $0 }
+    END {
+      for (i = 1; i <= NR; i++) {
+        inner = 1
+        for (j = 1; j <= NR; j++) if (index(name[j], name[i] "/") == 1) inner = 0
+        if (inner) out = out (out == "" ? "" : " ") name[i]
+      }
+      print out
+    }')
   die "$3: ${failed:-$1} failed (see its messages above)"
 }
 
