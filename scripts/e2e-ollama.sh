@@ -5,22 +5,24 @@
 #   bash scripts/e2e-ollama.sh
 #
 # It builds Ollama 0.6.5 from the Go module proxy (cached; an existing build
-# of that version is reused), starts it on a free loopback port with a
-# temporary models folder, creates the model, and runs the suite against it
-# as two runtimes at once: the native API ("ollama") and the
-# OpenAI-compatible endpoint ("ollama-v1", kind openai). Then it checks:
+# of that version is reused), starts it on a loopback port that the system
+# picks, with a temporary models folder, creates the model, and runs the
+# suite against it as two runtimes at once: the native API ("ollama") and
+# the OpenAI-compatible endpoint ("ollama-v1", kind openai). Then it runs
+# the live tests of package internal/e2e (built with -tags e2e), giving
+# them the server and the run in E2E_* variables:
 #
-#   - the summary JSON: every row has all requests successful and none
-#     failed, every request produced exactly max_tokens output tokens,
-#     decode_tps > 0, and the native runtime's recorded version is 0.6.5;
-#     go tool benchstat reads the saved .txt;
-#   - client against server, on the same requests: our client-side decode
+#   - TestSummary: every row of the summary JSON has all requests
+#     successful and none failed, every request produced exactly max_tokens
+#     output tokens, decode_tps > 0, and the native runtime's recorded
+#     version is 0.6.5; go tool benchstat reads the saved .txt;
+#   - TestClientAgainstServer, on the same requests: our client-side decode
 #     rate, output tokens / (total - TTFT), is within 15% of the server's
 #     eval rate, and our TTFT is not below the server's prompt evaluation;
-#   - against a peer measurer: Ollama's own benchmark tool (cmd/bench
-#     v0.17.4), interleaved with ours on the same server, prompt and token
-#     limit: the medians of our decode rate and its generate rate agree
-#     within 20%.
+#   - TestAgainstOllamaBench, against a peer measurer: Ollama's own
+#     benchmark tool (cmd/bench v0.17.4), interleaved with ours on the same
+#     server, prompt and token limit: the medians of our decode rate and
+#     its generate rate agree within 20%.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.
@@ -31,10 +33,17 @@
 #   E2E_OLLAMA_BIN  an ollama binary to use, if it reports version 0.6.5
 #   E2E_PROMPTS     prompts for the suite run (default short,medium,code)
 #   E2E_KEEP=1      keep the temporary folder (logs, results) and say where
+# The tests' own E2E_* variables (internal/e2e/doc.go lists them) are set
+# here, from the run; values of the caller's are replaced.
 set -euo pipefail
 # Job control: every background job gets its own process group, so that
 # stopping one stops its children too (ollama serve's runner, go test's
-# test binary).
+# test binary, cmd/bench). Whatever takes time runs as such a job that this
+# script waits for (job, run and pause below), never in the foreground:
+# then Ctrl-C reaches this script and its trap rather than only the
+# command (a foreground job would get the terminal, and bash would go on
+# with the next line), and a TERM is handled at once, not after the
+# command.
 set -m
 cd "$(dirname "$0")/.."
 
@@ -42,6 +51,9 @@ OLLAMA_VERSION=0.6.5
 BENCH_TOOL_VERSION=0.17.4
 MODEL_NAME=inferencebench-e2e
 MAX_TOKENS=128
+CONCURRENCY=1,4
+ROUNDS=3 # -benchtime=3x
+COUNT=2
 PROMPTS=${E2E_PROMPTS:-short,medium,code}
 CACHE=${E2E_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/inferencebench}
 
@@ -74,6 +86,7 @@ end_phase() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/e2e-ollama.XXXXXX")
 serve_pgid=
 job_pgid=
+job_pgids=() # every job's, for the check that nothing is left
 
 # stop_group PGID: TERM the process group, then KILL what is left after 10 s.
 stop_group() {
@@ -106,16 +119,16 @@ cleanup() {
       tail -n 25 "$tmp/serve.log" | sed 's/^/  | /'
     fi
     stop_group "$serve_pgid"
-    # Nothing we started may be left: no process in the server's group,
-    # none that has our temporary folder on its command line.
-    left=$( (pgrep -g "$serve_pgid"; pgrep -f "$tmp") 2>/dev/null | sort -u)
-    if [ -n "$left" ]; then
-      printf 'e2e-ollama: FAIL: processes left behind:\n' >&2
-      ps -o pid,pgid,args -p "$(echo "$left" | paste -sd, -)" >&2 || true
-      rc=1
-    else
-      log "stopped ollama serve and its runner; no process left behind"
-    fi
+  fi
+  # Nothing we started may be left: no process in the server's group or in
+  # a job's, none that has our temporary folder on its command line.
+  left=$( (for g in $serve_pgid "${job_pgids[@]}"; do pgrep -g "$g"; done; pgrep -f "$tmp") 2>/dev/null | sort -u)
+  if [ -n "$left" ]; then
+    printf 'e2e-ollama: FAIL: processes left behind:\n' >&2
+    ps -o pid,pgid,args -p "$(echo "$left" | paste -sd, -)" >&2 || true
+    rc=1
+  elif [ -n "$serve_pgid" ]; then
+    log "stopped ollama serve and its runner; no process left behind"
   fi
   if [ "${E2E_KEEP:-}" = 1 ]; then
     log "kept $tmp"
@@ -137,16 +150,35 @@ trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT
 trap 'log "terminated"; exit 143' TERM
 
-# run LOG CMD...: runs CMD as a job of its own (its own process group, which
-# the trap stops on an interrupt), its output shown and kept in LOG.
-run() {
-  local out=$1 rc=0
-  shift
-  ("$@" 2>&1 | tee "$out") &
+# job CMD...: runs CMD (a command or a function) as a job of its own, in its
+# own process group, which the trap stops on an interrupt; returns CMD's
+# status. Redirections of the call apply to CMD.
+job() {
+  local rc=0
+  "$@" &
   job_pgid=$!
+  job_pgids+=("$job_pgid")
   wait "$job_pgid" || rc=$?
   job_pgid=
   return "$rc"
+}
+
+# run LOG CMD...: job CMD, its output shown and kept in LOG.
+run() {
+  local out=$1
+  shift
+  job tee_to "$out" "$@"
+}
+tee_to() {
+  local out=$1
+  shift
+  "$@" 2>&1 | tee "$out"
+}
+
+# pause SECONDS: sleep as a job, so that Ctrl-C reaches the trap.
+pause() {
+  sleep "$1" &
+  wait "$!"
 }
 
 # --- tools -----------------------------------------------------------------
@@ -183,8 +215,8 @@ fi
 if [ ${#missing[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     log "installing ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    job apt-get update -qq
+    job env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
     die "missing tools; install these packages (Debian names): ${missing[*]}"
   fi
@@ -199,9 +231,12 @@ else
   mkdir -p "$(dirname "$ollama_bin")"
   # Outside this module, so its go.mod plays no part; the version is baked
   # in so that GET /api/version answers it rather than 0.0.0.
-  (cd "$tmp" && GOFLAGS='' CGO_ENABLED=1 GOBIN="$(dirname "$ollama_bin")" \
-    go install -ldflags "-X github.com/ollama/ollama/version.Version=$OLLAMA_VERSION" \
-    "github.com/ollama/ollama@v$OLLAMA_VERSION") || die "building Ollama $OLLAMA_VERSION failed (see above)"
+  build_ollama() {
+    cd "$tmp" && GOFLAGS='' CGO_ENABLED=1 GOBIN="$(dirname "$ollama_bin")" \
+      go install -ldflags "-X github.com/ollama/ollama/version.Version=$OLLAMA_VERSION" \
+      "github.com/ollama/ollama@v$OLLAMA_VERSION"
+  }
+  job build_ollama || die "building Ollama $OLLAMA_VERSION failed (see above)"
   ollama_ok "$ollama_bin" || die "the Ollama just built does not report version $OLLAMA_VERSION: $(OLLAMA_HOST=127.0.0.1:9 "$ollama_bin" --version 2>&1 | tr '\n' ' ')"
 fi
 
@@ -211,14 +246,20 @@ if [ -x "$bench_bin" ]; then
   log "reusing $bench_bin"
 else
   mkdir -p "$(dirname "$bench_bin")"
-  (cd "$tmp" && GOFLAGS='' CGO_ENABLED=0 GOBIN="$(dirname "$bench_bin")" \
-    go install "github.com/ollama/ollama/cmd/bench@v$BENCH_TOOL_VERSION") || die "building Ollama's cmd/bench $BENCH_TOOL_VERSION failed (see above)"
+  build_bench() {
+    cd "$tmp" && GOFLAGS='' CGO_ENABLED=0 GOBIN="$(dirname "$bench_bin")" \
+      go install "github.com/ollama/ollama/cmd/bench@v$BENCH_TOOL_VERSION"
+  }
+  job build_bench || die "building Ollama's cmd/bench $BENCH_TOOL_VERSION failed (see above)"
 fi
 
 phase "build checks, write model"
-go build -o "$tmp/e2echeck" ./scripts/e2echeck || die "building scripts/e2echeck failed"
+# The checks are the live tests of internal/e2e. Building them now finds a
+# compile error before the server starts, and leaves the packages in the
+# build cache, so that each check phase below only links.
+job go test -tags e2e -c -o "$tmp/e2e.test" ./internal/e2e/ || die "building the tests of internal/e2e (-tags e2e) failed"
 mkdir -p "$tmp/model" "$tmp/models" "$tmp/home" "$tmp/results"
-go run ./cmd/genmodel -o "$tmp/model/model.gguf" || die "cmd/genmodel failed"
+job go run ./cmd/genmodel -o "$tmp/model/model.gguf" || die "cmd/genmodel failed"
 cat >"$tmp/model/Modelfile" <<'EOF'
 FROM ./model.gguf
 TEMPLATE "{{ .Prompt }}"
@@ -226,22 +267,51 @@ PARAMETER num_thread 1
 EOF
 
 phase "start ollama, create model"
-port=$("$tmp/e2echeck" freeport) || die "no free port on 127.0.0.1"
-url=http://127.0.0.1:$port
 # A clean environment: the models and Ollama's key go to the temporary
 # folder, and no OLLAMA_* setting of the caller's changes the server.
-# Four parallel slots (0.6.5's default where memory allows, made explicit)
-# so that concurrency 4 is served at once; keep-alive long enough that the
-# model never unloads between phases.
+# Port 0: the system picks a free port as the server listens, and the
+# server logs it; no other process can take it between a look-up and the
+# start. Four parallel slots (0.6.5's default where memory allows, made
+# explicit) so that concurrency 4 is served at once; keep-alive long
+# enough that the model never unloads between phases.
 env -i PATH="$PATH" HOME="$tmp/home" TMPDIR="$tmp" \
-  OLLAMA_HOST="127.0.0.1:$port" OLLAMA_MODELS="$tmp/models" \
+  OLLAMA_HOST=127.0.0.1:0 OLLAMA_MODELS="$tmp/models" \
   OLLAMA_NUM_PARALLEL=4 OLLAMA_KEEP_ALIVE=30m \
   "$ollama_bin" serve >"$tmp/serve.log" 2>&1 &
 serve_pgid=$!
-"$tmp/e2echeck" wait -url "$url" -pid "$serve_pgid" -timeout 60s || die "ollama serve did not come up on $url"
+
+# serving: ollama serve has not exited.
+serving() { kill -0 "$serve_pgid" 2>/dev/null; }
+# ollama_cli ARGS...: the ollama CLI against our server, in the server's
+# clean environment.
+ollama_cli() { env -i PATH="$PATH" HOME="$tmp/home" OLLAMA_HOST="127.0.0.1:$port" "$ollama_bin" "$@"; }
+
+# The port, from the server's log line "Listening on 127.0.0.1:PORT
+# (version V)", within 60 s of the start.
+deadline=$((SECONDS + 60))
+port=
+while :; do
+  listening=$(sed -n -E 's/.*Listening on 127\.0\.0\.1:([0-9]+) \(version ([^)]*)\).*/\1 \2/p' "$tmp/serve.log" | head -n 1)
+  if [ -n "$listening" ]; then
+    port=${listening% *}
+    [ "${listening#* }" = "$OLLAMA_VERSION" ] || die "ollama serve says it is version ${listening#* }, want $OLLAMA_VERSION"
+    break
+  fi
+  serving || die "ollama serve exited before it listened"
+  [ "$SECONDS" -lt "$deadline" ] || die "ollama serve logged no \"Listening on 127.0.0.1:PORT\" within 60 s"
+  pause 0.1
+done
+url=http://127.0.0.1:$port
+# Up once the CLI lists the models through the server's API, within the
+# same 60 s.
+until job ollama_cli list >"$tmp/list.log" 2>&1; do
+  serving || die "ollama serve exited before it answered on $url"
+  [ "$SECONDS" -lt "$deadline" ] || die "ollama list did not succeed against $url within 60 s: $(tail -n 1 "$tmp/list.log")"
+  pause 0.2
+done
 log "ollama serve (pid $serve_pgid) answers on $url"
-(cd "$tmp/model" && env -i PATH="$PATH" HOME="$tmp/home" OLLAMA_HOST="127.0.0.1:$port" \
-  "$ollama_bin" create "$MODEL_NAME" -f Modelfile >"$tmp/create.log" 2>&1) ||
+create_model() { cd "$tmp/model" && ollama_cli create "$MODEL_NAME" -f Modelfile; }
+job create_model >"$tmp/create.log" 2>&1 ||
   die "ollama create failed: $(tr '\r' '\n' <"$tmp/create.log" | tail -n 5)"
 log "created model $MODEL_NAME"
 
@@ -251,12 +321,12 @@ bench_env=(
   BENCH_RUNTIMES=ollama,ollama-v1
   OLLAMA_URL="$url" OLLAMA_KIND=ollama OLLAMA_MODEL="$MODEL_NAME"
   OLLAMA_V1_URL="$url" OLLAMA_V1_KIND=openai OLLAMA_V1_MODEL="$MODEL_NAME"
-  BENCH_CONCURRENCY=1,4 BENCH_PROMPTS="$PROMPTS" BENCH_MAX_TOKENS="$MAX_TOKENS"
+  BENCH_CONCURRENCY="$CONCURRENCY" BENCH_PROMPTS="$PROMPTS" BENCH_MAX_TOKENS="$MAX_TOKENS"
   BENCH_SEED=42 BENCH_TEMPERATURE=0 BENCH_WARMUPS=2 BENCH_TIMEOUT=120s
   BENCH_OUTPUT_DIR="$tmp/results"
 )
 run "$tmp/suite.log" env -u BENCH_PROMPTS_DIR -u OLLAMA_API_KEY -u OLLAMA_V1_API_KEY "${bench_env[@]}" \
-  go test -run='^$' -bench=. -benchtime=3x -count=2 -timeout=30m . ||
+  go test -run='^$' -bench=. -benchtime="${ROUNDS}x" -count="$COUNT" -timeout=30m . ||
   die "the suite run failed (see above)"
 json='' txt=''
 for f in "$tmp"/results/*.json; do [ -f "$f" ] && json=$f; done
@@ -265,24 +335,44 @@ if [ -z "$json" ] || [ -z "$txt" ]; then
   die "the suite wrote no summary JSON and .txt to $tmp/results"
 fi
 
+# What the live tests of internal/e2e check: this server and this run.
+# shellcheck disable=SC2054 # the commas are in the values
+e2e_env=(
+  E2E_URL="$url" E2E_MODEL="$MODEL_NAME" E2E_OLLAMA_VERSION="$OLLAMA_VERSION"
+  E2E_SUMMARY="$json" E2E_RUNTIMES=ollama,ollama-v1 E2E_PROMPTS="$PROMPTS"
+  E2E_CONCURRENCY="$CONCURRENCY" E2E_ROUNDS="$ROUNDS" E2E_COUNT="$COUNT"
+  E2E_MAX_TOKENS="$MAX_TOKENS" E2E_BENCH_BIN="$bench_bin"
+)
+# e2e_test TEST LOG WHAT: runs the live test TEST, its output shown and
+# kept in LOG; if it fails, the FAIL line names the tests that failed (the
+# innermost: TestSummary/JSON rather than TestSummary too).
+e2e_test() {
+  local failed
+  run "$2" env "${e2e_env[@]}" go test -tags e2e -count=1 -v -timeout=20m -run "^$1\$" ./internal/e2e/ && return
+  failed=$(sed -n -E 's/^ *--- FAIL: ([^ ]+).*/\1/p' "$2" | awk '
+    { name[NR] = $0 }
+    END {
+      for (i = 1; i <= NR; i++) {
+        inner = 1
+        for (j = 1; j <= NR; j++) if (index(name[j], name[i] "/") == 1) inner = 0
+        if (inner) out = out (out == "" ? "" : " ") name[i]
+      }
+      print out
+    }')
+  die "$3: ${failed:-$1} failed (see its messages above)"
+}
+
 phase "check summary, benchstat"
-"$tmp/e2echeck" summary -json "$json" -runtimes ollama,ollama-v1 -prompts "$PROMPTS" -conc 1,4 \
-  -rounds 3 -count 2 -max-tokens $MAX_TOKENS -version $OLLAMA_VERSION || die "the summary JSON check failed"
-go tool benchstat -col /runtime "$txt" | tee "$tmp/benchstat.log" || die "go tool benchstat could not read $txt"
-if ! grep -q 'decode-tok/s' "$tmp/benchstat.log" || ! grep -q 'ttft' "$tmp/benchstat.log"; then
-  die "benchstat's tables lack decode-tok/s or ttft"
-fi
+e2e_test TestSummary "$tmp/summary.log" "the summary JSON and benchstat"
 
 phase "client against server"
-run "$tmp/accuracy.log" "$tmp/e2echeck" accuracy -url "$url" -model "$MODEL_NAME" -prompts "$PROMPTS" \
-  -n 4 -n-openai 2 -max-tokens $MAX_TOKENS -seed 42 -tolerance 0.15 ||
-  die "client against server: see the FAIL lines above"
+e2e_test TestClientAgainstServer "$tmp/accuracy.log" "client against server"
 
 phase "against ollama cmd/bench"
-run "$tmp/peer.log" "$tmp/e2echeck" peer -url "$url" -model "$MODEL_NAME" -bench "$bench_bin" -prompt short \
-  -pairs 3 -n 4 -max-tokens $MAX_TOKENS -seed 42 -tolerance 0.20 ||
-  die "against Ollama's cmd/bench: see the FAIL lines above"
+e2e_test TestAgainstOllamaBench "$tmp/peer.log" "against Ollama's cmd/bench"
 
 end_phase
 printf '\n== figures\n'
-grep -h -E '^(client-side decode|client / server|TTFT:|ours: median)' "$tmp/accuracy.log" "$tmp/peer.log" | sed 's/^/  /'
+# The tests' t.Logf lines, without go test's "    file_test.go:NN: ".
+sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median)/s/^/  /p' \
+  "$tmp/accuracy.log" "$tmp/peer.log"

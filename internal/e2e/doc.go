@@ -1,0 +1,40 @@
+// Package e2e checks the suite end to end against a real Ollama server, as
+// Ollama keeps its own integration tests: the live checks are tests built
+// only with the e2e tag, and scripts/e2e-ollama.sh runs them.
+//
+// The script builds Ollama 0.6.5 and its benchmark tool (cmd/bench), starts
+// `ollama serve` with a model that cmd/genmodel writes, runs the suite against
+// it, and then runs each live test with its inputs in E2E_* variables:
+//
+//	go test -tags e2e -count=1 -v -run '^TestSummary$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestClientAgainstServer$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestAgainstOllamaBench$' ./internal/e2e/
+//
+// TestSummary reads the suite run's summary JSON (E2E_SUMMARY) and has
+// go tool benchstat read the .txt beside it; TestClientAgainstServer sends
+// requests through package runtimes and compares what the client measured
+// with what the server reported for the same request; TestAgainstOllamaBench
+// compares our decode rate with cmd/bench's (E2E_BENCH_BIN) on the same
+// server. Each logs its figures (hence -v). Run alone, without the variables
+// the script sets, a live test fails, saying to run the script: a check that
+// did not run must never look like one that passed.
+//
+// The variables (the script sets every one):
+//
+//	E2E_URL             the Ollama server root, e.g. http://127.0.0.1:41103
+//	E2E_MODEL           the model name on that server
+//	E2E_SUMMARY         the suite run's summary JSON; its .txt is beside it
+//	E2E_RUNTIMES        the runtimes the suite run benchmarked: ollama,ollama-v1
+//	E2E_PROMPTS         the prompts: short,medium,code
+//	E2E_CONCURRENCY     the concurrency levels: 1,4
+//	E2E_ROUNDS          timed rounds per leaf (-benchtime=Nx): 3
+//	E2E_COUNT           go test -count of the suite run: 2
+//	E2E_MAX_TOKENS      output tokens per request: 128
+//	E2E_OLLAMA_VERSION  the version the server must report: 0.6.5
+//	E2E_BENCH_BIN       a built github.com/ollama/ollama/cmd/bench
+//
+// The logic of the checks (what a summary must hold, reading cmd/bench's
+// benchstat output, medians, the client-side decode rate, tolerances) is in
+// the package's ordinary files, and its unit tests run with go test ./...
+// like every other package's.
+package e2e

@@ -1,0 +1,76 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Median returns the median of xs, the mean of the middle two for an even
+// count; NaN if xs is empty. xs is not changed.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// Within reports whether ratio is within 1 ± tol. NaN, from a figure that
+// is missing, is never within.
+func Within(ratio, tol float64) bool {
+	return math.Abs(ratio-1) <= tol
+}
+
+// Ms returns d in milliseconds.
+func Ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// val returns *p, or NaN for nil (a figure the summary has as null).
+func val(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+func floatOrNull(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*p, 'g', -1, 64)
+}
+
+func intOrNull(p *int) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.Itoa(*p)
+}
+
+func boolOrNull(p *bool) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*p)
+}
+
+// hasShow reports whether a runtime's model metadata holds Ollama's
+// /api/show reply under "show".
+func hasShow(meta json.RawMessage) bool {
+	var m struct {
+		Show json.RawMessage `json:"show"`
+	}
+	if json.Unmarshal(meta, &m) != nil {
+		return false
+	}
+	show := bytes.TrimSpace(m.Show)
+	return len(show) > 0 && !bytes.Equal(show, []byte("null"))
+}

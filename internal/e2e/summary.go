@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// SummaryWant is what the summary of a suite run against Ollama must show.
+type SummaryWant struct {
+	// Runtimes, Prompts and Concurrency are the leaves the run benchmarked:
+	// one row for each combination, and no other row.
+	Runtimes, Prompts []string
+	Concurrency       []int
+	// Rounds (-benchtime=Nx) and Count (go test -count) give each row's
+	// requests: concurrency × rounds × count.
+	Rounds, Count int
+	// MaxTokens is the token limit: every request must produce exactly that
+	// many output tokens, by the server's count.
+	MaxTokens int
+	// Version is the version every runtime of kind ollama must report.
+	Version string
+}
+
+// CheckSummary returns the failed checks of a suite run's summary, one
+// message each; none for a summary that passes. Every request's token
+// count is checked through the rows' output_tokens_min and
+// output_tokens_max.
+func CheckSummary(f *summary.File, w SummaryWant) []string {
+	var fails []string
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+
+	if f.Complete == nil || !*f.Complete {
+		fail("complete is %s, want true: the suite run did not finish", boolOrNull(f.Complete))
+	}
+	if f.Arguments.MaxTokens != w.MaxTokens {
+		fail("arguments.max_tokens is %d, want %d", f.Arguments.MaxTokens, w.MaxTokens)
+	}
+	natives := 0
+	for _, rt := range f.Runtimes {
+		if rt.Kind != string(runtimes.KindOllama) {
+			continue
+		}
+		natives++
+		if v := f.Versions[rt.Name]; v == nil || *v != w.Version {
+			got := "null"
+			if v != nil {
+				got = fmt.Sprintf("%q", *v)
+			}
+			fail("versions.%s is %s, want %q", rt.Name, got, w.Version)
+		}
+		if !hasShow(f.ModelMetadata[rt.Name]) {
+			fail("model_metadata.%s has no /api/show reply", rt.Name)
+		}
+	}
+	if natives == 0 {
+		fail("runtimes lists no runtime of kind %s, so no version was checked", runtimes.KindOllama)
+	}
+
+	type key struct {
+		rt, prompt string
+		conc       int
+	}
+	seen := map[key]bool{}
+	for _, r := range f.Summary {
+		k := key{r.Runtime, r.Prompt, r.Concurrency}
+		name := fmt.Sprintf("row %s/%s/conc=%d", k.rt, k.prompt, k.conc)
+		seen[k] = true // summary.Decode refuses a file with a row twice
+
+		if want := k.conc * w.Rounds * w.Count; r.Requests != want {
+			fail("%s: %d requests, want %d (conc × rounds × count)", name, r.Requests, want)
+		}
+		if r.Successes <= 0 || r.Successes != r.Requests {
+			fail("%s: %d of %d requests succeeded", name, r.Successes, r.Requests)
+		}
+		if r.Failures != 0 {
+			fail("%s: %d failures", name, r.Failures)
+		}
+		if r.OutputTokensApprox {
+			fail("%s: output tokens were counted by chunks: the server gave no token count", name)
+		}
+		for _, m := range []struct {
+			name string
+			v    *float64
+		}{
+			{"decode_tps_mean", r.DecodeTPSMean}, {"decode_tps_p50", r.DecodeTPSP50}, {"decode_tps_p95", r.DecodeTPSP95},
+			{"ttft_s_mean", r.TTFTMean}, {"total_s_mean", r.TotalMean}, {"aggregate_output_tps_mean", r.AggregateTPSMean},
+		} {
+			if m.v == nil || !(*m.v > 0) {
+				fail("%s: %s is %s, want > 0", name, m.name, floatOrNull(m.v))
+			}
+		}
+		if r.OutputTokensMin == nil || r.OutputTokensMax == nil ||
+			*r.OutputTokensMin != w.MaxTokens || *r.OutputTokensMax != w.MaxTokens {
+			fail("%s: output tokens per request from %s to %s, want every request exactly %d",
+				name, intOrNull(r.OutputTokensMin), intOrNull(r.OutputTokensMax), w.MaxTokens)
+		}
+	}
+	for _, rt := range w.Runtimes {
+		for _, p := range w.Prompts {
+			for _, c := range w.Concurrency {
+				if !seen[key{rt, p, c}] {
+					fail("no row for %s/%s/conc=%d", rt, p, c)
+				}
+			}
+		}
+	}
+	for _, r := range f.Summary {
+		if !slices.Contains(w.Runtimes, r.Runtime) || !slices.Contains(w.Prompts, r.Prompt) || !slices.Contains(w.Concurrency, r.Concurrency) {
+			fail("unexpected row %s/%s/conc=%d", r.Runtime, r.Prompt, r.Concurrency)
+		}
+	}
+	return fails
+}
+
+// SummaryTable returns the summary's rows as a table to print, a header
+// line first.
+func SummaryTable(f *summary.File) []string {
+	lines := []string{fmt.Sprintf("%-10s %-7s %4s %5s %5s %5s %9s %9s %9s %8s",
+		"runtime", "prompt", "conc", "req", "ok", "fail", "ttft_ms", "decode/s", "agg/s", "tokens")}
+	for _, r := range f.Summary {
+		tokens := intOrNull(r.OutputTokensMin)
+		if r.OutputTokensMax != nil && (r.OutputTokensMin == nil || *r.OutputTokensMax != *r.OutputTokensMin) {
+			tokens += "-" + intOrNull(r.OutputTokensMax)
+		}
+		lines = append(lines, fmt.Sprintf("%-10s %-7s %4d %5d %5d %5d %9.1f %9.1f %9.1f %8s",
+			r.Runtime, r.Prompt, r.Concurrency, r.Requests, r.Successes, r.Failures,
+			1000*val(r.TTFTMean), val(r.DecodeTPSMean), val(r.AggregateTPSMean), tokens))
+	}
+	return lines
+}
