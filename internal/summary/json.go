@@ -21,14 +21,20 @@ var Notes = MeasurementNotes{
 	AggregateOutputTPS: "Tokens/s. Sum of successful output tokens / concurrent group wall time, per round " +
 		"(one round = concurrency requests sent at once); mean and percentiles over rounds.",
 	RequestTPS: "Tokens/s. Output tokens / total, per request.",
-	PromptTPS: "Tokens/s. Server-reported prompt tokens / prompt evaluation time (Ollama prompt_eval_count / " +
-		"prompt_eval_duration, llama.cpp timings); null where the server reports no prompt timing.",
-	Percentiles: "p50 and p95 interpolate linearly between closest ranks (numpy default, R type 7): " +
+	PromptTPS: "Tokens/s. Prompt tokens the server evaluated / its prompt evaluation time: llama.cpp timings " +
+		"prompt_n / prompt_ms; Ollama prompt_eval_count / prompt_eval_duration only with BENCH_CACHE=cold (its count " +
+		"includes cached tokens, its duration does not); null where the server reports no prompt timing.",
+	Percentiles: "p50, p95 and p99 interpolate linearly between closest ranks (numpy default, R type 7): " +
 		"sorted x, h = (n-1)p, x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]). " +
 		"Means and percentiles cover successful requests only; failures are counted, not measured. " +
 		"All -count repetitions of a row are pooled.",
 	OutputTokens: "Output tokens are the server's count (Ollama eval_count, OpenAI usage.completion_tokens); " +
 		"where a server gave none, the number of chunks that carried text, and output_tokens_approx is true.",
+	TTFC: "Client wall time in seconds from request start until the first chunk carrying answer text " +
+		"(OpenAI delta.content or tool_calls, Ollama message.content), reasoning not counted; TTFT for models that do not reason.",
+	TPOT: "Seconds per output token after the first: (total - TTFT) / (output tokens - 1), per request; none below 2 tokens. " +
+		"1/TPOT is the unbiased decode rate; decode_tps reads n/(n-1) higher.",
+	ITL: "Seconds between successive chunks that carried generated text, pooled over a row's successful requests.",
 }
 
 // MeasurementNotes is the measurement_notes object; the first four keys are
@@ -42,6 +48,9 @@ type MeasurementNotes struct {
 	PromptTPS          string `json:"prompt_tps"`
 	Percentiles        string `json:"percentiles"`
 	OutputTokens       string `json:"output_tokens"`
+	TTFC               string `json:"ttfc"`
+	TPOT               string `json:"tpot"`
+	ITL                string `json:"itl"`
 }
 
 // File is the summary JSON, keys in the seed's order. Run.File builds it

@@ -196,7 +196,7 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 		"goodput_rps", "slo_attainment")
 	assert.Equal(t, want, row.keys, "rows: the seed's keys with prompt after model, errors after failures, and then the keys added since")
 	assert.Equal(t, append(append([]string{}, seed.obj["measurement_notes"].keys...),
-		"request_tps", "prompt_tps", "percentiles", "output_tokens"), ours.obj["measurement_notes"].keys)
+		"request_tps", "prompt_tps", "percentiles", "output_tokens", "ttfc", "tpot", "itl"), ours.obj["measurement_notes"].keys)
 	assert.Equal(t, []string{"platform", "machine", "python", "go", "os", "arch", "cpu", "cpus", "memory_bytes", "power_source"},
 		ours.obj["host"].keys)
 	assert.Equal(t, append(append([]string{}, seed.obj["arguments"].keys...),
