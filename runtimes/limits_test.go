@@ -163,6 +163,28 @@ func BenchmarkIdleWatchNow(b *testing.B) {
 	}
 }
 
+// BenchmarkTextChunk is what the client does per text chunk besides
+// reading and parsing it: TTFT or the gap since the last chunk (kept, as a
+// float32, in room made for the tokens asked for), TTFC, the count.
+func BenchmarkTextChunk(b *testing.B) {
+	const n = 1024 // a reply's chunks
+	start := time.Now()
+	times := make([]time.Time, n)
+	for i := range times {
+		times[i] = start.Add(time.Duration(i+1) * time.Millisecond)
+	}
+	res := Result{Gaps: make([]float32, 0, n)}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i == n {
+			res, i = Result{Gaps: res.Gaps[:0]}, 0
+		}
+		textChunk(&res, start, times[i], i > 10)
+		i++
+	}
+}
+
 func BenchmarkTimeNow(b *testing.B) {
 	for b.Loop() {
 		time.Now()

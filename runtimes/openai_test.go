@@ -393,7 +393,7 @@ func BenchmarkReadOpenAIStream(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		var res Result
+		res := Result{Gaps: make([]float32, 0, n)} // as Runtime.Do sizes it
 		if err := readOpenAI(bytes.NewReader(data.Bytes()), replayStart, time.Now, &res); err != nil || res.Chunks != n {
 			b.Fatal(err, res.Chunks)
 		}

@@ -144,8 +144,10 @@ func readStream(r io.Reader, start time.Time, now func() time.Time, res *Result,
 // sending the header. A resent request's clock starts again when it gets
 // its new connection, so the lost attempt costs nothing in its TTFT. A
 // failure after the reply began, or on a fresh connection, is not retried.
-func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l limits, hreq *http.Request, read streamReader) Result {
-	var res Result
+func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l limits, hreq *http.Request, read streamReader, maxTokens int) Result {
+	// The gaps between chunks are kept for every request: room for the
+	// tokens asked for, so that keeping them costs no allocation per chunk.
+	res := Result{Gaps: make([]float32, 0, min(max(maxTokens, 16), 1<<16))}
 	attempts := 0
 	trace := &httptrace.ClientTrace{GetConn: func(string) {
 		// Called on this goroutine, before each attempt gets its
