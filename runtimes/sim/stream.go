@@ -18,26 +18,33 @@ var vocab = []string{
 	" dolore", " magna", " aliqua", " enim",
 }
 
-// vocabJSON holds the tokens as JSON string literals.
-var vocabJSON = func() [][]byte {
-	out := make([][]byte, len(vocab))
-	for i, w := range vocab {
-		out[i] = strconv.AppendQuote(nil, w) // plain ASCII: Go and JSON quoting agree
-	}
-	return out
-}()
-
 // Token is the text of token i of every simulated response.
 func Token(i int) string { return vocab[i%len(vocab)] }
 
 // maxWrite bounds what one write carries when many chunks are overdue.
 const maxWrite = 32 << 10
 
+// appendTokens appends the text of tokens a..end-1 as a JSON string; token
+// big, if in range, is bigText instead (FaultBigLine). The vocabulary and
+// bigText are plain ASCII with no quotes or backslashes, so the text needs
+// no escaping.
+func appendTokens(b []byte, a, end, big int) []byte {
+	b = append(b, '"')
+	for i := a; i < end; i++ {
+		if i == big {
+			b = append(b, bigText()...)
+		} else {
+			b = append(b, vocab[i%len(vocab)]...)
+		}
+	}
+	return append(b, '"')
+}
+
 // encoder renders one protocol's chunks, appending to b.
 type encoder interface {
-	// token is token i's chunk.
-	token(b []byte, i int, now time.Time) []byte
-	// final is the final chunk(s) of an n-token stream.
+	// chunk is the chunk carrying tokens a..end-1.
+	chunk(b []byte, a, end int, now time.Time) []byte
+	// final is the final chunk(s) of the reply.
 	final(b []byte, now time.Time) []byte
 
 	// For the faults:
@@ -55,28 +62,47 @@ type encoder interface {
 	empty(b []byte, now time.Time) []byte
 }
 
-// stream writes chunks 0..stop-1 on the schedule, where chunk i < n is
-// token i and chunk n the final chunk(s) (stop is n+1 for a whole stream),
+// stream writes the chunks of tokens 0..upTo-1 and then, if final, the
+// final chunk(s), each when its last token (the end, for the final) is due,
 // flushing after every write. It returns early, with an error, if ctx ends
 // or a write fails.
-func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseController, t0 time.Time, n, stop int, enc encoder) error {
+func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseController, rep *reply, upTo int, final bool, enc encoder) error {
 	sl := newSleeper()
 	buf := make([]byte, 0, 1024)
-	for i := 0; i < stop; {
-		if err := s.clock.sleepUntil(ctx, sl, t0.Add(s.cfg.Offset(i))); err != nil {
+	a := 0 // the next token to write
+	// next is the deadline of the next chunk, ok false when there is none.
+	next := func() (time.Time, int, bool) {
+		if a < upTo {
+			end := rep.chunkEnd(a, upTo)
+			return rep.pace.due(end - 1), end, true
+		}
+		return rep.pace.due(rep.n), a, final
+	}
+	for {
+		due, _, ok := next()
+		if !ok {
+			return nil
+		}
+		if err := s.clock.sleepUntil(ctx, sl, due); err != nil {
 			return err
 		}
 		now := time.Now()
 		buf = buf[:0]
 		// Everything due by now goes in this write: each chunk is still its
 		// own line, none is early, and a late stream catches up.
-		for i < stop && len(buf) < maxWrite && !now.Before(t0.Add(s.cfg.Offset(i))) {
-			if i < n {
-				buf = enc.token(buf, i, now)
+		last := -1
+		for len(buf) < maxWrite {
+			due, end, ok := next()
+			if !ok || now.Before(due) {
+				break
+			}
+			if a < upTo {
+				buf = enc.chunk(buf, a, end, now)
+				a, last = end, end-1
 			} else {
 				buf = enc.final(buf, now)
+				final, last = false, rep.n
 			}
-			i++
 		}
 		if len(buf) == 0 {
 			continue
@@ -87,26 +113,39 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 		if err := rc.Flush(); err != nil {
 			return err
 		}
-		if s.trace != nil {
-			s.trace(t0, i-1, now, time.Now())
+		if rep.trace != nil {
+			rep.trace(rep.t0, last, now, time.Now())
 		}
 	}
-	return nil
 }
 
-func modelOr(m string) string {
-	if m == "" {
+// replyModel is what a reply's model field says for a request that named
+// model.
+func replyModel(model string) string {
+	if model == "" {
 		return Model
 	}
-	return m
+	return model
+}
+
+// newReply is the reply to a chat request that arrived at arrival, named
+// model, asked for n tokens and whose prompt has p words. Its schedule
+// starts at arrival.
+func (s *Server) newReply(arrival time.Time, model string, n, p int) *reply {
+	return &reply{
+		model: replyModel(model), n: n, p: p,
+		arrival: arrival, t0: arrival,
+		pace:  pacer{cfg: &s.cfg, t0: arrival},
+		trace: s.trace,
+	}
 }
 
 // ---- Ollama ----
 
 func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
-	t0 := time.Now()
+	arrival := time.Now()
 	if s.onStart != nil {
-		s.onStart(r, t0)
+		s.onStart(r, arrival)
 	}
 	f := s.faultFor()
 	if code := f.httpStatus(); code != 0 {
@@ -134,22 +173,13 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	n := maxTokens(req.Options.NumPredict)
+	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), p)
 	enc := &ollamaEncoder{
-		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(modelOr(req.Model))),
-		t0:   t0, n: n, p: p, ttft: s.cfg.TTFT, eval: s.cfg.decode(n),
+		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
+		rep:  rep, ttft: s.cfg.TTFT,
 	}
 	if req.Stream != nil && !*req.Stream {
-		if f != FaultNone {
-			s.ollamaWhole(w, r, t0, n, enc, f)
-			return
-		}
-		if err := s.clock.sleepUntil(r.Context(), newSleeper(), t0.Add(s.cfg.Offset(n))); err != nil {
-			s.abort()
-			return
-		}
-		b := enc.done(nil, time.Now(), true)
-		writeJSON(w, http.StatusOK, b[:len(b)-1]) // without the newline
+		s.ollamaWhole(w, r, rep, enc, f)
 		return
 	}
 	// The headers go out at once (Ollama sends them with the first chunk):
@@ -166,14 +196,14 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	if rc.Flush() != nil {
 		return
 	}
-	s.serve(w, r, rc, t0, n, enc, f)
+	s.serve(w, r, rc, rep, enc, f)
 }
 
 type ollamaEncoder struct {
-	head       []byte // {"model":M,"created_at":"
-	t0         time.Time
-	n, p       int
-	ttft, eval time.Duration
+	head []byte // {"model":M,"created_at":"
+	rep  *reply
+	ttft time.Duration
+	q    []byte // scratch for a chunk's text
 }
 
 func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
@@ -182,8 +212,9 @@ func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
 	return append(b, `","message":{"role":"assistant","content":`...)
 }
 
-func (e *ollamaEncoder) token(b []byte, i int, now time.Time) []byte {
-	return e.text(b, vocabJSON[i%len(vocabJSON)], now)
+func (e *ollamaEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
+	e.q = appendTokens(e.q[:0], a, end, -1)
+	return e.text(b, e.q, now)
 }
 
 func (e *ollamaEncoder) text(b []byte, quoted []byte, now time.Time) []byte {
@@ -192,42 +223,39 @@ func (e *ollamaEncoder) text(b []byte, quoted []byte, now time.Time) []byte {
 	return append(b, "},\"done\":false}\n"...)
 }
 
-func (e *ollamaEncoder) final(b []byte, now time.Time) []byte { return e.done(b, now, false) }
+func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
+	return e.end(b, now, nil, "length", e.rep.n)
+}
 
-// done renders the final line; with whole, the message carries all n tokens
-// (the "stream": false response).
-func (e *ollamaEncoder) done(b []byte, now time.Time, whole bool) []byte {
-	var text []byte
-	if whole {
-		for i := range e.n {
-			text = append(text, Token(i)...)
-		}
-	}
-	return e.end(b, now, text, "length", e.n, e.eval)
+// whole is the "stream": false response: the final line whose message
+// carries all the text, token big (if in range) being bigText.
+func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
+	text := appendTokens(nil, 0, e.rep.n, big)
+	return e.end(b, now, text[1:len(text)-1], "length", e.rep.n)
 }
 
 func (e *ollamaEncoder) empty(b []byte, now time.Time) []byte {
-	return e.end(b, now, nil, "stop", 0, 0)
+	return e.end(b, now, nil, "stop", 0)
 }
 
 // end renders a final line whose message content is text (plain ASCII, no
 // quotes or backslashes), with eval_count count.
-func (e *ollamaEncoder) end(b []byte, now time.Time, text []byte, reason string, count int, eval time.Duration) []byte {
+func (e *ollamaEncoder) end(b []byte, now time.Time, text []byte, reason string, count int) []byte {
 	b = e.start(b, now)
 	b = append(b, '"')
 	b = append(b, text...)
 	b = append(b, `"},"done":true,"done_reason":"`...)
 	b = append(b, reason...)
 	b = append(b, `","total_duration":`...)
-	b = strconv.AppendInt(b, int64(now.Sub(e.t0)), 10)
+	b = strconv.AppendInt(b, int64(now.Sub(e.rep.arrival)), 10)
 	b = append(b, `,"load_duration":0,"prompt_eval_count":`...)
-	b = strconv.AppendInt(b, int64(e.p), 10)
+	b = strconv.AppendInt(b, int64(e.rep.p), 10)
 	b = append(b, `,"prompt_eval_duration":`...)
 	b = strconv.AppendInt(b, int64(e.ttft), 10)
 	b = append(b, `,"eval_count":`...)
 	b = strconv.AppendInt(b, int64(count), 10)
 	b = append(b, `,"eval_duration":`...)
-	b = strconv.AppendInt(b, int64(eval), 10)
+	b = strconv.AppendInt(b, int64(e.rep.pace.decode(count)), 10)
 	return append(b, "}\n"...)
 }
 
@@ -250,9 +278,9 @@ func (e *ollamaEncoder) keepAlive(b []byte) []byte { return append(b, '\n') }
 // ---- OpenAI-compatible (vLLM) ----
 
 func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
-	t0 := time.Now()
+	arrival := time.Now()
 	if s.onStart != nil {
-		s.onStart(r, t0)
+		s.onStart(r, arrival)
 	}
 	f := s.faultFor()
 	if code := f.httpStatus(); code != 0 {
@@ -286,12 +314,12 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, err)
 		return
 	}
+	rep := s.newReply(arrival, req.Model, maxTokens(req.MaxCompletionTokens, req.MaxTokens), p)
 	enc := &openaiEncoder{
 		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
-			rand.Uint64(), rand.Uint64(), t0.Unix(), mustJSON(modelOr(req.Model))),
+			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),
 		usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
-		n:     maxTokens(req.MaxCompletionTokens, req.MaxTokens),
-		p:     p,
+		rep:   rep,
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -308,17 +336,19 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	if _, err := w.Write(role); err != nil || rc.Flush() != nil {
 		return
 	}
-	s.serve(w, r, rc, t0, enc.n, enc, f)
+	s.serve(w, r, rc, rep, enc, f)
 }
 
 type openaiEncoder struct {
 	head  []byte // data: {"id":…,"object":…,"created":…,"model":M,"choices":
 	usage bool
-	n, p  int
+	rep   *reply
+	q     []byte // scratch for a chunk's text
 }
 
-func (e *openaiEncoder) token(b []byte, i int, now time.Time) []byte {
-	return e.text(b, vocabJSON[i%len(vocabJSON)], now)
+func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
+	e.q = appendTokens(e.q[:0], a, end, -1)
+	return e.text(b, e.q, now)
 }
 
 func (e *openaiEncoder) text(b []byte, quoted []byte, _ time.Time) []byte {
@@ -328,7 +358,7 @@ func (e *openaiEncoder) text(b []byte, quoted []byte, _ time.Time) []byte {
 	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }
 
-func (e *openaiEncoder) final(b []byte, _ time.Time) []byte { return e.end(b, "length", e.n) }
+func (e *openaiEncoder) final(b []byte, _ time.Time) []byte { return e.end(b, "length", e.rep.n) }
 
 func (e *openaiEncoder) empty(b []byte, _ time.Time) []byte { return e.end(b, "stop", 0) }
 
@@ -340,11 +370,12 @@ func (e *openaiEncoder) end(b []byte, reason string, n int) []byte {
 	b = append(b, reason...)
 	b = append(b, `","stop_reason":null}]}`+"\n\n"...)
 	if e.usage {
+		p := e.rep.p
 		b = append(b, e.head...)
 		b = append(b, `[],"usage":{"prompt_tokens":`...)
-		b = strconv.AppendInt(b, int64(e.p), 10)
+		b = strconv.AppendInt(b, int64(p), 10)
 		b = append(b, `,"total_tokens":`...)
-		b = strconv.AppendInt(b, int64(e.p+n), 10)
+		b = strconv.AppendInt(b, int64(p+n), 10)
 		b = append(b, `,"completion_tokens":`...)
 		b = strconv.AppendInt(b, int64(n), 10)
 		b = append(b, "}}\n\n"...)

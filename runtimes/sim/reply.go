@@ -1,0 +1,36 @@
+package sim
+
+import "time"
+
+// reply is one chat reply: what it says and when each piece is due.
+type reply struct {
+	model string // what its model field says
+	n     int    // tokens asked for
+	p     int    // prompt words (P)
+
+	arrival time.Time // the handler started
+	t0      time.Time // the schedule started
+	pace    pacer
+
+	// trace, if set, is the server's Tap.Flush.
+	trace func(t0 time.Time, last int, began, flushed time.Time)
+}
+
+// chunkEnd is where the chunk that starts at token a ends (exclusive),
+// when the stream stops at token limit.
+func (r *reply) chunkEnd(a, limit int) int {
+	return min(a+1, limit)
+}
+
+// pacer gives a reply's deadlines.
+type pacer struct {
+	cfg *Config
+	t0  time.Time
+}
+
+// decode is when token i is due after the first token (i/TokensPerSec);
+// decode(n) is the end of an n-token reply.
+func (p *pacer) decode(i int) time.Duration { return p.cfg.decode(i) }
+
+// due is when token i is due: t0 + TTFT + decode(i).
+func (p *pacer) due(i int) time.Time { return p.t0.Add(p.cfg.Offset(i)) }
