@@ -43,6 +43,33 @@ type Config struct {
 	// value (what ConfigFromEnv returns when the variable is unset),
 	// counts as 1; SIM_FAULT_EVERY=0 written out is an error.
 	FaultEvery int `env:"SIM_FAULT_EVERY"`
+
+	// ServedModel (SIM_SERVED_MODEL), if set, is the one model the server
+	// serves, as llama-server does: every reply names it in its model
+	// field whatever the request asked for, and the model listings list
+	// it. Empty: replies echo the requested model (Model when none) and
+	// the listings list Model.
+	ServedModel string `env:"SIM_SERVED_MODEL"`
+}
+
+// listed is the model the listings show.
+func (c Config) listed() string {
+	if c.ServedModel != "" {
+		return c.ServedModel
+	}
+	return Model
+}
+
+// replyModel is what a reply's model field says for a request that named
+// model.
+func (c Config) replyModel(model string) string {
+	switch {
+	case c.ServedModel != "":
+		return c.ServedModel
+	case model == "":
+		return Model
+	}
+	return model
 }
 
 // every is FaultEvery, 0 counting as 1.

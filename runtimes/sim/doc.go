@@ -76,7 +76,11 @@
 // Also GET /v1/models (served for Ollama clients too), GET /version and
 // GET /health.
 //
-// The model field is echoed back as sent, or Model when empty.
+// The model field is echoed back as sent, or Model when empty. With
+// SIM_SERVED_MODEL=name (Config.ServedModel) the server serves that one
+// model, as llama-server does: every reply's model field says name
+// whatever the request asked for, and GET /v1/models, /api/tags and
+// /api/ps list name instead of Model.
 //
 // # Faults
 //

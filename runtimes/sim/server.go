@@ -220,6 +220,7 @@ func mustJSON(v any) []byte {
 }
 
 func (s *Server) precompute() {
+	model := s.cfg.listed()
 	details := map[string]any{
 		"family":             "sim",
 		"families":           []string{"sim"},
@@ -235,17 +236,17 @@ func (s *Server) precompute() {
 		"modified_at":  s.started.UTC(),
 	})
 	s.tagsBody = mustJSON(map[string]any{"models": []any{map[string]any{
-		"name": Model, "model": Model, "modified_at": s.started.UTC(), "size": 0,
+		"name": model, "model": model, "modified_at": s.started.UTC(), "size": 0,
 		"digest": "sim", "details": details,
 	}}})
 	s.psBody = mustJSON(map[string]any{"models": []any{map[string]any{
-		"name": Model, "model": Model, "size": 0, "size_vram": 0, "digest": "sim",
+		"name": model, "model": model, "size": 0, "size_vram": 0, "digest": "sim",
 		"details": details, "expires_at": s.started.Add(100 * 365 * 24 * time.Hour).UTC(),
 		"context_length": ContextLength,
 	}}})
 	s.modelsBody = mustJSON(map[string]any{"object": "list", "data": []any{map[string]any{
-		"id": Model, "object": "model", "created": s.started.Unix(), "owned_by": "sim",
-		"root": Model, "parent": nil, "max_model_len": ContextLength,
+		"id": model, "object": "model", "created": s.started.Unix(), "owned_by": "sim",
+		"root": model, "parent": nil, "max_model_len": ContextLength,
 		"permission": []any{},
 	}}})
 }

@@ -119,21 +119,12 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 	}
 }
 
-// replyModel is what a reply's model field says for a request that named
-// model.
-func replyModel(model string) string {
-	if model == "" {
-		return Model
-	}
-	return model
-}
-
 // newReply is the reply to a chat request that arrived at arrival, named
 // model, asked for n tokens and whose prompt has p words. Its schedule
 // starts at arrival.
 func (s *Server) newReply(arrival time.Time, model string, n, p int) *reply {
 	return &reply{
-		model: replyModel(model), n: n, p: p,
+		model: s.cfg.replyModel(model), n: n, p: p,
 		arrival: arrival, t0: arrival,
 		pace:  pacer{cfg: &s.cfg, t0: arrival},
 		trace: s.trace,

@@ -1,0 +1,77 @@
+package sim_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/envtest"
+	"github.com/inferencebench/inferencebench/runtimes/sim"
+)
+
+// startEnv starts a server configured by ConfigFromEnv from the variables
+// kv (NAME, value, ...) on a fast schedule, as a user would configure one.
+func startEnv(t *testing.T, kv ...string) *sim.Server {
+	t.Helper()
+	envtest.Clean(t)
+	t.Setenv("SIM_TTFT", "1ms")
+	t.Setenv("SIM_TOKENS_PER_SEC", "20000")
+	for i := 0; i < len(kv); i += 2 {
+		t.Setenv(kv[i], kv[i+1])
+	}
+	cfg, err := sim.ConfigFromEnv()
+	require.NoError(t, err)
+	return start(t, cfg)
+}
+
+// getJSON GETs path and decodes its JSON body.
+func getJSON(t *testing.T, c *http.Client, url, path string) map[string]any {
+	t.Helper()
+	resp, err := c.Get(url + path)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, path)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m), "%s", b)
+	return m
+}
+
+// SIM_SERVED_MODEL: every reply names the served model, whatever was
+// asked, and the listings list it.
+func TestServedModel(t *testing.T) {
+	const served = "/models/Qwen3-8B-Q4_K_M.gguf"
+	srv := startEnv(t, "SIM_SERVED_MODEL", served)
+	c := newClient(t, 1)
+	for _, path := range paths {
+		t.Run(path, func(t *testing.T) {
+			r := chat(t, c, srv.URL, path, "hi", 3, "")
+			require.True(t, r.ended)
+			require.NotEmpty(t, r.models)
+			for _, m := range r.models {
+				assert.Equal(t, served, m, "the request asked for m")
+			}
+		})
+	}
+	res := do(context.Background(), c, srv.URL, ollamaPath, `{"model":"m","stream":false,"messages":[{"content":"hi"}],"options":{"num_predict":2}}`)
+	require.NoError(t, res.err)
+	assert.True(t, strings.HasPrefix(res.lines[0].text, `{"model":"`+served+`",`), res.lines[0].text)
+
+	for path, list := range map[string]string{"/v1/models": "data", "/api/tags": "models", "/api/ps": "models"} {
+		models := getJSON(t, c, srv.URL, path)[list].([]any)
+		require.Len(t, models, 1, path)
+		m := models[0].(map[string]any)
+		for _, k := range []string{"id", "root", "name", "model"} {
+			if v, ok := m[k]; ok {
+				assert.Equal(t, served, v, "%s %s", path, k)
+			}
+		}
+	}
+}
