@@ -50,6 +50,14 @@ type Config struct {
 	// it. Empty: replies echo the requested model (Model when none) and
 	// the listings list Model.
 	ServedModel string `env:"SIM_SERVED_MODEL"`
+
+	// StopAfter (SIM_STOP_AFTER), if > 0, makes every reply end after
+	// min(StopAfter, n) tokens, as a model that reaches its end of
+	// sequence: finish reason "stop" when StopAfter <= n ("length" when the
+	// length asked for comes first). An OpenAI request with
+	// "ignore_eos": true runs to n. 0, the zero value, is off;
+	// SIM_STOP_AFTER=0 written out is an error.
+	StopAfter int `env:"SIM_STOP_AFTER"`
 }
 
 // listed is the model the listings show.
@@ -110,14 +118,19 @@ func ConfigFromEnv() (Config, error) {
 		return Config{}, err
 	}
 	err = c.Validate()
-	if c.FaultEvery == 0 && os.Getenv("SIM_FAULT_EVERY") != "" {
-		// Written out, 0 is a mistake; only unset means the default.
-		err = errors.Join(err, errFaultEvery(0))
+	// Written out, 0 is a mistake for these; only unset means the default.
+	for _, v := range []struct {
+		name string
+		v    int
+	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}} {
+		if v.v == 0 && os.Getenv(v.name) != "" {
+			err = errors.Join(err, errAtLeast1(v.name, 0))
+		}
 	}
 	return c, err
 }
 
-func errFaultEvery(n int) error { return fmt.Errorf("SIM_FAULT_EVERY=%d: must be 1 or more", n) }
+func errAtLeast1(name string, n int) error { return fmt.Errorf("%s=%d: must be 1 or more", name, n) }
 
 // Validate checks TTFT >= 0, 0 < TokensPerSec < +Inf, that Fault is a
 // known mode and FaultEvery >= 0 (0 counting as 1). Its errors name the
@@ -140,7 +153,10 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if c.FaultEvery < 0 {
-		errs = append(errs, errFaultEvery(c.FaultEvery))
+		errs = append(errs, errAtLeast1("SIM_FAULT_EVERY", c.FaultEvery))
+	}
+	if c.StopAfter < 0 {
+		errs = append(errs, errAtLeast1("SIM_STOP_AFTER", c.StopAfter))
 	}
 	return errors.Join(errs...)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
@@ -77,4 +78,35 @@ func TestOffset(t *testing.T) {
 	cfg = sim.Config{TTFT: 0, TokensPerSec: 3}
 	assert.Equal(t, 333333333*time.Nanosecond, cfg.Offset(1))
 	assert.Equal(t, time.Second, cfg.Offset(3))
+}
+
+// The settings beyond the schedule and the faults: each variable, as
+// written, and what it sets or the error that names it.
+func TestConfigFromEnvSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		set         func(*sim.Config) // nil: an error is expected
+		err         string
+	}{
+		{"SIM_SERVED_MODEL", "/models/x.gguf", func(c *sim.Config) { c.ServedModel = "/models/x.gguf" }, ""},
+		{"SIM_STOP_AFTER", "7", func(c *sim.Config) { c.StopAfter = 7 }, ""},
+		{"SIM_STOP_AFTER", "0", nil, `SIM_STOP_AFTER=0: must be 1 or more`},
+		{"SIM_STOP_AFTER", "-2", nil, `SIM_STOP_AFTER=-2: must be 1 or more`},
+		{"SIM_STOP_AFTER", "x", nil, `SIM_STOP_AFTER="x": not a number`},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			envtest.Clean(t)
+			t.Setenv(tc.name, tc.value)
+			cfg, err := sim.ConfigFromEnv()
+			if tc.set == nil {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			want := sim.DefaultConfig()
+			tc.set(&want)
+			assert.Equal(t, want, cfg)
+		})
+	}
 }

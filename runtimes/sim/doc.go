@@ -13,13 +13,15 @@
 //     when absent or <= 0. Fractions are dropped.
 //   - t0 be the moment the handler starts (after net/http has read the
 //     request headers, before the body is read and parsed).
+//   - m be the number of tokens the reply has: n, unless it stops early
+//     (SIM_STOP_AFTER, below).
 //
-// Then token i (0-based, i < n) is written and flushed at
+// Then token i (0-based, i < m) is written and flushed at
 //
 //	t0 + TTFT + i/TokensPerSec
 //
-// and the final chunk(s) at t0 + TTFT + n/TokensPerSec (Config.Offset gives
-// these offsets). The client's decode rate n/(total - ttft) is therefore
+// and the final chunk(s) at t0 + TTFT + m/TokensPerSec (Config.Offset gives
+// these offsets). The client's decode rate m/(total - ttft) is therefore
 // exactly TokensPerSec, and its TTFT is TTFT plus transport latency. Every
 // deadline is absolute (relative to t0), so lateness never accumulates; a
 // chunk is never written before its deadline. Chunks that fall due while an
@@ -42,17 +44,18 @@
 // # Ollama (NDJSON, Content-Type application/x-ndjson)
 //
 // POST /api/chat: the response headers at once (t0 plus the time to parse
-// the request), then n lines
+// the request), then m lines
 //
 //	{"model":M,"created_at":T,"message":{"role":"assistant","content":" lorem"},"done":false}
 //
 // then, at the end,
 //
 //	{"model":M,"created_at":T,"message":{"role":"assistant","content":""},"done":true,
-//	 "done_reason":"length","total_duration":ns,"load_duration":0,"prompt_eval_count":P,
-//	 "prompt_eval_duration":TTFT,"eval_count":n,"eval_duration":n/TokensPerSec}
+//	 "done_reason":R,"total_duration":ns,"load_duration":0,"prompt_eval_count":P,
+//	 "prompt_eval_duration":TTFT,"eval_count":m,"eval_duration":m/TokensPerSec}
 //
-// where total_duration is measured (t0 to the final line) and P is the number
+// where R is "length", or "stop" when the reply stopped early,
+// total_duration is measured (t0 to the final line) and P is the number
 // of whitespace-separated words in all messages' content (at least 1). With
 // "stream": false one JSON object carrying all the text and the final fields
 // is written at the end time. A body that does not parse or has no messages
@@ -65,10 +68,10 @@
 // First, at once (t0 plus the time to parse the request), a role-only
 // chunk (delta {"role":"assistant","content":""}); it is not a token. Then
 // one chunk per token (delta {"content":" lorem"}); then, at the end time, a
-// chunk with delta {"content":""} and finish_reason "length", then, only if
-// stream_options.include_usage is true, a usage chunk with "choices":[] and
-// usage {prompt_tokens: P, completion_tokens: n, total_tokens: P+n}, then
-// "data: [DONE]". Errors (body does not parse, no messages, stream not
+// chunk with delta {"content":""} and finish_reason R ("length", or "stop"
+// when the reply stopped early), then, only if stream_options.include_usage
+// is true, a usage chunk with "choices":[] and usage {prompt_tokens: P,
+// completion_tokens: m, total_tokens: P+m}, then "data: [DONE]". Errors (body does not parse, no messages, stream not
 // true) get 400
 //
 //	{"object":"error","message":"...","type":"BadRequestError","code":400}
@@ -82,6 +85,19 @@
 // whatever the request asked for, and GET /v1/models, /api/tags and
 // /api/ps list name instead of Model.
 //
+// # Stopping early
+//
+// SIM_STOP_AFTER=N (Config.StopAfter, N >= 1; unset is off) plays a model
+// that reaches its end of sequence after N tokens: every reply has
+// m = min(N, n) tokens. When N <= n it ends with finish reason "stop"
+// (Ollama done_reason "stop"), when N > n the length asked for comes
+// first and it ends with "length" as usual. eval_count and
+// usage.completion_tokens are m, eval_duration m/TokensPerSec, and the
+// final chunk goes out on schedule at t0 + TTFT + m/TokensPerSec. An OpenAI
+// request with "ignore_eos": true (vLLM, SGLang and llama.cpp honour it)
+// runs to n as without the setting; Ollama's API has no such option, so
+// its replies always stop early.
+//
 // # Faults
 //
 // For testing clients the server can misbehave on purpose. Config.Fault
@@ -90,8 +106,8 @@
 // both endpoints together from 1, as they arrive (before their bodies are
 // parsed), and the k-th gets the fault when k % FaultEvery == 0. The others,
 // and the metadata endpoints always, are served as usual. Let k be
-// max(n/2, 1), "half the tokens": tokens 0..k-1 go out on the schedule,
-// then, when token k would be due (the end time for n = 1):
+// max(m/2, 1), "half the tokens" of the reply: tokens 0..k-1 go out on the
+// schedule, then, when token k would be due (the end time for m = 1):
 //
 //   - reset: the connection is reset (hijacked, SO_LINGER 0, closed: a TCP
 //     RST). The client reads "connection reset by peer".
@@ -100,7 +116,7 @@
 //     [DONE].
 //   - malformed: one line of broken JSON, a token chunk cut in the middle
 //     of its text, "simulated fault: malformed chunk, cut here", then a
-//     newline (SSE: a blank line too); then tokens k..n-1 and the end as
+//     newline (SSE: a blank line too); then tokens k..m-1 and the end as
 //     usual.
 //   - error: an in-stream error in the protocol's own shape, then the end
 //     (below).
@@ -125,12 +141,12 @@
 //
 // Three modes change the whole stream instead:
 //
-//   - empty: no text at all, the end on schedule (t0 + TTFT + n/rate).
+//   - empty: no text at all, the end on schedule (t0 + TTFT + m/rate).
 //     Ollama: only the final line, content "", done_reason "stop",
 //     eval_count 0. OpenAI: the role chunk, then a finish chunk with
 //     content "" and finish_reason "stop", the usage chunk (if asked for)
 //     with completion_tokens 0, and [DONE].
-//   - big-line: token k (token 0 when n = 1) is one chunk whose text is
+//   - big-line: token k (token 0 when m = 1) is one chunk whose text is
 //     1 MiB + 1 bytes of 'x', a line longer than 1 MiB. The rest as usual:
 //     a client must succeed.
 //   - keepalive: keep-alive lines, one right after the headers and one

@@ -184,7 +184,7 @@ func stall(ctx context.Context) error {
 // changed by fault f.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, rep *reply, enc encoder, f Fault) {
 	ctx := r.Context()
-	n := rep.n
+	n := rep.m
 	var err error
 	switch f {
 	case FaultNone:
@@ -224,7 +224,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.Response
 	}
 }
 
-// write writes and flushes b, whose last chunk is last (rep.n for the
+// write writes and flushes b, whose last chunk is last (rep.m for the
 // final one).
 func (s *Server) write(w io.Writer, rc *http.ResponseController, rep *reply, last int, b []byte) error {
 	began := time.Now()
@@ -243,7 +243,7 @@ func (s *Server) write(w io.Writer, rc *http.ResponseController, rep *reply, las
 // ollamaWhole answers an Ollama "stream": false request, with fault f.
 func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, rep *reply, enc *ollamaEncoder, f Fault) {
 	ctx := r.Context()
-	n := rep.n
+	n := rep.m
 	switch f {
 	case FaultReset, FaultStall, FaultError, FaultObjectError:
 		k := half(n)

@@ -4,9 +4,11 @@ import "time"
 
 // reply is one chat reply: what it says and when each piece is due.
 type reply struct {
-	model string // what its model field says
-	n     int    // tokens asked for
-	p     int    // prompt words (P)
+	model  string // what its model field says
+	n      int    // tokens asked for
+	m      int    // tokens it has: n, or fewer when it stops early
+	reason string // its finish reason: "length" (m == n) or "stop"
+	p      int    // prompt words (P)
 
 	arrival time.Time // the handler started
 	t0      time.Time // the schedule started

@@ -75,3 +75,55 @@ func TestServedModel(t *testing.T) {
 		}
 	}
 }
+
+// SIM_STOP_AFTER=N: replies end after min(N, n) tokens, "stop" when N <= n,
+// on schedule; OpenAI's ignore_eos runs to n.
+func TestStopAfter(t *testing.T) {
+	// 100 tokens/s: ending at N = 5 (51 ms) or at n = 100 (1 s) is plain to
+	// see on a loaded machine too.
+	srv := startEnv(t, "SIM_STOP_AFTER", "5", "SIM_TOKENS_PER_SEC", "100")
+	cfg := srv.Config()
+	c := newClient(t, 1)
+	for _, path := range paths {
+		t.Run(path, func(t *testing.T) {
+			for _, tc := range []struct {
+				n      int
+				extra  string
+				want   int
+				finish string
+			}{
+				{100, "", 5, "stop"},
+				{5, "", 5, "stop"},   // the end of sequence is token 5
+				{3, "", 3, "length"}, // the length comes first
+				{100, `"ignore_eos":false`, 5, "stop"},
+				{8, `"ignore_eos":true`, 8, "length"}, // Ollama: ignored, no such option
+			} {
+				if path == ollamaPath && strings.Contains(tc.extra, "true") {
+					tc.want, tc.finish = 5, "stop"
+				}
+				r := chat(t, c, srv.URL, path, "hi", tc.n, tc.extra)
+				require.True(t, r.ended, "n %d %s", tc.n, tc.extra)
+				assert.Equal(t, strings.Join(tokens(0, tc.want), ""), r.text(false), "n %d %s", tc.n, tc.extra)
+				assert.Len(t, r.pieces, tc.want)
+				assert.Equal(t, tc.finish, r.finish, "n %d %s", tc.n, tc.extra)
+				assert.Equal(t, tc.want, r.count, "eval_count / completion_tokens")
+				if path == ollamaPath {
+					assert.Equal(t, int64(cfg.Offset(tc.want)-cfg.TTFT), r.evalDuration, "eval_duration")
+				}
+				// On schedule: the end when token `want` would be due, not n.
+				assert.GreaterOrEqual(t, r.end, cfg.Offset(tc.want))
+				if tc.n == 100 {
+					assert.Less(t, r.end, cfg.Offset(tc.n)/2, "ends early: at 51 ms, not 1 s")
+				}
+			}
+		})
+	}
+	// stream:false too.
+	res := do(context.Background(), c, srv.URL, ollamaPath, `{"stream":false,"messages":[{"content":"hi"}],"options":{"num_predict":100}}`)
+	require.NoError(t, res.err)
+	var whole ndjsonChunk
+	decodeStrict(t, res.lines[0].text, &whole)
+	assert.Equal(t, strings.Join(tokens(0, 5), ""), whole.Message.Content)
+	assert.Equal(t, "stop", whole.DoneReason)
+	assert.Equal(t, 5, *whole.EvalCount)
+}

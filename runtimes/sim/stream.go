@@ -76,7 +76,7 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 			end := rep.chunkEnd(a, upTo)
 			return rep.pace.due(end - 1), end, true
 		}
-		return rep.pace.due(rep.n), a, final
+		return rep.pace.due(rep.m), a, final
 	}
 	for {
 		due, _, ok := next()
@@ -101,7 +101,7 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 				a, last = end, end-1
 			} else {
 				buf = enc.final(buf, now)
-				final, last = false, rep.n
+				final, last = false, rep.m
 			}
 		}
 		if len(buf) == 0 {
@@ -120,11 +120,16 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 }
 
 // newReply is the reply to a chat request that arrived at arrival, named
-// model, asked for n tokens and whose prompt has p words. Its schedule
-// starts at arrival.
-func (s *Server) newReply(arrival time.Time, model string, n, p int) *reply {
+// model, asked for n tokens (and, with ignoreEOS, for all of them) and whose
+// prompt has p words. Its schedule starts at arrival.
+func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool, p int) *reply {
+	m, reason := n, "length"
+	if stop := s.cfg.StopAfter; stop > 0 && stop <= n && !ignoreEOS {
+		// The end of sequence falls within the length asked for.
+		m, reason = stop, "stop"
+	}
 	return &reply{
-		model: s.cfg.replyModel(model), n: n, p: p,
+		model: s.cfg.replyModel(model), n: n, m: m, reason: reason, p: p,
 		arrival: arrival, t0: arrival,
 		pace:  pacer{cfg: &s.cfg, t0: arrival},
 		trace: s.trace,
@@ -164,7 +169,8 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), p)
+	// Ollama's API has no ignore_eos: its replies always stop early.
+	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p)
 	enc := &ollamaEncoder{
 		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
 		rep:  rep, ttft: s.cfg.TTFT,
@@ -215,14 +221,14 @@ func (e *ollamaEncoder) text(b []byte, quoted []byte, now time.Time) []byte {
 }
 
 func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
-	return e.end(b, now, nil, "length", e.rep.n)
+	return e.end(b, now, nil, e.rep.reason, e.rep.m)
 }
 
 // whole is the "stream": false response: the final line whose message
 // carries all the text, token big (if in range) being bigText.
 func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
-	text := appendTokens(nil, 0, e.rep.n, big)
-	return e.end(b, now, text[1:len(text)-1], "length", e.rep.n)
+	text := appendTokens(nil, 0, e.rep.m, big)
+	return e.end(b, now, text[1:len(text)-1], e.rep.reason, e.rep.m)
 }
 
 func (e *ollamaEncoder) empty(b []byte, now time.Time) []byte {
@@ -284,6 +290,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		Stream              bool      `json:"stream"`
 		MaxTokens           *float64  `json:"max_tokens"`
 		MaxCompletionTokens *float64  `json:"max_completion_tokens"`
+		IgnoreEOS           bool      `json:"ignore_eos"`
 		StreamOptions       *struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
@@ -305,7 +312,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, err)
 		return
 	}
-	rep := s.newReply(arrival, req.Model, maxTokens(req.MaxCompletionTokens, req.MaxTokens), p)
+	rep := s.newReply(arrival, req.Model, maxTokens(req.MaxCompletionTokens, req.MaxTokens), req.IgnoreEOS, p)
 	enc := &openaiEncoder{
 		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
 			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),
@@ -349,7 +356,7 @@ func (e *openaiEncoder) text(b []byte, quoted []byte, _ time.Time) []byte {
 	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }
 
-func (e *openaiEncoder) final(b []byte, _ time.Time) []byte { return e.end(b, "length", e.rep.n) }
+func (e *openaiEncoder) final(b []byte, _ time.Time) []byte { return e.end(b, e.rep.reason, e.rep.m) }
 
 func (e *openaiEncoder) empty(b []byte, _ time.Time) []byte { return e.end(b, "stop", 0) }
 
