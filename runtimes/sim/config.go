@@ -58,6 +58,35 @@ type Config struct {
 	// "ignore_eos": true runs to n. 0, the zero value, is off;
 	// SIM_STOP_AFTER=0 written out is an error.
 	StopAfter int `env:"SIM_STOP_AFTER"`
+
+	// ReasoningTokens (SIM_REASONING_TOKENS, default 0) makes the first
+	// min(ReasoningTokens, m) tokens of every reply reasoning text, sent in
+	// ReasoningField (OpenAI) or message.thinking (Ollama); the rest is the
+	// answer. They count as tokens like the others.
+	ReasoningTokens int `env:"SIM_REASONING_TOKENS"`
+	// ReasoningField (SIM_REASONING_FIELD) is the OpenAI delta field the
+	// reasoning goes in: ReasoningContent (the default, also for "") or
+	// Reasoning.
+	ReasoningField ReasoningField `env:"SIM_REASONING_FIELD"`
+}
+
+// ReasoningField is the OpenAI delta field that carries reasoning text.
+type ReasoningField string
+
+const (
+	// ReasoningContent: delta.reasoning_content (vLLM up to 0.11,
+	// llama.cpp, LM Studio).
+	ReasoningContent ReasoningField = "reasoning_content"
+	// Reasoning: delta.reasoning (vLLM 0.16+, Ollama's /v1, mlx_lm).
+	Reasoning ReasoningField = "reasoning"
+)
+
+// reasoningField is the field's name, "" counting as ReasoningContent.
+func (c Config) reasoningField() ReasoningField {
+	if c.ReasoningField == "" {
+		return ReasoningContent
+	}
+	return c.ReasoningField
 }
 
 // listed is the model the listings show.
@@ -157,6 +186,14 @@ func (c Config) Validate() error {
 	}
 	if c.StopAfter < 0 {
 		errs = append(errs, errAtLeast1("SIM_STOP_AFTER", c.StopAfter))
+	}
+	if c.ReasoningTokens < 0 {
+		errs = append(errs, fmt.Errorf("SIM_REASONING_TOKENS=%d: must be >= 0", c.ReasoningTokens))
+	}
+	switch c.ReasoningField {
+	case "", ReasoningContent, Reasoning:
+	default:
+		errs = append(errs, fmt.Errorf("SIM_REASONING_FIELD=%q: want %s or %s", c.ReasoningField, ReasoningContent, Reasoning))
 	}
 	return errors.Join(errs...)
 }

@@ -93,6 +93,13 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		{"SIM_STOP_AFTER", "0", nil, `SIM_STOP_AFTER=0: must be 1 or more`},
 		{"SIM_STOP_AFTER", "-2", nil, `SIM_STOP_AFTER=-2: must be 1 or more`},
 		{"SIM_STOP_AFTER", "x", nil, `SIM_STOP_AFTER="x": not a number`},
+		{"SIM_REASONING_TOKENS", "64", func(c *sim.Config) { c.ReasoningTokens = 64 }, ""},
+		{"SIM_REASONING_TOKENS", "0", func(c *sim.Config) {}, ""},
+		{"SIM_REASONING_TOKENS", "-1", nil, `SIM_REASONING_TOKENS=-1: must be >= 0`},
+		{"SIM_REASONING_TOKENS", "many", nil, `SIM_REASONING_TOKENS="many": not a number`},
+		{"SIM_REASONING_FIELD", "reasoning", func(c *sim.Config) { c.ReasoningField = sim.Reasoning }, ""},
+		{"SIM_REASONING_FIELD", "reasoning_content", func(c *sim.Config) { c.ReasoningField = sim.ReasoningContent }, ""},
+		{"SIM_REASONING_FIELD", "thinking", nil, `SIM_REASONING_FIELD="thinking": want reasoning_content or reasoning`},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			envtest.Clean(t)

@@ -98,6 +98,28 @@
 // runs to n as without the setting; Ollama's API has no such option, so
 // its replies always stop early.
 //
+// # Reasoning
+//
+// SIM_REASONING_TOKENS=N (Config.ReasoningTokens, default 0: none) makes
+// the first min(N, m) tokens of every reply reasoning text and the rest the
+// answer, as a thinking model writes. The text is the same token sequence
+// (token i is Token(i) wherever it goes); only the field changes. A chunk
+// never carries both. Ollama: a reasoning chunk is
+//
+//	{"model":M,"created_at":T,"message":{"role":"assistant","content":"","thinking":" lorem"},"done":false}
+//
+// and a "stream": false reply carries the answer in content and the
+// reasoning in "thinking" after it. OpenAI: a reasoning chunk's delta is
+// {"reasoning_content":" lorem"} or, with SIM_REASONING_FIELD=reasoning
+// (vLLM 0.16+, Ollama's /v1, mlx_lm), {"reasoning":" lorem"}; answer chunks
+// are as usual, and the usage chunk gets
+// "completion_tokens_details":{"reasoning_tokens":min(N, m)} after
+// completion_tokens (0 for the empty fault). Reasoning tokens are tokens:
+// n (max_tokens) and m count them, eval_count and completion_tokens
+// include them, and the schedule is unchanged: token i is due at
+// t0 + TTFT + i/TokensPerSec, so the first answer token comes at
+// TTFT + N/TokensPerSec. SIM_REASONING_FIELD alone changes nothing.
+//
 // # Faults
 //
 // For testing clients the server can misbehave on purpose. Config.Fault

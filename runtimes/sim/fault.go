@@ -190,11 +190,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.Response
 	case FaultNone:
 		err = s.stream(ctx, w, rc, rep, n, true, enc)
 	case FaultMalformed:
-		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, n: n, at: half(n)})
+		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep, at: half(n)})
 	case FaultBigLine:
-		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, n: n, at: min(half(n), n-1)})
+		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep, at: min(half(n), n-1)})
 	case FaultKeepAlive:
-		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, n: n})
+		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep})
 	case FaultEmpty:
 		if err = s.clock.sleepUntil(ctx, newSleeper(), rep.pace.due(n)); err == nil {
 			err = s.write(w, rc, rep, n, enc.empty(nil, time.Now()))
@@ -286,10 +286,10 @@ func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, rep *reply,
 // usual.
 type faultEncoder struct {
 	encoder
-	f  Fault // FaultMalformed, FaultBigLine or FaultKeepAlive
-	n  int
-	at int // the token the fault touches, of 0..n (n: the final chunk)
-	q  []byte
+	f   Fault // FaultMalformed, FaultBigLine or FaultKeepAlive
+	rep *reply
+	at  int // the token the fault touches, of 0..m (m: the final chunk)
+	q   []byte
 }
 
 func (e *faultEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
@@ -303,14 +303,14 @@ func (e *faultEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
 	case FaultBigLine:
 		if a <= e.at && e.at < end {
 			e.q = appendTokens(e.q[:0], a, end, e.at)
-			return e.text(b, e.q, now)
+			return e.text(b, e.q, a < e.rep.think, now)
 		}
 	}
 	return e.encoder.chunk(b, a, end, now)
 }
 
 func (e *faultEncoder) final(b []byte, now time.Time) []byte {
-	if e.f == FaultMalformed && e.at == e.n {
+	if e.f == FaultMalformed && e.at == e.rep.m {
 		b = e.broken(b, now)
 	}
 	return e.encoder.final(b, now)

@@ -8,6 +8,7 @@ type reply struct {
 	n      int    // tokens asked for
 	m      int    // tokens it has: n, or fewer when it stops early
 	reason string // its finish reason: "length" (m == n) or "stop"
+	think  int    // tokens 0..think-1 are reasoning, the rest answer
 	p      int    // prompt words (P)
 
 	arrival time.Time // the handler started
@@ -21,6 +22,9 @@ type reply struct {
 // chunkEnd is where the chunk that starts at token a ends (exclusive),
 // when the stream stops at token limit.
 func (r *reply) chunkEnd(a, limit int) int {
+	if a < r.think {
+		limit = min(limit, r.think) // a chunk never mixes reasoning and answer
+	}
 	return min(a+1, limit)
 }
 

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -126,4 +127,49 @@ func TestStopAfter(t *testing.T) {
 	assert.Equal(t, strings.Join(tokens(0, 5), ""), whole.Message.Content)
 	assert.Equal(t, "stop", whole.DoneReason)
 	assert.Equal(t, 5, *whole.EvalCount)
+}
+
+// SIM_REASONING_TOKENS=N: the first min(N, n) tokens are reasoning, in the
+// protocol's reasoning field, the rest answer; counts cover both; the first
+// answer token comes at TTFT + N/rate.
+func TestReasoning(t *testing.T) {
+	for _, field := range []string{"", "reasoning_content", "reasoning"} {
+		t.Run("field="+field, func(t *testing.T) {
+			srv := startEnv(t, "SIM_REASONING_TOKENS", "3", "SIM_REASONING_FIELD", field, "SIM_TOKENS_PER_SEC", "1000")
+			cfg := srv.Config()
+			c := newClient(t, 1)
+			for _, path := range paths {
+				for _, tc := range []struct{ n, think int }{{8, 3}, {3, 3}, {2, 2}} {
+					r := chat(t, c, srv.URL, path, "hi", tc.n, "")
+					require.True(t, r.ended)
+					assert.Equal(t, strings.Join(tokens(0, tc.think), ""), r.text(true), "%s n=%d: reasoning", path, tc.n)
+					assert.Equal(t, strings.Join(tokens(tc.think, tc.n), ""), r.text(false), "%s n=%d: answer", path, tc.n)
+					require.Len(t, r.pieces, tc.n, "one token per chunk")
+					for i, p := range r.pieces {
+						assert.Equal(t, i < tc.think, p.think, "%s n=%d: chunk %d", path, tc.n, i)
+					}
+					assert.Equal(t, tc.n, r.count, "%s: reasoning counts as tokens", path)
+					assert.Equal(t, "length", r.finish)
+					if path == openaiPath {
+						assert.Equal(t, cmp.Or(field, "reasoning_content"), r.reasoningField)
+						assert.Equal(t, tc.think, r.reasoningTokens, "usage.completion_tokens_details.reasoning_tokens")
+					} else {
+						assert.Equal(t, -1, r.reasoningTokens)
+					}
+					if tc.think < tc.n {
+						assert.GreaterOrEqual(t, r.firstAnswer(), cfg.Offset(tc.think), "first answer token at TTFT + N/rate")
+					}
+				}
+			}
+			// Ollama "stream": false: the reasoning in message.thinking.
+			res := do(context.Background(), c, srv.URL, ollamaPath, `{"stream":false,"messages":[{"content":"hi"}],"options":{"num_predict":5}}`)
+			require.NoError(t, res.err)
+			var whole ndjsonChunk
+			decodeStrict(t, res.lines[0].text, &whole)
+			require.NotNil(t, whole.Message.Thinking)
+			assert.Equal(t, strings.Join(tokens(0, 3), ""), *whole.Message.Thinking)
+			assert.Equal(t, strings.Join(tokens(3, 5), ""), whole.Message.Content)
+			assert.Equal(t, 5, *whole.EvalCount)
+		})
+	}
 }

@@ -49,8 +49,9 @@ type encoder interface {
 
 	// For the faults:
 
-	// text is a token chunk whose text is the JSON string quoted.
-	text(b []byte, quoted []byte, now time.Time) []byte
+	// text is a token chunk whose text is the JSON string quoted,
+	// reasoning if think.
+	text(b []byte, quoted []byte, think bool, now time.Time) []byte
 	// broken is one line of broken JSON: a chunk cut in the middle.
 	broken(b []byte, now time.Time) []byte
 	// failure is an in-stream error saying msg, and what ends the stream
@@ -130,6 +131,7 @@ func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool
 	}
 	return &reply{
 		model: s.cfg.replyModel(model), n: n, m: m, reason: reason, p: p,
+		think:   min(s.cfg.ReasoningTokens, m),
 		arrival: arrival, t0: arrival,
 		pace:  pacer{cfg: &s.cfg, t0: arrival},
 		trace: s.trace,
@@ -211,37 +213,51 @@ func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
 
 func (e *ollamaEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
 	e.q = appendTokens(e.q[:0], a, end, -1)
-	return e.text(b, e.q, now)
+	return e.text(b, e.q, a < e.rep.think, now)
 }
 
-func (e *ollamaEncoder) text(b []byte, quoted []byte, now time.Time) []byte {
+// text is a chunk with content quoted or, if think, content "" and thinking
+// quoted.
+func (e *ollamaEncoder) text(b []byte, quoted []byte, think bool, now time.Time) []byte {
 	b = e.start(b, now)
+	if think {
+		b = append(b, `"","thinking":`...)
+	}
 	b = append(b, quoted...)
 	return append(b, "},\"done\":false}\n"...)
 }
 
 func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
-	return e.end(b, now, nil, e.rep.reason, e.rep.m)
+	return e.end(b, now, `""`, nil, e.rep.reason, e.rep.m)
 }
 
 // whole is the "stream": false response: the final line whose message
-// carries all the text, token big (if in range) being bigText.
+// carries all the text, the answer in content and the reasoning, if any,
+// in thinking; token big (if in range) is bigText.
 func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
-	text := appendTokens(nil, 0, e.rep.m, big)
-	return e.end(b, now, text[1:len(text)-1], e.rep.reason, e.rep.m)
+	var thinking []byte
+	if e.rep.think > 0 {
+		thinking = appendTokens(nil, 0, e.rep.think, big)
+	}
+	content := appendTokens(nil, e.rep.think, e.rep.m, big)
+	return e.end(b, now, string(content), thinking, e.rep.reason, e.rep.m)
 }
 
 func (e *ollamaEncoder) empty(b []byte, now time.Time) []byte {
-	return e.end(b, now, nil, "stop", 0)
+	return e.end(b, now, `""`, nil, "stop", 0)
 }
 
-// end renders a final line whose message content is text (plain ASCII, no
-// quotes or backslashes), with eval_count count.
-func (e *ollamaEncoder) end(b []byte, now time.Time, text []byte, reason string, count int) []byte {
+// end renders a final line whose message content is the JSON string
+// content and thinking, if not nil, the JSON string thinking, with
+// eval_count count.
+func (e *ollamaEncoder) end(b []byte, now time.Time, content string, thinking []byte, reason string, count int) []byte {
 	b = e.start(b, now)
-	b = append(b, '"')
-	b = append(b, text...)
-	b = append(b, `"},"done":true,"done_reason":"`...)
+	b = append(b, content...)
+	if thinking != nil {
+		b = append(b, `,"thinking":`...)
+		b = append(b, thinking...)
+	}
+	b = append(b, `},"done":true,"done_reason":"`...)
 	b = append(b, reason...)
 	b = append(b, `","total_duration":`...)
 	b = strconv.AppendInt(b, int64(now.Sub(e.rep.arrival)), 10)
@@ -318,6 +334,9 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),
 		usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
 		rep:   rep,
+		field: s.cfg.reasoningField(),
+		// The reasoning count is reported only where there is reasoning.
+		details: s.cfg.ReasoningTokens > 0,
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -338,31 +357,41 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 }
 
 type openaiEncoder struct {
-	head  []byte // data: {"id":…,"object":…,"created":…,"model":M,"choices":
-	usage bool
-	rep   *reply
-	q     []byte // scratch for a chunk's text
+	head    []byte // data: {"id":…,"object":…,"created":…,"model":M,"choices":
+	usage   bool
+	rep     *reply
+	field   ReasoningField // the delta field of reasoning text
+	details bool           // usage has completion_tokens_details
+	q       []byte         // scratch for a chunk's text
 }
 
 func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
 	e.q = appendTokens(e.q[:0], a, end, -1)
-	return e.text(b, e.q, now)
+	return e.text(b, e.q, a < e.rep.think, now)
 }
 
-func (e *openaiEncoder) text(b []byte, quoted []byte, _ time.Time) []byte {
+func (e *openaiEncoder) text(b []byte, quoted []byte, think bool, _ time.Time) []byte {
 	b = append(b, e.head...)
-	b = append(b, `[{"index":0,"delta":{"content":`...)
+	if think {
+		b = append(b, `[{"index":0,"delta":{"`...)
+		b = append(b, e.field...)
+		b = append(b, `":`...)
+	} else {
+		b = append(b, `[{"index":0,"delta":{"content":`...)
+	}
 	b = append(b, quoted...)
 	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }
 
-func (e *openaiEncoder) final(b []byte, _ time.Time) []byte { return e.end(b, e.rep.reason, e.rep.m) }
+func (e *openaiEncoder) final(b []byte, _ time.Time) []byte {
+	return e.end(b, e.rep.reason, e.rep.m, e.rep.think)
+}
 
-func (e *openaiEncoder) empty(b []byte, _ time.Time) []byte { return e.end(b, "stop", 0) }
+func (e *openaiEncoder) empty(b []byte, _ time.Time) []byte { return e.end(b, "stop", 0, 0) }
 
 // end is the finish chunk with reason, the usage chunk if asked for (with
-// completion_tokens n) and [DONE].
-func (e *openaiEncoder) end(b []byte, reason string, n int) []byte {
+// completion_tokens n, of them reasoning reasoning tokens) and [DONE].
+func (e *openaiEncoder) end(b []byte, reason string, n, reasoning int) []byte {
 	b = append(b, e.head...)
 	b = append(b, `[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"`...)
 	b = append(b, reason...)
@@ -376,6 +405,11 @@ func (e *openaiEncoder) end(b []byte, reason string, n int) []byte {
 		b = strconv.AppendInt(b, int64(p+n), 10)
 		b = append(b, `,"completion_tokens":`...)
 		b = strconv.AppendInt(b, int64(n), 10)
+		if e.details {
+			b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
+			b = strconv.AppendInt(b, int64(reasoning), 10)
+			b = append(b, '}')
+		}
 		b = append(b, "}}\n\n"...)
 	}
 	return append(b, "data: [DONE]\n\n"...)
