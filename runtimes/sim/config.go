@@ -68,7 +68,16 @@ type Config struct {
 	// reasoning goes in: ReasoningContent (the default, also for "") or
 	// Reasoning.
 	ReasoningField ReasoningField `env:"SIM_REASONING_FIELD"`
+
+	// TokensPerChunk (SIM_TOKENS_PER_CHUNK, default 1) is how many tokens'
+	// text one chunk carries; a chunk is written when its last token is
+	// due. 0, the zero value, counts as 1; SIM_TOKENS_PER_CHUNK=0 written
+	// out is an error.
+	TokensPerChunk int `env:"SIM_TOKENS_PER_CHUNK"`
 }
+
+// perChunk is TokensPerChunk, 0 counting as 1.
+func (c Config) perChunk() int { return max(c.TokensPerChunk, 1) }
 
 // ReasoningField is the OpenAI delta field that carries reasoning text.
 type ReasoningField string
@@ -151,7 +160,7 @@ func ConfigFromEnv() (Config, error) {
 	for _, v := range []struct {
 		name string
 		v    int
-	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}} {
+	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}, {"SIM_TOKENS_PER_CHUNK", c.TokensPerChunk}} {
 		if v.v == 0 && os.Getenv(v.name) != "" {
 			err = errors.Join(err, errAtLeast1(v.name, 0))
 		}
@@ -186,6 +195,9 @@ func (c Config) Validate() error {
 	}
 	if c.StopAfter < 0 {
 		errs = append(errs, errAtLeast1("SIM_STOP_AFTER", c.StopAfter))
+	}
+	if c.TokensPerChunk < 0 {
+		errs = append(errs, errAtLeast1("SIM_TOKENS_PER_CHUNK", c.TokensPerChunk))
 	}
 	if c.ReasoningTokens < 0 {
 		errs = append(errs, fmt.Errorf("SIM_REASONING_TOKENS=%d: must be >= 0", c.ReasoningTokens))

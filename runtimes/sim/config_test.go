@@ -99,6 +99,9 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		{"SIM_REASONING_TOKENS", "many", nil, `SIM_REASONING_TOKENS="many": not a number`},
 		{"SIM_REASONING_FIELD", "reasoning", func(c *sim.Config) { c.ReasoningField = sim.Reasoning }, ""},
 		{"SIM_REASONING_FIELD", "reasoning_content", func(c *sim.Config) { c.ReasoningField = sim.ReasoningContent }, ""},
+		{"SIM_TOKENS_PER_CHUNK", "4", func(c *sim.Config) { c.TokensPerChunk = 4 }, ""},
+		{"SIM_TOKENS_PER_CHUNK", "0", nil, `SIM_TOKENS_PER_CHUNK=0: must be 1 or more`},
+		{"SIM_TOKENS_PER_CHUNK", "-4", nil, `SIM_TOKENS_PER_CHUNK=-4: must be 1 or more`},
 		{"SIM_REASONING_FIELD", "thinking", nil, `SIM_REASONING_FIELD="thinking": want reasoning_content or reasoning`},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {

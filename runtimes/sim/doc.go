@@ -27,7 +27,20 @@
 // chunk is never written before its deadline. Chunks that fall due while an
 // earlier write was late go out together in one write, each still its own
 // line. Every token chunk carries exactly one non-empty token from a small
-// fixed vocabulary (" lorem", " ipsum", ...).
+// fixed vocabulary (" lorem", " ipsum", ...; token i is Token(i)), unless
+// SIM_TOKENS_PER_CHUNK says otherwise.
+//
+// SIM_TOKENS_PER_CHUNK=k (Config.TokensPerChunk, default 1) makes each
+// chunk carry the text of k consecutive tokens, as servers that detokenize
+// in steps or batch their writes do. Chunks are cut every k tokens from
+// the start of each run of tokens: the reasoning (SIM_REASONING_TOKENS),
+// the answer, and the tokens from a fault's token k on (malformed); the
+// last chunk of a run may carry fewer. A chunk is written when its last
+// token is due: the chunk of tokens a..b-1 at t0 + TTFT + (b-1)/rate. A
+// client therefore sees its first text at TTFT + (c-1)/rate, c being the
+// first chunk's size (min(k, m), or min(k, reasoning tokens)), and text
+// arriving in steps of k/rate; the end is still at t0 + TTFT + m/rate, and
+// every count (eval_count, completion_tokens) is in tokens, not chunks.
 //
 // Lateness is what the machine adds: waking a goroutine and writing to the
 // socket. On Linux the deadlines are kept by one clock goroutine reading a

@@ -190,6 +190,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.Response
 	case FaultNone:
 		err = s.stream(ctx, w, rc, rep, n, true, enc)
 	case FaultMalformed:
+		rep.split = half(n) // the broken line comes before a chunk
 		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep, at: half(n)})
 	case FaultBigLine:
 		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep, at: min(half(n), n-1)})

@@ -9,6 +9,8 @@ type reply struct {
 	m      int    // tokens it has: n, or fewer when it stops early
 	reason string // its finish reason: "length" (m == n) or "stop"
 	think  int    // tokens 0..think-1 are reasoning, the rest answer
+	per    int    // tokens per chunk
+	split  int    // a fault's token, where chunking restarts; -1: none
 	p      int    // prompt words (P)
 
 	arrival time.Time // the handler started
@@ -21,11 +23,16 @@ type reply struct {
 
 // chunkEnd is where the chunk that starts at token a ends (exclusive),
 // when the stream stops at token limit.
+// Chunks are cut every per tokens from the start of each run: the
+// reasoning, the answer, and the tokens from a fault's on.
 func (r *reply) chunkEnd(a, limit int) int {
 	if a < r.think {
 		limit = min(limit, r.think) // a chunk never mixes reasoning and answer
 	}
-	return min(a+1, limit)
+	if a < r.split {
+		limit = min(limit, r.split)
+	}
+	return min(a+r.per, limit)
 }
 
 // pacer gives a reply's deadlines.

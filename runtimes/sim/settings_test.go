@@ -173,3 +173,69 @@ func TestReasoning(t *testing.T) {
 		})
 	}
 }
+
+// SIM_TOKENS_PER_CHUNK=k: k tokens' text per chunk, fewer at the end of a
+// run; runs restart at the reasoning/answer boundary; a chunk goes out
+// when its last token is due; counts stay in tokens.
+func TestTokensPerChunk(t *testing.T) {
+	srv := startEnv(t, "SIM_TOKENS_PER_CHUNK", "3", "SIM_TOKENS_PER_SEC", "1000")
+	cfg := srv.Config()
+	c := newClient(t, 1)
+	for _, path := range paths {
+		r := chat(t, c, srv.URL, path, "hi", 8, "")
+		require.True(t, r.ended)
+		var texts []string
+		for _, p := range r.pieces {
+			texts = append(texts, p.text)
+		}
+		join := func(a, b int) string { return strings.Join(tokens(a, b), "") }
+		assert.Equal(t, []string{join(0, 3), join(3, 6), join(6, 8)}, texts, path)
+		assert.Equal(t, 8, r.count, "%s: counts in tokens", path)
+		// Each chunk when its last token is due: the first at TTFT + 2/rate.
+		for i, last := range []int{2, 5, 7} {
+			assert.GreaterOrEqual(t, r.pieces[i].at, cfg.Offset(last), "%s: chunk %d", path, i)
+		}
+		assert.GreaterOrEqual(t, r.end, cfg.Offset(8))
+	}
+
+	t.Run("reasoning", func(t *testing.T) {
+		srv := startEnv(t, "SIM_TOKENS_PER_CHUNK", "3", "SIM_REASONING_TOKENS", "4")
+		for _, path := range paths {
+			r := chat(t, c, srv.URL, path, "hi", 9, "")
+			var got []piece
+			for _, p := range r.pieces {
+				got = append(got, piece{text: p.text, think: p.think})
+			}
+			join := func(a, b int) string { return strings.Join(tokens(a, b), "") }
+			assert.Equal(t, []piece{
+				{join(0, 3), true, 0}, {join(3, 4), true, 0}, // the reasoning's run
+				{join(4, 7), false, 0}, {join(7, 9), false, 0}, // the answer's, restarted
+			}, got, path)
+			assert.Equal(t, 9, r.count)
+		}
+	})
+
+	t.Run("faults", func(t *testing.T) {
+		// Chunking restarts at the token a fault acts at (k = 4 of 8).
+		for _, tc := range []struct {
+			f     sim.Fault
+			kinds []string
+		}{
+			{sim.FaultMalformed, []string{"tok", "tok", "broken", "tok", "tok"}},
+			{sim.FaultTruncate, []string{"tok", "tok"}},
+		} {
+			srv := startEnv(t, "SIM_TOKENS_PER_CHUNK", "3", "SIM_FAULT", string(tc.f))
+			for _, path := range paths {
+				w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
+				require.NoError(t, w.err)
+				kinds, texts := frames(t, path, w)
+				assert.Equal(t, framed(path, tc.kinds, tc.f == sim.FaultMalformed), kinds, "%s %s", tc.f, path)
+				want := []string{strings.Join(tokens(0, 3), ""), sim.Token(3)}
+				if tc.f == sim.FaultMalformed {
+					want = append(want, strings.Join(tokens(4, 7), ""), sim.Token(7))
+				}
+				assert.Equal(t, want, texts, "%s %s", tc.f, path)
+			}
+		}
+	})
+}

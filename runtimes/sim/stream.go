@@ -131,7 +131,8 @@ func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool
 	}
 	return &reply{
 		model: s.cfg.replyModel(model), n: n, m: m, reason: reason, p: p,
-		think:   min(s.cfg.ReasoningTokens, m),
+		think: min(s.cfg.ReasoningTokens, m),
+		per:   s.cfg.perChunk(), split: -1,
 		arrival: arrival, t0: arrival,
 		pace:  pacer{cfg: &s.cfg, t0: arrival},
 		trace: s.trace,
