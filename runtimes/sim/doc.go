@@ -65,11 +65,13 @@
 //
 //	{"model":M,"created_at":T,"message":{"role":"assistant","content":""},"done":true,
 //	 "done_reason":R,"total_duration":ns,"load_duration":0,"prompt_eval_count":P,
-//	 "prompt_eval_duration":TTFT,"eval_count":m,"eval_duration":m/TokensPerSec}
+//	 "prompt_eval_duration":E,"eval_count":m,"eval_duration":m/TokensPerSec}
 //
 // where R is "length", or "stop" when the reply stopped early,
-// total_duration is measured (t0 to the final line) and P is the number
-// of whitespace-separated words in all messages' content (at least 1). With
+// total_duration is measured (t0 to the final line), P is the number of
+// whitespace-separated words in all messages' content (at least 1) and E
+// is TTFT·(P−C)/P in nanoseconds, rounded down, C being the cached words
+// (see Prompt cache): TTFT when nothing was cached. With
 // "stream": false one JSON object carrying all the text and the final fields
 // is written at the end time. A body that does not parse or has no messages
 // gets 400 {"error":"..."}. Also GET /api/version, POST /api/show,
@@ -83,8 +85,12 @@
 // one chunk per token (delta {"content":" lorem"}); then, at the end time, a
 // chunk with delta {"content":""} and finish_reason R ("length", or "stop"
 // when the reply stopped early), then, only if stream_options.include_usage
-// is true, a usage chunk with "choices":[] and usage {prompt_tokens: P,
-// completion_tokens: m, total_tokens: P+m}, then "data: [DONE]". Errors (body does not parse, no messages, stream not
+// is true, a usage chunk with "choices":[] and
+//
+//	"usage":{"prompt_tokens":P,"total_tokens":P+m,"completion_tokens":m,"prompt_tokens_details":{"cached_tokens":C}}
+//
+// (vLLM's shape; C as in Prompt cache, 0 when nothing was cached), then
+// "data: [DONE]". Errors (body does not parse, no messages, stream not
 // true) get 400
 //
 //	{"object":"error","message":"...","type":"BadRequestError","code":400}
@@ -97,6 +103,28 @@
 // model, as llama-server does: every reply's model field says name
 // whatever the request asked for, and GET /v1/models, /api/tags and
 // /api/ps list name instead of Model.
+//
+// # Prompt cache
+//
+// Real servers keep the prompts they have evaluated and evaluate only what
+// a new prompt does not share with an earlier one; the simulator reports
+// the same, always (there is no setting). Take a prompt's words as P counts
+// them, all messages in order. C is the length, in words, of the longest
+// prefix of this prompt that some earlier chat request's prompt (either
+// endpoint, counted as its body is parsed, whether or not its reply then
+// completed) also began with, capped at P−1: a server evaluates at least
+// the last token. OpenAI replies report it in
+// usage.prompt_tokens_details.cached_tokens (prompt_tokens stays P).
+// Ollama counts cached tokens in prompt_eval_count (P) but times only the
+// evaluated ones: prompt_eval_duration is TTFT·(P−C)/P, so P over
+// prompt_eval_duration reads fast on a hit, as it does on Ollama. The
+// schedule does not change: the first token still comes at TTFT.
+//
+// The server remembers prompts as the hashes of their word prefixes, at
+// most 2^18 of them (a few MiB); a prompt that would take it past that
+// empties it first (after its own look-up), and of a longer prompt only the
+// first 2^18 prefixes are kept. Prompts are then forgotten, as a real
+// cache evicts them.
 //
 // # Stopping early
 //

@@ -12,6 +12,7 @@ type reply struct {
 	per    int    // tokens per chunk
 	split  int    // a fault's token, where chunking restarts; -1: none
 	p      int    // prompt words (P)
+	cached int    // of them, how many an earlier prompt shared (C)
 
 	arrival time.Time // the handler started
 	t0      time.Time // the schedule started

@@ -32,6 +32,7 @@ type Server struct {
 	active   atomic.Int64 // handlers running
 	conns    atomic.Int64 // client connections open
 	chats    atomic.Int64 // chat requests counted for FaultEvery
+	cache    *promptCache
 
 	hooks
 
@@ -94,6 +95,7 @@ func start(cfg Config, h hooks) (*Server, error) {
 		ln:        ln,
 		serveDone: make(chan struct{}),
 		hooks:     h,
+		cache:     newPromptCache(),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.precompute()

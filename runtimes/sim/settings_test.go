@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -237,5 +238,55 @@ func TestTokensPerChunk(t *testing.T) {
 				assert.Equal(t, want, texts, "%s %s", tc.f, path)
 			}
 		}
+	})
+}
+
+// The prompt cache: C, the longest word prefix an earlier prompt shared
+// (at most P-1), in OpenAI's usage.prompt_tokens_details.cached_tokens and
+// in Ollama's prompt_eval_duration = TTFT * (P-C)/P; the schedule does not
+// change.
+func TestPromptCache(t *testing.T) {
+	ttft := 10 * time.Millisecond
+	for _, path := range paths {
+		t.Run(path, func(t *testing.T) {
+			srv := startEnv(t, "SIM_TTFT", ttft.String())
+			c := newClient(t, 1)
+			for _, tc := range []struct {
+				prompt string
+				p, c   int
+			}{
+				{"a b c d", 4, 0},
+				{"a b c d", 4, 3}, // all of it was seen: the last word is evaluated
+				{"a  b\tx", 3, 2},
+				{"q", 1, 0},
+				{"a b c d e f", 6, 4},
+				{"b c", 2, 0}, // a prefix, not any substring
+				{"", 1, 0},
+				{"", 1, 0}, // no words: P is 1, and C at most 0
+				{"a b c d e f", 6, 5},
+			} {
+				r := chat(t, c, srv.URL, path, tc.prompt, 2, "")
+				require.True(t, r.ended)
+				assert.Equal(t, tc.p, r.prompt, "%q: P", tc.prompt)
+				if path == openaiPath {
+					assert.Equal(t, tc.c, r.cached, "%q: cached_tokens", tc.prompt)
+				} else {
+					assert.Equal(t, -1, r.cached)
+					assert.Equal(t, int64(ttft)*int64(tc.p-tc.c)/int64(tc.p), r.promptEvalDuration, "%q: prompt_eval_duration", tc.prompt)
+				}
+				// The schedule is the same, cached or not.
+				assert.GreaterOrEqual(t, r.pieces[0].at, ttft, "%q", tc.prompt)
+			}
+		})
+	}
+	t.Run("across messages and endpoints", func(t *testing.T) {
+		srv := startEnv(t)
+		c := newClient(t, 1)
+		res := do(context.Background(), c, srv.URL, ollamaPath, `{"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi there"}],"options":{"num_predict":1}}`)
+		require.NoError(t, res.err)
+		// The same words, split differently, asked of the other endpoint.
+		r := parseReply(t, openaiPath, do(context.Background(), c, srv.URL, openaiPath, `{"messages":[{"content":"Be"},{"content":[{"type":"text","text":"brief. Hi"}]},{"content":"there again"}],"stream":true,"max_tokens":1,"stream_options":{"include_usage":true}}`))
+		assert.Equal(t, 5, r.prompt)
+		assert.Equal(t, 4, r.cached)
 	})
 }

@@ -122,15 +122,17 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 
 // newReply is the reply to a chat request that arrived at arrival, named
 // model, asked for n tokens (and, with ignoreEOS, for all of them) and whose
-// prompt has p words. Its schedule starts at arrival.
-func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool, p int) *reply {
+// prompt is the text of prompt. Its schedule starts at arrival. The prompt
+// cache remembers the prompt.
+func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool, prompt []string) *reply {
+	p, cached := s.cache.serve(prompt)
 	m, reason := n, "length"
 	if stop := s.cfg.StopAfter; stop > 0 && stop <= n && !ignoreEOS {
 		// The end of sequence falls within the length asked for.
 		m, reason = stop, "stop"
 	}
 	return &reply{
-		model: s.cfg.replyModel(model), n: n, m: m, reason: reason, p: p,
+		model: s.cfg.replyModel(model), n: n, m: m, reason: reason, p: p, cached: cached,
 		think: min(s.cfg.ReasoningTokens, m),
 		per:   s.cfg.perChunk(), split: -1,
 		arrival: arrival, t0: arrival,
@@ -167,13 +169,13 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, errNoMessages)
 		return
 	}
-	p, err := promptWords(req.Messages)
+	prompt, err := promptTexts(req.Messages)
 	if err != nil {
 		ollamaError(w, err)
 		return
 	}
 	// Ollama's API has no ignore_eos: its replies always stop early.
-	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p)
+	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, prompt)
 	enc := &ollamaEncoder{
 		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
 		rep:  rep, ttft: s.cfg.TTFT,
@@ -265,7 +267,7 @@ func (e *ollamaEncoder) end(b []byte, now time.Time, content string, thinking []
 	b = append(b, `,"load_duration":0,"prompt_eval_count":`...)
 	b = strconv.AppendInt(b, int64(e.rep.p), 10)
 	b = append(b, `,"prompt_eval_duration":`...)
-	b = strconv.AppendInt(b, int64(e.ttft), 10)
+	b = strconv.AppendInt(b, int64(evaluated(e.ttft, e.rep.p, e.rep.cached)), 10)
 	b = append(b, `,"eval_count":`...)
 	b = strconv.AppendInt(b, int64(count), 10)
 	b = append(b, `,"eval_duration":`...)
@@ -324,12 +326,12 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
 		return
 	}
-	p, err := promptWords(req.Messages)
+	prompt, err := promptTexts(req.Messages)
 	if err != nil {
 		openaiError(w, err)
 		return
 	}
-	rep := s.newReply(arrival, req.Model, maxTokens(req.MaxCompletionTokens, req.MaxTokens), req.IgnoreEOS, p)
+	rep := s.newReply(arrival, req.Model, maxTokens(req.MaxCompletionTokens, req.MaxTokens), req.IgnoreEOS, prompt)
 	enc := &openaiEncoder{
 		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
 			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),
@@ -406,6 +408,9 @@ func (e *openaiEncoder) end(b []byte, reason string, n, reasoning int) []byte {
 		b = strconv.AppendInt(b, int64(p+n), 10)
 		b = append(b, `,"completion_tokens":`...)
 		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(e.rep.cached), 10)
+		b = append(b, '}')
 		if e.details {
 			b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
 			b = strconv.AppendInt(b, int64(reasoning), 10)
