@@ -74,6 +74,12 @@ type Config struct {
 	// due. 0, the zero value, counts as 1; SIM_TOKENS_PER_CHUNK=0 written
 	// out is an error.
 	TokensPerChunk int `env:"SIM_TOKENS_PER_CHUNK"`
+
+	// CloseAfterStream (SIM_CLOSE_AFTER_STREAM) closes the TCP connection
+	// after every streamed chat reply, as llama-server does, while every
+	// response says "Keep-Alive: timeout=5, max=100". See the package
+	// documentation.
+	CloseAfterStream bool `env:"SIM_CLOSE_AFTER_STREAM"`
 }
 
 // perChunk is TokensPerChunk, 0 counting as 1.

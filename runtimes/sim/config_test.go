@@ -102,6 +102,10 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		{"SIM_TOKENS_PER_CHUNK", "4", func(c *sim.Config) { c.TokensPerChunk = 4 }, ""},
 		{"SIM_TOKENS_PER_CHUNK", "0", nil, `SIM_TOKENS_PER_CHUNK=0: must be 1 or more`},
 		{"SIM_TOKENS_PER_CHUNK", "-4", nil, `SIM_TOKENS_PER_CHUNK=-4: must be 1 or more`},
+		{"SIM_CLOSE_AFTER_STREAM", "1", func(c *sim.Config) { c.CloseAfterStream = true }, ""},
+		{"SIM_CLOSE_AFTER_STREAM", "true", func(c *sim.Config) { c.CloseAfterStream = true }, ""},
+		{"SIM_CLOSE_AFTER_STREAM", "0", func(c *sim.Config) {}, ""},
+		{"SIM_CLOSE_AFTER_STREAM", "yes", nil, `SIM_CLOSE_AFTER_STREAM="yes": not a boolean (use 1 or 0, true or false)`},
 		{"SIM_REASONING_FIELD", "thinking", nil, `SIM_REASONING_FIELD="thinking": want reasoning_content or reasoning`},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {

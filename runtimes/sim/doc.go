@@ -126,6 +126,29 @@
 // first 2^18 prefixes are kept. Prompts are then forgotten, as a real
 // cache evicts them.
 //
+// # Connections
+//
+// Connections are kept alive as net/http keeps them, unless
+// SIM_CLOSE_AFTER_STREAM=1 (Config.CloseAfterStream), which plays
+// llama-server: its stream writer ends the connection after the last chunk
+// of every streamed reply, while its responses say
+// "Keep-Alive: timeout=5, max=100" and never "Connection: close". Then
+// every response carries that Keep-Alive header, and after each streamed
+// chat reply (either protocol, any fault that lets the handler end; the
+// reply itself is complete: final chunk, [DONE], the proper end of its
+// chunked body) the server closes the TCP connection 1 ms after net/http
+// has written the whole response (it reports http.StateIdle). A request
+// that arrives on the connection within that 1 ms is not served: the
+// connection is closed at once and the client reads EOF before any byte
+// of a reply. That is what a client that took the connection back into
+// its pool and sent its next POST on it meets on llama-server; Go's
+// http.Transport does not retry a POST, so a plain client doing
+// back-to-back streamed requests fails every second one with
+// `Post "…": EOF` (or, had it written later, "connection reset by peer").
+// Non-streamed replies (Ollama "stream": false, errors) and GETs keep the
+// connection. Server.OpenConns counts a closed connection as closed as
+// soon as net/http has let it go.
+//
 // # Stopping early
 //
 // SIM_STOP_AFTER=N (Config.StopAfter, N >= 1; unset is off) plays a model

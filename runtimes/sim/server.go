@@ -34,6 +34,11 @@ type Server struct {
 	chats    atomic.Int64 // chat requests counted for FaultEvery
 	cache    *promptCache
 
+	// Connections to close after their streamed reply
+	// (Config.CloseAfterStream), with the timer that will, once idle.
+	doomMu sync.Mutex
+	doomed map[net.Conn]*time.Timer
+
 	hooks
 
 	serveDone chan struct{}
@@ -96,6 +101,7 @@ func start(cfg Config, h hooks) (*Server, error) {
 		serveDone: make(chan struct{}),
 		hooks:     h,
 		cache:     newPromptCache(),
+		doomed:    make(map[net.Conn]*time.Timer),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.precompute()
@@ -117,6 +123,7 @@ func start(cfg Config, h hooks) (*Server, error) {
 		// No ReadTimeout or WriteTimeout: they would cut long streams.
 		IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return s.ctx },
+		ConnContext: withConn,
 		ConnState:   s.connState,
 	}
 	go func() {
@@ -135,13 +142,16 @@ func (s *Server) Active() int { return int(s.active.Load()) }
 // (FaultReset) counts as closed.
 func (s *Server) OpenConns() int { return int(s.conns.Load()) }
 
-func (s *Server) connState(_ net.Conn, st http.ConnState) {
+func (s *Server) connState(c net.Conn, st http.ConnState) {
 	switch st {
 	case http.StateNew:
 		s.conns.Add(1)
 	case http.StateClosed, http.StateHijacked:
 		// Only FaultReset hijacks, and it closes the connection at once.
 		s.conns.Add(-1)
+	}
+	if s.cfg.CloseAfterStream {
+		s.onDoomed(c, st)
 	}
 }
 
@@ -169,14 +179,21 @@ func (s *Server) Close() {
 		}
 		s.handlers.Wait()
 		<-s.serveDone
+		s.stopDooming()
 		s.clock.stop()
 	})
 }
 
 // track counts handlers so that Close can wait for them, and turns away
-// requests that arrive while closing.
+// requests that arrive while closing or on a connection being closed after
+// a streamed reply.
 func (s *Server) track(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.CloseAfterStream && s.isDoomed(r) {
+			// It came on a connection being closed after a streamed reply:
+			// the client reads EOF before any byte of a reply.
+			panic(http.ErrAbortHandler)
+		}
 		s.mu.Lock()
 		if s.closing {
 			s.mu.Unlock()
@@ -184,6 +201,9 @@ func (s *Server) track(h http.Handler) http.Handler {
 		}
 		s.handlers.Add(1)
 		s.mu.Unlock()
+		if s.cfg.CloseAfterStream {
+			w.Header().Set("Keep-Alive", keepAliveHeader)
+		}
 		s.active.Add(1)
 		defer func() {
 			s.active.Add(-1)

@@ -188,6 +188,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	// the client parses them before the first token is due, not in the
 	// same instant.
 	w.Header().Set("Content-Type", "application/x-ndjson")
+	s.closeAfterReply(r)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	if f == FaultKeepAlive {
@@ -344,6 +345,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
+	s.closeAfterReply(r)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	// The role-only chunk goes out at once; it is not a token.
