@@ -80,6 +80,16 @@ type Config struct {
 	// response says "Keep-Alive: timeout=5, max=100". See the package
 	// documentation.
 	CloseAfterStream bool `env:"SIM_CLOSE_AFTER_STREAM"`
+
+	// Slots (SIM_SLOTS, default 0: unlimited) is how many chat requests
+	// decode at once; the others wait, first come first served, and their
+	// schedule starts when they get a slot. See the package documentation.
+	Slots int `env:"SIM_SLOTS"`
+	// BatchSlowdown (SIM_BATCH_SLOWDOWN, default 0) slows each stream's
+	// decode when several decode at once: with m streams holding a slot,
+	// each decodes at TokensPerSec/(1 + BatchSlowdown·(m−1)). See the
+	// package documentation for when m is read.
+	BatchSlowdown float64 `env:"SIM_BATCH_SLOWDOWN"`
 }
 
 // perChunk is TokensPerChunk, 0 counting as 1.
@@ -204,6 +214,17 @@ func (c Config) Validate() error {
 	}
 	if c.TokensPerChunk < 0 {
 		errs = append(errs, errAtLeast1("SIM_TOKENS_PER_CHUNK", c.TokensPerChunk))
+	}
+	if c.Slots < 0 {
+		errs = append(errs, fmt.Errorf("SIM_SLOTS=%d: must be >= 0", c.Slots))
+	}
+	switch f := strconv.FormatFloat(c.BatchSlowdown, 'g', -1, 64); {
+	case math.IsNaN(c.BatchSlowdown):
+		errs = append(errs, fmt.Errorf("SIM_BATCH_SLOWDOWN=%s: not a number", f))
+	case c.BatchSlowdown < 0:
+		errs = append(errs, fmt.Errorf("SIM_BATCH_SLOWDOWN=%s: must be >= 0", f))
+	case math.IsInf(c.BatchSlowdown, 0):
+		errs = append(errs, fmt.Errorf("SIM_BATCH_SLOWDOWN=%s: must be finite", f))
 	}
 	if c.ReasoningTokens < 0 {
 		errs = append(errs, fmt.Errorf("SIM_REASONING_TOKENS=%d: must be >= 0", c.ReasoningTokens))

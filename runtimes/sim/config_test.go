@@ -106,6 +106,14 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		{"SIM_CLOSE_AFTER_STREAM", "true", func(c *sim.Config) { c.CloseAfterStream = true }, ""},
 		{"SIM_CLOSE_AFTER_STREAM", "0", func(c *sim.Config) {}, ""},
 		{"SIM_CLOSE_AFTER_STREAM", "yes", nil, `SIM_CLOSE_AFTER_STREAM="yes": not a boolean (use 1 or 0, true or false)`},
+		{"SIM_SLOTS", "4", func(c *sim.Config) { c.Slots = 4 }, ""},
+		{"SIM_SLOTS", "0", func(c *sim.Config) {}, ""},
+		{"SIM_SLOTS", "x", nil, `SIM_SLOTS="x": not a number`},
+		{"SIM_SLOTS", "-1", nil, `SIM_SLOTS=-1: must be >= 0`},
+		{"SIM_BATCH_SLOWDOWN", "0.25", func(c *sim.Config) { c.BatchSlowdown = 0.25 }, ""},
+		{"SIM_BATCH_SLOWDOWN", "-0.5", nil, `SIM_BATCH_SLOWDOWN=-0.5: must be >= 0`},
+		{"SIM_BATCH_SLOWDOWN", "lots", nil, `SIM_BATCH_SLOWDOWN="lots": not a number`},
+		{"SIM_BATCH_SLOWDOWN", "+Inf", nil, `SIM_BATCH_SLOWDOWN="+Inf": not a finite number`},
 		{"SIM_REASONING_FIELD", "thinking", nil, `SIM_REASONING_FIELD="thinking": want reasoning_content or reasoning`},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {

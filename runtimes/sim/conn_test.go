@@ -25,8 +25,9 @@ func plainClient(t *testing.T) *http.Client {
 // backToBack sends n streamed chat requests one after the other, each as
 // soon as the last reply was read to its end, and returns the errors of
 // the requests that failed before any byte of a reply (Do's errors). Every
-// reply that came must be complete.
-func backToBack(t *testing.T, c *http.Client, url, path string, n int) (failed []error) {
+// reply that came must be complete, with the Keep-Alive header keepAlive
+// and never Connection: close.
+func backToBack(t *testing.T, c *http.Client, url, path string, n int, keepAlive string) (failed []error) {
 	t.Helper()
 	for range n {
 		req, err := http.NewRequest(http.MethodPost, url+path, strings.NewReader(faultBodies[path]))
@@ -37,6 +38,7 @@ func backToBack(t *testing.T, c *http.Client, url, path string, n int) (failed [
 			continue
 		}
 		assert.Empty(t, resp.Header.Values("Connection"), "never Connection: close")
+		assert.Equal(t, keepAlive, resp.Header.Get("Keep-Alive"))
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		require.NoError(t, err, "the reply itself is complete, with a proper end of its chunked body")
@@ -55,29 +57,25 @@ func TestCloseAfterStream(t *testing.T) {
 		t.Run(path, func(t *testing.T) {
 			cfg := faultSchedule
 			srv := start(t, cfg)
-			failed := backToBack(t, plainClient(t), srv.URL, path, n)
+			failed := backToBack(t, plainClient(t), srv.URL, path, n, "")
 			assert.Empty(t, failed, "without the setting")
 
 			cfg.CloseAfterStream = true
 			srv = start(t, cfg)
-			c := plainClient(t)
-			failed = backToBack(t, c, srv.URL, path, n)
+			failed = backToBack(t, plainClient(t), srv.URL, path, n, "timeout=5, max=100")
 			t.Logf("%d of %d back-to-back requests failed before any byte of a reply; first: %v", len(failed), n, errors.Join(failed[:min(len(failed), 1)]...))
 			require.NotEmpty(t, failed, "a plain client must see the connection die")
 			for _, err := range failed {
-				assert.True(t, errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE), "%v", err)
+				// EOF on the request's read, mostly; a reset if it wrote
+				// after the close; the transport's own word if it saw the
+				// close while handing the connection out.
+				assert.True(t, errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+					strings.Contains(err.Error(), "server closed idle connection"), "%v", err)
 				assert.Contains(t, err.Error(), "Post ")
 			}
 			// Every connection the server closed counts as closed.
 			assert.Eventually(t, func() bool { return srv.OpenConns() == 0 }, 2*time.Second, time.Millisecond)
 
-			// The headers: keep-alive promised, never Connection: close.
-			resp, err := c.Post(srv.URL+path, "application/json", strings.NewReader(faultBodies[path]))
-			require.NoError(t, err)
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			assert.Equal(t, "timeout=5, max=100", resp.Header.Get("Keep-Alive"))
-			assert.Empty(t, resp.Header.Values("Connection"))
 		})
 	}
 }

@@ -12,7 +12,8 @@
 //     OpenAI max_completion_tokens, else max_tokens; DefaultMaxTokens (128)
 //     when absent or <= 0. Fractions are dropped.
 //   - t0 be the moment the handler starts (after net/http has read the
-//     request headers, before the body is read and parsed).
+//     request headers, before the body is read and parsed) or, with
+//     SIM_SLOTS, the moment the request gets a slot (see Capacity).
 //   - m be the number of tokens the reply has: n, unless it stops early
 //     (SIM_STOP_AFTER, below).
 //
@@ -22,7 +23,8 @@
 //
 // and the final chunk(s) at t0 + TTFT + m/TokensPerSec (Config.Offset gives
 // these offsets). The client's decode rate m/(total - ttft) is therefore
-// exactly TokensPerSec, and its TTFT is TTFT plus transport latency. Every
+// exactly TokensPerSec, and its TTFT is TTFT plus transport latency (with
+// SIM_BATCH_SLOWDOWN the decode steps vary, see Capacity). Every
 // deadline is absolute (relative to t0), so lateness never accumulates; a
 // chunk is never written before its deadline. Chunks that fall due while an
 // earlier write was late go out together in one write, each still its own
@@ -125,6 +127,46 @@
 // empties it first (after its own look-up), and of a longer prompt only the
 // first 2^18 prefixes are kept. Prompts are then forgotten, as a real
 // cache evicts them.
+//
+// # Capacity
+//
+// By default every chat request is served at once, at the full rate,
+// however many there are. A real server has a fixed number of sequences
+// it decodes together, and each goes slower the more there are.
+//
+// SIM_SLOTS=S (Config.Slots, default 0: unlimited) lets at most S chat
+// requests (of both endpoints together, Ollama "stream": false ones too)
+// hold a slot; the others wait, first come first served (in the order
+// their bodies were parsed). A waiting request's response headers (and
+// OpenAI's role-only chunk) still go out at once; its schedule starts, t0,
+// when it gets a slot, so queueing shows in its TTFT. A slot is freed when
+// the reply holding it ends: at the deadline of its final chunk (or of
+// the fault that ended it) when it went to its planned end, however late
+// that was written, so that lateness does not pass down the queue; at the
+// moment it ended otherwise (a client that went away, a stall). The next
+// waiter's t0 is the later of that moment and its own arrival (its
+// handler's start); a request that finds a slot free gets t0 = max(its
+// arrival, when that slot was freed), which is its arrival in all but a
+// close race. Ollama's total_duration stays measured from the arrival,
+// so it includes the wait, as on Ollama.
+//
+// SIM_BATCH_SLOWDOWN=f (Config.BatchSlowdown, >= 0, default 0) slows the
+// decode of every stream while others decode with it: with m chat
+// requests holding a slot (all requests in their schedule when SIM_SLOTS
+// is unlimited; the stream itself included, so m >= 1; queued ones not
+// counted), a stream decodes at TokensPerSec/(1 + f·(m−1)), that is one
+// token every step_m = (1 + f·(m−1))/TokensPerSec. The first token is due
+// at t0 + TTFT as always (the slowdown is in the decode, not the prefill).
+// Each later token's deadline is fixed once, from the deadline of the
+// token before it plus step_m, m being read when the stream comes to need
+// that deadline: right after it has put the chunk before into a write (at
+// the start for the first chunk); a chunk of k tokens (SIM_TOKENS_PER_CHUNK)
+// fixes its k deadlines at one m. The final chunk is due one step after the
+// last token. Deadlines so fixed never move and are absolute (from t0, not
+// from when a write happened), so lateness does not accumulate; with m
+// constant the stream decodes at exactly TokensPerSec/(1 + f·(m−1)), and
+// Ollama's eval_duration is the scheduled decode time (final deadline −
+// t0 − TTFT). With f = 0 the deadlines are exactly t0 + Config.Offset(i).
 //
 // # Connections
 //

@@ -197,8 +197,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.Response
 	case FaultKeepAlive:
 		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep})
 	case FaultEmpty:
-		if err = s.clock.sleepUntil(ctx, newSleeper(), rep.pace.due(n)); err == nil {
+		due := rep.pace.due(n)
+		if err = s.clock.sleepUntil(ctx, newSleeper(), due); err == nil {
 			err = s.write(w, rc, rep, n, enc.empty(nil, time.Now()))
+			rep.endDue = due
 		}
 	default: // the faults that cut the stream after k tokens
 		k := half(n)
@@ -208,6 +210,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.Response
 		}
 		if err != nil {
 			break
+		}
+		if f != FaultStall {
+			rep.endDue = rep.pace.due(k)
 		}
 		switch f {
 		case FaultReset:
@@ -248,9 +253,13 @@ func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, rep *reply,
 	switch f {
 	case FaultReset, FaultStall, FaultError, FaultObjectError:
 		k := half(n)
-		if err := s.clock.sleepUntil(ctx, newSleeper(), rep.pace.due(k)); err != nil {
+		due := rep.pace.due(k)
+		if err := s.clock.sleepUntil(ctx, newSleeper(), due); err != nil {
 			s.abort()
 			return
+		}
+		if f != FaultStall {
+			rep.endDue = due
 		}
 		switch f {
 		case FaultReset:
@@ -263,10 +272,12 @@ func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, rep *reply,
 		}
 		return
 	}
-	if err := s.clock.sleepUntil(ctx, newSleeper(), rep.pace.due(n)); err != nil {
+	due := rep.pace.due(n)
+	if err := s.clock.sleepUntil(ctx, newSleeper(), due); err != nil {
 		s.abort()
 		return
 	}
+	rep.endDue = due
 	var b []byte
 	switch now := time.Now(); f {
 	case FaultEmpty:

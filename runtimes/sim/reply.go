@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // reply is one chat reply: what it says and when each piece is due.
 type reply struct {
@@ -15,8 +18,11 @@ type reply struct {
 	cached int    // of them, how many an earlier prompt shared (C)
 
 	arrival time.Time // the handler started
-	t0      time.Time // the schedule started
+	t0      time.Time // the schedule started: it got a slot
 	pace    pacer
+	// endDue is the deadline of the last thing the reply did when it went
+	// to its planned end (the final chunk, a fault); zero otherwise.
+	endDue time.Time
 
 	// trace, if set, is the server's Tap.Flush.
 	trace func(t0 time.Time, last int, began, flushed time.Time)
@@ -36,15 +42,69 @@ func (r *reply) chunkEnd(a, limit int) int {
 	return min(a+r.per, limit)
 }
 
-// pacer gives a reply's deadlines.
+// pacer gives a reply's deadlines. Without a batch slowdown they are
+// Config.Offset's. With one, token i+1 is due step_m after token i, step_m
+// being (1 + BatchSlowdown·(m−1))/TokensPerSec for the m streams decoding
+// when its deadline is fixed; deadlines are fixed, in order, as the stream
+// asks for them (see due), and never change after.
 type pacer struct {
 	cfg *Config
 	t0  time.Time
+	// decoding is the number of streams holding a slot; nil without a
+	// slowdown.
+	decoding func() int
+
+	known int       // deadlines are fixed up to token known
+	segs  []segment // the runs of tokens at one step, in order
 }
 
-// decode is when token i is due after the first token (i/TokensPerSec);
-// decode(n) is the end of an n-token reply.
-func (p *pacer) decode(i int) time.Duration { return p.cfg.decode(i) }
+// segment: token i >= from of it is due base + (i-from)·step ns after the
+// first token.
+type segment struct {
+	from       int
+	base, step float64
+}
 
-// due is when token i is due: t0 + TTFT + decode(i).
-func (p *pacer) due(i int) time.Time { return p.t0.Add(p.cfg.Offset(i)) }
+// decode is when token i is due after the first token: i/TokensPerSec
+// without a slowdown; decode(m) is the end of an m-token reply.
+func (p *pacer) decode(i int) time.Duration {
+	if p.decoding == nil {
+		return p.cfg.decode(i)
+	}
+	if i <= 0 {
+		return 0
+	}
+	if i > p.known {
+		// Fix the deadlines up to token i at the step in force now.
+		m := max(p.decoding(), 1)
+		step := 1e9 * (1 + p.cfg.BatchSlowdown*float64(m-1)) / p.cfg.TokensPerSec
+		if n := len(p.segs); n == 0 || p.segs[n-1].step != step {
+			var base float64
+			if n > 0 {
+				last := p.segs[n-1]
+				base = last.base + float64(p.known-last.from)*last.step
+			}
+			p.segs = append(p.segs, segment{from: p.known, base: base, step: step})
+		}
+		p.known = i
+	}
+	j := len(p.segs) - 1
+	for p.segs[j].from > i {
+		j--
+	}
+	sg := p.segs[j]
+	d := sg.base + float64(i-sg.from)*sg.step
+	if !(d < float64(maxOffset)) {
+		return maxOffset
+	}
+	return time.Duration(math.Round(d))
+}
+
+// due is when token i is due: t0 + TTFT + decode(i). Asking for a token
+// past those fixed fixes the deadlines up to it.
+func (p *pacer) due(i int) time.Time {
+	if p.decoding == nil {
+		return p.t0.Add(p.cfg.Offset(i))
+	}
+	return p.t0.Add(p.cfg.TTFT + p.decode(i))
+}

@@ -33,6 +33,7 @@ type Server struct {
 	conns    atomic.Int64 // client connections open
 	chats    atomic.Int64 // chat requests counted for FaultEvery
 	cache    *promptCache
+	slots    *slots
 
 	// Connections to close after their streamed reply
 	// (Config.CloseAfterStream), with the timer that will, once idle.
@@ -54,7 +55,7 @@ type hooks struct {
 	// written (n for the final one), when the write began and when its
 	// flush returned.
 	trace func(t0 time.Time, i int, began, flushed time.Time)
-	// onStart is called when a chat handler starts.
+	// onStart is Tap.Start.
 	onStart func(r *http.Request, t0 time.Time)
 }
 
@@ -66,7 +67,9 @@ func Start(cfg Config) (*Server, error) { return start(cfg, hooks{}) }
 // of it was flushed to the connection. Both are called on the stream's
 // handler or the clock goroutine: keep them short.
 type Tap struct {
-	// Start is called when a chat handler starts, with its t0.
+	// Start is called when a chat request's schedule starts, with its t0:
+	// when its handler starts or, with Config.Slots, when it gets a slot
+	// (so, with slots, not for requests turned away before that).
 	Start func(r *http.Request, t0 time.Time)
 	// Flush is called after each write of a stream started at t0: last
 	// is the index of the last chunk written (n for the final one), began
@@ -101,6 +104,7 @@ func start(cfg Config, h hooks) (*Server, error) {
 		serveDone: make(chan struct{}),
 		hooks:     h,
 		cache:     newPromptCache(),
+		slots:     newSlots(cfg.Slots),
 		doomed:    make(map[net.Conn]*time.Timer),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

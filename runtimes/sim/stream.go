@@ -103,6 +103,7 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 			} else {
 				buf = enc.final(buf, now)
 				final, last = false, rep.m
+				rep.endDue = due
 			}
 		}
 		if len(buf) == 0 {
@@ -131,7 +132,7 @@ func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool
 		// The end of sequence falls within the length asked for.
 		m, reason = stop, "stop"
 	}
-	return &reply{
+	rep := &reply{
 		model: s.cfg.replyModel(model), n: n, m: m, reason: reason, p: p, cached: cached,
 		think: min(s.cfg.ReasoningTokens, m),
 		per:   s.cfg.perChunk(), split: -1,
@@ -139,14 +140,43 @@ func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool
 		pace:  pacer{cfg: &s.cfg, t0: arrival},
 		trace: s.trace,
 	}
+	if s.cfg.BatchSlowdown > 0 {
+		rep.pace.decoding = func() int { running, _ := s.slots.counts(); return running }
+	}
+	return rep
+}
+
+// begin waits for a slot for rep and starts its schedule (its t0). It
+// returns an error, and the reply must end, if the request's context ends
+// first. Call finish when it has begun.
+func (s *Server) begin(r *http.Request, rep *reply) error {
+	t0, err := s.slots.acquire(r.Context(), rep.arrival)
+	if err != nil {
+		return err
+	}
+	rep.t0, rep.pace.t0 = t0, t0
+	if s.cfg.Slots > 0 && s.onStart != nil {
+		s.onStart(r, t0)
+	}
+	return nil
+}
+
+// finish frees rep's slot: at its planned end if it went there (so that
+// lateness in writing it does not delay the next), else now.
+func (s *Server) finish(rep *reply) {
+	at := time.Now()
+	if !rep.endDue.IsZero() && rep.endDue.Before(at) {
+		at = rep.endDue
+	}
+	s.slots.release(at)
 }
 
 // ---- Ollama ----
 
 func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	arrival := time.Now()
-	if s.onStart != nil {
-		s.onStart(r, arrival)
+	if s.onStart != nil && s.cfg.Slots == 0 {
+		s.onStart(r, arrival) // t0; with slots, when it gets one (begin)
 	}
 	f := s.faultFor()
 	if code := f.httpStatus(); code != 0 {
@@ -181,6 +211,11 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		rep:  rep, ttft: s.cfg.TTFT,
 	}
 	if req.Stream != nil && !*req.Stream {
+		if s.begin(r, rep) != nil {
+			s.abort()
+			return
+		}
+		defer s.finish(rep)
 		s.ollamaWhole(w, r, rep, enc, f)
 		return
 	}
@@ -199,6 +234,11 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	if rc.Flush() != nil {
 		return
 	}
+	if s.begin(r, rep) != nil {
+		s.abort()
+		return
+	}
+	defer s.finish(rep)
 	s.serve(w, r, rc, rep, enc, f)
 }
 
@@ -296,8 +336,8 @@ func (e *ollamaEncoder) keepAlive(b []byte) []byte { return append(b, '\n') }
 
 func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	arrival := time.Now()
-	if s.onStart != nil {
-		s.onStart(r, arrival)
+	if s.onStart != nil && s.cfg.Slots == 0 {
+		s.onStart(r, arrival) // t0; with slots, when it gets one (begin)
 	}
 	f := s.faultFor()
 	if code := f.httpStatus(); code != 0 {
@@ -358,6 +398,11 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	if _, err := w.Write(role); err != nil || rc.Flush() != nil {
 		return
 	}
+	if s.begin(r, rep) != nil {
+		s.abort()
+		return
+	}
+	defer s.finish(rep)
 	s.serve(w, r, rc, rep, enc, f)
 }
 

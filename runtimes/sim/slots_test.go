@@ -1,0 +1,194 @@
+package sim_test
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/runtimes/sim"
+)
+
+// stamped is a streamed reply whose lines are stamped with the wall clock.
+type stamped struct {
+	sent    time.Time   // just before Do
+	headers time.Time   // Do returned
+	lines   []time.Time // each non-empty line
+	texts   []string
+	err     error
+}
+
+// firstToken is when the first token chunk came.
+func (s stamped) firstToken() time.Time {
+	for i, l := range s.texts {
+		if strings.Contains(l, `"content":" `) {
+			return s.lines[i]
+		}
+	}
+	return time.Time{}
+}
+
+// concurrently sends conc copies of body at once on c and reads each reply
+// line by line, stamping each with time.Now.
+func concurrently(t *testing.T, c *http.Client, url, path, body string, conc int) []stamped {
+	t.Helper()
+	out := make([]stamped, conc)
+	var wg sync.WaitGroup
+	for i := range conc {
+		wg.Go(func() {
+			req, err := http.NewRequest(http.MethodPost, url+path, strings.NewReader(body))
+			if err != nil {
+				out[i].err = err
+				return
+			}
+			out[i].sent = time.Now()
+			resp, err := c.Do(req)
+			out[i].headers = time.Now()
+			if err != nil {
+				out[i].err = err
+				return
+			}
+			defer resp.Body.Close()
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+				if sc.Text() != "" {
+					out[i].lines = append(out[i].lines, time.Now())
+					out[i].texts = append(out[i].texts, sc.Text())
+				}
+			}
+			out[i].err = sc.Err()
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// slotBody asks for n tokens.
+func slotBody(path string, n int) string {
+	if path == ollamaPath {
+		return fmt.Sprintf(`{"messages":[{"content":"hi"}],"options":{"num_predict":%d}}`, n)
+	}
+	return fmt.Sprintf(`{"messages":[{"content":"hi"}],"stream":true,"max_tokens":%d}`, n)
+}
+
+// SIM_SLOTS=2, 4 requests at once: all get their headers (and OpenAI's role
+// chunk) at once; two start on schedule, the other two when the first two
+// end: their t0 is exactly the end of a first one's schedule.
+func TestSlots(t *testing.T) {
+	const n = 20
+	cfg := sim.Config{TTFT: 20 * time.Millisecond, TokensPerSec: 500, Slots: 2}
+	for _, path := range paths {
+		t.Run(path, func(t *testing.T) {
+			var mu sync.Mutex
+			var t0s []time.Time
+			srv, err := sim.StartTapped(cfg, sim.Tap{Start: func(_ *http.Request, t0 time.Time) {
+				mu.Lock()
+				t0s = append(t0s, t0)
+				mu.Unlock()
+			}})
+			require.NoError(t, err)
+			t.Cleanup(srv.Close)
+
+			origin := time.Now()
+			out := concurrently(t, newClient(t, 4), srv.URL, path, slotBody(path, n), 4)
+			firsts := make([]time.Time, 4)
+			for i, o := range out {
+				require.NoError(t, o.err)
+				firsts[i] = o.firstToken()
+				require.False(t, firsts[i].IsZero())
+			}
+			slices.SortFunc(firsts, time.Time.Compare)
+			mu.Lock()
+			slices.SortFunc(t0s, time.Time.Compare)
+			require.Len(t, t0s, 4)
+			// The two queued ones start exactly when a first one's schedule
+			// ends (Start reports each t0 once it has a slot).
+			for _, late := range t0s[2:] {
+				assert.True(t, late.Equal(t0s[0].Add(cfg.Offset(n))) || late.Equal(t0s[1].Add(cfg.Offset(n))),
+					"t0 %v is not the end of either first stream (%v, %v)", late.Sub(origin), t0s[0].Add(cfg.Offset(n)).Sub(origin), t0s[1].Add(cfg.Offset(n)).Sub(origin))
+			}
+			mu.Unlock()
+			// Seen by the client: the first two on schedule, the other two
+			// never before a first one ended plus TTFT.
+			for _, f := range firsts[:2] {
+				assert.GreaterOrEqual(t, f.Sub(origin), cfg.TTFT)
+			}
+			for _, f := range firsts[2:] {
+				assert.GreaterOrEqual(t, f.Sub(origin), cfg.Offset(n)+cfg.TTFT, "queueing shows in TTFT")
+			}
+			// The headers (and OpenAI's role chunk) went out at once, before
+			// any slot freed.
+			end := firsts[0].Add(cfg.Offset(n) - cfg.TTFT)
+			for _, o := range out {
+				assert.True(t, o.headers.Before(end), "headers at once")
+				if path == openaiPath {
+					assert.Contains(t, o.texts[0], `"role":"assistant"`)
+					assert.True(t, o.lines[0].Before(end), "role chunk at once")
+				}
+			}
+		})
+	}
+}
+
+// SIM_BATCH_SLOWDOWN=f: with m streams decoding at once each decodes at
+// rate/(1+f(m-1)). Ollama's eval_duration is the scheduled decode time:
+// within 5% of n at that rate (the streams' arrivals are a little apart,
+// so the first and last few tokens may run at another m); the client sees
+// the rate too (loosely here, to 3% in slots_timing_test.go), and the
+// streams never end early. TestPacer checks the deadlines exactly.
+func TestBatchSlowdown(t *testing.T) {
+	const n = 60
+	for _, tc := range []struct {
+		f           float64
+		slots, conc int
+		m           int // streams decoding at once
+	}{
+		{0.5, 0, 1, 1},
+		{0.5, 0, 3, 3},
+		{1, 0, 2, 2},
+		{1, 2, 4, 2}, // the queued ones do not slow the others
+	} {
+		// A long TTFT: the streams are all there before any decodes.
+		cfg := sim.Config{TTFT: 100 * time.Millisecond, TokensPerSec: 1000, Slots: tc.slots, BatchSlowdown: tc.f}
+		rate := cfg.TokensPerSec / (1 + tc.f*float64(tc.m-1))
+		for _, path := range paths {
+			t.Run(fmt.Sprintf("f=%v/slots=%d/conc=%d%s", tc.f, tc.slots, tc.conc, path), func(t *testing.T) {
+				srv := start(t, cfg)
+				origin := time.Now()
+				var ends []time.Time
+				for _, o := range concurrently(t, newClient(t, tc.conc), srv.URL, path, slotBody(path, n), tc.conc) {
+					require.NoError(t, o.err)
+					first, end := o.firstToken(), o.lines[len(o.lines)-1]
+					ends = append(ends, end)
+					decode := float64(n) / end.Sub(first).Seconds()
+					t.Logf("client: %.1f tok/s, want %.1f", decode, rate)
+					assert.InEpsilon(t, rate, decode, 0.25)
+					if path == ollamaPath {
+						var fin ndjsonChunk
+						decodeStrict(t, o.texts[len(o.texts)-1], &fin)
+						got := float64(n) / (float64(*fin.EvalDuration) / 1e9)
+						assert.InEpsilon(t, rate, got, 0.05, "eval_duration: %.1f tok/s, want %.1f", got, rate)
+					}
+				}
+				// Never faster: the k-th end (0-based) comes after k/slots
+				// whole streams before it and its own.
+				slices.SortFunc(ends, time.Time.Compare)
+				one := cfg.TTFT + time.Duration(float64(n)/rate*float64(time.Second))
+				for k, end := range ends {
+					streams := 1
+					if tc.slots > 0 {
+						streams += k / tc.slots
+					}
+					assert.GreaterOrEqual(t, end.Sub(origin), time.Duration(streams)*one*97/100, "end %d", k)
+				}
+			})
+		}
+	}
+}
