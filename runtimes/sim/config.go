@@ -90,6 +90,11 @@ type Config struct {
 	// each decodes at TokensPerSec/(1 + BatchSlowdown·(m−1)). See the
 	// package documentation for when m is read.
 	BatchSlowdown float64 `env:"SIM_BATCH_SLOWDOWN"`
+
+	// NoMetrics (SIM_METRICS=0) turns GET /metrics off (404), for testing
+	// clients against servers without it. By default the server serves
+	// Prometheus metrics in vLLM's names.
+	NoMetrics bool
 }
 
 // perChunk is TokensPerChunk, 0 counting as 1.
@@ -143,10 +148,15 @@ func DefaultConfig() Config {
 	return Config{TTFT: 50 * time.Millisecond, TokensPerSec: 400}
 }
 
-// ConfigFromEnv reads SIM_TTFT (a Go duration, e.g. 50ms),
-// SIM_TOKENS_PER_SEC (a number), SIM_FAULT (a fault mode) and
-// SIM_FAULT_EVERY (a whole number, 1 or more) and validates them. An empty
-// variable counts as unset.
+// ConfigFromEnv reads every SIM_ variable of Config's fields: SIM_TTFT (a
+// Go duration, e.g. 50ms), SIM_TOKENS_PER_SEC and SIM_BATCH_SLOWDOWN
+// (numbers), SIM_FAULT (a fault mode), SIM_FAULT_EVERY, SIM_STOP_AFTER and
+// SIM_TOKENS_PER_CHUNK (whole numbers, 1 or more), SIM_SLOTS and
+// SIM_REASONING_TOKENS (whole numbers, 0 or more), SIM_SERVED_MODEL (a
+// name), SIM_REASONING_FIELD (reasoning_content or reasoning),
+// SIM_CLOSE_AFTER_STREAM and SIM_METRICS (booleans: 1 or 0, true or
+// false), and validates them. An empty variable counts as unset. Errors
+// name the variable and its value, e.g. `SIM_SLOTS="x": not a number`.
 func ConfigFromEnv() (Config, error) {
 	var c Config
 	err := envvar.Parse(&c, env.Options{FuncMap: map[reflect.Type]env.ParserFunc{
@@ -168,6 +178,15 @@ func ConfigFromEnv() (Config, error) {
 			return d, nil
 		},
 	}})
+	// SIM_METRICS is on by default: its field says the opposite, so that
+	// the zero Config serves /metrics.
+	if v := os.Getenv("SIM_METRICS"); v != "" {
+		on, perr := strconv.ParseBool(v)
+		if perr != nil {
+			err = errors.Join(err, fmt.Errorf("SIM_METRICS=%q: not a boolean (use 1 or 0, true or false)", v))
+		}
+		c.NoMetrics = !on
+	}
 	if err != nil {
 		return Config{}, err
 	}

@@ -97,8 +97,8 @@
 //
 //	{"object":"error","message":"...","type":"BadRequestError","code":400}
 //
-// Also GET /v1/models (served for Ollama clients too), GET /version and
-// GET /health.
+// Also GET /v1/models (served for Ollama clients too), GET /version,
+// GET /health and GET /metrics (see Metrics).
 //
 // The model field is echoed back as sent, or Model when empty. With
 // SIM_SERVED_MODEL=name (Config.ServedModel) the server serves that one
@@ -225,6 +225,50 @@
 // include them, and the schedule is unchanged: token i is due at
 // t0 + TTFT + i/TokensPerSec, so the first answer token comes at
 // TTFT + N/TokensPerSec. SIM_REASONING_FIELD alone changes nothing.
+//
+// # Metrics
+//
+// GET /metrics serves Prometheus text exposition, format 0.0.4
+// (Content-Type "text/plain; version=0.0.4; charset=utf-8"), in vLLM's
+// names, with a model_name label, written as vLLM's Python client writes
+// them (values with a decimal point, "3.0"). SIM_METRICS=0
+// (Config.NoMetrics) turns it off: 404, as on a server without it.
+//
+// It follows what the server wrote. A chat reply counts once it is
+// complete: its final chunk(s) written and flushed (the done:true line;
+// the finish chunk, usage and [DONE]), or an Ollama "stream": false body
+// written whole; that includes the empty, malformed, big-line and
+// keepalive faults, and no reply that a fault cut, nor one whose client
+// went away. It counts under model_name = the model its reply named
+// (one series per name, for the first 100 names; later names count under
+// the listed model, Model or SIM_SERVED_MODEL, whose series is always
+// there, at zero before any request). For such a reply, with arrival its
+// handler's start, t0 its schedule's start (its slot), first the moment
+// the write carrying token 0 had been flushed (for a "stream": false reply,
+// t0 + TTFT, when token 0 was due) and end the moment its final chunk had
+// been flushed:
+//
+//   - vllm:prompt_tokens_total (counter): + P, its prompt words, cached ones
+//     included (as prompt_tokens and prompt_eval_count).
+//   - vllm:generation_tokens_total (counter): + the tokens it sent (its
+//     eval_count or completion_tokens: m, 0 for the empty fault).
+//   - vllm:request_success_total (counter): + 1.
+//   - vllm:request_queue_time_seconds (histogram): t0 − arrival, the wait
+//     for a slot (0 without SIM_SLOTS).
+//   - vllm:time_to_first_token_seconds (histogram): first − arrival.
+//   - vllm:request_prefill_time_seconds (histogram): first − t0.
+//   - vllm:request_decode_time_seconds (histogram): end − first.
+//   - vllm:e2e_request_latency_seconds (histogram): end − arrival.
+//
+// The last four are measured, on the server's clock, so TTFT = queue +
+// prefill and e2e = queue + prefill + decode hold reply by reply; a reply
+// with no token (the empty fault) observes only the queue and e2e ones.
+// Histograms have vLLM's buckets (TTFT: 0.001 … 2560 s; the others: its
+// request latency buckets, 0.3 … 7680 s) with _bucket (cumulative, le
+// ending "+Inf"), _sum and _count. And two gauges, labelled with the listed
+// model: vllm:num_requests_running, the chat requests holding a slot now
+// (every request in its schedule without SIM_SLOTS), and
+// vllm:num_requests_waiting, those waiting for one.
 //
 // # Faults
 //

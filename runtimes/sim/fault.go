@@ -201,6 +201,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.Response
 		if err = s.clock.sleepUntil(ctx, newSleeper(), due); err == nil {
 			err = s.write(w, rc, rep, n, enc.empty(nil, time.Now()))
 			rep.endDue = due
+			rep.ended, rep.end = err == nil, time.Now()
 		}
 	default: // the faults that cut the stream after k tokens
 		k := half(n)
@@ -292,6 +293,14 @@ func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, rep *reply,
 		b = b[:len(b)/2] // cut in the middle, but the body ends cleanly
 	}
 	writeJSON(w, http.StatusOK, b)
+	if f != FaultTruncate && f != FaultMalformed && http.NewResponseController(w).Flush() == nil {
+		// Complete. Its tokens were not sent one by one: the first
+		// counts as produced when it was due.
+		rep.ended, rep.end = true, time.Now()
+		if f != FaultEmpty && n > 0 {
+			rep.sent, rep.first = n, rep.pace.due(0)
+		}
+	}
 }
 
 // faultEncoder changes some chunks of a stream that otherwise goes as

@@ -306,3 +306,11 @@ func chat(t *testing.T, c *http.Client, url, path, prompt string, n int, extra s
 	}
 	return parseReply(t, path, do(context.Background(), c, url, path, body))
 }
+
+// contextWithCancel is a context cancelled at the end of the test at the
+// latest.
+func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx, cancel
+}

@@ -24,6 +24,12 @@ type reply struct {
 	// to its planned end (the final chunk, a fault); zero otherwise.
 	endDue time.Time
 
+	// What was written, for /metrics.
+	sent  int       // tokens
+	first time.Time // when the chunk with token 0 had been flushed
+	ended bool      // the final chunk(s) went out: the reply is complete
+	end   time.Time // when they had been flushed
+
 	// trace, if set, is the server's Tap.Flush.
 	trace func(t0 time.Time, last int, began, flushed time.Time)
 }

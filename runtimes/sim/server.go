@@ -34,6 +34,7 @@ type Server struct {
 	chats    atomic.Int64 // chat requests counted for FaultEvery
 	cache    *promptCache
 	slots    *slots
+	metrics  *metrics
 
 	// Connections to close after their streamed reply
 	// (Config.CloseAfterStream), with the timer that will, once idle.
@@ -105,6 +106,7 @@ func start(cfg Config, h hooks) (*Server, error) {
 		hooks:     h,
 		cache:     newPromptCache(),
 		slots:     newSlots(cfg.Slots),
+		metrics:   newMetrics(cfg.listed()),
 		doomed:    make(map[net.Conn]*time.Timer),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -120,6 +122,9 @@ func start(cfg Config, h hooks) (*Server, error) {
 	mux.HandleFunc("GET /v1/models", s.fixed(s.modelsBody))
 	mux.HandleFunc("GET /version", s.fixed(s.versionBody))
 	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	if !cfg.NoMetrics {
+		mux.HandleFunc("GET /metrics", s.serveMetrics)
+	}
 
 	s.srv = &http.Server{
 		Handler:           s.track(mux),

@@ -91,7 +91,7 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 		buf = buf[:0]
 		// Everything due by now goes in this write: each chunk is still its
 		// own line, none is early, and a late stream catches up.
-		last := -1
+		last, tokens, ended := -1, 0, false
 		for len(buf) < maxWrite {
 			due, end, ok := next()
 			if !ok || now.Before(due) {
@@ -99,10 +99,11 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 			}
 			if a < upTo {
 				buf = enc.chunk(buf, a, end, now)
+				tokens += end - a
 				a, last = end, end-1
 			} else {
 				buf = enc.final(buf, now)
-				final, last = false, rep.m
+				final, last, ended = false, rep.m, true
 				rep.endDue = due
 			}
 		}
@@ -115,8 +116,16 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 		if err := rc.Flush(); err != nil {
 			return err
 		}
+		flushed := time.Now()
+		if tokens > 0 && rep.sent == 0 {
+			rep.first = flushed
+		}
+		rep.sent += tokens
+		if ended {
+			rep.ended, rep.end = true, flushed
+		}
 		if rep.trace != nil {
-			rep.trace(rep.t0, last, now, time.Now())
+			rep.trace(rep.t0, last, now, flushed)
 		}
 	}
 }
@@ -161,9 +170,13 @@ func (s *Server) begin(r *http.Request, rep *reply) error {
 	return nil
 }
 
-// finish frees rep's slot: at its planned end if it went there (so that
-// lateness in writing it does not delay the next), else now.
+// finish counts rep in /metrics if it is complete and frees its slot: at
+// its planned end if it went there (so that lateness in writing it does
+// not delay the next), else now.
 func (s *Server) finish(rep *reply) {
+	if rep.ended {
+		s.metrics.record(rep)
+	}
 	at := time.Now()
 	if !rep.endDue.IsZero() && rep.endDue.Before(at) {
 		at = rep.endDue
