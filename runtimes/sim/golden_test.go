@@ -36,7 +36,7 @@ var volatile = []struct {
 
 // goldenRequests are replayed, in order, on one server with the default
 // settings (but a fast schedule); each reply is compared, byte for byte but
-// for the volatile fields, with testdata/golden/NAME.
+// for the volatile fields (and Content-Length), with testdata/golden/NAME.
 // A request without a body is a GET.
 var goldenRequests = []struct{ name, path, body string }{
 	{"ollama-stream", ollamaPath, `{"model":"llama3:8b","messages":[{"role":"user","content":"Say something nice."}],"options":{"num_predict":5}}`},
@@ -55,9 +55,33 @@ var goldenRequests = []struct{ name, path, body string }{
 func TestGoldenDefaults(t *testing.T) {
 	cfg := sim.DefaultConfig()
 	cfg.TTFT, cfg.TokensPerSec = time.Millisecond, 20000
+	golden(t, cfg, "", goldenRequests)
+}
+
+// The wire shapes of the settings that change them, together: reasoning
+// (in both OpenAI fields), chunks of several tokens, an early stop, the
+// served model; testdata/golden/settings-*.
+func TestGoldenSettings(t *testing.T) {
+	cfg := sim.Config{TTFT: time.Millisecond, TokensPerSec: 20000,
+		ServedModel: "/models/q.gguf", StopAfter: 5, ReasoningTokens: 2, TokensPerChunk: 2}
+	reqs := []struct{ name, path, body string }{
+		{"ollama-stream", ollamaPath, `{"model":"m","messages":[{"content":"a b"}],"options":{"num_predict":8}}`},
+		{"ollama-whole", ollamaPath, `{"model":"m","stream":false,"messages":[{"content":"a b"}],"options":{"num_predict":8}}`},
+		{"openai-usage", openaiPath, `{"model":"m","messages":[{"content":"a b"}],"stream":true,"max_tokens":8,"stream_options":{"include_usage":true}}`},
+		{"openai-ignore-eos", openaiPath, `{"model":"m","messages":[{"content":"c"}],"stream":true,"max_tokens":4,"ignore_eos":true,"stream_options":{"include_usage":true}}`},
+	}
+	golden(t, cfg, "settings-", reqs)
+	cfg.ReasoningField = sim.Reasoning
+	golden(t, cfg, "settings-reasoning-", reqs[2:3])
+}
+
+// golden replays reqs, in order, on one server with cfg and compares each
+// reply with testdata/golden/PREFIX+NAME.
+func golden(t *testing.T, cfg sim.Config, prefix string, reqs []struct{ name, path, body string }) {
+	t.Helper()
 	srv := start(t, cfg)
 	c := newClient(t, 1)
-	for _, g := range goldenRequests {
+	for _, g := range reqs {
 		var w wire
 		if g.body == "" {
 			resp, err := c.Get(srv.URL + g.path)
@@ -81,14 +105,14 @@ func TestGoldenDefaults(t *testing.T) {
 		for _, v := range volatile {
 			got = v.re.ReplaceAllString(got, v.with)
 		}
-		file := filepath.Join("testdata", "golden", g.name)
+		file := filepath.Join("testdata", "golden", prefix+g.name)
 		if *update {
 			require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
 			require.NoError(t, os.WriteFile(file, []byte(got), 0o644))
 			continue
 		}
 		want, err := os.ReadFile(file)
-		require.NoError(t, err, "go test -run TestGoldenDefaults -update writes it")
+		require.NoError(t, err, "go test -run TestGolden -update writes it")
 		assert.Equal(t, string(want), got, "%s: %s", g.name, strings.TrimSpace(g.body))
 	}
 }
