@@ -1,7 +1,38 @@
 // Package sim is an in-process inference server that streams on a known
-// schedule. It lets the suite run on a machine with no real server, and it
+// schedule. It lets the suite run on a machine with no real server and
 // lets tests check the client's measurements against numbers fixed in
-// advance.
+// advance. On request it also plays real servers' habits (early stops,
+// reasoning text, multi-token chunks, limited capacity, dropped
+// connections, faults) so that the client can be tested against them.
+//
+// # Settings
+//
+// A Config holds them; ConfigFromEnv reads them from SIM_ variables (an
+// empty variable counts as unset; an error names the variable and the value
+// as written, e.g. `SIM_SLOTS="x": not a number`):
+//
+//	variable                Config field      default            section
+//	SIM_TTFT                TTFT              50ms               Schedule
+//	SIM_TOKENS_PER_SEC      TokensPerSec      400                Schedule
+//	SIM_TOKENS_PER_CHUNK    TokensPerChunk    1                  Schedule
+//	SIM_SERVED_MODEL        ServedModel       (echo the request) OpenAI-compatible
+//	SIM_SLOTS               Slots             0 (unlimited)      Capacity
+//	SIM_BATCH_SLOWDOWN      BatchSlowdown     0                  Capacity
+//	SIM_CLOSE_AFTER_STREAM  CloseAfterStream  0 (false)          Connections
+//	SIM_STOP_AFTER          StopAfter         (off)              Stopping early
+//	SIM_REASONING_TOKENS    ReasoningTokens   0                  Reasoning
+//	SIM_REASONING_FIELD     ReasoningField    reasoning_content  Reasoning
+//	SIM_METRICS             NoMetrics = !it   1 (served)         Metrics
+//	SIM_FAULT               Fault             (none)             Faults
+//	SIM_FAULT_EVERY         FaultEvery        1                  Faults
+//
+// Booleans are 1 or 0, true or false. Whole-number settings whose off or
+// default value is the zero value (SIM_TOKENS_PER_CHUNK, SIM_STOP_AFTER,
+// SIM_FAULT_EVERY) must be 1 or more when written out. The zero Config's
+// fields mean the defaults too, but for TTFT and TokensPerSec, which a
+// Config must set. At the defaults every habit is off but two that real
+// servers always have: the prompt cache's report (see Prompt cache) and
+// GET /metrics.
 //
 // # Schedule
 //
@@ -12,8 +43,9 @@
 //     OpenAI max_completion_tokens, else max_tokens; DefaultMaxTokens (128)
 //     when absent or <= 0. Fractions are dropped.
 //   - t0 be the moment the handler starts (after net/http has read the
-//     request headers, before the body is read and parsed) or, with
-//     SIM_SLOTS, the moment the request gets a slot (see Capacity).
+//     request headers, before the body is read and parsed), its arrival,
+//     or, with SIM_SLOTS, the moment the request gets a slot (see
+//     Capacity).
 //   - m be the number of tokens the reply has: n, unless it stops early
 //     (SIM_STOP_AFTER, below).
 //
@@ -53,8 +85,9 @@
 // their deadline on an idle machine, more under load or on a VM whose vCPUs
 // get descheduled.
 //
-// Close ends streams in flight by dropping their connections, so a client
-// sees an unexpected EOF, never a clean end.
+// Close ends streams in flight, and requests waiting for a slot, by
+// dropping their connections, so a client sees an unexpected EOF, never a
+// clean end.
 //
 // # Ollama (NDJSON, Content-Type application/x-ndjson)
 //
@@ -70,7 +103,10 @@
 //	 "prompt_eval_duration":E,"eval_count":m,"eval_duration":m/TokensPerSec}
 //
 // where R is "length", or "stop" when the reply stopped early,
-// total_duration is measured (t0 to the final line), P is the number of
+// total_duration is measured (from the arrival to the final line: with
+// SIM_SLOTS it includes the wait for a slot), eval_duration is the
+// scheduled decode time (m/TokensPerSec, longer with SIM_BATCH_SLOWDOWN:
+// the final chunk's deadline − t0 − TTFT), P is the number of
 // whitespace-separated words in all messages' content (at least 1) and E
 // is TTFT·(P−C)/P in nanoseconds, rounded down, C being the cached words
 // (see Prompt cache): TTFT when nothing was cached. With
@@ -136,8 +172,9 @@
 //
 // SIM_SLOTS=S (Config.Slots, default 0: unlimited) lets at most S chat
 // requests (of both endpoints together, Ollama "stream": false ones too)
-// hold a slot; the others wait, first come first served (in the order
-// their bodies were parsed). A waiting request's response headers (and
+// hold a slot; the others wait, first come first served (in the order they
+// ask for one: once their body is parsed and, when streamed, their headers
+// are sent). A waiting request's response headers (and
 // OpenAI's role-only chunk) still go out at once; its schedule starts, t0,
 // when it gets a slot, so queueing shows in its TTFT. A slot is freed when
 // the reply holding it ends: at the deadline of its final chunk (or of
@@ -319,8 +356,9 @@
 //     content "" and finish_reason "stop", the usage chunk (if asked for)
 //     with completion_tokens 0, and [DONE].
 //   - big-line: token k (token 0 when m = 1) is one chunk whose text is
-//     1 MiB + 1 bytes of 'x', a line longer than 1 MiB. The rest as usual:
-//     a client must succeed.
+//     1 MiB + 1 bytes of 'x', a line longer than 1 MiB (with
+//     SIM_TOKENS_PER_CHUNK, the chunk that carries token k carries that
+//     text in its place). The rest as usual: a client must succeed.
 //   - keepalive: keep-alive lines, one right after the headers and one
 //     before every token chunk: the SSE comment ": keepalive" and a blank
 //     line (OpenAI), an empty line (Ollama). The rest as usual: a client
@@ -348,4 +386,15 @@
 //
 // Server.OpenConns counts the client connections open, so a test can check
 // that a client closed every connection it gave up on.
+//
+// # Tests
+//
+// go test ./runtimes/sim/ checks the wire shapes, counts, faults and order,
+// with bounds that hold on a loaded machine; testdata/golden/ pins the
+// default settings' bytes (TestGoldenDefaults; -update rewrites). The tests
+// whose verdict depends on how promptly the machine wakes goroutines (the
+// schedule's lateness, the clock's precision, the client's view of slots
+// and slowdown) are built only with the timing tag and run on their own:
+//
+//	go test -tags timing -p 1 ./runtimes/sim/
 package sim
