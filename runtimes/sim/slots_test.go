@@ -2,7 +2,9 @@ package sim_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -123,6 +125,10 @@ func TestSlots(t *testing.T) {
 			for _, f := range firsts[2:] {
 				assert.GreaterOrEqual(t, f.Sub(origin), cfg.Offset(n)+cfg.TTFT, "queueing shows in TTFT")
 			}
+			// /metrics saw the wait: two queued about n/rate each.
+			e := scrape(t, newClient(t, 1), srv.URL)
+			assert.Equal(t, 4.0, e.get(t, `vllm:request_queue_time_seconds_count{model_name="sim-model"}`))
+			assert.GreaterOrEqual(t, e.get(t, `vllm:request_queue_time_seconds_sum{model_name="sim-model"}`), cfg.Offset(n).Seconds())
 			// The headers (and OpenAI's role chunk) went out at once, before
 			// any slot freed.
 			end := firsts[0].Add(cfg.Offset(n) - cfg.TTFT)
@@ -191,4 +197,32 @@ func TestBatchSlowdown(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Close ends the requests waiting for a slot too: their clients read an
+// error, never a clean end, and nothing is left running (TestMain checks
+// for leaks).
+func TestSlotsClose(t *testing.T) {
+	srv, err := sim.Start(sim.Config{TTFT: 0, TokensPerSec: 100, Slots: 1})
+	require.NoError(t, err)
+	c := newClient(t, 4)
+	results := make(chan result, 4)
+	for _, path := range append(paths, paths...) {
+		go func() { results <- do(context.Background(), c, srv.URL, path, slotBody(path, 100000)) }()
+	}
+	require.Eventually(t, func() bool {
+		e := scrape(t, c, srv.URL)
+		return e.get(t, `vllm:num_requests_running{model_name="sim-model"}`) == 1 &&
+			e.get(t, `vllm:num_requests_waiting{model_name="sim-model"}`) == 3
+	}, 5*time.Second, 5*time.Millisecond)
+	srv.Close()
+	for range 4 {
+		select {
+		case res := <-results:
+			assert.ErrorIs(t, res.err, io.ErrUnexpectedEOF)
+		case <-time.After(5 * time.Second):
+			t.Fatal("a request did not end after Close")
+		}
+	}
+	assert.Equal(t, 0, srv.Active())
 }
