@@ -80,9 +80,9 @@ func slotBody(path string, n int) string {
 	return fmt.Sprintf(`{"messages":[{"content":"hi"}],"stream":true,"max_tokens":%d}`, n)
 }
 
-// SIM_SLOTS=2, 4 requests at once: all get their headers (and OpenAI's role
-// chunk) at once; two start on schedule, the other two when the first two
-// end: their t0 is exactly the end of a first one's schedule.
+// SIM_SLOTS=2, 4 requests at once: two start on schedule, the other two
+// when the first two end: their t0 is exactly the end of a first one's
+// schedule.
 func TestSlots(t *testing.T) {
 	const n = 20
 	cfg := sim.Config{TTFT: 20 * time.Millisecond, TokensPerSec: 500, Slots: 2}
@@ -129,26 +129,45 @@ func TestSlots(t *testing.T) {
 			e := scrape(t, newClient(t, 1), srv.URL)
 			assert.Equal(t, 4.0, e.get(t, `vllm:request_queue_time_seconds_count{model_name="sim-model"}`))
 			assert.GreaterOrEqual(t, e.get(t, `vllm:request_queue_time_seconds_sum{model_name="sim-model"}`), cfg.Offset(n).Seconds())
-			// The headers (and OpenAI's role chunk) went out at once, before
-			// any slot freed.
-			end := firsts[0].Add(cfg.Offset(n) - cfg.TTFT)
-			for _, o := range out {
-				assert.True(t, o.headers.Before(end), "headers at once")
-				if path == openaiPath {
-					assert.Contains(t, o.texts[0], `"role":"assistant"`)
-					assert.True(t, o.lines[0].Before(end), "role chunk at once")
-				}
-			}
 		})
+	}
+}
+
+// A request waiting for a slot has its headers, and OpenAI's role chunk,
+// at once: they come while it waits behind a stream that never ends.
+func TestSlotsHeadersAtOnce(t *testing.T) {
+	srv := start(t, sim.Config{TTFT: 0, TokensPerSec: 100, Slots: 1})
+	c := newClient(t, 2)
+	for _, path := range paths {
+		ctx, cancel := context.WithCancel(context.Background())
+		lines, _ := readLines(ctx, t, c, srv.URL, path, slotBody(path, 100000))
+		<-lines // the slot holder streams
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+path, strings.NewReader(slotBody(path, 3)))
+		require.NoError(t, err)
+		resp, err := c.Do(req)
+		require.NoError(t, err, "%s: the headers while waiting", path)
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		if path == openaiPath {
+			l, err := bufio.NewReader(resp.Body).ReadString('\n')
+			require.NoError(t, err)
+			assert.Contains(t, l, `"delta":{"role":"assistant","content":""}`, "the role chunk while waiting")
+		}
+		e := scrape(t, c, srv.URL)
+		assert.Equal(t, 1.0, e.get(t, `vllm:num_requests_waiting{model_name="sim-model"}`), "%s: still waiting", path)
+		cancel()
+		resp.Body.Close()
+		require.Eventually(t, func() bool { return srv.Active() == 0 }, 5*time.Second, time.Millisecond)
 	}
 }
 
 // SIM_BATCH_SLOWDOWN=f: with m streams decoding at once each decodes at
 // rate/(1+f(m-1)). Ollama's eval_duration is the scheduled decode time:
 // within 5% of n at that rate (the streams' arrivals are a little apart,
-// so the first and last few tokens may run at another m); the client sees
-// the rate too (loosely here, to 3% in slots_timing_test.go), and the
-// streams never end early. TestPacer checks the deadlines exactly.
+// so the first and last few tokens may run at another m). In both
+// protocols no stream ends before n tokens at that rate would (a server
+// without the slowdown would). How close to it the client sees the end
+// depends on load: slots_timing_test.go checks 3%. TestPacer checks the
+// deadlines exactly.
 func TestBatchSlowdown(t *testing.T) {
 	const n = 60
 	for _, tc := range []struct {
@@ -175,7 +194,6 @@ func TestBatchSlowdown(t *testing.T) {
 					ends = append(ends, end)
 					decode := float64(n) / end.Sub(first).Seconds()
 					t.Logf("client: %.1f tok/s, want %.1f", decode, rate)
-					assert.InEpsilon(t, rate, decode, 0.25)
 					if path == ollamaPath {
 						var fin ndjsonChunk
 						decodeStrict(t, o.texts[len(o.texts)-1], &fin)
