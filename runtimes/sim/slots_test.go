@@ -141,7 +141,7 @@ func TestSlotsHeadersAtOnce(t *testing.T) {
 	for _, path := range paths {
 		ctx, cancel := context.WithCancel(context.Background())
 		lines, _ := readLines(ctx, t, c, srv.URL, path, slotBody(path, 100000))
-		<-lines // the slot holder streams
+		awaitTokens(t, path, lines, 1) // the slot holder streams
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+path, strings.NewReader(slotBody(path, 3)))
 		require.NoError(t, err)
 		resp, err := c.Do(req)
