@@ -26,8 +26,9 @@ const (
 	ContextLength = 8192
 )
 
-// Config is the simulated schedule, and the fault, if any, the server
-// plays. The zero value of the fault fields is no fault.
+// Config is what the server plays: the schedule, real servers' habits and
+// the fault, if any. The zero value of every field but TTFT and
+// TokensPerSec is that field's default (no fault, no habit).
 type Config struct {
 	TTFT         time.Duration `env:"SIM_TTFT" envDefault:"50ms"`          // request received -> first token chunk
 	TokensPerSec float64       `env:"SIM_TOKENS_PER_SEC" envDefault:"400"` // decode rate after the first token
@@ -143,7 +144,9 @@ func (c Config) replyModel(model string) string {
 func (c Config) every() int { return max(c.FaultEvery, 1) }
 
 // DefaultConfig is the Config ConfigFromEnv returns with no variables set:
-// TTFT 50ms, 400 tokens/s, no fault (FaultEvery 0, which counts as 1).
+// TTFT 50ms, 400 tokens/s, every other field its zero value, which means
+// its default (no fault, one token per chunk, no slot limit, /metrics
+// served, ...).
 func DefaultConfig() Config {
 	return Config{TTFT: 50 * time.Millisecond, TokensPerSec: 400}
 }
@@ -206,8 +209,11 @@ func ConfigFromEnv() (Config, error) {
 func errAtLeast1(name string, n int) error { return fmt.Errorf("%s=%d: must be 1 or more", name, n) }
 
 // Validate checks TTFT >= 0, 0 < TokensPerSec < +Inf, that Fault is a
-// known mode and FaultEvery >= 0 (0 counting as 1). Its errors name the
-// environment variable, e.g. `SIM_TOKENS_PER_SEC=0: must be > 0` or
+// known mode, FaultEvery, StopAfter and TokensPerChunk >= 0 (0 meaning
+// their default), Slots and ReasoningTokens >= 0, 0 <= BatchSlowdown <
+// +Inf and that ReasoningField is "", ReasoningContent or Reasoning. Its
+// errors name the environment variable, e.g.
+// `SIM_TOKENS_PER_SEC=0: must be > 0` or
 // `SIM_FAULT="bogus": unknown fault; one of reset, …`.
 func (c Config) Validate() error {
 	var errs []error
@@ -260,9 +266,10 @@ func (c Config) Validate() error {
 // 146 years).
 const maxOffset = time.Duration(math.MaxInt64 / 2)
 
-// Offset is when, after t0, token i is written; Offset(n) is when the
-// final chunk(s) of an n-token response are written. It is
-// TTFT + i/TokensPerSec, rounded to the nanosecond.
+// Offset is when, after t0, token i is due; Offset(m) is when the final
+// chunk(s) of an m-token reply are. It is TTFT + i/TokensPerSec, rounded to
+// the nanosecond. (With BatchSlowdown the decode steps depend on the
+// streams decoding at once: see the package documentation.)
 func (c Config) Offset(i int) time.Duration {
 	d := c.TTFT + c.decode(i)
 	if d < c.TTFT { // overflow

@@ -71,7 +71,8 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 	sl := newSleeper()
 	buf := make([]byte, 0, 1024)
 	a := 0 // the next token to write
-	// next is the deadline of the next chunk, ok false when there is none.
+	// next is the next chunk to write: its deadline, the token it ends
+	// before (a for the final chunk), and false when none is left.
 	next := func() (time.Time, int, bool) {
 		if a < upTo {
 			end := rep.chunkEnd(a, upTo)
