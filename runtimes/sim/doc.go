@@ -148,10 +148,12 @@
 // a new prompt does not share with an earlier one; the simulator reports
 // the same, always (there is no setting). Take a prompt's words as P counts
 // them, all messages in order. C is the length, in words, of the longest
-// prefix of this prompt that some earlier chat request's prompt (either
-// endpoint, counted as its body is parsed, whether or not its reply then
-// completed) also began with, capped at P−1: a server evaluates at least
-// the last token. OpenAI replies report it in
+// prefix of this prompt that some earlier chat request's prompt also
+// began with (either endpoint; a request's prompt is remembered once its
+// body has been parsed and accepted, before it waits for a slot, whether or
+// not its reply then completes; requests turned away, by a 400 or an
+// http-NNN fault, are not), capped at P−1: a server evaluates at least the
+// last token. OpenAI replies report it in
 // usage.prompt_tokens_details.cached_tokens (prompt_tokens stays P).
 // Ollama counts cached tokens in prompt_eval_count (P) but times only the
 // evaluated ones: prompt_eval_duration is TTFT·(P−C)/P, so P over
