@@ -79,11 +79,11 @@ func TestClockCancel(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatal("cancel did not end the sleep")
 	}
-	// A later, earlier deadline still wakes on time although the cancelled
-	// one is still in the heap.
+	// A later, earlier deadline still wakes although the cancelled one is
+	// still in the heap, and not early (how late: clock_timing_test.go).
 	dl := time.Now().Add(10 * time.Millisecond)
 	require.NoError(t, c.sleepUntil(context.Background(), newSleeper(), dl))
-	assert.Less(t, time.Since(dl), 5*time.Millisecond)
+	assert.GreaterOrEqual(t, time.Since(dl), time.Duration(0))
 	// A deadline that has passed returns at once.
 	require.NoError(t, c.sleepUntil(context.Background(), newSleeper(), time.Now().Add(-time.Second)))
 }

@@ -26,8 +26,9 @@ const (
 	ContextLength = 8192
 )
 
-// Config is the simulated schedule, and the fault, if any, the server
-// plays. The zero value of the fault fields is no fault.
+// Config is what the server plays: the schedule, real servers' habits and
+// the fault, if any. The zero value of every field but TTFT and
+// TokensPerSec is that field's default (no fault, no habit).
 type Config struct {
 	TTFT         time.Duration `env:"SIM_TTFT" envDefault:"50ms"`          // request received -> first token chunk
 	TokensPerSec float64       `env:"SIM_TOKENS_PER_SEC" envDefault:"400"` // decode rate after the first token
@@ -43,21 +44,122 @@ type Config struct {
 	// value (what ConfigFromEnv returns when the variable is unset),
 	// counts as 1; SIM_FAULT_EVERY=0 written out is an error.
 	FaultEvery int `env:"SIM_FAULT_EVERY"`
+
+	// ServedModel (SIM_SERVED_MODEL), if set, is the one model the server
+	// serves, as llama-server does: every reply names it in its model
+	// field whatever the request asked for, and the model listings list
+	// it. Empty: replies echo the requested model (Model when none) and
+	// the listings list Model.
+	ServedModel string `env:"SIM_SERVED_MODEL"`
+
+	// StopAfter (SIM_STOP_AFTER), if > 0, makes every reply end after
+	// min(StopAfter, n) tokens, as a model that reaches its end of
+	// sequence: finish reason "stop" when StopAfter <= n ("length" when the
+	// length asked for comes first). An OpenAI request with
+	// "ignore_eos": true runs to n. 0, the zero value, is off;
+	// SIM_STOP_AFTER=0 written out is an error.
+	StopAfter int `env:"SIM_STOP_AFTER"`
+
+	// ReasoningTokens (SIM_REASONING_TOKENS, default 0) makes the first
+	// min(ReasoningTokens, m) tokens of every reply reasoning text, sent in
+	// ReasoningField (OpenAI) or message.thinking (Ollama); the rest is the
+	// answer. They count as tokens like the others.
+	ReasoningTokens int `env:"SIM_REASONING_TOKENS"`
+	// ReasoningField (SIM_REASONING_FIELD) is the OpenAI delta field the
+	// reasoning goes in: ReasoningContent (the default, also for "") or
+	// Reasoning.
+	ReasoningField ReasoningField `env:"SIM_REASONING_FIELD"`
+
+	// TokensPerChunk (SIM_TOKENS_PER_CHUNK, default 1) is how many tokens'
+	// text one chunk carries; a chunk is written when its last token is
+	// due. 0, the zero value, counts as 1; SIM_TOKENS_PER_CHUNK=0 written
+	// out is an error.
+	TokensPerChunk int `env:"SIM_TOKENS_PER_CHUNK"`
+
+	// CloseAfterStream (SIM_CLOSE_AFTER_STREAM) closes the TCP connection
+	// after every streamed chat reply, as llama-server does, while every
+	// response says "Keep-Alive: timeout=5, max=100". See the package
+	// documentation.
+	CloseAfterStream bool `env:"SIM_CLOSE_AFTER_STREAM"`
+
+	// Slots (SIM_SLOTS, default 0: unlimited) is how many chat requests
+	// decode at once; the others wait, first come first served, and their
+	// schedule starts when they get a slot. See the package documentation.
+	Slots int `env:"SIM_SLOTS"`
+	// BatchSlowdown (SIM_BATCH_SLOWDOWN, default 0) slows each stream's
+	// decode when several decode at once: with m streams holding a slot,
+	// each decodes at TokensPerSec/(1 + BatchSlowdown·(m−1)). See the
+	// package documentation for when m is read.
+	BatchSlowdown float64 `env:"SIM_BATCH_SLOWDOWN"`
+
+	// NoMetrics (SIM_METRICS=0) turns GET /metrics off (404), for testing
+	// clients against servers without it. By default the server serves
+	// Prometheus metrics in vLLM's names.
+	NoMetrics bool
+}
+
+// perChunk is TokensPerChunk, 0 counting as 1.
+func (c Config) perChunk() int { return max(c.TokensPerChunk, 1) }
+
+// ReasoningField is the OpenAI delta field that carries reasoning text.
+type ReasoningField string
+
+const (
+	// ReasoningContent: delta.reasoning_content (vLLM up to 0.11,
+	// llama.cpp, LM Studio).
+	ReasoningContent ReasoningField = "reasoning_content"
+	// Reasoning: delta.reasoning (vLLM 0.16+, Ollama's /v1, mlx_lm).
+	Reasoning ReasoningField = "reasoning"
+)
+
+// reasoningField is the field's name, "" counting as ReasoningContent.
+func (c Config) reasoningField() ReasoningField {
+	if c.ReasoningField == "" {
+		return ReasoningContent
+	}
+	return c.ReasoningField
+}
+
+// listed is the model the listings show.
+func (c Config) listed() string {
+	if c.ServedModel != "" {
+		return c.ServedModel
+	}
+	return Model
+}
+
+// replyModel is what a reply's model field says for a request that named
+// model.
+func (c Config) replyModel(model string) string {
+	switch {
+	case c.ServedModel != "":
+		return c.ServedModel
+	case model == "":
+		return Model
+	}
+	return model
 }
 
 // every is FaultEvery, 0 counting as 1.
 func (c Config) every() int { return max(c.FaultEvery, 1) }
 
 // DefaultConfig is the Config ConfigFromEnv returns with no variables set:
-// TTFT 50ms, 400 tokens/s, no fault (FaultEvery 0, which counts as 1).
+// TTFT 50ms, 400 tokens/s, every other field its zero value, which means
+// its default (no fault, one token per chunk, no slot limit, /metrics
+// served, ...).
 func DefaultConfig() Config {
 	return Config{TTFT: 50 * time.Millisecond, TokensPerSec: 400}
 }
 
-// ConfigFromEnv reads SIM_TTFT (a Go duration, e.g. 50ms),
-// SIM_TOKENS_PER_SEC (a number), SIM_FAULT (a fault mode) and
-// SIM_FAULT_EVERY (a whole number, 1 or more) and validates them. An empty
-// variable counts as unset.
+// ConfigFromEnv reads every SIM_ variable of Config's fields: SIM_TTFT (a
+// Go duration, e.g. 50ms), SIM_TOKENS_PER_SEC and SIM_BATCH_SLOWDOWN
+// (numbers), SIM_FAULT (a fault mode), SIM_FAULT_EVERY, SIM_STOP_AFTER and
+// SIM_TOKENS_PER_CHUNK (whole numbers, 1 or more), SIM_SLOTS and
+// SIM_REASONING_TOKENS (whole numbers, 0 or more), SIM_SERVED_MODEL (a
+// name), SIM_REASONING_FIELD (reasoning_content or reasoning),
+// SIM_CLOSE_AFTER_STREAM and SIM_METRICS (booleans: 1 or 0, true or
+// false), and validates them. An empty variable counts as unset. Errors
+// name the variable and its value, e.g. `SIM_SLOTS="x": not a number`.
 func ConfigFromEnv() (Config, error) {
 	var c Config
 	err := envvar.Parse(&c, env.Options{FuncMap: map[reflect.Type]env.ParserFunc{
@@ -79,22 +181,39 @@ func ConfigFromEnv() (Config, error) {
 			return d, nil
 		},
 	}})
+	// SIM_METRICS is on by default: its field says the opposite, so that
+	// the zero Config serves /metrics.
+	if v := os.Getenv("SIM_METRICS"); v != "" {
+		on, perr := strconv.ParseBool(v)
+		if perr != nil {
+			err = errors.Join(err, fmt.Errorf("SIM_METRICS=%q: not a boolean (use 1 or 0, true or false)", v))
+		}
+		c.NoMetrics = !on
+	}
 	if err != nil {
 		return Config{}, err
 	}
 	err = c.Validate()
-	if c.FaultEvery == 0 && os.Getenv("SIM_FAULT_EVERY") != "" {
-		// Written out, 0 is a mistake; only unset means the default.
-		err = errors.Join(err, errFaultEvery(0))
+	// Written out, 0 is a mistake for these; only unset means the default.
+	for _, v := range []struct {
+		name string
+		v    int
+	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}, {"SIM_TOKENS_PER_CHUNK", c.TokensPerChunk}} {
+		if v.v == 0 && os.Getenv(v.name) != "" {
+			err = errors.Join(err, errAtLeast1(v.name, 0))
+		}
 	}
 	return c, err
 }
 
-func errFaultEvery(n int) error { return fmt.Errorf("SIM_FAULT_EVERY=%d: must be 1 or more", n) }
+func errAtLeast1(name string, n int) error { return fmt.Errorf("%s=%d: must be 1 or more", name, n) }
 
 // Validate checks TTFT >= 0, 0 < TokensPerSec < +Inf, that Fault is a
-// known mode and FaultEvery >= 0 (0 counting as 1). Its errors name the
-// environment variable, e.g. `SIM_TOKENS_PER_SEC=0: must be > 0` or
+// known mode, FaultEvery, StopAfter and TokensPerChunk >= 0 (0 meaning
+// their default), Slots and ReasoningTokens >= 0, 0 <= BatchSlowdown <
+// +Inf and that ReasoningField is "", ReasoningContent or Reasoning. Its
+// errors name the environment variable, e.g.
+// `SIM_TOKENS_PER_SEC=0: must be > 0` or
 // `SIM_FAULT="bogus": unknown fault; one of reset, …`.
 func (c Config) Validate() error {
 	var errs []error
@@ -113,7 +232,32 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if c.FaultEvery < 0 {
-		errs = append(errs, errFaultEvery(c.FaultEvery))
+		errs = append(errs, errAtLeast1("SIM_FAULT_EVERY", c.FaultEvery))
+	}
+	if c.StopAfter < 0 {
+		errs = append(errs, errAtLeast1("SIM_STOP_AFTER", c.StopAfter))
+	}
+	if c.TokensPerChunk < 0 {
+		errs = append(errs, errAtLeast1("SIM_TOKENS_PER_CHUNK", c.TokensPerChunk))
+	}
+	if c.Slots < 0 {
+		errs = append(errs, fmt.Errorf("SIM_SLOTS=%d: must be >= 0", c.Slots))
+	}
+	switch f := strconv.FormatFloat(c.BatchSlowdown, 'g', -1, 64); {
+	case math.IsNaN(c.BatchSlowdown):
+		errs = append(errs, fmt.Errorf("SIM_BATCH_SLOWDOWN=%s: not a number", f))
+	case c.BatchSlowdown < 0:
+		errs = append(errs, fmt.Errorf("SIM_BATCH_SLOWDOWN=%s: must be >= 0", f))
+	case math.IsInf(c.BatchSlowdown, 0):
+		errs = append(errs, fmt.Errorf("SIM_BATCH_SLOWDOWN=%s: must be finite", f))
+	}
+	if c.ReasoningTokens < 0 {
+		errs = append(errs, fmt.Errorf("SIM_REASONING_TOKENS=%d: must be >= 0", c.ReasoningTokens))
+	}
+	switch c.ReasoningField {
+	case "", ReasoningContent, Reasoning:
+	default:
+		errs = append(errs, fmt.Errorf("SIM_REASONING_FIELD=%q: want %s or %s", c.ReasoningField, ReasoningContent, Reasoning))
 	}
 	return errors.Join(errs...)
 }
@@ -122,9 +266,10 @@ func (c Config) Validate() error {
 // 146 years).
 const maxOffset = time.Duration(math.MaxInt64 / 2)
 
-// Offset is when, after t0, token i is written; Offset(n) is when the
-// final chunk(s) of an n-token response are written. It is
-// TTFT + i/TokensPerSec, rounded to the nanosecond.
+// Offset is when, after t0, token i is due; Offset(m) is when the final
+// chunk(s) of an m-token reply are. It is TTFT + i/TokensPerSec, rounded to
+// the nanosecond. (With BatchSlowdown the decode steps depend on the
+// streams decoding at once: see the package documentation.)
 func (c Config) Offset(i int) time.Duration {
 	d := c.TTFT + c.decode(i)
 	if d < c.TTFT { // overflow

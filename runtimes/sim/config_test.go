@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
@@ -77,4 +78,57 @@ func TestOffset(t *testing.T) {
 	cfg = sim.Config{TTFT: 0, TokensPerSec: 3}
 	assert.Equal(t, 333333333*time.Nanosecond, cfg.Offset(1))
 	assert.Equal(t, time.Second, cfg.Offset(3))
+}
+
+// The settings beyond the schedule and the faults: each variable, as
+// written, and what it sets or the error that names it.
+func TestConfigFromEnvSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		set         func(*sim.Config) // nil: an error is expected
+		err         string
+	}{
+		{"SIM_SERVED_MODEL", "/models/x.gguf", func(c *sim.Config) { c.ServedModel = "/models/x.gguf" }, ""},
+		{"SIM_STOP_AFTER", "7", func(c *sim.Config) { c.StopAfter = 7 }, ""},
+		{"SIM_STOP_AFTER", "0", nil, `SIM_STOP_AFTER=0: must be 1 or more`},
+		{"SIM_STOP_AFTER", "-2", nil, `SIM_STOP_AFTER=-2: must be 1 or more`},
+		{"SIM_STOP_AFTER", "x", nil, `SIM_STOP_AFTER="x": not a number`},
+		{"SIM_REASONING_TOKENS", "64", func(c *sim.Config) { c.ReasoningTokens = 64 }, ""},
+		{"SIM_REASONING_TOKENS", "0", func(c *sim.Config) {}, ""},
+		{"SIM_REASONING_TOKENS", "-1", nil, `SIM_REASONING_TOKENS=-1: must be >= 0`},
+		{"SIM_REASONING_TOKENS", "many", nil, `SIM_REASONING_TOKENS="many": not a number`},
+		{"SIM_REASONING_FIELD", "reasoning", func(c *sim.Config) { c.ReasoningField = sim.Reasoning }, ""},
+		{"SIM_REASONING_FIELD", "reasoning_content", func(c *sim.Config) { c.ReasoningField = sim.ReasoningContent }, ""},
+		{"SIM_TOKENS_PER_CHUNK", "4", func(c *sim.Config) { c.TokensPerChunk = 4 }, ""},
+		{"SIM_TOKENS_PER_CHUNK", "0", nil, `SIM_TOKENS_PER_CHUNK=0: must be 1 or more`},
+		{"SIM_TOKENS_PER_CHUNK", "-4", nil, `SIM_TOKENS_PER_CHUNK=-4: must be 1 or more`},
+		{"SIM_CLOSE_AFTER_STREAM", "1", func(c *sim.Config) { c.CloseAfterStream = true }, ""},
+		{"SIM_CLOSE_AFTER_STREAM", "true", func(c *sim.Config) { c.CloseAfterStream = true }, ""},
+		{"SIM_CLOSE_AFTER_STREAM", "0", func(c *sim.Config) {}, ""},
+		{"SIM_CLOSE_AFTER_STREAM", "yes", nil, `SIM_CLOSE_AFTER_STREAM="yes": not a boolean (use 1 or 0, true or false)`},
+		{"SIM_SLOTS", "4", func(c *sim.Config) { c.Slots = 4 }, ""},
+		{"SIM_SLOTS", "0", func(c *sim.Config) {}, ""},
+		{"SIM_SLOTS", "x", nil, `SIM_SLOTS="x": not a number`},
+		{"SIM_SLOTS", "-1", nil, `SIM_SLOTS=-1: must be >= 0`},
+		{"SIM_BATCH_SLOWDOWN", "0.25", func(c *sim.Config) { c.BatchSlowdown = 0.25 }, ""},
+		{"SIM_BATCH_SLOWDOWN", "-0.5", nil, `SIM_BATCH_SLOWDOWN=-0.5: must be >= 0`},
+		{"SIM_BATCH_SLOWDOWN", "lots", nil, `SIM_BATCH_SLOWDOWN="lots": not a number`},
+		{"SIM_BATCH_SLOWDOWN", "+Inf", nil, `SIM_BATCH_SLOWDOWN="+Inf": not a finite number`},
+		{"SIM_REASONING_FIELD", "thinking", nil, `SIM_REASONING_FIELD="thinking": want reasoning_content or reasoning`},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			envtest.Clean(t)
+			t.Setenv(tc.name, tc.value)
+			cfg, err := sim.ConfigFromEnv()
+			if tc.set == nil {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			want := sim.DefaultConfig()
+			tc.set(&want)
+			assert.Equal(t, want, cfg)
+		})
+	}
 }

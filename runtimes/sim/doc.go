@@ -1,7 +1,38 @@
 // Package sim is an in-process inference server that streams on a known
-// schedule. It lets the suite run on a machine with no real server, and it
+// schedule. It lets the suite run on a machine with no real server and
 // lets tests check the client's measurements against numbers fixed in
-// advance.
+// advance. On request it also plays real servers' habits (early stops,
+// reasoning text, multi-token chunks, limited capacity, dropped
+// connections, faults) so that the client can be tested against them.
+//
+// # Settings
+//
+// A Config holds them; ConfigFromEnv reads them from SIM_ variables (an
+// empty variable counts as unset; an error names the variable and the value
+// as written, e.g. `SIM_SLOTS="x": not a number`):
+//
+//	variable                Config field      default            section
+//	SIM_TTFT                TTFT              50ms               Schedule
+//	SIM_TOKENS_PER_SEC      TokensPerSec      400                Schedule
+//	SIM_TOKENS_PER_CHUNK    TokensPerChunk    1                  Schedule
+//	SIM_SERVED_MODEL        ServedModel       (echo the request) OpenAI-compatible
+//	SIM_SLOTS               Slots             0 (unlimited)      Capacity
+//	SIM_BATCH_SLOWDOWN      BatchSlowdown     0                  Capacity
+//	SIM_CLOSE_AFTER_STREAM  CloseAfterStream  0 (false)          Connections
+//	SIM_STOP_AFTER          StopAfter         (off)              Stopping early
+//	SIM_REASONING_TOKENS    ReasoningTokens   0                  Reasoning
+//	SIM_REASONING_FIELD     ReasoningField    reasoning_content  Reasoning
+//	SIM_METRICS             NoMetrics = !it   1 (served)         Metrics
+//	SIM_FAULT               Fault             (none)             Faults
+//	SIM_FAULT_EVERY         FaultEvery        1                  Faults
+//
+// Booleans are 1 or 0, true or false. Whole-number settings whose off or
+// default value is the zero value (SIM_TOKENS_PER_CHUNK, SIM_STOP_AFTER,
+// SIM_FAULT_EVERY) must be 1 or more when written out. The zero Config's
+// fields mean the defaults too, but for TTFT and TokensPerSec, which a
+// Config must set. At the defaults every habit is off but two that real
+// servers always have: the prompt cache's report (see Prompt cache) and
+// GET /metrics.
 //
 // # Schedule
 //
@@ -12,20 +43,38 @@
 //     OpenAI max_completion_tokens, else max_tokens; DefaultMaxTokens (128)
 //     when absent or <= 0. Fractions are dropped.
 //   - t0 be the moment the handler starts (after net/http has read the
-//     request headers, before the body is read and parsed).
+//     request headers, before the body is read and parsed), its arrival,
+//     or, with SIM_SLOTS, the moment the request gets a slot (see
+//     Capacity).
+//   - m be the number of tokens the reply has: n, unless it stops early
+//     (SIM_STOP_AFTER, below).
 //
-// Then token i (0-based, i < n) is written and flushed at
+// Then token i (0-based, i < m) is written and flushed at
 //
 //	t0 + TTFT + i/TokensPerSec
 //
-// and the final chunk(s) at t0 + TTFT + n/TokensPerSec (Config.Offset gives
-// these offsets). The client's decode rate n/(total - ttft) is therefore
-// exactly TokensPerSec, and its TTFT is TTFT plus transport latency. Every
+// and the final chunk(s) at t0 + TTFT + m/TokensPerSec (Config.Offset gives
+// these offsets). The client's decode rate m/(total - ttft) is therefore
+// exactly TokensPerSec, and its TTFT is TTFT plus transport latency (with
+// SIM_BATCH_SLOWDOWN the decode steps vary, see Capacity). Every
 // deadline is absolute (relative to t0), so lateness never accumulates; a
 // chunk is never written before its deadline. Chunks that fall due while an
 // earlier write was late go out together in one write, each still its own
 // line. Every token chunk carries exactly one non-empty token from a small
-// fixed vocabulary (" lorem", " ipsum", ...).
+// fixed vocabulary (" lorem", " ipsum", ...; token i is Token(i)), unless
+// SIM_TOKENS_PER_CHUNK says otherwise.
+//
+// SIM_TOKENS_PER_CHUNK=k (Config.TokensPerChunk, default 1) makes each
+// chunk carry the text of k consecutive tokens, as servers that detokenize
+// in steps or batch their writes do. Chunks are cut every k tokens from
+// the start of each run of tokens: the reasoning (SIM_REASONING_TOKENS),
+// the answer, and the tokens from a fault's token k on (malformed); the
+// last chunk of a run may carry fewer. A chunk is written when its last
+// token is due: the chunk of tokens a..b-1 at t0 + TTFT + (b-1)/rate. A
+// client therefore sees its first text at TTFT + (c-1)/rate, c being the
+// first chunk's size (min(k, m), or min(k, reasoning tokens)), and text
+// arriving in steps of k/rate; the end is still at t0 + TTFT + m/rate, and
+// every count (eval_count, completion_tokens) is in tokens, not chunks.
 //
 // Lateness is what the machine adds: waking a goroutine and writing to the
 // socket. On Linux the deadlines are kept by one clock goroutine reading a
@@ -36,24 +85,31 @@
 // their deadline on an idle machine, more under load or on a VM whose vCPUs
 // get descheduled.
 //
-// Close ends streams in flight by dropping their connections, so a client
-// sees an unexpected EOF, never a clean end.
+// Close ends streams in flight, and requests waiting for a slot, by
+// dropping their connections, so a client sees an unexpected EOF, never a
+// clean end.
 //
 // # Ollama (NDJSON, Content-Type application/x-ndjson)
 //
 // POST /api/chat: the response headers at once (t0 plus the time to parse
-// the request), then n lines
+// the request), then m lines
 //
 //	{"model":M,"created_at":T,"message":{"role":"assistant","content":" lorem"},"done":false}
 //
 // then, at the end,
 //
 //	{"model":M,"created_at":T,"message":{"role":"assistant","content":""},"done":true,
-//	 "done_reason":"length","total_duration":ns,"load_duration":0,"prompt_eval_count":P,
-//	 "prompt_eval_duration":TTFT,"eval_count":n,"eval_duration":n/TokensPerSec}
+//	 "done_reason":R,"total_duration":ns,"load_duration":0,"prompt_eval_count":P,
+//	 "prompt_eval_duration":E,"eval_count":m,"eval_duration":m/TokensPerSec}
 //
-// where total_duration is measured (t0 to the final line) and P is the number
-// of whitespace-separated words in all messages' content (at least 1). With
+// where R is "length", or "stop" when the reply stopped early,
+// total_duration is measured (from the arrival to the final line: with
+// SIM_SLOTS it includes the wait for a slot), eval_duration is the
+// scheduled decode time (m/TokensPerSec, longer with SIM_BATCH_SLOWDOWN:
+// the final chunk's deadline − t0 − TTFT), P is the number of
+// whitespace-separated words in all messages' content (at least 1) and E
+// is TTFT·(P−C)/P in nanoseconds, rounded down, C being the cached words
+// (see Prompt cache): TTFT when nothing was cached. With
 // "stream": false one JSON object carrying all the text and the final fields
 // is written at the end time. A body that does not parse or has no messages
 // gets 400 {"error":"..."}. Also GET /api/version, POST /api/show,
@@ -65,18 +121,193 @@
 // First, at once (t0 plus the time to parse the request), a role-only
 // chunk (delta {"role":"assistant","content":""}); it is not a token. Then
 // one chunk per token (delta {"content":" lorem"}); then, at the end time, a
-// chunk with delta {"content":""} and finish_reason "length", then, only if
-// stream_options.include_usage is true, a usage chunk with "choices":[] and
-// usage {prompt_tokens: P, completion_tokens: n, total_tokens: P+n}, then
+// chunk with delta {"content":""} and finish_reason R ("length", or "stop"
+// when the reply stopped early), then, only if stream_options.include_usage
+// is true, a usage chunk with "choices":[] and
+//
+//	"usage":{"prompt_tokens":P,"total_tokens":P+m,"completion_tokens":m,"prompt_tokens_details":{"cached_tokens":C}}
+//
+// (vLLM's shape; C as in Prompt cache, 0 when nothing was cached), then
 // "data: [DONE]". Errors (body does not parse, no messages, stream not
 // true) get 400
 //
 //	{"object":"error","message":"...","type":"BadRequestError","code":400}
 //
-// Also GET /v1/models (served for Ollama clients too), GET /version and
-// GET /health.
+// Also GET /v1/models (served for Ollama clients too), GET /version,
+// GET /health and GET /metrics (see Metrics).
 //
-// The model field is echoed back as sent, or Model when empty.
+// The model field is echoed back as sent, or Model when empty. With
+// SIM_SERVED_MODEL=name (Config.ServedModel) the server serves that one
+// model, as llama-server does: every reply's model field says name
+// whatever the request asked for, and GET /v1/models, /api/tags and
+// /api/ps list name instead of Model.
+//
+// # Prompt cache
+//
+// Real servers keep the prompts they have evaluated and evaluate only what
+// a new prompt does not share with an earlier one; the simulator reports
+// the same, always (there is no setting). Take a prompt's words as P counts
+// them, all messages in order. C is the length, in words, of the longest
+// prefix of this prompt that some earlier chat request's prompt also
+// began with (either endpoint; a request's prompt is remembered once its
+// body has been parsed and accepted, before it waits for a slot, whether or
+// not its reply then completes; requests turned away, by a 400 or an
+// http-NNN fault, are not), capped at P−1: a server evaluates at least the
+// last token. OpenAI replies report it in
+// usage.prompt_tokens_details.cached_tokens (prompt_tokens stays P).
+// Ollama counts cached tokens in prompt_eval_count (P) but times only the
+// evaluated ones: prompt_eval_duration is TTFT·(P−C)/P, so P over
+// prompt_eval_duration reads fast on a hit, as it does on Ollama. The
+// schedule does not change: the first token still comes at TTFT.
+//
+// The server remembers prompts as the hashes of their word prefixes, at
+// most 2^18 of them (a few MiB); a prompt that would take it past that
+// empties it first (after its own look-up), and of a longer prompt only the
+// first 2^18 prefixes are kept. Prompts are then forgotten, as a real
+// cache evicts them.
+//
+// # Capacity
+//
+// By default every chat request is served at once, at the full rate,
+// however many there are. A real server has a fixed number of sequences
+// it decodes together, and each goes slower the more there are.
+//
+// SIM_SLOTS=S (Config.Slots, default 0: unlimited) lets at most S chat
+// requests (of both endpoints together, Ollama "stream": false ones too)
+// hold a slot; the others wait, first come first served (in the order they
+// ask for one: once their body is parsed and, when streamed, their headers
+// are sent). A waiting request's response headers (and
+// OpenAI's role-only chunk) still go out at once; its schedule starts, t0,
+// when it gets a slot, so queueing shows in its TTFT. A slot is freed when
+// the reply holding it ends: at the deadline of its final chunk (or of
+// the fault that ended it) when it went to its planned end, however late
+// that was written, so that lateness does not pass down the queue; at the
+// moment it ended otherwise (a client that went away, a stall). The next
+// waiter's t0 is the later of that moment and its own arrival (its
+// handler's start); a request that finds a slot free gets t0 = max(its
+// arrival, when that slot was freed), which is its arrival in all but a
+// close race. Ollama's total_duration stays measured from the arrival,
+// so it includes the wait, as on Ollama.
+//
+// SIM_BATCH_SLOWDOWN=f (Config.BatchSlowdown, >= 0, default 0) slows the
+// decode of every stream while others decode with it: with m chat
+// requests holding a slot (all requests in their schedule when SIM_SLOTS
+// is unlimited; the stream itself included, so m >= 1; queued ones not
+// counted), a stream decodes at TokensPerSec/(1 + f·(m−1)), that is one
+// token every step_m = (1 + f·(m−1))/TokensPerSec. The first token is due
+// at t0 + TTFT as always (the slowdown is in the decode, not the prefill).
+// Each later token's deadline is fixed once, from the deadline of the
+// token before it plus step_m, m being read when the stream comes to need
+// that deadline: right after it has put the chunk before into a write (at
+// the start for the first chunk); a chunk of k tokens (SIM_TOKENS_PER_CHUNK)
+// fixes its k deadlines at one m. The final chunk is due one step after the
+// last token. Deadlines so fixed never move and are absolute (from t0, not
+// from when a write happened), so lateness does not accumulate; with m
+// constant the stream decodes at exactly TokensPerSec/(1 + f·(m−1)), and
+// Ollama's eval_duration is the scheduled decode time (final deadline −
+// t0 − TTFT). With f = 0 the deadlines are exactly t0 + Config.Offset(i).
+//
+// # Connections
+//
+// Connections are kept alive as net/http keeps them, unless
+// SIM_CLOSE_AFTER_STREAM=1 (Config.CloseAfterStream), which plays
+// llama-server: its stream writer ends the connection after the last chunk
+// of every streamed reply, while its responses say
+// "Keep-Alive: timeout=5, max=100" and never "Connection: close". Then
+// every response carries that Keep-Alive header, and after each streamed
+// chat reply (either protocol, any fault that lets the handler end; the
+// reply itself is complete: final chunk, [DONE], the proper end of its
+// chunked body) the server closes the TCP connection 1 ms after net/http
+// has written the whole response (it reports http.StateIdle). A request
+// that arrives on the connection within that 1 ms is not served: the
+// connection is closed at once and the client reads EOF before any byte
+// of a reply. That is what a client that took the connection back into
+// its pool and sent its next POST on it meets on llama-server; Go's
+// http.Transport does not retry a POST, so a plain client doing
+// back-to-back streamed requests fails every second one with
+// `Post "…": EOF` (or, had it written later, "connection reset by peer").
+// Non-streamed replies (Ollama "stream": false, errors) and GETs keep the
+// connection. Server.OpenConns counts a closed connection as closed as
+// soon as net/http has let it go.
+//
+// # Stopping early
+//
+// SIM_STOP_AFTER=N (Config.StopAfter, N >= 1; unset is off) plays a model
+// that reaches its end of sequence after N tokens: every reply has
+// m = min(N, n) tokens. When N <= n it ends with finish reason "stop"
+// (Ollama done_reason "stop"), when N > n the length asked for comes
+// first and it ends with "length" as usual. eval_count and
+// usage.completion_tokens are m, eval_duration m/TokensPerSec, and the
+// final chunk goes out on schedule at t0 + TTFT + m/TokensPerSec. An OpenAI
+// request with "ignore_eos": true (vLLM, SGLang and llama.cpp honour it)
+// runs to n as without the setting; Ollama's API has no such option, so
+// its replies always stop early.
+//
+// # Reasoning
+//
+// SIM_REASONING_TOKENS=N (Config.ReasoningTokens, default 0: none) makes
+// the first min(N, m) tokens of every reply reasoning text and the rest the
+// answer, as a thinking model writes. The text is the same token sequence
+// (token i is Token(i) wherever it goes); only the field changes. A chunk
+// never carries both. Ollama: a reasoning chunk is
+//
+//	{"model":M,"created_at":T,"message":{"role":"assistant","content":"","thinking":" lorem"},"done":false}
+//
+// and a "stream": false reply carries the answer in content and the
+// reasoning in "thinking" after it. OpenAI: a reasoning chunk's delta is
+// {"reasoning_content":" lorem"} or, with SIM_REASONING_FIELD=reasoning
+// (vLLM 0.16+, Ollama's /v1, mlx_lm), {"reasoning":" lorem"}; answer chunks
+// are as usual, and the usage chunk gets
+// "completion_tokens_details":{"reasoning_tokens":min(N, m)} after
+// completion_tokens (0 for the empty fault). Reasoning tokens are tokens:
+// n (max_tokens) and m count them, eval_count and completion_tokens
+// include them, and the schedule is unchanged: token i is due at
+// t0 + TTFT + i/TokensPerSec, so the first answer token comes at
+// TTFT + N/TokensPerSec. SIM_REASONING_FIELD alone changes nothing.
+//
+// # Metrics
+//
+// GET /metrics serves Prometheus text exposition, format 0.0.4
+// (Content-Type "text/plain; version=0.0.4; charset=utf-8"), in vLLM's
+// names, with a model_name label, written as vLLM's Python client writes
+// them (values with a decimal point, "3.0"). SIM_METRICS=0
+// (Config.NoMetrics) turns it off: 404, as on a server without it.
+//
+// It follows what the server wrote. A chat reply counts once it is
+// complete: its final chunk(s) written and flushed (the done:true line;
+// the finish chunk, usage and [DONE]), or an Ollama "stream": false body
+// written whole; that includes the empty, malformed, big-line and
+// keepalive faults, and no reply that a fault cut, nor one whose client
+// went away. It counts under model_name = the model its reply named
+// (one series per name, for the first 100 names; later names count under
+// the listed model, Model or SIM_SERVED_MODEL, whose series is always
+// there, at zero before any request). For such a reply, with arrival its
+// handler's start, t0 its schedule's start (its slot), first the moment
+// the write carrying token 0 had been flushed (for a "stream": false reply,
+// t0 + TTFT, when token 0 was due) and end the moment its final chunk had
+// been flushed:
+//
+//   - vllm:prompt_tokens_total (counter): + P, its prompt words, cached ones
+//     included (as prompt_tokens and prompt_eval_count).
+//   - vllm:generation_tokens_total (counter): + the tokens it sent (its
+//     eval_count or completion_tokens: m, 0 for the empty fault).
+//   - vllm:request_success_total (counter): + 1.
+//   - vllm:request_queue_time_seconds (histogram): t0 − arrival, the wait
+//     for a slot (0 without SIM_SLOTS).
+//   - vllm:time_to_first_token_seconds (histogram): first − arrival.
+//   - vllm:request_prefill_time_seconds (histogram): first − t0.
+//   - vllm:request_decode_time_seconds (histogram): end − first.
+//   - vllm:e2e_request_latency_seconds (histogram): end − arrival.
+//
+// The last four are measured, on the server's clock, so TTFT = queue +
+// prefill and e2e = queue + prefill + decode hold reply by reply; a reply
+// with no token (the empty fault) observes only the queue and e2e ones.
+// Histograms have vLLM's buckets (TTFT: 0.001 … 2560 s; the others: its
+// request latency buckets, 0.3 … 7680 s) with _bucket (cumulative, le
+// ending "+Inf"), _sum and _count. And two gauges, labelled with the listed
+// model: vllm:num_requests_running, the chat requests holding a slot now
+// (every request in its schedule without SIM_SLOTS), and
+// vllm:num_requests_waiting, those waiting for one.
 //
 // # Faults
 //
@@ -86,8 +317,8 @@
 // both endpoints together from 1, as they arrive (before their bodies are
 // parsed), and the k-th gets the fault when k % FaultEvery == 0. The others,
 // and the metadata endpoints always, are served as usual. Let k be
-// max(n/2, 1), "half the tokens": tokens 0..k-1 go out on the schedule,
-// then, when token k would be due (the end time for n = 1):
+// max(m/2, 1), "half the tokens" of the reply: tokens 0..k-1 go out on the
+// schedule, then, when token k would be due (the end time for m = 1):
 //
 //   - reset: the connection is reset (hijacked, SO_LINGER 0, closed: a TCP
 //     RST). The client reads "connection reset by peer".
@@ -96,7 +327,7 @@
 //     [DONE].
 //   - malformed: one line of broken JSON, a token chunk cut in the middle
 //     of its text, "simulated fault: malformed chunk, cut here", then a
-//     newline (SSE: a blank line too); then tokens k..n-1 and the end as
+//     newline (SSE: a blank line too); then tokens k..m-1 and the end as
 //     usual.
 //   - error: an in-stream error in the protocol's own shape, then the end
 //     (below).
@@ -121,14 +352,15 @@
 //
 // Three modes change the whole stream instead:
 //
-//   - empty: no text at all, the end on schedule (t0 + TTFT + n/rate).
+//   - empty: no text at all, the end on schedule (t0 + TTFT + m/rate).
 //     Ollama: only the final line, content "", done_reason "stop",
 //     eval_count 0. OpenAI: the role chunk, then a finish chunk with
 //     content "" and finish_reason "stop", the usage chunk (if asked for)
 //     with completion_tokens 0, and [DONE].
-//   - big-line: token k (token 0 when n = 1) is one chunk whose text is
-//     1 MiB + 1 bytes of 'x', a line longer than 1 MiB. The rest as usual:
-//     a client must succeed.
+//   - big-line: token k (token 0 when m = 1) is one chunk whose text is
+//     1 MiB + 1 bytes of 'x', a line longer than 1 MiB (with
+//     SIM_TOKENS_PER_CHUNK, the chunk that carries token k carries that
+//     text in its place). The rest as usual: a client must succeed.
 //   - keepalive: keep-alive lines, one right after the headers and one
 //     before every token chunk: the SSE comment ": keepalive" and a blank
 //     line (OpenAI), an empty line (Ollama). The rest as usual: a client
@@ -156,4 +388,15 @@
 //
 // Server.OpenConns counts the client connections open, so a test can check
 // that a client closed every connection it gave up on.
+//
+// # Tests
+//
+// go test ./runtimes/sim/ checks the wire shapes, counts, faults and order,
+// with bounds that hold on a loaded machine; testdata/golden/ pins the
+// default settings' bytes (TestGoldenDefaults; -update rewrites). The tests
+// whose verdict depends on how promptly the machine wakes goroutines (the
+// schedule's lateness, the clock's precision, the client's view of slots
+// and slowdown) are built only with the timing tag and run on their own:
+//
+//	go test -tags timing -p 1 ./runtimes/sim/
 package sim

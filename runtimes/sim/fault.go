@@ -180,32 +180,40 @@ func stall(ctx context.Context) error {
 }
 
 // serve writes one streamed response after its headers (and, for OpenAI,
-// the role chunk): the n tokens and the final chunk(s) on the schedule,
+// the role chunk): the tokens and the final chunk(s) on the schedule,
 // changed by fault f.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, t0 time.Time, n int, enc encoder, f Fault) {
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, rep *reply, enc encoder, f Fault) {
 	ctx := r.Context()
+	n := rep.m
 	var err error
 	switch f {
 	case FaultNone:
-		err = s.stream(ctx, w, rc, t0, n, n+1, enc)
+		err = s.stream(ctx, w, rc, rep, n, true, enc)
 	case FaultMalformed:
-		err = s.stream(ctx, w, rc, t0, n, n+1, &faultEncoder{encoder: enc, f: f, n: n, at: half(n)})
+		rep.split = half(n) // the broken line comes before a chunk
+		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep, at: half(n)})
 	case FaultBigLine:
-		err = s.stream(ctx, w, rc, t0, n, n+1, &faultEncoder{encoder: enc, f: f, n: n, at: min(half(n), n-1)})
+		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep, at: min(half(n), n-1)})
 	case FaultKeepAlive:
-		err = s.stream(ctx, w, rc, t0, n, n+1, &faultEncoder{encoder: enc, f: f, n: n})
+		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep})
 	case FaultEmpty:
-		if err = s.clock.sleepUntil(ctx, newSleeper(), t0.Add(s.cfg.Offset(n))); err == nil {
-			err = s.write(w, rc, t0, n, enc.empty(nil, time.Now()))
+		due := rep.pace.due(n)
+		if err = s.clock.sleepUntil(ctx, newSleeper(), due); err == nil {
+			err = s.write(w, rc, rep, n, enc.empty(nil, time.Now()))
+			rep.endDue = due
+			rep.ended, rep.end = err == nil, time.Now()
 		}
 	default: // the faults that cut the stream after k tokens
 		k := half(n)
-		if err = s.stream(ctx, w, rc, t0, n, k, enc); err == nil {
+		if err = s.stream(ctx, w, rc, rep, k, false, enc); err == nil {
 			// The fault comes when token k would have.
-			err = s.clock.sleepUntil(ctx, newSleeper(), t0.Add(s.cfg.Offset(k)))
+			err = s.clock.sleepUntil(ctx, newSleeper(), rep.pace.due(k))
 		}
 		if err != nil {
 			break
+		}
+		if f != FaultStall {
+			rep.endDue = rep.pace.due(k)
 		}
 		switch f {
 		case FaultReset:
@@ -213,7 +221,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.Response
 		case FaultTruncate:
 			// Returning ends the chunked body properly.
 		case FaultError, FaultObjectError:
-			err = s.write(w, rc, t0, k, enc.failure(nil, f, faultMessage(f, k, n)))
+			err = s.write(w, rc, rep, k, enc.failure(nil, f, faultMessage(f, k, n)))
 		case FaultStall:
 			err = stall(ctx)
 		}
@@ -223,8 +231,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.Response
 	}
 }
 
-// write writes and flushes b, chunk last of a stream that started at t0.
-func (s *Server) write(w io.Writer, rc *http.ResponseController, t0 time.Time, last int, b []byte) error {
+// write writes and flushes b, whose last chunk is last (rep.m for the
+// final one).
+func (s *Server) write(w io.Writer, rc *http.ResponseController, rep *reply, last int, b []byte) error {
 	began := time.Now()
 	if _, err := w.Write(b); err != nil {
 		return err
@@ -232,22 +241,26 @@ func (s *Server) write(w io.Writer, rc *http.ResponseController, t0 time.Time, l
 	if err := rc.Flush(); err != nil {
 		return err
 	}
-	if s.trace != nil {
-		s.trace(t0, last, began, time.Now())
+	if rep.trace != nil {
+		rep.trace(rep.t0, last, began, time.Now())
 	}
 	return nil
 }
 
-// ollamaWhole answers an Ollama "stream": false request with fault f (not
-// FaultNone, nor an http-NNN one).
-func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, t0 time.Time, n int, enc *ollamaEncoder, f Fault) {
+// ollamaWhole answers an Ollama "stream": false request, with fault f.
+func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, rep *reply, enc *ollamaEncoder, f Fault) {
 	ctx := r.Context()
+	n := rep.m
 	switch f {
 	case FaultReset, FaultStall, FaultError, FaultObjectError:
 		k := half(n)
-		if err := s.clock.sleepUntil(ctx, newSleeper(), t0.Add(s.cfg.Offset(k))); err != nil {
+		due := rep.pace.due(k)
+		if err := s.clock.sleepUntil(ctx, newSleeper(), due); err != nil {
 			s.abort()
 			return
+		}
+		if f != FaultStall {
+			rep.endDue = due
 		}
 		switch f {
 		case FaultReset:
@@ -260,61 +273,65 @@ func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, t0 time.Tim
 		}
 		return
 	}
-	if err := s.clock.sleepUntil(ctx, newSleeper(), t0.Add(s.cfg.Offset(n))); err != nil {
+	due := rep.pace.due(n)
+	if err := s.clock.sleepUntil(ctx, newSleeper(), due); err != nil {
 		s.abort()
 		return
 	}
+	rep.endDue = due
 	var b []byte
 	switch now := time.Now(); f {
 	case FaultEmpty:
-		b = enc.end(nil, now, nil, "stop", 0, 0)
+		b = enc.empty(nil, now)
 	case FaultBigLine:
-		var text []byte
-		for i := range n {
-			if i == min(half(n), n-1) {
-				text = append(text, bigText()...)
-			} else {
-				text = append(text, Token(i)...)
-			}
-		}
-		b = enc.end(nil, now, text, "length", n, enc.eval)
+		b = enc.whole(nil, now, min(half(n), n-1))
 	default:
-		b = enc.done(nil, now, true)
+		b = enc.whole(nil, now, -1)
 	}
 	b = b[:len(b)-1] // without the newline
 	if f == FaultTruncate || f == FaultMalformed {
 		b = b[:len(b)/2] // cut in the middle, but the body ends cleanly
 	}
 	writeJSON(w, http.StatusOK, b)
+	if f != FaultTruncate && f != FaultMalformed && http.NewResponseController(w).Flush() == nil {
+		// Complete. Its tokens were not sent one by one: the first
+		// counts as produced when it was due.
+		rep.ended, rep.end = true, time.Now()
+		if f != FaultEmpty && n > 0 {
+			rep.sent, rep.first = n, rep.pace.due(0)
+		}
+	}
 }
 
 // faultEncoder changes some chunks of a stream that otherwise goes as
 // usual.
 type faultEncoder struct {
 	encoder
-	f  Fault // FaultMalformed, FaultBigLine or FaultKeepAlive
-	n  int
-	at int // the chunk the fault touches, of 0..n (n: the final chunk)
+	f   Fault // FaultMalformed, FaultBigLine or FaultKeepAlive
+	rep *reply
+	at  int // the token the fault touches, of 0..m (m: the final chunk)
+	q   []byte
 }
 
-func (e *faultEncoder) token(b []byte, i int, now time.Time) []byte {
+func (e *faultEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
 	switch e.f {
 	case FaultKeepAlive:
 		b = e.keepAlive(b)
 	case FaultMalformed:
-		if i == e.at {
+		if a == e.at {
 			b = e.broken(b, now)
 		}
 	case FaultBigLine:
-		if i == e.at {
-			return e.text(b, bigJSON(), now)
+		if a <= e.at && e.at < end {
+			e.q = appendTokens(e.q[:0], a, end, e.at)
+			return e.text(b, e.q, a < e.rep.think, now)
 		}
 	}
-	return e.encoder.token(b, i, now)
+	return e.encoder.chunk(b, a, end, now)
 }
 
 func (e *faultEncoder) final(b []byte, now time.Time) []byte {
-	if e.f == FaultMalformed && e.at == e.n {
+	if e.f == FaultMalformed && e.at == e.rep.m {
 		b = e.broken(b, now)
 	}
 	return e.encoder.final(b, now)
@@ -324,12 +341,8 @@ func (e *faultEncoder) final(b []byte, now time.Time) []byte {
 // 1 MiB whatever the protocol's framing.
 const bigTextLen = 1<<20 + 1
 
-// bigText is the FaultBigLine token's text, bigJSON the same as a JSON
-// string; made once, when first needed.
-var (
-	bigText = sync.OnceValue(func() []byte { return []byte(strings.Repeat("x", bigTextLen)) })
-	bigJSON = sync.OnceValue(func() []byte { return strconv.AppendQuote(nil, string(bigText())) })
-)
+// bigText is the FaultBigLine token's text, made once, when first needed.
+var bigText = sync.OnceValue(func() []byte { return []byte(strings.Repeat("x", bigTextLen)) })
 
 // brokenText opens the broken line of FaultMalformed, which ends right
 // after it, in the middle of a JSON string.

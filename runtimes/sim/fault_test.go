@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -180,91 +181,126 @@ func tokens(from, to int) []string {
 	return out
 }
 
-// A fault-free stream's frames, to compare with.
-func TestFaultNoneFrames(t *testing.T) {
-	srv := startFault(t, sim.FaultNone, 0)
-	c := newClient(t, 1)
-	for _, path := range paths {
-		w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
-		require.NoError(t, w.err)
-		require.Equal(t, http.StatusOK, w.status)
-		kinds, texts := frames(t, path, w)
-		if path == ollamaPath {
-			assert.Equal(t, concat(repeat("tok", faultN), []string{"done"}), kinds)
-		} else {
-			assert.Equal(t, concat([]string{"role"}, repeat("tok", faultN), []string{"finish", "usage", "done"}), kinds)
-		}
-		assert.Equal(t, tokens(0, faultN), texts)
+// framed is what a streamed reply of protocol path reads as (see frames):
+// for OpenAI the role chunk first; then body; then, if ended, the end
+// (Ollama "done"; OpenAI "finish", "usage", "done").
+func framed(path string, body []string, ended bool) []string {
+	var out []string
+	if path == openaiPath {
+		out = append(out, "role")
 	}
+	out = append(out, body...)
+	if ended && path == openaiPath {
+		out = append(out, "finish", "usage", "done")
+	} else if ended {
+		out = append(out, "done")
+	}
+	return out
 }
 
-func TestFaultReset(t *testing.T) {
-	srv := startFault(t, sim.FaultReset, 1)
-	c := newClient(t, 1)
-	for _, path := range paths {
-		t.Run(path, func(t *testing.T) {
-			w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
-			require.Equal(t, http.StatusOK, w.status)
-			require.Error(t, w.err, "a reset must not read as a clean end")
-			assert.NotErrorIs(t, w.err, io.EOF)
-			assert.True(t, errors.Is(w.err, syscall.ECONNRESET) || errors.Is(w.err, io.ErrUnexpectedEOF), "%v", w.err)
-			kinds, texts := frames(t, path, w)
-			want := repeat("tok", faultK)
-			if path == openaiPath {
-				want = concat([]string{"role"}, want)
-			}
-			assert.Equal(t, want, kinds)
-			assert.Equal(t, tokens(0, faultK), texts)
+// cut is a stream cut after k tokens, with no end.
+func cut(path string) []string { return framed(path, repeat("tok", faultK), false) }
+
+// whole is an Ollama "stream": false response: the Do error, or the
+// response read to its end.
+type whole struct {
+	err error // from Do
+	wire
+}
+
+// decodeWhole decodes a complete "stream": false response.
+func decodeWhole(t *testing.T, w whole) ndjsonChunk {
+	t.Helper()
+	require.NoError(t, w.err)
+	require.NoError(t, w.wire.err)
+	var ch ndjsonChunk
+	decodeStrict(t, string(w.body), &ch)
+	require.True(t, ch.Done)
+	return ch
+}
+
+var wholeBody = fmt.Sprintf(`{"model":"m","stream":false,"messages":[{"role":"user","content":"hi"}],"options":{"num_predict":%d}}`, faultN)
+
+// faultCase is what one fault does to a chat request of each protocol:
+// streamed, and (whole) an Ollama "stream": false one.
+type faultCase struct {
+	f sim.Fault
+	// status is the HTTP status of a streamed reply; 0 means 200.
+	status int
+	// kinds and texts are what a streamed reply reads as (see frames);
+	// nil kinds: not checked.
+	kinds func(path string) []string
+	texts []string
+	// readErr checks the error that ended reading the body; nil: a clean
+	// end.
+	readErr func(t *testing.T, err error)
+	// check checks the rest of a streamed reply.
+	check func(t *testing.T, srv *sim.Server, path string, w wire)
+	// run, if set, replaces the fetch and the checks above.
+	run func(t *testing.T, srv *sim.Server, c *http.Client, path string)
+	// whole checks an Ollama "stream": false request's response.
+	whole func(t *testing.T, w whole)
+}
+
+var faultMsg = fmt.Sprintf("simulated fault: %%s after %d of %d tokens", faultK, faultN)
+
+var faultCases = []faultCase{
+	{
+		f:     sim.FaultNone,
+		kinds: func(path string) []string { return framed(path, repeat("tok", faultN), true) },
+		texts: tokens(0, faultN),
+		whole: func(t *testing.T, w whole) {
+			assert.Equal(t, strings.Join(tokens(0, faultN), ""), decodeWhole(t, w).Message.Content)
+		},
+	},
+	{
+		f:     sim.FaultReset,
+		kinds: cut,
+		texts: tokens(0, faultK),
+		readErr: func(t *testing.T, err error) {
+			require.Error(t, err, "a reset must not read as a clean end")
+			assert.NotErrorIs(t, err, io.EOF)
+			assert.True(t, errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF), "%v", err)
+		},
+		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
 			// The reset connection counts as closed on the server, and the
 			// client dropped its end.
 			assert.Eventually(t, func() bool { return srv.OpenConns() == 0 }, 2*time.Second, time.Millisecond)
 			assert.Eventually(t, func() bool { return srv.Active() == 0 }, 2*time.Second, time.Millisecond)
-		})
-	}
-}
-
-func TestFaultTruncate(t *testing.T) {
-	srv := startFault(t, sim.FaultTruncate, 1)
-	c := newClient(t, 1)
-	for _, path := range paths {
-		t.Run(path, func(t *testing.T) {
-			w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
-			require.Equal(t, http.StatusOK, w.status)
-			require.NoError(t, w.err, "a clean end of the body")
-			kinds, texts := frames(t, path, w)
-			want := repeat("tok", faultK)
-			if path == openaiPath {
-				want = concat([]string{"role"}, want)
-			}
-			assert.Equal(t, want, kinds, "no final chunk")
-			assert.Equal(t, tokens(0, faultK), texts)
+		},
+		whole: func(t *testing.T, w whole) {
+			// The reset comes before any response.
+			require.Error(t, w.err)
+			assert.True(t, errors.Is(w.err, syscall.ECONNRESET) || errors.Is(w.err, io.EOF) || errors.Is(w.err, io.ErrUnexpectedEOF), "%v", w.err)
+		},
+	},
+	{
+		f:     sim.FaultTruncate,
+		kinds: cut, // no final chunk
+		texts: tokens(0, faultK),
+		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
 			assert.NotContains(t, string(w.body), `"done":true`)
 			assert.NotContains(t, string(w.body), `[DONE]`)
 			assert.NotContains(t, string(w.body), `"usage"`)
 			assert.NotContains(t, string(w.body), `"finish_reason":"`)
-		})
-	}
-	// The connection was ended properly: it is reused.
-	assert.Equal(t, 1, srv.OpenConns())
-}
-
-func TestFaultMalformed(t *testing.T) {
-	srv := startFault(t, sim.FaultMalformed, 1)
-	c := newClient(t, 1)
-	for _, path := range paths {
-		t.Run(path, func(t *testing.T) {
-			w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
-			require.Equal(t, http.StatusOK, w.status)
+			// The body ended properly: the connection is reused.
+			assert.Equal(t, 1, srv.OpenConns())
+		},
+		whole: func(t *testing.T, w whole) {
 			require.NoError(t, w.err)
-			kinds, texts := frames(t, path, w)
-			want := concat(repeat("tok", faultK), []string{"broken"}, repeat("tok", faultN-faultK))
-			if path == ollamaPath {
-				want = append(want, "done")
-			} else {
-				want = concat([]string{"role"}, want, []string{"finish", "usage", "done"})
-			}
-			assert.Equal(t, want, kinds)
-			assert.Equal(t, tokens(0, faultN), texts, "every token still comes")
+			require.NoError(t, w.wire.err)
+			assert.Equal(t, 200, w.status)
+			assert.False(t, json.Valid(w.body), "%s", w.body)
+			assert.True(t, strings.HasPrefix(string(w.body), `{"model":"m"`), "%s", w.body)
+		},
+	},
+	{
+		f: sim.FaultMalformed,
+		kinds: func(path string) []string {
+			return framed(path, concat(repeat("tok", faultK), []string{"broken"}, repeat("tok", faultN-faultK)), true)
+		},
+		texts: tokens(0, faultN), // every token still comes
+		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
 			var broken []string
 			for _, l := range w.lines() {
 				p := strings.TrimPrefix(l, "data: ")
@@ -279,47 +315,280 @@ func TestFaultMalformed(t *testing.T) {
 			} else {
 				assert.True(t, strings.HasPrefix(broken[0], `{`), broken[0])
 			}
+		},
+		whole: func(t *testing.T, w whole) {
+			require.NoError(t, w.err)
+			require.NoError(t, w.wire.err)
+			assert.Equal(t, 200, w.status)
+			assert.False(t, json.Valid(w.body), "%s", w.body)
+		},
+	},
+	errorCase(sim.FaultError),
+	errorCase(sim.FaultObjectError),
+	{
+		f:   sim.FaultStall,
+		run: runStall,
+		whole: func(t *testing.T, w whole) {
+			assert.ErrorIs(t, w.err, context.DeadlineExceeded, "no response while stalled")
+		},
+	},
+	{
+		f: sim.FaultEmpty,
+		kinds: func(path string) []string {
+			if path == ollamaPath {
+				return []string{"done"} // the final line alone
+			}
+			return framed(path, nil, true)
+		},
+		texts: nil,
+		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
+			ls := w.lines()
+			if path == ollamaPath {
+				var fin ndjsonChunk
+				decodeStrict(t, ls[0], &fin)
+				assert.Equal(t, "", fin.Message.Content)
+				require.NotNil(t, fin.EvalCount)
+				assert.Equal(t, 0, *fin.EvalCount)
+				assert.Equal(t, "stop", fin.DoneReason)
+				require.NotNil(t, fin.TotalDuration)
+				assert.GreaterOrEqual(t, *fin.TotalDuration, int64(faultSchedule.Offset(faultN)), "on schedule")
+				return
+			}
+			var fin, usage sseChunk
+			decodeStrict(t, strings.TrimPrefix(ls[2], "data: "), &fin)
+			assert.Equal(t, "stop", *fin.Choices[0].FinishReason)
+			assert.Equal(t, "", *fin.Choices[0].Delta.Content)
+			decodeStrict(t, strings.TrimPrefix(ls[4], "data: "), &usage)
+			assert.Equal(t, 0, usage.Usage.CompletionTokens)
+			assert.Equal(t, 2, usage.Usage.PromptTokens)
+			assert.Equal(t, 2, usage.Usage.TotalTokens)
+		},
+		whole: func(t *testing.T, w whole) {
+			ch := decodeWhole(t, w)
+			assert.Equal(t, "", ch.Message.Content)
+			assert.Equal(t, 0, *ch.EvalCount)
+		},
+	},
+	{
+		f:     sim.FaultBigLine,
+		kinds: func(path string) []string { return framed(path, repeat("tok", faultN), true) },
+		texts: func() []string {
+			want := tokens(0, faultN)
+			want[faultK] = strings.Repeat("x", 1<<20+1)
+			return want
+		}(),
+		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
+			long := 0
+			for _, l := range w.lines() {
+				if len(l) > 1<<20 {
+					long++
+				}
+			}
+			assert.Equal(t, 1, long, "one line longer than 1 MiB")
+		},
+		whole: func(t *testing.T, w whole) {
+			ch := decodeWhole(t, w)
+			assert.Equal(t, strings.Join(tokens(0, faultK), "")+strings.Repeat("x", 1<<20+1)+strings.Join(tokens(faultK+1, faultN), ""), ch.Message.Content)
+			assert.Equal(t, faultN, *ch.EvalCount)
+		},
+	},
+	{
+		f: sim.FaultKeepAlive,
+		kinds: func(path string) []string {
+			// One right after the headers, one before every token.
+			body := []string{}
+			for range faultN {
+				body = append(body, "keepalive", "tok")
+			}
+			return concat([]string{"keepalive"}, framed(path, body, true))
+		},
+		texts: tokens(0, faultN), // the tokens unchanged
+		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
+			if path == openaiPath {
+				assert.True(t, strings.HasPrefix(string(w.body), ": keepalive\n\n"), "right after the headers")
+			} else {
+				// One after the headers, one before token 0.
+				assert.True(t, strings.HasPrefix(string(w.body), "\n\n{"), "right after the headers")
+			}
+		},
+		whole: func(t *testing.T, w whole) {
+			assert.Equal(t, strings.Join(tokens(0, faultN), ""), decodeWhole(t, w).Message.Content)
+		},
+	},
+	httpCase(400), httpCase(429), httpCase(500), httpCase(503), httpCase(599),
+}
+
+// errorCase is FaultError or FaultObjectError: the protocol's in-stream
+// error after k tokens.
+func errorCase(f sim.Fault) faultCase {
+	msg := fmt.Sprintf(faultMsg, f)
+	return faultCase{
+		f: f,
+		kinds: func(path string) []string {
+			if path == ollamaPath {
+				// The same shape for both: Ollama has one.
+				return concat(repeat("tok", faultK), []string{"error"})
+			}
+			return framed(path, concat(repeat("tok", faultK), []string{string(f), "done"}), false)
+		},
+		texts: tokens(0, faultK),
+		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
+			ls := w.lines()
+			if path == ollamaPath {
+				assert.Equal(t, `{"error":"`+msg+`"}`, ls[len(ls)-1])
+				return
+			}
+			p := strings.TrimPrefix(ls[len(ls)-4], "data: ")
+			var got map[string]any
+			require.NoError(t, json.Unmarshal([]byte(p), &got))
+			if f == sim.FaultError {
+				assert.Equal(t, map[string]any{"error": map[string]any{
+					"message": msg, "type": "InternalServerError", "code": float64(500),
+				}}, got)
+			} else {
+				assert.Equal(t, map[string]any{
+					"object": "error", "message": msg, "type": "InternalServerError",
+					"param": nil, "code": float64(500),
+				}, got)
+			}
+			assert.Equal(t, "data: [DONE]", ls[len(ls)-2])
+		},
+		whole: func(t *testing.T, w whole) {
+			require.NoError(t, w.err)
+			require.NoError(t, w.wire.err)
+			assert.Equal(t, 500, w.status)
+			assert.Equal(t, `{"error":"`+msg+`"}`, string(w.body))
+		},
+	}
+}
+
+// httpCase is http-NNN: the status and the protocol's error body at once.
+func httpCase(code int) faultCase {
+	msg := fmt.Sprintf("simulated fault: HTTP %d", code)
+	return faultCase{
+		f:      sim.Fault(fmt.Sprintf("http-%d", code)),
+		status: code,
+		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
+			mt, _, err := mime.ParseMediaType(w.header.Get("Content-Type"))
+			require.NoError(t, err)
+			assert.Equal(t, "application/json", mt)
+			var got map[string]any
+			require.NoError(t, json.Unmarshal(w.body, &got), "%s", w.body)
+			if path == ollamaPath {
+				assert.Equal(t, map[string]any{"error": msg}, got)
+				// A bad request gets the fault too: it is counted before
+				// parsing.
+				bad := fetch(context.Background(), t, newClient(t, 1), srv.URL, path, `not json`)
+				assert.Equal(t, code, bad.status)
+				return
+			}
+			require.IsType(t, "", got["type"])
+			assert.NotEmpty(t, got["type"])
+			if code == 503 {
+				assert.Equal(t, "ServiceUnavailableError", got["type"])
+			}
+			assert.Equal(t, map[string]any{
+				"object": "error", "message": msg, "type": got["type"], "param": nil, "code": float64(code),
+			}, got)
+		},
+		whole: func(t *testing.T, w whole) {
+			require.NoError(t, w.err)
+			assert.Equal(t, code, w.status)
+			assert.Equal(t, `{"error":"`+msg+`"}`, string(w.body))
+		},
+	}
+}
+
+// runStall: k tokens, then nothing, the handler holding the stream until
+// the client goes away.
+func runStall(t *testing.T, srv *sim.Server, c *http.Client, path string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lines, errc := readLines(ctx, t, c, srv.URL, path, faultBodies[path])
+	awaitTokens(t, path, lines, faultK)
+	// Nothing more, though the whole stream is due in 5 ms.
+	select {
+	case l := <-lines:
+		t.Fatalf("a line after the stall: %q", l)
+	case err := <-errc:
+		t.Fatalf("the stream ended: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	assert.Equal(t, 1, srv.Active(), "the handler holds the stream")
+	cancel()
+	select {
+	case err := <-errc:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelling did not end the read")
+	}
+	assert.Eventually(t, func() bool { return srv.Active() == 0 }, 2*time.Second, time.Millisecond, "the handler is freed")
+	assert.Eventually(t, func() bool { return srv.OpenConns() == 0 }, 2*time.Second, time.Millisecond)
+	assert.Empty(t, lines)
+}
+
+// Every fault, one row each, in both protocols and for an Ollama
+// "stream": false request.
+func TestFaults(t *testing.T) {
+	for _, fc := range faultCases {
+		name := string(fc.f)
+		if name == "" {
+			name = "none"
+		}
+		t.Run(name, func(t *testing.T) {
+			srv := startFault(t, fc.f, 1)
+			c := newClient(t, 1)
+			for _, path := range paths {
+				t.Run(path, func(t *testing.T) {
+					if fc.run != nil {
+						fc.run(t, srv, c, path)
+						return
+					}
+					w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
+					assert.Equal(t, cmp.Or(fc.status, http.StatusOK), w.status)
+					if fc.readErr != nil {
+						fc.readErr(t, w.err)
+					} else {
+						require.NoError(t, w.err, "a clean end of the body")
+					}
+					if fc.kinds != nil {
+						kinds, texts := frames(t, path, w)
+						assert.Equal(t, fc.kinds(path), kinds)
+						require.Len(t, texts, len(fc.texts))
+						for i := range texts {
+							// Not assert.Equal: a diff of the 1 MiB token is no help.
+							assert.True(t, fc.texts[i] == texts[i], "token %d: %d bytes %.20q, want %d bytes %.20q", i, len(texts[i]), texts[i], len(fc.texts[i]), fc.texts[i])
+						}
+					}
+					if fc.check != nil {
+						fc.check(t, srv, path, w)
+					}
+				})
+			}
+			t.Run("stream=false", func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+				defer cancel()
+				if fc.f != sim.FaultStall {
+					ctx = context.Background()
+				}
+				fc.whole(t, fetchWhole(ctx, t, newClient(t, 1), srv.URL))
+			})
 		})
 	}
 }
 
-func TestFaultError(t *testing.T) {
-	msg := fmt.Sprintf("simulated fault: %%s after %d of %d tokens", faultK, faultN)
-	for _, f := range []sim.Fault{sim.FaultError, sim.FaultObjectError} {
-		srv := startFault(t, f, 1)
-		c := newClient(t, 1)
-		for _, path := range paths {
-			t.Run(string(f)+path, func(t *testing.T) {
-				w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
-				require.Equal(t, http.StatusOK, w.status)
-				require.NoError(t, w.err)
-				kinds, texts := frames(t, path, w)
-				assert.Equal(t, tokens(0, faultK), texts)
-				ls := w.lines()
-				if path == ollamaPath {
-					// The same shape for both: Ollama has one.
-					assert.Equal(t, concat(repeat("tok", faultK), []string{"error"}), kinds)
-					assert.Equal(t, `{"error":"`+fmt.Sprintf(msg, f)+`"}`, ls[len(ls)-1])
-					return
-				}
-				assert.Equal(t, concat([]string{"role"}, repeat("tok", faultK), []string{string(f), "done"}), kinds)
-				p := strings.TrimPrefix(ls[len(ls)-4], "data: ")
-				var got map[string]any
-				require.NoError(t, json.Unmarshal([]byte(p), &got))
-				if f == sim.FaultError {
-					assert.Equal(t, map[string]any{"error": map[string]any{
-						"message": fmt.Sprintf(msg, f), "type": "InternalServerError", "code": float64(500),
-					}}, got)
-				} else {
-					assert.Equal(t, map[string]any{
-						"object": "error", "message": fmt.Sprintf(msg, f), "type": "InternalServerError",
-						"param": nil, "code": float64(500),
-					}, got)
-				}
-				assert.Equal(t, "data: [DONE]", ls[len(ls)-2])
-			})
-		}
+// fetchWhole posts wholeBody to /api/chat.
+func fetchWhole(ctx context.Context, t *testing.T, c *http.Client, url string) whole {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+ollamaPath, strings.NewReader(wholeBody))
+	require.NoError(t, err)
+	resp, err := c.Do(req)
+	if err != nil {
+		return whole{err: err}
 	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return whole{wire: wire{resp.StatusCode, resp.Header, b, err}}
 }
 
 // readLines reads a streamed response line by line in the background.
@@ -377,38 +646,6 @@ func awaitTokens(t *testing.T, path string, lines <-chan string, k int) {
 	}
 }
 
-func TestFaultStall(t *testing.T) {
-	srv := startFault(t, sim.FaultStall, 1)
-	c := newClient(t, 1)
-	for _, path := range paths {
-		t.Run(path, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			lines, errc := readLines(ctx, t, c, srv.URL, path, faultBodies[path])
-			awaitTokens(t, path, lines, faultK)
-			// Nothing more, though the whole stream is due in 5 ms.
-			select {
-			case l := <-lines:
-				t.Fatalf("a line after the stall: %q", l)
-			case err := <-errc:
-				t.Fatalf("the stream ended: %v", err)
-			case <-time.After(200 * time.Millisecond):
-			}
-			assert.Equal(t, 1, srv.Active(), "the handler holds the stream")
-			cancel()
-			select {
-			case err := <-errc:
-				assert.ErrorIs(t, err, context.Canceled)
-			case <-time.After(5 * time.Second):
-				t.Fatal("cancelling did not end the read")
-			}
-			assert.Eventually(t, func() bool { return srv.Active() == 0 }, 2*time.Second, time.Millisecond, "the handler is freed")
-			assert.Eventually(t, func() bool { return srv.OpenConns() == 0 }, 2*time.Second, time.Millisecond)
-			assert.Empty(t, lines)
-		})
-	}
-}
-
 // Close ends stalled streams at once and leaves nothing running.
 func TestFaultStallClose(t *testing.T) {
 	cfg := faultSchedule
@@ -441,145 +678,6 @@ func TestFaultStallClose(t *testing.T) {
 	assert.Eventually(t, func() bool { return srv.OpenConns() == 0 }, 2*time.Second, time.Millisecond)
 	c.CloseIdleConnections()
 	goleak.VerifyNone(t)
-}
-
-func TestFaultEmpty(t *testing.T) {
-	srv := startFault(t, sim.FaultEmpty, 1)
-	c := newClient(t, 1)
-	for _, path := range paths {
-		t.Run(path, func(t *testing.T) {
-			w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
-			require.Equal(t, http.StatusOK, w.status)
-			require.NoError(t, w.err)
-			kinds, texts := frames(t, path, w)
-			assert.Empty(t, texts)
-			ls := w.lines()
-			if path == ollamaPath {
-				require.Equal(t, []string{"done"}, kinds)
-				var fin ndjsonChunk
-				decodeStrict(t, ls[0], &fin)
-				assert.Equal(t, "", fin.Message.Content)
-				require.NotNil(t, fin.EvalCount)
-				assert.Equal(t, 0, *fin.EvalCount)
-				assert.Equal(t, "stop", fin.DoneReason)
-				require.NotNil(t, fin.TotalDuration)
-				assert.GreaterOrEqual(t, *fin.TotalDuration, int64(faultSchedule.Offset(faultN)), "on schedule")
-				return
-			}
-			require.Equal(t, []string{"role", "finish", "usage", "done"}, kinds)
-			var fin, usage sseChunk
-			decodeStrict(t, strings.TrimPrefix(ls[2], "data: "), &fin)
-			assert.Equal(t, "stop", *fin.Choices[0].FinishReason)
-			assert.Equal(t, "", *fin.Choices[0].Delta.Content)
-			decodeStrict(t, strings.TrimPrefix(ls[4], "data: "), &usage)
-			assert.Equal(t, 0, usage.Usage.CompletionTokens)
-			assert.Equal(t, 2, usage.Usage.PromptTokens)
-			assert.Equal(t, 2, usage.Usage.TotalTokens)
-		})
-	}
-}
-
-func TestFaultBigLine(t *testing.T) {
-	srv := startFault(t, sim.FaultBigLine, 1)
-	c := newClient(t, 1)
-	big := strings.Repeat("x", 1<<20+1)
-	for _, path := range paths {
-		t.Run(path, func(t *testing.T) {
-			w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
-			require.Equal(t, http.StatusOK, w.status)
-			require.NoError(t, w.err)
-			long := 0
-			for _, l := range w.lines() {
-				if len(l) > 1<<20 {
-					long++
-				}
-			}
-			assert.Equal(t, 1, long, "one line longer than 1 MiB")
-			kinds, texts := frames(t, path, w)
-			if path == ollamaPath {
-				assert.Equal(t, concat(repeat("tok", faultN), []string{"done"}), kinds)
-			} else {
-				assert.Equal(t, concat([]string{"role"}, repeat("tok", faultN), []string{"finish", "usage", "done"}), kinds)
-			}
-			want := tokens(0, faultN)
-			want[faultK] = big
-			require.Len(t, texts, faultN)
-			for i := range want {
-				assert.True(t, want[i] == texts[i], "token %d: %d bytes, want %d", i, len(texts[i]), len(want[i]))
-			}
-		})
-	}
-}
-
-func TestFaultKeepAlive(t *testing.T) {
-	srv := startFault(t, sim.FaultKeepAlive, 1)
-	c := newClient(t, 1)
-	for _, path := range paths {
-		t.Run(path, func(t *testing.T) {
-			w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
-			require.Equal(t, http.StatusOK, w.status)
-			require.NoError(t, w.err)
-			kinds, texts := frames(t, path, w)
-			var want []string
-			if path == openaiPath {
-				want = []string{"keepalive", "role"}
-			} else {
-				want = []string{"keepalive"}
-			}
-			for range faultN {
-				want = append(want, "keepalive", "tok")
-			}
-			if path == openaiPath {
-				want = append(want, "finish", "usage", "done")
-			} else {
-				want = append(want, "done")
-			}
-			assert.Equal(t, want, kinds)
-			assert.Equal(t, tokens(0, faultN), texts, "the tokens unchanged")
-			if path == openaiPath {
-				assert.True(t, strings.HasPrefix(string(w.body), ": keepalive\n\n"), "right after the headers")
-			} else {
-				// One after the headers, one before token 0.
-				assert.True(t, strings.HasPrefix(string(w.body), "\n\n{"), "right after the headers")
-			}
-		})
-	}
-}
-
-func TestFaultHTTP(t *testing.T) {
-	for _, code := range []int{400, 429, 500, 503, 599} {
-		f := sim.Fault(fmt.Sprintf("http-%d", code))
-		srv := startFault(t, f, 1)
-		c := newClient(t, 1)
-		for _, path := range paths {
-			t.Run(fmt.Sprint(code)+path, func(t *testing.T) {
-				w := fetch(context.Background(), t, c, srv.URL, path, faultBodies[path])
-				require.NoError(t, w.err)
-				assert.Equal(t, code, w.status)
-				mt, _, err := mime.ParseMediaType(w.header.Get("Content-Type"))
-				require.NoError(t, err)
-				assert.Equal(t, "application/json", mt)
-				msg := fmt.Sprintf("simulated fault: HTTP %d", code)
-				var got map[string]any
-				require.NoError(t, json.Unmarshal(w.body, &got), "%s", w.body)
-				if path == ollamaPath {
-					assert.Equal(t, map[string]any{"error": msg}, got)
-					return
-				}
-				require.IsType(t, "", got["type"])
-				assert.NotEmpty(t, got["type"])
-				assert.Equal(t, map[string]any{
-					"object": "error", "message": msg, "type": got["type"], "param": nil, "code": float64(code),
-				}, got)
-			})
-		}
-		// A bad request gets the fault too: it is counted before parsing.
-		w := fetch(context.Background(), t, c, srv.URL, ollamaPath, `not json`)
-		assert.Equal(t, code, w.status)
-	}
-	srv := startFault(t, "http-503", 1)
-	w := fetch(context.Background(), t, newClient(t, 1), srv.URL, openaiPath, faultBodies[openaiPath])
-	assert.Contains(t, string(w.body), `"type":"ServiceUnavailableError"`)
 }
 
 // The fault hits the k-th chat request, both endpoints counted together,
@@ -628,72 +726,6 @@ func TestFaultEvery(t *testing.T) {
 			}
 		}
 	})
-}
-
-// Ollama's "stream": false gets the faults as one response can.
-func TestFaultOllamaWhole(t *testing.T) {
-	body := fmt.Sprintf(`{"model":"m","stream":false,"messages":[{"role":"user","content":"hi"}],"options":{"num_predict":%d}}`, faultN)
-	whole := func(t *testing.T, w wire) ndjsonChunk {
-		t.Helper()
-		var ch ndjsonChunk
-		decodeStrict(t, string(w.body), &ch)
-		require.True(t, ch.Done)
-		return ch
-	}
-	for _, tc := range []struct {
-		f     sim.Fault
-		check func(t *testing.T, w wire)
-	}{
-		{sim.FaultReset, func(t *testing.T, w wire) {
-			// The reset comes before any response.
-			t.Helper()
-		}},
-		{sim.FaultError, func(t *testing.T, w wire) {
-			require.NoError(t, w.err)
-			assert.Equal(t, 500, w.status)
-			assert.Equal(t, fmt.Sprintf(`{"error":"simulated fault: error after %d of %d tokens"}`, faultK, faultN), string(w.body))
-		}},
-		{sim.FaultTruncate, func(t *testing.T, w wire) {
-			require.NoError(t, w.err)
-			assert.Equal(t, 200, w.status)
-			assert.False(t, json.Valid(w.body), "%s", w.body)
-			assert.True(t, strings.HasPrefix(string(w.body), `{"model":"m"`), "%s", w.body)
-		}},
-		{sim.FaultEmpty, func(t *testing.T, w wire) {
-			require.NoError(t, w.err)
-			ch := whole(t, w)
-			assert.Equal(t, "", ch.Message.Content)
-			assert.Equal(t, 0, *ch.EvalCount)
-		}},
-		{sim.FaultBigLine, func(t *testing.T, w wire) {
-			require.NoError(t, w.err)
-			ch := whole(t, w)
-			assert.Equal(t, strings.Join(tokens(0, faultK), "")+strings.Repeat("x", 1<<20+1)+strings.Join(tokens(faultK+1, faultN), ""), ch.Message.Content)
-			assert.Equal(t, faultN, *ch.EvalCount)
-		}},
-		{sim.FaultKeepAlive, func(t *testing.T, w wire) {
-			require.NoError(t, w.err)
-			ch := whole(t, w)
-			assert.Equal(t, strings.Join(tokens(0, faultN), ""), ch.Message.Content)
-		}},
-	} {
-		t.Run(string(tc.f), func(t *testing.T) {
-			srv := startFault(t, tc.f, 1)
-			c := newClient(t, 1)
-			req, err := http.NewRequest(http.MethodPost, srv.URL+ollamaPath, strings.NewReader(body))
-			require.NoError(t, err)
-			resp, err := c.Do(req)
-			if tc.f == sim.FaultReset {
-				require.Error(t, err)
-				assert.True(t, errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF), "%v", err)
-				return
-			}
-			require.NoError(t, err)
-			defer resp.Body.Close()
-			b, err := io.ReadAll(resp.Body)
-			tc.check(t, wire{resp.StatusCode, resp.Header, b, err})
-		})
-	}
 }
 
 func TestFaultValidate(t *testing.T) {

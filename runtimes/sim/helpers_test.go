@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/runtimes/sim"
@@ -83,8 +85,9 @@ type ndjsonChunk struct {
 	Model     string `json:"model"`
 	CreatedAt string `json:"created_at"`
 	Message   *struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
+		Role     string  `json:"role"`
+		Content  string  `json:"content"`
+		Thinking *string `json:"thinking"`
 	} `json:"message"`
 	Done               bool   `json:"done"`
 	DoneReason         string `json:"done_reason"`
@@ -105,15 +108,23 @@ type sseChunk struct {
 	Choices []struct {
 		Index int `json:"index"`
 		Delta struct {
-			Role    *string `json:"role"`
-			Content *string `json:"content"`
+			Role             *string `json:"role"`
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
+			Reasoning        *string `json:"reasoning"`
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-		TotalTokens      int `json:"total_tokens"`
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		TotalTokens         int `json:"total_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens *int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+		CompletionTokensDetails *struct {
+			ReasoningTokens *int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
 	} `json:"usage"`
 }
 
@@ -167,4 +178,139 @@ func firstTokenAndEnd(t *testing.T, path string, lines []line) (first, end time.
 		first = tokens[0]
 	}
 	return first, end, tokens
+}
+
+// piece is one text chunk of a reply.
+type piece struct {
+	text  string
+	think bool          // reasoning, not answer
+	at    time.Duration // when it was read
+}
+
+// parsed is a chat reply of either protocol, read into what the tests
+// compare: Ollama's and OpenAI's fields side by side.
+type parsed struct {
+	models []string // every chunk's model field
+	pieces []piece  // the text chunks, in order
+	// reasoningField is the OpenAI delta field reasoning came in, if any.
+	reasoningField string
+	finish         string // done_reason, finish_reason
+	ended          bool   // the done:true line or [DONE]
+	end            time.Duration
+	// From the final line (Ollama) or the usage chunk (OpenAI); -1 when
+	// absent.
+	count, prompt, cached, reasoningTokens int
+	promptEvalDuration, evalDuration       int64
+}
+
+func (p parsed) text(think bool) string {
+	var b strings.Builder
+	for _, c := range p.pieces {
+		if c.think == think {
+			b.WriteString(c.text)
+		}
+	}
+	return b.String()
+}
+
+// firstAnswer is when the first answer chunk was read.
+func (p parsed) firstAnswer() time.Duration {
+	for _, c := range p.pieces {
+		if !c.think {
+			return c.at
+		}
+	}
+	return -1
+}
+
+// parseReply reads a streamed reply (or an Ollama "stream": false one).
+func parseReply(t *testing.T, path string, res result) parsed {
+	t.Helper()
+	require.NoError(t, res.err)
+	require.Equal(t, http.StatusOK, res.status)
+	p := parsed{count: -1, prompt: -1, cached: -1, reasoningTokens: -1, promptEvalDuration: -1, evalDuration: -1}
+	for _, l := range res.lines {
+		if path == "/api/chat" {
+			var c ndjsonChunk
+			decodeStrict(t, l.text, &c)
+			p.models = append(p.models, c.Model)
+			require.NotNil(t, c.Message, l.text)
+			if c.Message.Thinking != nil {
+				require.Empty(t, c.Message.Content, "thinking and content in one chunk: %s", l.text)
+				p.pieces = append(p.pieces, piece{*c.Message.Thinking, true, l.at})
+			}
+			if c.Message.Content != "" {
+				p.pieces = append(p.pieces, piece{c.Message.Content, false, l.at})
+			}
+			if c.Done {
+				p.ended, p.end, p.finish = true, l.at, c.DoneReason
+				p.count, p.prompt = *c.EvalCount, *c.PromptEvalCount
+				p.promptEvalDuration, p.evalDuration = *c.PromptEvalDuration, *c.EvalDuration
+			}
+			continue
+		}
+		d, ok := strings.CutPrefix(l.text, "data: ")
+		require.True(t, ok, "not an SSE data line: %q", l.text)
+		if d == "[DONE]" {
+			p.ended, p.end = true, l.at
+			continue
+		}
+		var c sseChunk
+		decodeStrict(t, d, &c)
+		p.models = append(p.models, c.Model)
+		if u := c.Usage; u != nil {
+			p.count, p.prompt = u.CompletionTokens, u.PromptTokens
+			assert.Equal(t, u.PromptTokens+u.CompletionTokens, u.TotalTokens)
+			if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens != nil {
+				p.cached = *u.PromptTokensDetails.CachedTokens
+			}
+			if u.CompletionTokensDetails != nil && u.CompletionTokensDetails.ReasoningTokens != nil {
+				p.reasoningTokens = *u.CompletionTokensDetails.ReasoningTokens
+			}
+		}
+		if len(c.Choices) == 0 {
+			continue
+		}
+		require.Len(t, c.Choices, 1, d)
+		ch := c.Choices[0]
+		if ch.FinishReason != nil {
+			p.finish = *ch.FinishReason
+		}
+		for field, v := range map[string]*string{"reasoning_content": ch.Delta.ReasoningContent, "reasoning": ch.Delta.Reasoning} {
+			if v != nil {
+				require.Nil(t, ch.Delta.Content, "reasoning and content in one chunk: %s", d)
+				p.reasoningField = field
+				p.pieces = append(p.pieces, piece{*v, true, l.at})
+			}
+		}
+		if ch.Delta.Content != nil && *ch.Delta.Content != "" {
+			p.pieces = append(p.pieces, piece{*ch.Delta.Content, false, l.at})
+		}
+	}
+	return p
+}
+
+// chat posts a chat request with the given length and extra fields (JSON
+// members, possibly empty) and reads the reply. Ollama requests stream,
+// OpenAI ones ask for usage.
+func chat(t *testing.T, c *http.Client, url, path, prompt string, n int, extra string) parsed {
+	t.Helper()
+	if extra != "" {
+		extra = "," + extra
+	}
+	var body string
+	if path == "/api/chat" {
+		body = fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":%q}],"options":{"num_predict":%d}%s}`, prompt, n, extra)
+	} else {
+		body = fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":%q}],"stream":true,"max_tokens":%d,"stream_options":{"include_usage":true}%s}`, prompt, n, extra)
+	}
+	return parseReply(t, path, do(context.Background(), c, url, path, body))
+}
+
+// contextWithCancel is a context cancelled at the end of the test at the
+// latest.
+func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx, cancel
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"net/http"
 	"unicode"
@@ -37,10 +38,9 @@ type message struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// promptWords is P: the number of whitespace-separated words in all
-// messages' content, at least 1.
-func promptWords(msgs []message) (int, error) {
-	n := 0
+// promptTexts is the text of all messages' content, in order: the prompt.
+func promptTexts(msgs []message) ([]string, error) {
+	var texts []string
 	for i, m := range msgs {
 		c := bytes.TrimSpace(m.Content)
 		switch {
@@ -48,45 +48,64 @@ func promptWords(msgs []message) (int, error) {
 		case c[0] == '"':
 			var s string
 			if err := json.Unmarshal(c, &s); err != nil {
-				return 0, fmt.Errorf("messages[%d].content: %w", i, err)
+				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
-			n += countWords(s)
+			texts = append(texts, s)
 		case c[0] == '[':
 			var parts []struct {
 				Type string `json:"type"`
 				Text string `json:"text"`
 			}
 			if err := json.Unmarshal(c, &parts); err != nil {
-				return 0, fmt.Errorf("messages[%d].content: %w", i, err)
+				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
 			for _, p := range parts {
-				n += countWords(p.Text)
+				texts = append(texts, p.Text)
 			}
 		default:
-			return 0, fmt.Errorf("messages[%d].content: want a string or a list of parts", i)
+			return nil, fmt.Errorf("messages[%d].content: want a string or a list of parts", i)
 		}
 	}
-	return max(n, 1), nil
+	return texts, nil
+}
+
+// words yields the whitespace-separated words of s, as strings.Fields
+// finds them, without allocating.
+func words(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := -1 // of the word we are in; -1: in space
+		for i := 0; i < len(s); {
+			var space bool
+			size := 1
+			if c := s[i]; c < utf8.RuneSelf {
+				space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+			} else {
+				var r rune
+				r, size = utf8.DecodeRuneInString(s[i:])
+				space = unicode.IsSpace(r)
+			}
+			switch {
+			case space && start >= 0:
+				if !yield(s[start:i]) {
+					return
+				}
+				start = -1
+			case !space && start < 0:
+				start = i
+			}
+			i += size
+		}
+		if start >= 0 {
+			yield(s[start:])
+		}
+	}
 }
 
 // countWords is len(strings.Fields(s)) without the allocation.
 func countWords(s string) int {
 	n := 0
-	in := false
-	for i := 0; i < len(s); {
-		var space bool
-		if c := s[i]; c < utf8.RuneSelf {
-			space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-			i++
-		} else {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			space = unicode.IsSpace(r)
-			i += size
-		}
-		if !space && !in {
-			n++
-		}
-		in = !space
+	for range words(s) {
+		n++
 	}
 	return n
 }

@@ -32,6 +32,14 @@ type Server struct {
 	active   atomic.Int64 // handlers running
 	conns    atomic.Int64 // client connections open
 	chats    atomic.Int64 // chat requests counted for FaultEvery
+	cache    *promptCache
+	slots    *slots
+	metrics  *metrics
+
+	// Connections to close after their streamed reply
+	// (Config.CloseAfterStream), with the timer that will, once idle.
+	doomMu sync.Mutex
+	doomed map[net.Conn]*time.Timer
 
 	hooks
 
@@ -48,7 +56,7 @@ type hooks struct {
 	// written (n for the final one), when the write began and when its
 	// flush returned.
 	trace func(t0 time.Time, i int, began, flushed time.Time)
-	// onStart is called when a chat handler starts.
+	// onStart is Tap.Start.
 	onStart func(r *http.Request, t0 time.Time)
 }
 
@@ -60,7 +68,9 @@ func Start(cfg Config) (*Server, error) { return start(cfg, hooks{}) }
 // of it was flushed to the connection. Both are called on the stream's
 // handler or the clock goroutine: keep them short.
 type Tap struct {
-	// Start is called when a chat handler starts, with its t0.
+	// Start is called when a chat request's schedule starts, with its t0:
+	// when its handler starts or, with Config.Slots, when it gets a slot
+	// (so, with slots, not for requests turned away before that).
 	Start func(r *http.Request, t0 time.Time)
 	// Flush is called after each write of a stream started at t0: last
 	// is the index of the last chunk written (n for the final one), began
@@ -94,6 +104,10 @@ func start(cfg Config, h hooks) (*Server, error) {
 		ln:        ln,
 		serveDone: make(chan struct{}),
 		hooks:     h,
+		cache:     newPromptCache(),
+		slots:     newSlots(cfg.Slots),
+		metrics:   newMetrics(cfg.listed()),
+		doomed:    make(map[net.Conn]*time.Timer),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.precompute()
@@ -108,6 +122,9 @@ func start(cfg Config, h hooks) (*Server, error) {
 	mux.HandleFunc("GET /v1/models", s.fixed(s.modelsBody))
 	mux.HandleFunc("GET /version", s.fixed(s.versionBody))
 	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	if !cfg.NoMetrics {
+		mux.HandleFunc("GET /metrics", s.serveMetrics)
+	}
 
 	s.srv = &http.Server{
 		Handler:           s.track(mux),
@@ -115,6 +132,7 @@ func start(cfg Config, h hooks) (*Server, error) {
 		// No ReadTimeout or WriteTimeout: they would cut long streams.
 		IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return s.ctx },
+		ConnContext: withConn,
 		ConnState:   s.connState,
 	}
 	go func() {
@@ -133,13 +151,16 @@ func (s *Server) Active() int { return int(s.active.Load()) }
 // (FaultReset) counts as closed.
 func (s *Server) OpenConns() int { return int(s.conns.Load()) }
 
-func (s *Server) connState(_ net.Conn, st http.ConnState) {
+func (s *Server) connState(c net.Conn, st http.ConnState) {
 	switch st {
 	case http.StateNew:
 		s.conns.Add(1)
 	case http.StateClosed, http.StateHijacked:
 		// Only FaultReset hijacks, and it closes the connection at once.
 		s.conns.Add(-1)
+	}
+	if s.cfg.CloseAfterStream {
+		s.onDoomed(c, st)
 	}
 }
 
@@ -167,14 +188,21 @@ func (s *Server) Close() {
 		}
 		s.handlers.Wait()
 		<-s.serveDone
+		s.stopDooming()
 		s.clock.stop()
 	})
 }
 
 // track counts handlers so that Close can wait for them, and turns away
-// requests that arrive while closing.
+// requests that arrive while closing or on a connection being closed after
+// a streamed reply.
 func (s *Server) track(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.CloseAfterStream && s.isDoomed(r) {
+			// It came on a connection being closed after a streamed reply:
+			// the client reads EOF before any byte of a reply.
+			panic(http.ErrAbortHandler)
+		}
 		s.mu.Lock()
 		if s.closing {
 			s.mu.Unlock()
@@ -182,6 +210,9 @@ func (s *Server) track(h http.Handler) http.Handler {
 		}
 		s.handlers.Add(1)
 		s.mu.Unlock()
+		if s.cfg.CloseAfterStream {
+			w.Header().Set("Keep-Alive", keepAliveHeader)
+		}
 		s.active.Add(1)
 		defer func() {
 			s.active.Add(-1)
@@ -220,6 +251,7 @@ func mustJSON(v any) []byte {
 }
 
 func (s *Server) precompute() {
+	model := s.cfg.listed()
 	details := map[string]any{
 		"family":             "sim",
 		"families":           []string{"sim"},
@@ -235,17 +267,17 @@ func (s *Server) precompute() {
 		"modified_at":  s.started.UTC(),
 	})
 	s.tagsBody = mustJSON(map[string]any{"models": []any{map[string]any{
-		"name": Model, "model": Model, "modified_at": s.started.UTC(), "size": 0,
+		"name": model, "model": model, "modified_at": s.started.UTC(), "size": 0,
 		"digest": "sim", "details": details,
 	}}})
 	s.psBody = mustJSON(map[string]any{"models": []any{map[string]any{
-		"name": Model, "model": Model, "size": 0, "size_vram": 0, "digest": "sim",
+		"name": model, "model": model, "size": 0, "size_vram": 0, "digest": "sim",
 		"details": details, "expires_at": s.started.Add(100 * 365 * 24 * time.Hour).UTC(),
 		"context_length": ContextLength,
 	}}})
 	s.modelsBody = mustJSON(map[string]any{"object": "list", "data": []any{map[string]any{
-		"id": Model, "object": "model", "created": s.started.Unix(), "owned_by": "sim",
-		"root": Model, "parent": nil, "max_model_len": ContextLength,
+		"id": model, "object": "model", "created": s.started.Unix(), "owned_by": "sim",
+		"root": model, "parent": nil, "max_model_len": ContextLength,
 		"permission": []any{},
 	}}})
 }

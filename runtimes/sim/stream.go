@@ -18,32 +18,40 @@ var vocab = []string{
 	" dolore", " magna", " aliqua", " enim",
 }
 
-// vocabJSON holds the tokens as JSON string literals.
-var vocabJSON = func() [][]byte {
-	out := make([][]byte, len(vocab))
-	for i, w := range vocab {
-		out[i] = strconv.AppendQuote(nil, w) // plain ASCII: Go and JSON quoting agree
-	}
-	return out
-}()
-
 // Token is the text of token i of every simulated response.
 func Token(i int) string { return vocab[i%len(vocab)] }
 
 // maxWrite bounds what one write carries when many chunks are overdue.
 const maxWrite = 32 << 10
 
+// appendTokens appends the text of tokens a..end-1 as a JSON string; token
+// big, if in range, is bigText instead (FaultBigLine). The vocabulary and
+// bigText are plain ASCII with no quotes or backslashes, so the text needs
+// no escaping.
+func appendTokens(b []byte, a, end, big int) []byte {
+	b = append(b, '"')
+	for i := a; i < end; i++ {
+		if i == big {
+			b = append(b, bigText()...)
+		} else {
+			b = append(b, vocab[i%len(vocab)]...)
+		}
+	}
+	return append(b, '"')
+}
+
 // encoder renders one protocol's chunks, appending to b.
 type encoder interface {
-	// token is token i's chunk.
-	token(b []byte, i int, now time.Time) []byte
-	// final is the final chunk(s) of an n-token stream.
+	// chunk is the chunk carrying tokens a..end-1.
+	chunk(b []byte, a, end int, now time.Time) []byte
+	// final is the final chunk(s) of the reply.
 	final(b []byte, now time.Time) []byte
 
 	// For the faults:
 
-	// text is a token chunk whose text is the JSON string quoted.
-	text(b []byte, quoted []byte, now time.Time) []byte
+	// text is a token chunk whose text is the JSON string quoted,
+	// reasoning if think.
+	text(b []byte, quoted []byte, think bool, now time.Time) []byte
 	// broken is one line of broken JSON: a chunk cut in the middle.
 	broken(b []byte, now time.Time) []byte
 	// failure is an in-stream error saying msg, and what ends the stream
@@ -55,28 +63,50 @@ type encoder interface {
 	empty(b []byte, now time.Time) []byte
 }
 
-// stream writes chunks 0..stop-1 on the schedule, where chunk i < n is
-// token i and chunk n the final chunk(s) (stop is n+1 for a whole stream),
+// stream writes the chunks of tokens 0..upTo-1 and then, if final, the
+// final chunk(s), each when its last token (the end, for the final) is due,
 // flushing after every write. It returns early, with an error, if ctx ends
 // or a write fails.
-func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseController, t0 time.Time, n, stop int, enc encoder) error {
+func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseController, rep *reply, upTo int, final bool, enc encoder) error {
 	sl := newSleeper()
 	buf := make([]byte, 0, 1024)
-	for i := 0; i < stop; {
-		if err := s.clock.sleepUntil(ctx, sl, t0.Add(s.cfg.Offset(i))); err != nil {
+	a := 0 // the next token to write
+	// next is the next chunk to write: its deadline, the token it ends
+	// before (a for the final chunk), and false when none is left.
+	next := func() (time.Time, int, bool) {
+		if a < upTo {
+			end := rep.chunkEnd(a, upTo)
+			return rep.pace.due(end - 1), end, true
+		}
+		return rep.pace.due(rep.m), a, final
+	}
+	for {
+		due, _, ok := next()
+		if !ok {
+			return nil
+		}
+		if err := s.clock.sleepUntil(ctx, sl, due); err != nil {
 			return err
 		}
 		now := time.Now()
 		buf = buf[:0]
 		// Everything due by now goes in this write: each chunk is still its
 		// own line, none is early, and a late stream catches up.
-		for i < stop && len(buf) < maxWrite && !now.Before(t0.Add(s.cfg.Offset(i))) {
-			if i < n {
-				buf = enc.token(buf, i, now)
+		last, tokens, ended := -1, 0, false
+		for len(buf) < maxWrite {
+			due, end, ok := next()
+			if !ok || now.Before(due) {
+				break
+			}
+			if a < upTo {
+				buf = enc.chunk(buf, a, end, now)
+				tokens += end - a
+				a, last = end, end-1
 			} else {
 				buf = enc.final(buf, now)
+				final, last, ended = false, rep.m, true
+				rep.endDue = due
 			}
-			i++
 		}
 		if len(buf) == 0 {
 			continue
@@ -87,26 +117,80 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 		if err := rc.Flush(); err != nil {
 			return err
 		}
-		if s.trace != nil {
-			s.trace(t0, i-1, now, time.Now())
+		flushed := time.Now()
+		if tokens > 0 && rep.sent == 0 {
+			rep.first = flushed
 		}
+		rep.sent += tokens
+		if ended {
+			rep.ended, rep.end = true, flushed
+		}
+		if rep.trace != nil {
+			rep.trace(rep.t0, last, now, flushed)
+		}
+	}
+}
+
+// newReply is the reply to a chat request that arrived at arrival, named
+// model, asked for n tokens (and, with ignoreEOS, for all of them) and whose
+// prompt is the text of prompt. Its schedule starts at arrival. The prompt
+// cache remembers the prompt.
+func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool, prompt []string) *reply {
+	p, cached := s.cache.serve(prompt)
+	m, reason := n, "length"
+	if stop := s.cfg.StopAfter; stop > 0 && stop <= n && !ignoreEOS {
+		// The end of sequence falls within the length asked for.
+		m, reason = stop, "stop"
+	}
+	rep := &reply{
+		model: s.cfg.replyModel(model), n: n, m: m, reason: reason, p: p, cached: cached,
+		think: min(s.cfg.ReasoningTokens, m),
+		per:   s.cfg.perChunk(), split: -1,
+		arrival: arrival, t0: arrival,
+		pace:  pacer{cfg: &s.cfg, t0: arrival},
+		trace: s.trace,
+	}
+	if s.cfg.BatchSlowdown > 0 {
+		rep.pace.decoding = func() int { running, _ := s.slots.counts(); return running }
+	}
+	return rep
+}
+
+// begin waits for a slot for rep and starts its schedule (its t0). It
+// returns an error, and the reply must end, if the request's context ends
+// first. Call finish when it has begun.
+func (s *Server) begin(r *http.Request, rep *reply) error {
+	t0, err := s.slots.acquire(r.Context(), rep.arrival)
+	if err != nil {
+		return err
+	}
+	rep.t0, rep.pace.t0 = t0, t0
+	if s.cfg.Slots > 0 && s.onStart != nil {
+		s.onStart(r, t0)
 	}
 	return nil
 }
 
-func modelOr(m string) string {
-	if m == "" {
-		return Model
+// finish counts rep in /metrics if it is complete and frees its slot: at
+// its planned end if it went there (so that lateness in writing it does
+// not delay the next), else now.
+func (s *Server) finish(rep *reply) {
+	if rep.ended {
+		s.metrics.record(rep)
 	}
-	return m
+	at := time.Now()
+	if !rep.endDue.IsZero() && rep.endDue.Before(at) {
+		at = rep.endDue
+	}
+	s.slots.release(at)
 }
 
 // ---- Ollama ----
 
 func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
-	t0 := time.Now()
-	if s.onStart != nil {
-		s.onStart(r, t0)
+	arrival := time.Now()
+	if s.onStart != nil && s.cfg.Slots == 0 {
+		s.onStart(r, arrival) // t0; with slots, when it gets one (begin)
 	}
 	f := s.faultFor()
 	if code := f.httpStatus(); code != 0 {
@@ -129,33 +213,31 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, errNoMessages)
 		return
 	}
-	p, err := promptWords(req.Messages)
+	prompt, err := promptTexts(req.Messages)
 	if err != nil {
 		ollamaError(w, err)
 		return
 	}
-	n := maxTokens(req.Options.NumPredict)
+	// Ollama's API has no ignore_eos: its replies always stop early.
+	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, prompt)
 	enc := &ollamaEncoder{
-		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(modelOr(req.Model))),
-		t0:   t0, n: n, p: p, ttft: s.cfg.TTFT, eval: s.cfg.decode(n),
+		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
+		rep:  rep, ttft: s.cfg.TTFT,
 	}
 	if req.Stream != nil && !*req.Stream {
-		if f != FaultNone {
-			s.ollamaWhole(w, r, t0, n, enc, f)
-			return
-		}
-		if err := s.clock.sleepUntil(r.Context(), newSleeper(), t0.Add(s.cfg.Offset(n))); err != nil {
+		if s.begin(r, rep) != nil {
 			s.abort()
 			return
 		}
-		b := enc.done(nil, time.Now(), true)
-		writeJSON(w, http.StatusOK, b[:len(b)-1]) // without the newline
+		defer s.finish(rep)
+		s.ollamaWhole(w, r, rep, enc, f)
 		return
 	}
 	// The headers go out at once (Ollama sends them with the first chunk):
 	// the client parses them before the first token is due, not in the
 	// same instant.
 	w.Header().Set("Content-Type", "application/x-ndjson")
+	s.closeAfterReply(r)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	if f == FaultKeepAlive {
@@ -166,14 +248,19 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	if rc.Flush() != nil {
 		return
 	}
-	s.serve(w, r, rc, t0, n, enc, f)
+	if s.begin(r, rep) != nil {
+		s.abort()
+		return
+	}
+	defer s.finish(rep)
+	s.serve(w, r, rc, rep, enc, f)
 }
 
 type ollamaEncoder struct {
-	head       []byte // {"model":M,"created_at":"
-	t0         time.Time
-	n, p       int
-	ttft, eval time.Duration
+	head []byte // {"model":M,"created_at":"
+	rep  *reply
+	ttft time.Duration
+	q    []byte // scratch for a chunk's text
 }
 
 func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
@@ -182,52 +269,64 @@ func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
 	return append(b, `","message":{"role":"assistant","content":`...)
 }
 
-func (e *ollamaEncoder) token(b []byte, i int, now time.Time) []byte {
-	return e.text(b, vocabJSON[i%len(vocabJSON)], now)
+func (e *ollamaEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
+	e.q = appendTokens(e.q[:0], a, end, -1)
+	return e.text(b, e.q, a < e.rep.think, now)
 }
 
-func (e *ollamaEncoder) text(b []byte, quoted []byte, now time.Time) []byte {
+// text is a chunk with content quoted or, if think, content "" and thinking
+// quoted.
+func (e *ollamaEncoder) text(b []byte, quoted []byte, think bool, now time.Time) []byte {
 	b = e.start(b, now)
+	if think {
+		b = append(b, `"","thinking":`...)
+	}
 	b = append(b, quoted...)
 	return append(b, "},\"done\":false}\n"...)
 }
 
-func (e *ollamaEncoder) final(b []byte, now time.Time) []byte { return e.done(b, now, false) }
+func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
+	return e.end(b, now, `""`, nil, e.rep.reason, e.rep.m)
+}
 
-// done renders the final line; with whole, the message carries all n tokens
-// (the "stream": false response).
-func (e *ollamaEncoder) done(b []byte, now time.Time, whole bool) []byte {
-	var text []byte
-	if whole {
-		for i := range e.n {
-			text = append(text, Token(i)...)
-		}
+// whole is the "stream": false response: the final line whose message
+// carries all the text, the answer in content and the reasoning, if any,
+// in thinking; token big (if in range) is bigText.
+func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
+	var thinking []byte
+	if e.rep.think > 0 {
+		thinking = appendTokens(nil, 0, e.rep.think, big)
 	}
-	return e.end(b, now, text, "length", e.n, e.eval)
+	content := appendTokens(nil, e.rep.think, e.rep.m, big)
+	return e.end(b, now, string(content), thinking, e.rep.reason, e.rep.m)
 }
 
 func (e *ollamaEncoder) empty(b []byte, now time.Time) []byte {
-	return e.end(b, now, nil, "stop", 0, 0)
+	return e.end(b, now, `""`, nil, "stop", 0)
 }
 
-// end renders a final line whose message content is text (plain ASCII, no
-// quotes or backslashes), with eval_count count.
-func (e *ollamaEncoder) end(b []byte, now time.Time, text []byte, reason string, count int, eval time.Duration) []byte {
+// end renders a final line whose message content is the JSON string
+// content and thinking, if not nil, the JSON string thinking, with
+// eval_count count.
+func (e *ollamaEncoder) end(b []byte, now time.Time, content string, thinking []byte, reason string, count int) []byte {
 	b = e.start(b, now)
-	b = append(b, '"')
-	b = append(b, text...)
-	b = append(b, `"},"done":true,"done_reason":"`...)
+	b = append(b, content...)
+	if thinking != nil {
+		b = append(b, `,"thinking":`...)
+		b = append(b, thinking...)
+	}
+	b = append(b, `},"done":true,"done_reason":"`...)
 	b = append(b, reason...)
 	b = append(b, `","total_duration":`...)
-	b = strconv.AppendInt(b, int64(now.Sub(e.t0)), 10)
+	b = strconv.AppendInt(b, int64(now.Sub(e.rep.arrival)), 10)
 	b = append(b, `,"load_duration":0,"prompt_eval_count":`...)
-	b = strconv.AppendInt(b, int64(e.p), 10)
+	b = strconv.AppendInt(b, int64(e.rep.p), 10)
 	b = append(b, `,"prompt_eval_duration":`...)
-	b = strconv.AppendInt(b, int64(e.ttft), 10)
+	b = strconv.AppendInt(b, int64(evaluated(e.ttft, e.rep.p, e.rep.cached)), 10)
 	b = append(b, `,"eval_count":`...)
 	b = strconv.AppendInt(b, int64(count), 10)
 	b = append(b, `,"eval_duration":`...)
-	b = strconv.AppendInt(b, int64(eval), 10)
+	b = strconv.AppendInt(b, int64(e.rep.pace.decode(count)), 10)
 	return append(b, "}\n"...)
 }
 
@@ -250,9 +349,9 @@ func (e *ollamaEncoder) keepAlive(b []byte) []byte { return append(b, '\n') }
 // ---- OpenAI-compatible (vLLM) ----
 
 func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
-	t0 := time.Now()
-	if s.onStart != nil {
-		s.onStart(r, t0)
+	arrival := time.Now()
+	if s.onStart != nil && s.cfg.Slots == 0 {
+		s.onStart(r, arrival) // t0; with slots, when it gets one (begin)
 	}
 	f := s.faultFor()
 	if code := f.httpStatus(); code != 0 {
@@ -265,6 +364,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		Stream              bool      `json:"stream"`
 		MaxTokens           *float64  `json:"max_tokens"`
 		MaxCompletionTokens *float64  `json:"max_completion_tokens"`
+		IgnoreEOS           bool      `json:"ignore_eos"`
 		StreamOptions       *struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
@@ -281,21 +381,25 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
 		return
 	}
-	p, err := promptWords(req.Messages)
+	prompt, err := promptTexts(req.Messages)
 	if err != nil {
 		openaiError(w, err)
 		return
 	}
+	rep := s.newReply(arrival, req.Model, maxTokens(req.MaxCompletionTokens, req.MaxTokens), req.IgnoreEOS, prompt)
 	enc := &openaiEncoder{
 		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
-			rand.Uint64(), rand.Uint64(), t0.Unix(), mustJSON(modelOr(req.Model))),
+			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),
 		usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
-		n:     maxTokens(req.MaxCompletionTokens, req.MaxTokens),
-		p:     p,
+		rep:   rep,
+		field: s.cfg.reasoningField(),
+		// The reasoning count is reported only where there is reasoning.
+		details: s.cfg.ReasoningTokens > 0,
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
+	s.closeAfterReply(r)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	// The role-only chunk goes out at once; it is not a token.
@@ -308,45 +412,71 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	if _, err := w.Write(role); err != nil || rc.Flush() != nil {
 		return
 	}
-	s.serve(w, r, rc, t0, enc.n, enc, f)
+	if s.begin(r, rep) != nil {
+		s.abort()
+		return
+	}
+	defer s.finish(rep)
+	s.serve(w, r, rc, rep, enc, f)
 }
 
 type openaiEncoder struct {
-	head  []byte // data: {"id":…,"object":…,"created":…,"model":M,"choices":
-	usage bool
-	n, p  int
+	head    []byte // data: {"id":…,"object":…,"created":…,"model":M,"choices":
+	usage   bool
+	rep     *reply
+	field   ReasoningField // the delta field of reasoning text
+	details bool           // usage has completion_tokens_details
+	q       []byte         // scratch for a chunk's text
 }
 
-func (e *openaiEncoder) token(b []byte, i int, now time.Time) []byte {
-	return e.text(b, vocabJSON[i%len(vocabJSON)], now)
+func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
+	e.q = appendTokens(e.q[:0], a, end, -1)
+	return e.text(b, e.q, a < e.rep.think, now)
 }
 
-func (e *openaiEncoder) text(b []byte, quoted []byte, _ time.Time) []byte {
+func (e *openaiEncoder) text(b []byte, quoted []byte, think bool, _ time.Time) []byte {
 	b = append(b, e.head...)
-	b = append(b, `[{"index":0,"delta":{"content":`...)
+	if think {
+		b = append(b, `[{"index":0,"delta":{"`...)
+		b = append(b, e.field...)
+		b = append(b, `":`...)
+	} else {
+		b = append(b, `[{"index":0,"delta":{"content":`...)
+	}
 	b = append(b, quoted...)
 	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }
 
-func (e *openaiEncoder) final(b []byte, _ time.Time) []byte { return e.end(b, "length", e.n) }
+func (e *openaiEncoder) final(b []byte, _ time.Time) []byte {
+	return e.end(b, e.rep.reason, e.rep.m, e.rep.think)
+}
 
-func (e *openaiEncoder) empty(b []byte, _ time.Time) []byte { return e.end(b, "stop", 0) }
+func (e *openaiEncoder) empty(b []byte, _ time.Time) []byte { return e.end(b, "stop", 0, 0) }
 
 // end is the finish chunk with reason, the usage chunk if asked for (with
-// completion_tokens n) and [DONE].
-func (e *openaiEncoder) end(b []byte, reason string, n int) []byte {
+// completion_tokens n, of them reasoning reasoning tokens) and [DONE].
+func (e *openaiEncoder) end(b []byte, reason string, n, reasoning int) []byte {
 	b = append(b, e.head...)
 	b = append(b, `[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"`...)
 	b = append(b, reason...)
 	b = append(b, `","stop_reason":null}]}`+"\n\n"...)
 	if e.usage {
+		p := e.rep.p
 		b = append(b, e.head...)
 		b = append(b, `[],"usage":{"prompt_tokens":`...)
-		b = strconv.AppendInt(b, int64(e.p), 10)
+		b = strconv.AppendInt(b, int64(p), 10)
 		b = append(b, `,"total_tokens":`...)
-		b = strconv.AppendInt(b, int64(e.p+n), 10)
+		b = strconv.AppendInt(b, int64(p+n), 10)
 		b = append(b, `,"completion_tokens":`...)
 		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(e.rep.cached), 10)
+		b = append(b, '}')
+		if e.details {
+			b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
+			b = strconv.AppendInt(b, int64(reasoning), 10)
+			b = append(b, '}')
+		}
 		b = append(b, "}}\n\n"...)
 	}
 	return append(b, "data: [DONE]\n\n"...)
