@@ -246,3 +246,89 @@ func mean(xs []float64) float64 {
 	}
 	return s / float64(len(xs))
 }
+
+// A request resent because the server had closed its pooled connection
+// (the simulator as llama-server: SIM_CLOSE_AFTER_STREAM) starts its clock
+// at the resend: its TTFT keeps the schedule's, to 2 ms, as the others'.
+func TestAccuracyOfResentRequests(t *testing.T) {
+	for _, k := range []runtimes.Kind{runtimes.KindOllama, runtimes.KindOpenAI} {
+		for _, conc := range []int{1, 4} {
+			t.Run(fmt.Sprintf("%s/conc=%d", k, conc), func(t *testing.T) {
+				retry(t, func(c *collect) {
+					var resent, fresh []float64
+					for _, r := range runtimes.ClosingRounds(t, k, conc, 200) {
+						require.NoError(t, r.Err)
+						late := (r.TTFT - runtimes.ClosingTTFT).Seconds()
+						if r.Resent > 0 {
+							resent = append(resent, late)
+						} else {
+							fresh = append(fresh, late)
+						}
+					}
+					require.NotEmpty(t, resent)
+					for _, s := range [][]float64{resent, fresh} {
+						if len(s) == 0 {
+							continue
+						}
+						slices.Sort(s)
+						assert.GreaterOrEqual(c, s[0], 0.0, "a first token before the schedule's")
+						assert.Less(c, s[len(s)/2], 0.002*slack, "median TTFT off the schedule")
+						assert.Less(c, s[len(s)*95/100], 0.002*slack, "p95 TTFT off the schedule")
+					}
+					t.Logf("TTFT over the schedule, median: %.2f ms for %d resent requests, %.2f ms for %d others",
+						resent[len(resent)/2]*1e3, len(resent), median0(fresh)*1e3, len(fresh))
+				})
+			})
+		}
+	}
+}
+
+func median0(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return xs[len(xs)/2]
+}
+
+// A reasoning model, and one that sends several tokens a chunk, against
+// the simulator's schedule: TTFC = TTFT + N/rate within 2 ms (N tokens of
+// reasoning first), TPOT within 1% of 1/rate, and, at one token a chunk,
+// the median gap between text chunks within 1% of 1/rate.
+func TestAccuracyOfTheTokenStream(t *testing.T) {
+	const (
+		ttft   = 40 * time.Millisecond
+		rate   = 400.0
+		tokens = 200
+		reason = 10
+	)
+	for _, perChunk := range []int{1, 4} {
+		srv, err := sim.Start(sim.Config{TTFT: ttft, TokensPerSec: rate, ReasoningTokens: reason, TokensPerChunk: perChunk})
+		require.NoError(t, err)
+		t.Cleanup(srv.Close)
+		for _, kind := range []runtimes.Kind{runtimes.KindOllama, runtimes.KindOpenAI} {
+			t.Run(fmt.Sprintf("%s/tokens-per-chunk=%d", kind, perChunk), func(t *testing.T) {
+				retry(t, func(c *collect) {
+					rounds := measure(t, srv.URL, kind, 4, 3, runtimes.Request{Prompt: "Think, then say something.", MaxTokens: tokens})
+					m := summary.Compute(rounds, summary.SLO{})
+					require.Equal(t, 12, m.Successes)
+					// The first text is the end of the first chunk; the
+					// answer starts with token reason's chunk.
+					first := ttft + time.Duration(float64(perChunk-1)/rate*float64(time.Second))
+					answer := ttft + time.Duration(float64(reason+perChunk-1)/rate*float64(time.Second))
+					assert.InDelta(c, first.Seconds(), m.TTFT.P50, 0.002*slack, "TTFT")
+					assert.InDelta(c, answer.Seconds(), m.TTFC.P50, 0.002*slack, "TTFC")
+					// TPOT runs from the first text to the end, which the
+					// simulator sends one token's time after the last token
+					// (n/rate after token 0); with k tokens a chunk the first
+					// k-1 tokens' time is in TTFT.
+					tpot := float64(tokens-perChunk+1) / rate / float64(tokens-1)
+					assert.InEpsilon(c, tpot, m.TPOT.P50, 0.01*slack, "TPOT")
+					if perChunk == 1 {
+						assert.InEpsilon(c, 1/rate, m.TPOT.P50, 0.01*slack, "TPOT against 1/rate")
+						assert.InEpsilon(c, 1/rate, m.ITL.P50, 0.01*slack, "median gap between chunks")
+					}
+				})
+			})
+		}
+	}
+}

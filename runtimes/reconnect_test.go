@@ -2,6 +2,7 @@ package runtimes
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -76,5 +77,27 @@ func TestResendOnConnectionClosedAfterReply(t *testing.T) {
 			assert.Positive(t, resent, "the server closed connections the client had pooled: some requests were resent")
 			assert.Equal(t, int64(n), served.Load(), "each request reached the server once")
 		})
+	}
+}
+
+// The same against the simulator playing llama-server's habit
+// (SIM_CLOSE_AFTER_STREAM): 200 requests at concurrency 1 and 4, in both
+// protocols, none fails, and some were resent. (That their TTFT keeps the
+// schedule's, to 2 ms, is a timing test: accuracy_test.go.)
+func TestNoRequestLostToClosedConnections(t *testing.T) {
+	for _, k := range bothKinds {
+		for _, conc := range []int{1, 4} {
+			t.Run(fmt.Sprintf("%s/conc=%d", k, conc), func(t *testing.T) {
+				results := ClosingRounds(t, k, conc, 200)
+				resent := 0
+				for i, r := range results {
+					require.NoError(t, r.Err, "request %d", i)
+					assert.Equal(t, 4, r.OutputTokens)
+					resent += r.Resent
+				}
+				assert.Positive(t, resent, "the simulator closed connections the client had pooled")
+				t.Logf("%d of %d requests were sent again on a fresh connection", resent, len(results))
+			})
+		}
 	}
 }

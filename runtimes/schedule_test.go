@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
@@ -49,5 +50,37 @@ func TestReadsTheSchedule(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A reasoning model that sends several tokens a chunk: the client counts
+// the server's tokens, the chunks, the reasoning tokens where the protocol
+// reports them, and finds the answer after the reasoning.
+func TestReadsReasoningInChunks(t *testing.T) {
+	const tokens, reason, perChunk = 20, 8, 3
+	srv, err := sim.Start(sim.Config{TTFT: 20 * time.Millisecond, TokensPerSec: 1000, ReasoningTokens: reason, TokensPerChunk: perChunk})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	for _, kind := range []runtimes.Kind{runtimes.KindOllama, runtimes.KindOpenAI} {
+		t.Run(string(kind), func(t *testing.T) {
+			rt, err := runtimes.New(runtimes.Config{Name: "sim", Kind: kind, URL: srv.URL, Model: sim.Model, Timeout: 30 * time.Second})
+			require.NoError(t, err)
+			res := rt.Do(context.Background(), runtimes.Request{Prompt: "Think first.", MaxTokens: tokens})
+			require.NoError(t, res.Err)
+			assert.Equal(t, tokens, res.OutputTokens)
+			// Chunks restart at the reasoning/answer boundary: 8 tokens in
+			// 3+3+2, then 12 in 3+3+3+3.
+			assert.Equal(t, 7, res.Chunks)
+			assert.Len(t, res.Gaps, 6)
+			assert.Greater(t, res.TTFC, res.TTFT, "the answer comes after the reasoning")
+			if kind == runtimes.KindOpenAI {
+				assert.True(t, res.ReasoningReported)
+				assert.Equal(t, reason, res.ReasoningTokens)
+			} else {
+				assert.False(t, res.ReasoningReported, "Ollama reports no reasoning count")
+			}
+			m := summary.Compute([]summary.Round{{Results: []runtimes.Result{res}}}, summary.SLO{})
+			assert.InDelta(t, 20.0/7, m.TokensPerChunk.Mean, 1e-9, "tokens per chunk, exact")
+		})
 	}
 }
