@@ -120,7 +120,7 @@ func drawChart(runs []*run, ks []key, prompt string, kind chartKind) ([]byte, bo
 				s.label = name + " (" + r.Label + ")"
 			}
 			for _, c := range concs {
-				rw, ok := r.find(key{name, prompt, c})
+				rw, ok := r.find(key{Runtime: name, Prompt: prompt, Concurrency: c})
 				if !ok {
 					continue
 				}

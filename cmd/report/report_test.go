@@ -114,7 +114,7 @@ func TestOneRun(t *testing.T) {
 		var want []float64
 		for _, rt := range []string{"ollama", "vllm-metal"} {
 			for _, conc := range []int{1, 2, 4} {
-				rw, ok := r.find(key{rt, p, conc})
+				rw, ok := r.find(key{Runtime: rt, Prompt: p, Concurrency: conc})
 				require.True(t, ok)
 				want = append(want, *rw.AggregateTPSMean)
 			}
