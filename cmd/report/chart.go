@@ -115,15 +115,16 @@ func (c chartSet) throughput() (chartFile, bool, error) {
 	value := func(r row) *float64 { return r.AggregateTPSMean }
 	p := panel{yLabel: "aggregate output (tok/s)", lines: c.lines(false, value, 1)}
 	for _, r := range c.runs {
-		if r.Sweep == nil {
-			continue
-		}
-		for _, s := range r.Sweep.Stops {
-			if s.Prompt != c.prompt || s.Knee <= 0 {
+		for _, s := range sweepStops(r, c.prompt, "") {
+			if s.Knee <= 0 {
 				continue
 			}
-			if rw, ok := r.find(key{Runtime: s.Runtime, Prompt: s.Prompt, Concurrency: s.Knee}); ok && finite(value(rw)) {
-				p.knees = append(p.knees, plotter.XY{X: float64(s.Knee), Y: *value(rw)})
+			rw, ok := r.find(key{Runtime: s.Runtime, Prompt: s.Prompt, Concurrency: s.Knee})
+			if !ok || !finite(value(rw)) {
+				continue
+			}
+			if pt := (plotter.XY{X: float64(s.Knee), Y: *value(rw)}); !slices.Contains(p.knees, pt) {
+				p.knees = append(p.knees, pt)
 			}
 		}
 	}

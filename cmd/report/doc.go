@@ -85,7 +85,9 @@
 // Under it, where the run swept its concurrency (BENCH_CONCURRENCY=sweep,
 // arguments.sweep), where each runtime's sweep stopped: its bound, the
 // concurrency it stopped at, the knee (the highest concurrency that still
-// paid off; "none" if none did) and why it stopped.
+// paid off; "none" if none did) and why it stopped. Each -count repetition
+// sweeps again; a stop repetitions share is listed once, with "(in 3
+// repetitions)".
 //
 // Token timing, of the rows of both loops: TTFC p50 and p99 (time to the
 // first answer text, after any reasoning; TTFT where the model does not

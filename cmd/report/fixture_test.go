@@ -179,7 +179,7 @@ func (f fixture) run() (*summary.Run, []byte) {
 		if k.Rate > 0 || k.Concurrency > 4 || (f.skip != nil && f.skip(k)) {
 			continue
 		}
-		if stop := sweepStop(r, k, slo, f.sweep); stop != nil {
+		if stop := fixtureSweepStop(r, k, slo, f.sweep); stop != nil {
 			r.Arguments.Sweep.Stops = append(r.Arguments.Sweep.Stops, *stop)
 		}
 	}
@@ -193,11 +193,11 @@ func (f fixture) run() (*summary.Run, []byte) {
 	return r, jsonl
 }
 
-// sweepStop is where a sweep of k's runtime and prompt stops, if at k's
+// fixtureSweepStop is where a sweep of k's runtime and prompt stops, if at k's
 // concurrency: as the driver decides, but for throughput growth (the
 // fixture's always grows): no success, TTFT p95 over the SLO, or the
 // bound. nil if it goes on, or stopped before.
-func sweepStop(r *summary.Run, k summary.Key, slo summary.SLO, bound int) *summary.SweepStop {
+func fixtureSweepStop(r *summary.Run, k summary.Key, slo summary.SLO, bound int) *summary.SweepStop {
 	for _, c := range []int{1, 2, 4, 8} {
 		if c > k.Concurrency {
 			return nil

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 // column is one column of a table, after the row's runtime, load and
@@ -504,27 +506,27 @@ func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []c
 }
 
 // writeSweep lists where each run's concurrency sweep stopped for the
-// prompt, and its knee, by runtime as the tables order them.
+// prompt, and its knee, by runtime as the tables order them. Each -count
+// repetition sweeps again; a stop they share is listed once, saying in
+// how many it was.
 func writeSweep(b *strings.Builder, runs []*run, p string) {
 	var lines []string
 	for _, name := range runtimeNames(keys(runs)) {
 		for _, r := range runs {
-			if r.Sweep == nil {
-				continue
-			}
-			for _, s := range r.Sweep.Stops {
-				if s.Prompt != p || s.Runtime != name {
-					continue
-				}
+			for _, s := range sweepStops(r, p, name) {
 				knee := "none"
 				if s.Knee > 0 {
 					knee = strconv.Itoa(s.Knee)
+				}
+				why := cell(s.Reason)
+				if s.n > 1 {
+					why += fmt.Sprintf(" (in %d repetitions)", s.n)
 				}
 				line := "| " + cell(s.Runtime) + " |"
 				if len(runs) > 1 {
 					line += " " + cell(r.Label) + " |"
 				}
-				lines = append(lines, fmt.Sprintf("%s %d | %d | %s | %s |", line, r.Sweep.Max, s.Concurrency, knee, orMissing(cell(s.Reason))))
+				lines = append(lines, fmt.Sprintf("%s %d | %d | %s | %s |", line, r.Sweep.Max, s.Concurrency, knee, orMissing(why)))
 			}
 		}
 	}
@@ -542,6 +544,33 @@ func writeSweep(b *strings.Builder, runs []*run, p string) {
 	}
 	b.WriteString("---:|---:|---:|---|\n")
 	b.WriteString(strings.Join(lines, "\n") + "\n\n")
+}
+
+// sweepStop is a stop of a run's sweep, and in how many of its
+// repetitions it was.
+type sweepStop struct {
+	summary.SweepStop
+	n int
+}
+
+// sweepStops returns the stops of r's sweep of the runtime and prompt
+// (all runtimes for ""), each once, in order.
+func sweepStops(r *run, prompt, runtime string) []sweepStop {
+	if r.Sweep == nil {
+		return nil
+	}
+	var out []sweepStop
+	for _, s := range r.Sweep.Stops {
+		if s.Prompt != prompt || runtime != "" && s.Runtime != runtime {
+			continue
+		}
+		if i := slices.IndexFunc(out, func(o sweepStop) bool { return o.SweepStop == s }); i >= 0 {
+			out[i].n++
+			continue
+		}
+		out = append(out, sweepStop{s, 1})
+	}
+	return out
 }
 
 // writeCapped says which open-loop rows had arrivals held back by the

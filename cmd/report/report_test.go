@@ -846,3 +846,25 @@ func TestLogTicks(t *testing.T) {
 	assert.Equal(t, []string{"0.5", "1", "2", "5", "10", "20", "50"}, labels(0.3, 60))
 	assert.Equal(t, []string{"40", "50", "60", "70"}, labels(31, 74), "a narrow range: every multiple")
 }
+
+// Each -count repetition sweeps again: a stop they share is listed, and
+// its knee ringed, once.
+func TestSweepRepetitions(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sweep.json")
+	stop := `{"runtime":"sim","prompt":"p","concurrency":2,"knee":2,"reason":"reached the sweep's bound, 2, still growing"}`
+	require.NoError(t, os.WriteFile(path, []byte(`{"run_id":"20261203T000000Z",
+ "arguments":{"sweep":{"max":2,"stops":[`+stop+`,`+stop+`,
+  {"runtime":"sim","prompt":"p","concurrency":2,"knee":1,"reason":"aggregate throughput grew +1.0% (10.0 → 10.1 tok/s), less than 5%"},`+stop+`]}},
+ "summary":[
+ {"runtime":"sim","prompt":"p","concurrency":1,"successes":4,"aggregate_output_tps_mean":10},
+ {"runtime":"sim","prompt":"p","concurrency":2,"successes":8,"aggregate_output_tps_mean":19}]}`), 0o644))
+	code, _, stderr := report("-o", dir, path)
+	require.Equal(t, 0, code, stderr)
+	s := string(readFile(t, filepath.Join(dir, "report.md")))
+	assert.Contains(t, s, "| runtime | bound | stopped at | knee | why |\n|---|---:|---:|---:|---|\n"+
+		"| sim | 2 | 2 | 2 | reached the sweep's bound, 2, still growing (in 3 repetitions) |\n"+
+		"| sim | 2 | 2 | 1 | aggregate throughput grew +1.0% (10.0 → 10.1 tok/s), less than 5% |\n")
+	c := readChart(t, filepath.Join(dir, "throughput-p.svg"), 1)
+	require.Len(t, c.knees, 3, "knees at 2 and 1, and the legend's sample")
+}
