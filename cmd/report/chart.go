@@ -530,19 +530,22 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // logTicks labels 1, 2 and 5 times each power of ten in range, with minor
-// ticks at the other multiples, or every multiple where that would label
-// fewer than three; plot's LogTicks labels only the powers of ten, often
-// one or none in a range of latencies.
+// ticks at the other multiples: only the powers of ten over more than
+// three decades, where the labels would run into each other, and every
+// multiple where 1, 2 and 5 would label fewer than three. plot's LogTicks
+// labels only the powers of ten, often one or none in a range of
+// latencies.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
+	wide := hi/lo > 1000
 	labelled := 0
 	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
 		for m := 1.0; m < 10; m++ {
 			if v := m * math.Pow(10, e); v >= lo && v <= hi {
 				t := plot.Tick{Value: v}
-				if m == 1 || m == 2 || m == 5 {
+				if m == 1 || !wide && (m == 2 || m == 5) {
 					t.Label = strconv.FormatFloat(v, 'g', 10, 64)
 					labelled++
 				}

@@ -179,8 +179,9 @@
 // A run without records, or whose records could not be read, has no lines
 // there, and the note names it. Each line is the steps of the
 // distribution; beyond 200 values, at 200 of them evenly spread over the
-// ranks. A gap of zero cannot be drawn on the log axis: it counts toward
-// the shares but has no step.
+// ranks. The x axis starts no lower than a microsecond: chunks that came
+// in one read have gaps of about zero, which count toward the shares, and
+// the lines enter at the left edge above them.
 //
 // energy draws J/tok of the closed-loop rows, where a row has it.
 //

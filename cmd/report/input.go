@@ -99,7 +99,8 @@ func readRun(path string) (*run, error) {
 	}
 	r := &run{
 		File: path, ID: f.RunID, CreatedAt: f.CreatedAt,
-		Platform: f.Host.Platform, CPU: f.Host.CPU,
+		// /proc/cpuinfo pads some model names with spaces.
+		Platform: f.Host.Platform, CPU: strings.Join(strings.Fields(f.Host.CPU), " "),
 		Versions:   map[string]string{},
 		Incomplete: f.Complete != nil && !*f.Complete,
 		Cache:      f.Arguments.CacheMode(),

@@ -203,6 +203,9 @@ func findRuntime(r *run, runtime, prompt string) (row, bool) {
 // cdfPoints is the most points a distribution line has.
 const cdfPoints = 200
 
+// cdfFloor is the lowest x of a distribution chart, in ms: a microsecond.
+const cdfFloor = 0.001
+
 // cdf returns the empirical distribution function of the sorted xs, times
 // scale, as the points of its steps: at each value x, from the share of
 // xs below x up to the share ≤ x. Every value is a step for up to
@@ -256,6 +259,9 @@ func cdfChart(title, xLabel, yLabel string, lines []series) ([]byte, error) {
 	if hi <= lo*1.5 { // a narrow spread: room on both sides
 		lo, hi = lo/1.5, hi*1.5
 	}
+	// Below a microsecond is the clock's noise: chunks that came in one
+	// read. Their share shows where the lines enter at the left edge.
+	lo = max(lo, cdfFloor*1.1)
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = logTicks{}
 	p.X.Min, p.X.Max = lo/1.1, hi*1.1

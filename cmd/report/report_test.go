@@ -622,7 +622,7 @@ func TestNiceTicks(t *testing.T) {
 func TestFailuresAndIncomplete(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "interrupted.json")
-	require.NoError(t, os.WriteFile(path, []byte(`{"run_id":"20261202T133437Z","complete":false,"summary":[
+	require.NoError(t, os.WriteFile(path, []byte(`{"run_id":"20261202T133437Z","complete":false,"host":{"platform":"linux-6.1.0-amd64","cpu":"Virtual  CPU        "},"summary":[
  {"runtime":"vllm","prompt":"short","concurrency":4,"successes":8,"failures":4,"ttft_s_mean":0.05,
   "errors":{"timeout":{"count":1,"first":"vllm (http://127.0.0.1:8000): timed out | after 600s"},
             "reset":{"count":3,"first":"vllm (http://127.0.0.1:8000): reading the stream: unexpected EOF"}}},
@@ -631,6 +631,7 @@ func TestFailuresAndIncomplete(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	md := string(readFile(t, filepath.Join(dir, "report.md")))
 	assert.Contains(t, md, "| 20261202T133437Z (incomplete) |")
+	assert.Contains(t, md, "| linux-6.1.0-amd64, Virtual CPU | — | warm | 2 |", "the CPU's padding gone")
 	assert.Contains(t, md, "## Failures\n")
 	assert.Contains(t, md, "| 20261202T133437Z | vllm | short | 4 | reset | 3 | vllm (http://127.0.0.1:8000): reading the stream: unexpected EOF |\n"+
 		"| 20261202T133437Z | vllm | short | 4 | timeout | 1 | vllm (http://127.0.0.1:8000): timed out \\| after 600s |\n",
@@ -845,6 +846,7 @@ func TestLogTicks(t *testing.T) {
 	}
 	assert.Equal(t, []string{"0.5", "1", "2", "5", "10", "20", "50"}, labels(0.3, 60))
 	assert.Equal(t, []string{"40", "50", "60", "70"}, labels(31, 74), "a narrow range: every multiple")
+	assert.Equal(t, []string{"0.001", "0.01", "0.1", "1", "10"}, labels(0.001, 60), "a wide one: the powers of ten")
 }
 
 // Each -count repetition sweeps again: a stop they share is listed, and
