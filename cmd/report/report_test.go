@@ -119,6 +119,7 @@ func TestOneRun(t *testing.T) {
 	assert.NotContains(t, s, "| conc | run |", "no run column for one run")
 	assert.NotContains(t, s, "%)")
 	assert.NotContains(t, s, "Warning")
+	assert.Contains(t, s, "*No request record of this prompt has chunk arrival times, which the inter-token latency distribution needs (run with BENCH_RECORD_CHUNKS=1)")
 
 	for _, p := range []string{"short", "code"} {
 		c := readChart(t, filepath.Join(dir, "ttft-"+p+".svg"), 2)
@@ -143,6 +144,33 @@ func TestOneRun(t *testing.T) {
 			}
 		}
 		c.onScale(t, want)
+
+		// TTFT and, vllm-metal reasoning, TTFC: four panels of a line
+		// per runtime, the legend in the last.
+		c = readChart(t, filepath.Join(dir, "latency-"+p+".svg"), 2)
+		c.has(t, "Time to first token and to the answer (TTFC), p50 and p99 — prompt "+p,
+			"TTFT p50", "TTFT p99", "TTFC p50", "TTFC p99", "TTFT p99 (ms)", "TTFC p50 (ms)", xLabel+", log scale", "ollama", "vllm-metal")
+		require.Len(t, c.lines, 8)
+		for i, l := range c.lines {
+			l.points(t, 3)
+			assert.Equal(t, c.legend[i%2].stroke, l.stroke, "panel %d, line %d: the runtime's colour", i/2, i%2)
+		}
+
+		// No chunk times in the records: each request's TPOT.
+		c = readChart(t, filepath.Join(dir, "tpot-"+p+".svg"), 2)
+		c.has(t, "Time per output token distribution (per request) — prompt "+p, "TPOT of a request (ms), log scale", "share of requests ≤ x")
+		require.Len(t, c.lines, 2)
+		recs := readRecords(r)
+		for i, rt := range []string{"ollama", "vllm-metal"} {
+			d := recs.by[[2]string{rt, p}]
+			requests := 2 * (1 + 2 + 4)
+			if p == "short" {
+				requests += 3 + 12
+			}
+			assert.Len(t, d.tpot, requests, "%s: timed, successful requests only", rt)
+			assert.Empty(t, d.gaps)
+			c.lines[i].cdf(t, len(d.tpot))
+		}
 
 		c = readChart(t, filepath.Join(dir, "energy-"+p+".svg"), 2)
 		c.has(t, "Energy per output token — prompt "+p, "energy per output token (J/tok)", xLabel+", log scale", "ollama", "vllm-metal")
