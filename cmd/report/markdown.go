@@ -74,14 +74,15 @@ type table struct {
 	cols      []column
 }
 
-// closedLoad and anyLoad are the load columns of tables of closed-loop
-// rows and of rows of either kind.
+// closedLoad, rateLoad and anyLoad are tables of closed-loop rows, of
+// open-loop rows and of rows of either kind, without their columns.
 var (
 	closedLoad = table{loadHead: "conc", loadRight: true, load: func(k key) string { return strconv.Itoa(k.Concurrency) }}
 	rateLoad   = table{loadHead: "rate req/s", loadRight: true, load: func(k key) string { return rate(k.Rate) }}
 	anyLoad    = table{loadHead: "load", load: key.load}
 )
 
+// with returns t with the columns.
 func (t table) with(cols ...column) table {
 	t.cols = cols
 	return t

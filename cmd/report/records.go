@@ -104,8 +104,8 @@ func readRecords(r *run) records {
 func (c chartSet) distribution(recs []records) func() (chartFile, bool, error) {
 	return func() (chartFile, bool, error) {
 		var (
-			chunked, withTPOT       bool
-			noChunks, noFile, empty []string
+			chunked, withTPOT                   bool
+			noChunks, noFile, unreadable, empty []string
 		)
 		for _, name := range c.names {
 			for i := range c.runs {
@@ -138,12 +138,16 @@ func (c chartSet) distribution(recs []records) func() (chartFile, bool, error) {
 					continue // not run: the tables say so
 				}
 				switch d := recs[ui].by[[2]string{name, c.prompt}]; {
-				case recs[ui].path == "" || recs[ui].err != nil:
+				case recs[ui].path == "":
 					noFile = appendNew(noFile, r.Label)
+				case recs[ui].err != nil:
+					unreadable = appendNew(unreadable, r.Label)
 				case d == nil:
 					empty = append(empty, label)
-				case chunked && len(d.gaps) == 0:
+				case chunked && d.chunked == 0:
 					noChunks = append(noChunks, label)
+				case chunked && len(d.gaps) == 0:
+					empty = append(empty, label) // one chunk a request: no gap
 				default:
 					xs := d.tpot
 					if chunked {
@@ -172,6 +176,9 @@ func (c chartSet) distribution(recs []records) func() (chartFile, bool, error) {
 		}
 		if len(noFile) > 0 {
 			notes = append(notes, "No request records beside the summary of "+strings.Join(noFile, ", ")+".")
+		}
+		if len(unreadable) > 0 {
+			notes = append(notes, "The request records of "+strings.Join(unreadable, ", ")+" could not be read (report says why).")
 		}
 		if len(empty) > 0 {
 			notes = append(notes, "No timed, successful request in the records of "+strings.Join(empty, ", ")+".")

@@ -819,7 +819,7 @@ func TestRecordsFiles(t *testing.T) {
 	c.has(t, "ollama (20261201T021700Z)", "vllm-metal (20261201T021700Z)")
 	assert.NotContains(t, c.texts, "ollama (20261202T021700Z)")
 	md := string(readFile(t, filepath.Join(dir, "out", "report.md")))
-	assert.Contains(t, md, "No request records beside the summary of 20261202T021700Z.")
+	assert.Contains(t, md, "The request records of 20261202T021700Z could not be read (report says why).")
 
 	// No run ID: <name>.requests.jsonl beside <name>.json.
 	var f map[string]any
