@@ -7,40 +7,130 @@
 // Each argument is a summary JSON file as the suite writes it
 // (results/<run_id>.json; every key is described in package
 // internal/summary). The earlier harness's files have the same format and
-// work too (testdata/seed-summary.json is one). Only the "summary" list is
-// required; the report also shows run_id, created_at, host.platform,
-// host.cpu and versions where a file has them.
+// work too (testdata/seed-summary.json is one), and so do files written
+// before any later key existed. Only the "summary" list is required; the
+// report also shows run_id, created_at, host.platform, host.cpu, versions,
+// arguments.cache, arguments.slo and arguments.sweep where a file has
+// them. Beside each summary it reads the run's request records,
+// <run_id>.requests.jsonl in the same folder (or, if there is none,
+// <name>.requests.jsonl beside <name>.json), if there are any.
 //
 // Report writes into DIR (default "report", created if need be):
 //
 //	report.md                 the tables, and links to the charts
 //	ttft-<prompt>.svg         mean time to first token against concurrency
-//	throughput-<prompt>.svg   mean aggregate output tokens/s against concurrency
+//	throughput-<prompt>.svg   mean aggregate output tokens/s against
+//	                          concurrency, each sweep's knee ringed
+//	latency-<prompt>.svg      TTFT p50 and p99 against concurrency; TTFC's
+//	                          too where the prompt has reasoning
+//	itl-<prompt>.svg          the distribution of inter-token latency, from
+//	                          the request records' chunk times
+//	tpot-<prompt>.svg         instead, where no record has chunk times: the
+//	                          distribution of each request's TPOT
+//	energy-<prompt>.svg       energy per output token against concurrency
+//	rate-ttft-<prompt>.svg    TTFT p50 and p99 against the open-loop rate
+//	goodput-<prompt>.svg      goodput against the open-loop rate
 //
-// and prints the paths it wrote, one per line. Files of the same names in
-// DIR are overwritten; nothing else there is touched.
+// and prints the paths it wrote, one per line, in the order report.md
+// shows them. A chart with nothing to draw is not written: a file that
+// lacks a figure leaves its chart out, never fails. Files of the same
+// names in DIR are overwritten; nothing else there is touched.
+//
+// # Runs
+//
+// report.md starts with one line per run: ID, file, start, host, server
+// versions, cache mode, the SLO (a column only where a run has one) and
+// the number of rows. The cache mode is arguments.cache; a file written
+// before it existed says nothing, and was warm (every request sent the
+// same prompt). When the runs differ in cache mode a warning comes first:
+// a cold request's prompt is new to the server, so its TTFT includes
+// prefilling the whole prompt, while a warm one's is a prompt-cache hit;
+// their TTFT, TTFC and prompt figures, and the changes between them, are
+// not comparable.
 //
 // # Tables
 //
-// report.md starts with one line per run (ID, file, start, host, server
-// versions, number of rows), then a section per prompt with a row per
-// runtime and concurrency:
+// Then a section per prompt. Every table has a row per runtime and load,
+// in the order the rows were first run:
 //
-//	runtime, conc, model
-//	TTFT mean, p50, p95   time to first token, in milliseconds
-//	decode tok/s          mean decode rate
-//	request tok/s         mean output tokens / request time
-//	aggregate tok/s       mean over rounds of output tokens / round time
-//	ok, failed            successful and failed requests
+//	runtime, conc         closed loop: concurrency-many requests at once
+//	runtime, rate req/s   open loop: requests at that rate (concurrency 0)
+//	runtime, load         tables of both: "conc 4" or "2 req/s"
 //
 // With several files the first is the base: each row of the base is
-// followed by the same row (same runtime, prompt and concurrency; the model
-// may differ, and is shown) of each later file, whose figures carry their
-// change against the base in signed percent, e.g. "27.6 (+10.2%)". For TTFT
-// lower is better, for tokens/s higher. A row that a file lacks says "not in
-// this run". A figure that is missing or null in a file (prompt_tps where
-// the server reports no prompt timing, any figure of a row whose requests
-// all failed) is shown as "—", and has no change.
+// followed by the same row (same runtime, prompt and concurrency or rate;
+// the model may differ, and is shown) of each later file, whose figures
+// carry their change against the base in signed percent, e.g. "27.6
+// (+10.2%)". For times and J/tok lower is better, for tok/s, req/s and
+// goodput higher. Counts, shares and the tables that set the server's
+// figures beside the client's carry no change. A row that a file lacks
+// says "not in this run". A figure that is missing or null in a file
+// (prompt_tps where the server reports no prompt timing, any figure of a
+// row whose requests all failed, every figure the file predates) is shown
+// as "—", and has no change. A table whose figures no row has is left
+// out. Times are in milliseconds.
+//
+// The closed-loop table, first:
+//
+//	model
+//	TTFT mean, p50, p95, p99  time to first token
+//	decode tok/s              mean decode rate
+//	request tok/s             mean output tokens / request time
+//	aggregate tok/s           mean over rounds of output tokens / round time
+//	goodput req/s, SLO met    where the run has an SLO (arguments.slo): the
+//	                          requests/s that met every target, and their
+//	                          share of all requests (failures are misses)
+//	ok, failed                successful and failed requests
+//
+// Under it, where the run swept its concurrency (BENCH_CONCURRENCY=sweep,
+// arguments.sweep), where each runtime's sweep stopped: its bound, the
+// concurrency it stopped at, the knee (the highest concurrency that still
+// paid off; "none" if none did) and why it stopped. Each -count repetition
+// sweeps again; a stop repetitions share is listed once, with "(in 3
+// repetitions)".
+//
+// Token timing, of the rows of both loops: TTFC p50 and p99 (time to the
+// first answer text, after any reasoning; TTFT where the model does not
+// reason), TPOT mean and p99 (each request's (total − TTFT) / (output
+// tokens − 1)), ITL p50 and p99 (the gaps between successive text chunks).
+//
+// Requests: what was asked and what came back, to tell whether the
+// runtimes did the same work. served model is the model the replies named
+// where it is not the one asked for ("as asked" where it is); prompt tok
+// and cached prompt tok the means of the server's counts (cached: taken
+// from its prompt cache, near the whole prompt when warm); short outputs
+// the successful requests that stopped before the length asked for ("2 of
+// 8": of the successes); finish reasons the successful requests by the
+// server's reason, most frequent first ("length 6, stop 2").
+//
+// Power (macmon, on a Mac): J/tok (energy over the timed rounds / the
+// successful requests' output tokens), power W (mean CPU + GPU + ANE
+// power) and the number of samples they come from.
+//
+// Server counters (the server's Prometheus /metrics, read before and after
+// the timed rounds), beside the client's figures of the same row:
+//
+//	server prefill ms      mean prefill time per request (server_prefill_s_mean)
+//	client TTFT ms         the client's mean TTFT, which includes it
+//	server decode ms       mean decode time per request (server_decode_s_mean)
+//	client total − TTFT ms the client's mean total − mean TTFT
+//	server generated tok   tokens generated (server_generated_tokens),
+//	                       failed requests' included
+//	client output tok      the successful requests' output tokens. The row
+//	                       has no sum: it is energy_j / energy_j_per_output_token
+//	                       (exact, where there are power figures), else
+//	                       successes × output_tokens_min where every request
+//	                       had as many (min = max), else the range successes
+//	                       × min – successes × max
+//	model loads            requests that waited for the model to load
+//	                       (Ollama's load_duration over 100 ms)
+//
+// Open loop: model, achieved req/s (requests sent / sending window), send
+// lag p99 ms (how late the client sent against the arrival times),
+// throughput req/s (completed requests per second), TTFT p50 and p99,
+// goodput and SLO met where the run has an SLO, ok and failed. Where the
+// in-flight cap (BENCH_MAX_INFLIGHT) held arrivals back, a line under the
+// table says how many: that load was not fully open.
 //
 // A run whose file says "complete": false (interrupted, or still going) is
 // marked "(incomplete)". If any row has failures, a last section, Failures,
@@ -54,26 +144,68 @@
 //
 // # Charts
 //
-// Each chart has one line per runtime (with several files, per runtime and
-// file: the same colour for a runtime, a different dash and marker for each
-// file), with a marker at each concurrency that was run. The y axis starts
-// at zero. When three or more concurrencies span a factor of four or more
-// (1, 2, 4, 8, …) the x axis is logarithmic, so the low ones do not crowd.
+// Each chart follows the table it draws from. Each has one line per
+// runtime (with several files, per runtime and file: the same colour for a
+// runtime, a different dash and marker for each file); a chart against a
+// load has a marker at each concurrency (or rate) that was run, and a
+// line of one point is only its marker. The y axis starts at zero. When
+// three or more concurrencies (or rates) span a factor of four or more (1,
+// 2, 4, 8, …) the x axis is logarithmic, so the low ones do not crowd.
+//
+// ttft and throughput draw the mean TTFT and aggregate throughput of the
+// closed-loop rows. On throughput, each sweep's knee (arguments.sweep) is
+// ringed in black on its runtime's line of its run, with one legend entry,
+// "knee of the concurrency sweep"; a knee the run has no row at is not
+// drawn.
+//
+// latency, drawn where a closed-loop row has TTFT p99, is a grid of panels
+// with one title: TTFT p50 and p99 side by side, each on its own y scale
+// from zero, and under them TTFC p50 and p99 where some row of the prompt
+// has a TTFC that is not its TTFT (a reasoning model's). The TTFC panels
+// then have a line for every runtime, reasoning or not, so that the time
+// to the answer compares across them; without reasoning they would repeat
+// the TTFT panels, and are left out. The legend is in the last panel.
+//
+// itl is the distribution (the empirical CDF: the share of gaps ≤ x) of
+// the gaps between successive text chunks of every timed (not warm-up),
+// successful request of the prompt in the request records, all loads
+// together, on a log x axis in ms. The gaps are the differences of a
+// record's chunk_s, which the suite records only with
+// BENCH_RECORD_CHUNKS=1; runtimes and runs recorded without them are left
+// out of the chart, and a note under it names them. Where no record of the
+// prompt has chunk times, the chart is tpot instead: the distribution of
+// each timed, successful request's tpot_s, one value per request (a
+// request's mean gap per token, not its gaps), with a note that says so.
+// A run without records, or whose records could not be read, has no lines
+// there, and the note names it. Each line is the steps of the
+// distribution; beyond 200 values, at 200 of them evenly spread over the
+// ranks. The x axis starts no lower than a microsecond: chunks that came
+// in one read have gaps of about zero, which count toward the shares, and
+// the lines enter at the left edge above them.
+//
+// energy draws J/tok of the closed-loop rows, where a row has it.
+//
+// rate-ttft (TTFT p50 and p99 panels) and goodput draw the open-loop rows
+// against the rate asked; goodput only where a row has it.
+//
 // The charts are drawn with gonum.org/v1/plot in the Liberation fonts it
 // embeds; the SVG names the font and does not embed it.
 //
 // # Flags
 //
 //	-o DIR         where to write (default "report")
-//	-charts=false  write report.md only, without charts or links to them:
-//	               for a CI job summary, where relative images do not show
+//	-charts=false  write report.md only, without charts, links to them or
+//	               their notes, and without reading request records: for a
+//	               CI job summary, where relative images do not show
 //
 // # Exit status
 //
 // 0 when the report was written; 1 when a file could not be read, is not
 // JSON or is not a summary JSON (each such file is named, with what is
 // wrong), or the report could not be written; 2 for a usage error (no file
-// given, an unknown flag).
+// given, an unknown flag). A request records file that cannot be read is
+// no error: report prints "report: warning: …" naming it and leaves its
+// run out of the distribution charts.
 //
 // # Examples
 //
@@ -88,6 +220,8 @@
 // The earlier harness's file as the base:
 //
 //	go run ./cmd/report -o report testdata/seed-summary.json results/20261202T113718Z.json
+//
+// docs/report-example is the report of two runs on the built-in simulator.
 //
 // For statistics (medians, confidence intervals, p-values) over the -count
 // repetitions, compare the runs' .txt files with scripts/compare.sh, which

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +15,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/fixturetest"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -18,15 +23,31 @@ import (
 // (go test ./cmd/report -update rewrites them):
 //
 //	old.json  ollama 0.32.14 and vllm-metal 0.28.0+cpu; prompts short and
-//	          code; concurrency 1, 2 and 4
+//	          code; concurrency 1, 2 and 4, swept up to 4 (arguments.sweep)
+//	          against an SLO of ttft=1s; open loop at 0.5 and 2 requests/s
+//	          on the short prompt; cold prompts. Every request streams 32
+//	          chunks of 4 tokens at uneven gaps; vllm-metal reasons before
+//	          it answers (TTFC after TTFT) and reports cached prompt
+//	          tokens; macmon power figures for every leaf, vLLM's
+//	          Prometheus counters for vllm-metal's; one Ollama request
+//	          loaded the model; one of ollama's code requests at
+//	          concurrency 2 stopped short
 //	new.json  the next night: vllm-metal 0.29.1 with a renamed model,
-//	          decoding 10% faster; ollama's code prompt at concurrency 4
-//	          failed every request (its figures are null); ollama code at
-//	          concurrency 2 was not run; vllm-metal short ran at
-//	          concurrency 8 too
+//	          decoding 10% faster, its replies naming another model;
+//	          ollama's code prompt at concurrency 4 failed every request
+//	          (its figures are null); ollama code at concurrency 2 was not
+//	          run; vllm-metal short ran at concurrency 8 too (swept up to
+//	          8); the in-flight cap held back an arrival at 2 requests/s
+//	warm.json old.json's run an hour later with BENCH_CACHE=warm: the
+//	          prompts hit the servers' caches, TTFT is 40% of cold
+//	<run id>.requests.jsonl
+//	          the request records of old.json (without chunk times) and
+//	          new.json (with them, BENCH_RECORD_CHUNKS=1), timed rounds
+//	          and one warm-up round of a leaf; warm.json has none
 var (
-	oldCreated = time.Date(2026, 12, 1, 2, 17, 0, 0, time.UTC)
-	newCreated = oldCreated.Add(24 * time.Hour)
+	oldCreated  = time.Date(2026, 12, 1, 2, 17, 0, 0, time.UTC)
+	newCreated  = oldCreated.Add(24 * time.Hour)
+	warmCreated = oldCreated.Add(time.Hour)
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -34,42 +55,72 @@ func ptr[T any](v T) *T { return &v }
 // fixture describes one fixture run.
 type fixture struct {
 	created     time.Time
+	cache       string
 	vllmVersion string
 	vllmModel   string
+	vllmServed  string // the model vllm-metal's replies name
 	vllmSpeedup float64
 	skip        func(k summary.Key) bool // leaves not run
 	fail        func(k summary.Key) bool // leaves whose requests all fail
 	extra       []summary.Key            // leaves run in addition
+	sweep       int                      // the sweep's bound
+	capped      bool                     // the cap held back an arrival at the highest rate
+	records     bool                     // write the request records
+	chunks      bool                     // with chunk arrival times
 }
 
 var (
 	oldFixture = fixture{
-		created: oldCreated, vllmVersion: "0.28.0+cpu", vllmModel: "qwen3.8-27b-nvfp4", vllmSpeedup: 1,
+		created: oldCreated, cache: "cold", vllmVersion: "0.28.0+cpu", vllmModel: "qwen3.8-27b-nvfp4",
+		vllmServed: "qwen3.8-27b-nvfp4", vllmSpeedup: 1, sweep: 4, records: true,
 	}
 	newFixture = fixture{
-		created: newCreated, vllmVersion: "0.29.1", vllmModel: "qwen3.8-27b-nvfp4-v2", vllmSpeedup: 1.1,
+		created: newCreated, cache: "cold", vllmVersion: "0.29.1", vllmModel: "qwen3.8-27b-nvfp4-v2",
+		vllmServed: "Qwen/Qwen3.8-27B-NVFP4", vllmSpeedup: 1.1,
 		skip: func(k summary.Key) bool { return k.Runtime == "ollama" && k.Prompt == "code" && k.Concurrency == 2 },
 		fail: func(k summary.Key) bool { return k.Runtime == "ollama" && k.Prompt == "code" && k.Concurrency == 4 },
 		extra: []summary.Key{
 			{Runtime: "vllm-metal", Model: "qwen3.8-27b-nvfp4-v2", Prompt: "short", Concurrency: 8},
 		},
+		sweep: 8, capped: true, records: true, chunks: true,
 	}
+	warmFixture = func() fixture {
+		f := oldFixture
+		f.created, f.cache, f.records = warmCreated, "warm", false
+		return f
+	}()
 )
 
-func (f fixture) run() *summary.Run {
+// The fixture's SLO, rates and output length.
+const (
+	fixtureSLO = "ttft=1s"
+	tokens     = 128
+	chunks     = 32 // 4 tokens a chunk
+)
+
+var fixtureRates = []float64{0.5, 2}
+
+func (f fixture) run() (*summary.Run, []byte) {
 	r := summary.NewRun(f.created)
-	r.Cache = "cold"
+	r.Cache = f.cache
 	r.CompletedAt = f.created.Add(31 * time.Minute)
 	r.Complete = true
 	r.Host = summary.Host{
 		Platform: "darwin-24.6.0-arm64", Machine: "arm64", Go: "go1.26.8", OS: "darwin", Arch: "arm64",
-		CPU: "Apple M4 Max", CPUs: 12, MemoryBytes: 64 << 30,
+		CPU: "Apple M4 Max", CPUs: 12, MemoryBytes: 64 << 30, PowerSource: ptr("macmon 0.8.2"),
 	}
+	slo, err := summary.ParseSLO(fixtureSLO)
+	if err != nil {
+		panic(err)
+	}
+	r.SLO = slo
 	r.Arguments = summary.Arguments{
 		OutputDir: "results", Runtime: "ollama,vllm-metal",
 		VLLMURL: ptr("http://127.0.0.1:8001"), VLLMModel: ptr(f.vllmModel),
-		Warmups: 2, Rounds: ptr(2), Concurrency: []int{1, 2, 4}, MaxTokens: 128, Seed: ptr(42), Cache: "cold",
+		Warmups: 2, Rounds: ptr(2), Concurrency: []int{1, 2, 4}, MaxTokens: tokens, Seed: ptr(42), Cache: f.cache,
 		Timeout: 600, Prompts: []string{"short", "code"}, Count: ptr(1), Benchtime: "2x",
+		Rates: fixtureRates, Burstiness: 1, MaxInflight: 4, SLO: ptr(fixtureSLO),
+		Sweep: &summary.Sweep{Max: f.sweep, Stops: []summary.SweepStop{}}, Power: "auto",
 	}
 	r.Runtimes = []summary.RuntimeInfo{
 		{Name: "ollama", Kind: "ollama", BaseURL: "http://127.0.0.1:11434", Model: "qwen3.8:27b-mlx"},
@@ -84,74 +135,310 @@ func (f fixture) run() *summary.Run {
 			for _, c := range []int{1, 2, 4} {
 				ks = append(ks, summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p, Concurrency: c})
 			}
+			if p == "short" {
+				for _, rate := range fixtureRates {
+					ks = append(ks, summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p, Rate: rate})
+				}
+			}
 		}
 	}
 	ks = append(ks, f.extra...)
+	var records []summary.Record
 	for _, k := range ks {
 		if f.skip != nil && f.skip(k) {
 			continue
 		}
-		// Per-stream decode falls and TTFT grows with concurrency.
-		decode, ttft := 30.0, 0.25
-		if k.Runtime == "vllm-metal" {
-			decode, ttft = 25*f.vllmSpeedup, 0.33/f.vllmSpeedup
-		}
-		if k.Prompt == "code" {
-			ttft *= 1.5
-		}
-		decode /= 1 + 0.2*float64(k.Concurrency-1)
-		ttft *= 1 + 0.8*float64(k.Concurrency-1)
 		var rounds []summary.Round
-		for i := range 2 {
-			rd := summary.Round{MaxTokens: 128, Cold: true}
-			for j := range k.Concurrency {
-				jitter := 1 + 0.01*float64(i+j)
-				res := request(ttft*jitter, decode/jitter, k.Runtime == "ollama")
-				if f.fail != nil && f.fail(k) {
-					res.Err = errors.New("ollama (http://127.0.0.1:11434): model runner crashed")
-				}
-				rd.Results = append(rd.Results, res)
-				rd.Wall = max(rd.Wall, res.Total+2*time.Millisecond)
-			}
-			rounds = append(rounds, rd)
+		if k.Rate > 0 {
+			rounds = []summary.Round{f.openRound(k)}
+		} else {
+			rounds = f.closedRounds(k)
 		}
-		r.Add(k, rounds, summary.Telemetry{})
+		if f.fail != nil && f.fail(k) {
+			for _, rd := range rounds {
+				for j := range rd.Results {
+					rd.Results[j].Err = errors.New("ollama (http://127.0.0.1:11434): model runner crashed")
+				}
+			}
+		}
+		if k.Runtime == "ollama" && k.Prompt == "short" && k.Concurrency == 1 {
+			// The model was not loaded yet.
+			rounds[0].Results[0].LoadDuration = 3 * time.Second
+			// A warm-up round whose gaps, a second each, are not
+			// timed: the charts must leave it out.
+			warm := f.request(k, 0.25, 30)
+			warm.Gaps = slices.Repeat([]float32{1}, chunks-1)
+			records = append(records, summary.RoundRecords(k, 1, 1, true, f.created, []runtimes.Result{warm}, f.chunks)...)
+		}
+		for i, rd := range rounds {
+			records = append(records, summary.RoundRecords(k, 1, i+1, false, f.created, rd.Results, f.chunks)...)
+		}
+		r.Add(k, rounds, f.telemetry(k, rounds))
 	}
-	return r
+	for _, k := range ks {
+		if k.Rate > 0 || k.Concurrency > 4 || (f.skip != nil && f.skip(k)) {
+			continue
+		}
+		if stop := fixtureSweepStop(r, k, slo, f.sweep); stop != nil {
+			r.Arguments.Sweep.Stops = append(r.Arguments.Sweep.Stops, *stop)
+		}
+	}
+	if !f.records {
+		return r, nil
+	}
+	jsonl, err := summary.AppendRecords(nil, records)
+	if err != nil {
+		panic(err)
+	}
+	return r, jsonl
 }
 
-// request is one request of 128 tokens: first text after ttft seconds,
-// then decode tokens/s.
-func request(ttft, decode float64, ollama bool) runtimes.Result {
-	const tokens = 128
+// fixtureSweepStop is where a sweep of k's runtime and prompt stops, if at k's
+// concurrency: as the driver decides, but for throughput growth (the
+// fixture's always grows): no success, TTFT p95 over the SLO, or the
+// bound. nil if it goes on, or stopped before.
+func fixtureSweepStop(r *summary.Run, k summary.Key, slo summary.SLO, bound int) *summary.SweepStop {
+	for _, c := range []int{1, 2, 4, 8} {
+		if c > k.Concurrency {
+			return nil
+		}
+		var row *summary.Row
+		for _, rw := range r.Rows() {
+			if rw.Runtime == k.Runtime && rw.Prompt == k.Prompt && rw.Concurrency == c && rw.RateRPS == nil {
+				row = &rw
+			}
+		}
+		stop := summary.SweepStop{Runtime: k.Runtime, Prompt: k.Prompt, Concurrency: c, Knee: c / 2}
+		switch {
+		case row == nil && c < k.Concurrency:
+			continue // not run: the next step
+		case row == nil || row.AggregateTPSMean == nil:
+			stop.Reason = "no request succeeded"
+		case *row.TTFTP95 > slo.TTFT.Seconds():
+			stop.Reason = fmt.Sprintf("TTFT p95 %v broke the SLO's %v",
+				time.Duration(*row.TTFTP95*float64(time.Second)).Round(time.Millisecond), slo.TTFT)
+		case c*2 > bound:
+			stop.Knee = c
+			stop.Reason = fmt.Sprintf("reached the sweep's bound, %d, still growing", bound)
+		default:
+			continue
+		}
+		if c == k.Concurrency {
+			return &stop
+		}
+		return nil
+	}
+	return nil
+}
+
+// speeds returns k's first-token time and per-stream decode rate with no
+// load: per-stream decode falls and TTFT grows with load.
+func (f fixture) speeds(k summary.Key) (ttft, decode float64) {
+	decode, ttft = 30.0, 0.25
+	if k.Runtime == "vllm-metal" {
+		decode, ttft = 25*f.vllmSpeedup, 0.33/f.vllmSpeedup
+	}
+	if k.Prompt == "code" {
+		ttft *= 1.5
+	}
+	if f.cache == "warm" {
+		ttft *= 0.4
+	}
+	return ttft, decode
+}
+
+// closedRounds are two rounds of k's concurrency.
+func (f fixture) closedRounds(k summary.Key) []summary.Round {
+	ttft, decode := f.speeds(k)
+	decode /= 1 + 0.2*float64(k.Concurrency-1)
+	ttft *= 1 + 0.8*float64(k.Concurrency-1)
+	var rounds []summary.Round
+	for i := range 2 {
+		rd := summary.Round{MaxTokens: tokens, Cold: f.cache == "cold"}
+		for j := range k.Concurrency {
+			jitter := 1 + 0.01*float64(i+j)
+			res := f.request(k, ttft*jitter, decode/jitter)
+			if k.Runtime == "ollama" && k.Prompt == "code" && k.Concurrency == 2 && i == 0 && j == 1 {
+				// Stopped on its own, short of the length asked for.
+				res.OutputTokens, res.FinishReason = 97, "stop"
+			}
+			rd.Results = append(rd.Results, res)
+			rd.Wall = max(rd.Wall, res.Total+2*time.Millisecond)
+		}
+		rounds = append(rounds, rd)
+	}
+	return rounds
+}
+
+// openRound is k's open-loop leaf: requests a second apart at 0.5/s, or
+// more at 2/s, TTFT growing with the rate.
+func (f fixture) openRound(k summary.Key) summary.Round {
+	ttft, decode := f.speeds(k)
+	n := int(6 * k.Rate)
+	ttft *= 1 + 0.9*k.Rate
+	decode /= 1 + 0.3*k.Rate
+	window := time.Duration(float64(n-1) / k.Rate * float64(time.Second))
+	o := &summary.OpenLoop{Rate: k.Rate, Sent: n, SendWindow: window, InflightMax: 1 + int(k.Rate*2)}
+	rd := summary.Round{MaxTokens: tokens, Cold: f.cache == "cold", Open: o}
+	var end time.Duration
+	for j := range n {
+		o.SendLags = append(o.SendLags, 0.0002*float64(j%3+1))
+		res := f.request(k, ttft*(1+0.05*float64(j%4)), decode)
+		start := time.Duration(float64(j) / k.Rate * float64(time.Second))
+		end = max(end, start+res.Total)
+		rd.Results = append(rd.Results, res)
+	}
+	if f.capped && k.Rate == fixtureRates[len(fixtureRates)-1] {
+		o.Capped = 1
+	}
+	rd.Wall = end
+	return rd
+}
+
+// request is one request of 128 tokens in 32 chunks: first text after
+// ttft seconds, then decode tokens/s, the chunks at uneven gaps. Ollama's
+// reports its server timings; vllm-metal's reasons first and reports its
+// cached prompt tokens.
+func (f fixture) request(k summary.Key, ttft, decode float64) runtimes.Result {
 	eval := seconds(tokens / decode)
-	res := runtimes.Result{TTFT: seconds(ttft), TTFC: seconds(ttft), Total: seconds(ttft) + eval, OutputTokens: tokens, Chunks: tokens}
-	if ollama {
+	res := runtimes.Result{
+		TTFT: seconds(ttft), TTFC: seconds(ttft), Total: seconds(ttft) + eval,
+		OutputTokens: tokens, Chunks: chunks, FinishReason: "length", Gaps: gaps(eval),
+	}
+	switch k.Runtime {
+	case "ollama":
 		res.Eval, res.PromptTokens, res.PromptEval = eval, 12, 20*time.Millisecond
+		res.ServedModel = k.Model
+	case "vllm-metal":
+		// 16 reasoning tokens, 4 chunks, before the answer.
+		res.TTFC = res.TTFT + seconds(16/decode)
+		res.ReasoningTokens, res.ReasoningReported = 16, true
+		res.PromptTokens, res.CachedReported = 14, true
+		if f.cache == "warm" {
+			res.CachedTokens = 13
+		}
+		res.ServedModel = f.vllmServed
 	}
 	return res
 }
 
+// gaps spreads eval over the gaps between chunks: mostly even, every
+// eighth twice as long (a scheduler step), one in sixteen a third.
+func gaps(eval time.Duration) []float32 {
+	w := make([]float64, chunks-1)
+	sum := 0.0
+	for i := range w {
+		w[i] = 1
+		switch {
+		case i%8 == 7:
+			w[i] = 2
+		case i%16 == 3:
+			w[i] = 1.0 / 3
+		}
+		sum += w[i]
+	}
+	out := make([]float32, len(w))
+	for i := range w {
+		out[i] = float32(eval.Seconds() * w[i] / sum)
+	}
+	return out
+}
+
+// telemetry is what the leaf measured beside its requests: macmon's
+// power over the rounds, and for vllm-metal its Prometheus counters, read
+// with the telemetry package from exposition text.
+func (f fixture) telemetry(k summary.Key, rounds []summary.Round) summary.Telemetry {
+	var (
+		wall                    time.Duration
+		prefill, decode         float64
+		requests, generated     int
+		samples                 int
+		watts                   = 28 + 4*float64(max(k.Concurrency, 1))
+		serverPrefillFromClient = 0.9 // the server's prefill is most of the client's TTFT
+	)
+	if k.Runtime == "vllm-metal" {
+		watts += 9
+	}
+	for _, rd := range rounds {
+		wall += rd.Wall
+		for _, res := range rd.Results {
+			requests++
+			generated += res.OutputTokens // a failed request's too
+			prefill += res.TTFT.Seconds() * serverPrefillFromClient
+			decode += (res.Total - res.TTFT).Seconds()
+		}
+	}
+	samples = int(wall / (200 * time.Millisecond))
+	tel := summary.Telemetry{Power: &telemetry.Figures{
+		Samples: samples, WindowS: wall.Seconds(), CoveredS: wall.Seconds(),
+		AllPowerWMean: watts, GPUPowerWMean: watts * 0.8, EnergyJ: watts * wall.Seconds(),
+		RAMUsedBytesMax: 40 << 30, GPUMHzMean: 1200,
+	}}
+	if k.Runtime != "vllm-metal" {
+		return tel
+	}
+	exposition := func(gen, pre, dec float64, n int) string {
+		return fmt.Sprintf(`# TYPE vllm:generation_tokens_total counter
+vllm:generation_tokens_total{model_name=%[1]q} %[2]g
+# TYPE vllm:request_prefill_time_seconds histogram
+vllm:request_prefill_time_seconds_bucket{model_name=%[1]q,le="+Inf"} %[5]d
+vllm:request_prefill_time_seconds_sum{model_name=%[1]q} %[3]g
+vllm:request_prefill_time_seconds_count{model_name=%[1]q} %[5]d
+# TYPE vllm:request_decode_time_seconds histogram
+vllm:request_decode_time_seconds_bucket{model_name=%[1]q,le="+Inf"} %[5]d
+vllm:request_decode_time_seconds_sum{model_name=%[1]q} %[4]g
+vllm:request_decode_time_seconds_count{model_name=%[1]q} %[5]d
+`, f.vllmModel, gen, pre, dec, n)
+	}
+	before, err := telemetry.Parse(strings.NewReader(exposition(51200, 40, 900, 300)))
+	if err != nil {
+		panic(err)
+	}
+	after, err := telemetry.Parse(strings.NewReader(exposition(51200+float64(generated), 40+prefill, 900+decode, 300+requests)))
+	if err != nil {
+		panic(err)
+	}
+	d := telemetry.Delta(before, after)
+	tel.Server = &d
+	return tel
+}
+
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// TestFixtures checks that testdata/old.json and new.json are what the
-// summary package writes today (-update rewrites them): every key the
-// committed file has must have the generated value, so a key added to the
-// summary format does not make them stale.
+// fixtures are the fixture runs by file name.
+var fixtures = map[string]fixture{"old.json": oldFixture, "new.json": newFixture, "warm.json": warmFixture}
+
+// TestFixtures checks that the fixtures in testdata are what the summary
+// package writes today (-update rewrites them): every key the committed
+// file has must have the generated value, so a key added to the summary
+// format does not make them stale. The request records likewise, line by
+// line.
 func TestFixtures(t *testing.T) {
-	for name, f := range map[string]fixture{"old.json": oldFixture, "new.json": newFixture} {
-		r := f.run()
-		path := filepath.Join("testdata", name)
-		if *update {
-			data, err := r.File().Encode()
-			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(path, data, 0o644))
-			continue
-		}
+	for name, f := range fixtures {
+		r, jsonl := f.run()
 		want, err := r.File().Encode()
 		require.NoError(t, err)
-		got, err := os.ReadFile(path)
-		require.NoError(t, err)
-		fixturetest.Subset(t, path, want, got, "go test ./cmd/report -update")
+		files := map[string][]byte{name: want}
+		if jsonl != nil {
+			files[r.ID+".requests.jsonl"] = jsonl
+		}
+		for name, want := range files {
+			path := filepath.Join("testdata", name)
+			if *update {
+				require.NoError(t, os.WriteFile(path, want, 0o644))
+				continue
+			}
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			if strings.HasSuffix(name, ".jsonl") {
+				want, got = jsonList(want), jsonList(got)
+			}
+			fixturetest.Subset(t, path, want, got, "go test ./cmd/report -update")
+		}
 	}
+}
+
+// jsonList makes JSON lines one JSON list.
+func jsonList(lines []byte) []byte {
+	return append(append([]byte("["), bytes.ReplaceAll(bytes.TrimSpace(lines), []byte("\n"), []byte(","))...), ']')
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/summary"
@@ -26,44 +29,126 @@ type run struct {
 	// Incomplete is set when the file says "complete": false: the run was
 	// interrupted, or is still going.
 	Incomplete bool
+	// Cache is arguments.cache, "warm" for files written before the key
+	// existed (summary.Arguments.CacheMode).
+	Cache string
+	// SLO is arguments.slo, "" when not set.
+	SLO string
+	// Sweep is arguments.sweep, nil when the run swept no concurrency.
+	Sweep *summary.Sweep
 }
 
-// row is one line of the file's "summary" list.
-type row = summary.Row
+// row is one line of the file's "summary" list, with the keys the file
+// wrote for it: a count such as short_outputs reads as 0 both when it was
+// zero and when the file predates it, and only the keys tell them apart.
+type row struct {
+	summary.Row
+	keys map[string]bool
+}
+
+// has reports whether the file wrote the key for the row.
+func (r row) has(key string) bool { return r.keys[key] }
 
 // key identifies a row across runs. Model is left out on purpose: a new
-// version of a runtime may come with a differently named model.
+// version of a runtime may come with a differently named model. A
+// closed-loop row has a concurrency and Rate 0; an open-loop row (rate_rps
+// set) has concurrency 0 and its rate.
 type key struct {
 	Runtime, Prompt string
 	Concurrency     int
+	Rate            float64
 }
 
-func keyOf(r row) key { return key{r.Runtime, r.Prompt, r.Concurrency} }
+func keyOf(r row) key {
+	k := key{Runtime: r.Runtime, Prompt: r.Prompt, Concurrency: r.Concurrency}
+	if r.RateRPS != nil && *r.RateRPS > 0 {
+		k.Rate = *r.RateRPS
+	}
+	return k
+}
 
-// readRun reads one summary JSON file. Its errors name the file.
+// open reports whether k is an open-loop row, keyed by its rate.
+func (k key) open() bool { return k.Rate > 0 }
+
+// load names k's load for a table cell: the concurrency, or the rate.
+func (k key) load() string {
+	if k.open() {
+		return rate(k.Rate) + " req/s"
+	}
+	return "conc " + strconv.Itoa(k.Concurrency)
+}
+
+// rate formats a rate in requests per second as the suite names it.
+func rate(r float64) string { return strconv.FormatFloat(r, 'g', -1, 64) }
+
+// readRun reads one summary JSON file, as summary.Read does (once, so that
+// a file the suite rewrites meanwhile is read whole). Its errors name the
+// file.
 func readRun(path string) (*run, error) {
-	f, err := summary.Read(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, err // *PathError names the file
+	}
+	f, err := summary.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	keys, err := rowKeys(data, len(f.Summary))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	r := &run{
 		File: path, ID: f.RunID, CreatedAt: f.CreatedAt,
-		Platform: f.Host.Platform, CPU: f.Host.CPU,
+		// /proc/cpuinfo pads some model names with spaces.
+		Platform: f.Host.Platform, CPU: strings.Join(strings.Fields(f.Host.CPU), " "),
 		Versions:   map[string]string{},
 		Incomplete: f.Complete != nil && !*f.Complete,
+		Cache:      f.Arguments.CacheMode(),
+		Sweep:      f.Arguments.Sweep,
+	}
+	if f.Arguments.SLO != nil {
+		r.SLO = *f.Arguments.SLO
 	}
 	for name, v := range f.Versions {
 		if v != nil {
 			r.Versions[name] = tidyVersion(*v)
 		}
 	}
-	for _, rw := range f.Summary {
+	for i, rw := range f.Summary {
 		if rw.Prompt == "" {
 			rw.Prompt = noPrompt
 		}
-		r.Rows = append(r.Rows, rw)
+		r.Rows = append(r.Rows, row{Row: rw, keys: keys[i]})
+	}
+	if r.Sweep != nil {
+		for i, s := range r.Sweep.Stops {
+			if s.Prompt == "" {
+				r.Sweep.Stops[i].Prompt = noPrompt
+			}
+		}
 	}
 	return r, nil
+}
+
+// rowKeys returns, for each of the n rows of a summary JSON that
+// summary.Decode has read, the keys it wrote with a value other than null.
+func rowKeys(data []byte, n int) ([]map[string]bool, error) {
+	var f struct {
+		Summary []map[string]json.RawMessage `json:"summary"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil || len(f.Summary) != n {
+		return nil, fmt.Errorf("not a summary JSON: a row is not an object (%v)", err)
+	}
+	out := make([]map[string]bool, len(f.Summary))
+	for i, r := range f.Summary {
+		out[i] = map[string]bool{}
+		for k, v := range r {
+			if string(v) != "null" {
+				out[i][k] = true
+			}
+		}
+	}
+	return out, nil
 }
 
 // tidyVersion makes a server's version text fit a table cell: its last

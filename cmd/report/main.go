@@ -70,7 +70,10 @@ func command(args []string, stdout, stderr io.Writer) int {
 	}
 	label(runs)
 
-	written, err := write(*dir, runs, *withCharts)
+	written, warnings, err := write(*dir, runs, *withCharts)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "report: warning: %s\n", w)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "report: %v\n", err)
 		return 1
@@ -82,35 +85,35 @@ func command(args []string, stdout, stderr io.Writer) int {
 }
 
 // write writes report.md and, withCharts, the charts to dir and returns
-// the paths written, report.md first.
-func write(dir string, runs []*run, withCharts bool) ([]string, error) {
+// the paths written, report.md first, and what could not be read but
+// only leaves something out (a request records file).
+func write(dir string, runs []*run, withCharts bool) (written, warnings []string, err error) {
 	var cs map[string][]chartFile
 	if withCharts {
-		var err error
-		if cs, err = charts(runs); err != nil {
-			return nil, err
+		if cs, warnings, err = charts(runs); err != nil {
+			return nil, warnings, err
 		}
 	}
 	var md bytes.Buffer
 	if err := writeMarkdown(&md, runs, cs); err != nil {
-		return nil, err
+		return nil, warnings, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return nil, warnings, err
 	}
 	path := filepath.Join(dir, "report.md")
 	if err := os.WriteFile(path, md.Bytes(), 0o644); err != nil {
-		return nil, err
+		return nil, warnings, err
 	}
-	written := []string{path}
+	written = []string{path}
 	for _, p := range prompts(keys(runs)) {
 		for _, c := range cs[p] {
 			path := filepath.Join(dir, c.name)
 			if err := os.WriteFile(path, c.data, 0o644); err != nil {
-				return written, err
+				return written, warnings, err
 			}
 			written = append(written, path)
 		}
 	}
-	return written, nil
+	return written, warnings, nil
 }
