@@ -22,6 +22,8 @@ type Record struct {
 	ServedModel string `json:"served_model"` // named by the reply, "" if none
 	Prompt      string `json:"prompt"`
 	Concurrency int    `json:"concurrency"`
+	// RateRPS is an open-loop leaf's rate, nil for a closed loop.
+	RateRPS *float64 `json:"rate_rps"`
 	// Count is the -count repetition of the leaf (from 1), Round the
 	// round within it (from 1; warm-ups and timed rounds counted apart).
 	Count  int  `json:"count"`
@@ -75,6 +77,10 @@ func RoundRecords(k Key, count, i int, warmup bool, runStart time.Time, results 
 			Concurrency: k.Concurrency, Count: count, Round: i, Warmup: warmup,
 			TotalS: res.Total.Seconds(), OutputTokens: res.OutputTokens, OutputTokensApprox: res.TokensApprox,
 			Chunks: res.Chunks, Resent: res.Resent, FinishReason: res.FinishReason,
+		}
+		if k.Rate > 0 {
+			rate := k.Rate
+			r.RateRPS = &rate
 		}
 		if !res.Start.IsZero() {
 			r.StartS = res.Start.Sub(runStart).Seconds()
