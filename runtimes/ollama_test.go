@@ -167,11 +167,15 @@ var ollamaBenchLine = []byte(`{"model":"qwen3:0.6b","created_at":"2025-11-20T10:
 func BenchmarkParseOllamaChunk(b *testing.B) {
 	line := ollamaBenchLine
 	b.Run("fast", func(b *testing.B) {
-		var res Result
+		// A reply's worth of chunks at a time, as Runtime.Do sizes them.
+		res := Result{Gaps: make([]float32, 0, 1024)}
 		p := ollamaParser{res: &res, start: replayStart}
 		t := replayStart.Add(time.Second)
 		b.ReportAllocs()
 		for b.Loop() {
+			if res.Chunks == 1024 {
+				res = Result{Gaps: res.Gaps[:0]}
+			}
 			if _, err := p.feed(line, t, false); err != nil {
 				b.Fatal(err)
 			}
