@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,7 +27,11 @@ func capacityRun(t *testing.T, env map[string]string, arrivals int) (*Driver, []
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
-	d, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	var opts Options
+	if arrivals > 0 {
+		opts.Benchtime = fmt.Sprintf("%dx", arrivals) // as go test -benchtime=Nx gives it
+	}
+	d, err := Setup(context.Background(), &bytes.Buffer{}, opts)
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	for k := range d.Leaves() {

@@ -73,7 +73,7 @@ func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, 
 	}
 	if k.Rate > 0 {
 		st := d.Settings
-		l.open = newOpenLoop(k.Rate, st.Burstiness, st.MaxInflight, fmt.Sprintf("%s #%d", k.Levels(), l.count))
+		l.open = newOpenLoop(k.Rate, st.Burstiness, st.MaxInflight, d.fixedRounds(), fmt.Sprintf("%s #%d", k.Levels(), l.count))
 	}
 	return l, false, nil
 }

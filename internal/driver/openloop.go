@@ -28,10 +28,12 @@ type openLoop struct {
 	capped      int
 }
 
-func newOpenLoop(rate, burstiness float64, maxInflight int, seed string) *openLoop {
+// newOpenLoop returns the open loop of a leaf of n arrivals (0 if not
+// known) at rate a second.
+func newOpenLoop(rate, burstiness float64, maxInflight, n int, seed string) *openLoop {
 	return &openLoop{
 		rate:     rate,
-		arrivals: newArrivals(rate, burstiness, seed),
+		arrivals: newArrivals(rate, burstiness, seed, n),
 		slots:    make(chan struct{}, maxInflight),
 	}
 }
