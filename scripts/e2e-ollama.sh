@@ -324,7 +324,12 @@ job create_model >"$tmp/create.log" 2>&1 ||
   die "ollama create failed: $(tr '\r' '\n' <"$tmp/create.log" | tail -n 5)"
 log "created model $MODEL_NAME"
 
-phase "suite run"
+# None of the caller's BENCH_* or E2E_* variables may change a suite run
+# or a check: each gets the settings this script gives it, and the
+# defaults for the rest.
+caller_env=()
+while IFS= read -r v; do caller_env+=(-u "$v"); done < <(compgen -e | grep -E '^(BENCH|E2E)_')
+
 # shellcheck disable=SC2054 # the commas are in the values
 bench_env=(
   BENCH_RUNTIMES=ollama,ollama-v1
@@ -332,17 +337,31 @@ bench_env=(
   OLLAMA_V1_URL="$url" OLLAMA_V1_KIND=openai OLLAMA_V1_MODEL="$MODEL_NAME"
   BENCH_CONCURRENCY="$CONCURRENCY" BENCH_PROMPTS="$PROMPTS" BENCH_MAX_TOKENS="$MAX_TOKENS"
   BENCH_SEED=42 BENCH_TEMPERATURE=0 BENCH_WARMUPS=2 BENCH_TIMEOUT=120s
-  BENCH_OUTPUT_DIR="$tmp/results"
 )
-run "$tmp/suite.log" env -u BENCH_PROMPTS_DIR -u OLLAMA_API_KEY -u OLLAMA_V1_API_KEY "${bench_env[@]}" \
-  go test -run='^$' -bench=. -benchtime="${ROUNDS}x" -count="$COUNT" -timeout=30m . ||
-  die "the suite run failed (see above)"
-json='' txt=''
-for f in "$tmp"/results/*.json; do [ -f "$f" ] && json=$f; done
-for f in "$tmp"/results/*.txt; do [ -f "$f" ] && txt=$f; done
-if [ -z "$json" ] || [ -z "$txt" ]; then
-  die "the suite wrote no summary JSON and .txt to $tmp/results"
-fi
+# suite NAME BENCH BENCHTIME COUNT [SETTING=VALUE...]: one run of the
+# suite, go test -bench=BENCH -benchtime=BENCHTIME -count=COUNT, with the
+# settings of bench_env and then these (a later one wins), its files in
+# $tmp/results-NAME and its output shown and kept in $tmp/suite-NAME.log.
+# Sets json to the summary JSON it wrote, and txt to the .txt.
+suite() {
+  local name=$1 bench=$2 benchtime=$3 count=$4 dir=$tmp/results-$1 f
+  shift 4
+  mkdir -p "$dir"
+  run "$tmp/suite-$name.log" env "${caller_env[@]}" -u OLLAMA_API_KEY -u OLLAMA_V1_API_KEY \
+    "${bench_env[@]}" BENCH_OUTPUT_DIR="$dir" "$@" \
+    go test -run='^$' -bench="$bench" -benchtime="$benchtime" -count="$count" -timeout=30m . ||
+    die "the $name suite run failed (see above)"
+  json='' txt=''
+  for f in "$dir"/*.json; do [ -f "$f" ] && json=$f; done
+  for f in "$dir"/*.txt; do [ -f "$f" ] && txt=$f; done
+  if [ -z "$json" ] || [ -z "$txt" ]; then
+    die "the $name suite run wrote no summary JSON and .txt to $dir"
+  fi
+}
+
+phase "suite run"
+# Cold, the default, made explicit: every request's prompt is unique.
+suite cold . "${ROUNDS}x" "$COUNT" BENCH_CACHE=cold
 
 # What the live tests of internal/e2e check: this server and this run.
 # shellcheck disable=SC2054 # the commas are in the values
@@ -357,7 +376,7 @@ e2e_env=(
 # innermost: TestSummary/JSON rather than TestSummary too).
 e2e_test() {
   local failed
-  run "$2" env "${e2e_env[@]}" go test -tags e2e -count=1 -v -timeout=20m -run "^$1\$" ./internal/e2e/ && return
+  run "$2" env "${caller_env[@]}" "${e2e_env[@]}" go test -tags e2e -count=1 -v -timeout=20m -run "^$1\$" ./internal/e2e/ && return
   failed=$(sed -n -E 's/^ *--- FAIL: ([^ ]+).*/\1/p' "$2" | awk '
     { name[NR] = $0 }
     END {
