@@ -16,13 +16,26 @@
 #     successful and none failed, every request produced exactly max_tokens
 #     output tokens, decode_tps > 0, and the native runtime's recorded
 #     version is 0.6.5; go tool benchstat reads the saved .txt;
+#   - TestColdPromptRate: the run is cold (every prompt unique, the
+#     suite's default); the server's cold prompt rate, measured on the side
+#     through the suite's runtimes package with prompts made unique by a
+#     marker of the test's own, replaying the run's native leaves in order
+#     on the model unloaded and loaded again (a full KV cache slows prompt
+#     evaluation), and every native row's prompt_tps_mean agree within a
+#     factor of 2; the ollama-v1 rows have none (Ollama's /v1 reports no
+#     prompt timing); a prompt sent twice shows a cached one reads far
+#     faster;
 #   - TestClientAgainstServer, on the same requests: our client-side decode
 #     rate, output tokens / (total - TTFT), is within 15% of the server's
 #     eval rate, and our TTFT is not below the server's prompt evaluation;
 #   - TestAgainstOllamaBench, against a peer measurer: Ollama's own
 #     benchmark tool (cmd/bench v0.17.4), interleaved with ours on the same
 #     server, prompt and token limit: the medians of our decode rate and
-#     its generate rate agree within 20%.
+#     its generate rate agree within 20%;
+#   - TestWarmPromptRate, on a second, short run with BENCH_CACHE=warm (the
+#     first prompt, concurrency 1): every request succeeded, and every row
+#     has prompt_tps null, as Ollama's prompt count then includes cached
+#     tokens that its prompt time does not.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.
@@ -31,7 +44,8 @@
 #   E2E_CACHE_DIR   where the Ollama and cmd/bench builds are kept
 #                   (default ${XDG_CACHE_HOME:-$HOME/.cache}/inferencebench)
 #   E2E_OLLAMA_BIN  an ollama binary to use, if it reports version 0.6.5
-#   E2E_PROMPTS     prompts for the suite run (default short,medium,code)
+#   E2E_PROMPTS     prompts for the suite run (default short,medium,code);
+#                   the later runs use the first
 #   E2E_KEEP=1      keep the temporary folder (logs, results) and say where
 # The tests' own E2E_* variables (internal/e2e/doc.go lists them) are set
 # here, from the run; values of the caller's are replaced.
@@ -55,6 +69,9 @@ CONCURRENCY=1,4
 ROUNDS=3 # -benchtime=3x
 COUNT=2
 PROMPTS=${E2E_PROMPTS:-short,medium,code}
+# The later, shorter runs use one prompt: the first.
+ONE_PROMPT=${PROMPTS%%,*}
+WARM_ROUNDS=2 # -benchtime=2x -count=1 at concurrency 1, one warm-up
 CACHE=${E2E_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/inferencebench}
 
 log() { printf 'e2e-ollama: %s\n' "$*"; }
@@ -393,14 +410,26 @@ e2e_test() {
 phase "check summary, benchstat"
 e2e_test TestSummary "$tmp/summary.log" "the summary JSON and benchstat"
 
+phase "cold prompt rate"
+e2e_test TestColdPromptRate "$tmp/coldprompt.log" "cold prompt rate"
+
 phase "client against server"
 e2e_test TestClientAgainstServer "$tmp/accuracy.log" "client against server"
 
 phase "against ollama cmd/bench"
 e2e_test TestAgainstOllamaBench "$tmp/peer.log" "against Ollama's cmd/bench"
 
+phase "suite run, warm prompts"
+# Every request of a leaf sends the same prompt, which the server has
+# cached after the first.
+suite warm . "${WARM_ROUNDS}x" 1 BENCH_CACHE=warm BENCH_PROMPTS="$ONE_PROMPT" BENCH_CONCURRENCY=1 BENCH_WARMUPS=1
+e2e_env+=(E2E_WARM_SUMMARY="$json")
+
+phase "check warm prompt rate"
+e2e_test TestWarmPromptRate "$tmp/warmprompt.log" "warm prompt rate"
+
 end_phase
 printf '\n== figures\n'
 # The tests' t.Logf lines, without go test's "    file_test.go:NN: ".
-sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median)/s/^/  /p' \
-  "$tmp/accuracy.log" "$tmp/peer.log"
+sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:)/s/^/  /p' \
+  "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log"
