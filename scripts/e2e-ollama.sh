@@ -35,7 +35,15 @@
 #   - TestWarmPromptRate, on a second, short run with BENCH_CACHE=warm (the
 #     first prompt, concurrency 1): every request succeeded, and every row
 #     has prompt_tps null, as Ollama's prompt count then includes cached
-#     tokens that its prompt time does not.
+#     tokens that its prompt time does not;
+#   - TestCapacity computes the server's capacity from the first run (the
+#     native runtime's first prompt at the highest concurrency, all of
+#     Ollama's parallel slots busy: aggregate output tokens/s / tokens per
+#     request) and the rates of a third run, open loop, of 65 arrivals at
+#     about half of it and 65 at about twice it; TestOpenLoop checks that
+#     run: every request succeeded, each rate was achieved within 15%, the
+#     client's send lag p99 is small, and TTFT p95 above the capacity is at
+#     least twice the one below it.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.
@@ -72,6 +80,11 @@ PROMPTS=${E2E_PROMPTS:-short,medium,code}
 # The later, shorter runs use one prompt: the first.
 ONE_PROMPT=${PROMPTS%%,*}
 WARM_ROUNDS=2 # -benchtime=2x -count=1 at concurrency 1, one warm-up
+# Arrivals of each open-loop leaf (-benchtime=65x: one b.Loop iteration is
+# one arrival): 64 gaps between them, one whole block of the driver's
+# stratified gaps, so that the schedule's own rate is the one asked for
+# within about 2% (over fewer gaps it strays by 5 to 15%).
+OPEN_ARRIVALS=65
 CACHE=${E2E_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/inferencebench}
 
 log() { printf 'e2e-ollama: %s\n' "$*"; }
@@ -376,7 +389,7 @@ suite() {
   fi
 }
 
-phase "suite run"
+phase "suite run, cold prompts"
 # Cold, the default, made explicit: every request's prompt is unique.
 suite cold . "${ROUNDS}x" "$COUNT" BENCH_CACHE=cold
 
@@ -387,6 +400,7 @@ e2e_env=(
   E2E_SUMMARY="$json" E2E_RUNTIMES=ollama,ollama-v1 E2E_PROMPTS="$PROMPTS"
   E2E_CONCURRENCY="$CONCURRENCY" E2E_ROUNDS="$ROUNDS" E2E_COUNT="$COUNT"
   E2E_MAX_TOKENS="$MAX_TOKENS" E2E_BENCH_BIN="$bench_bin"
+  E2E_OPEN_PROMPT="$ONE_PROMPT" E2E_OPEN_ARRIVALS="$OPEN_ARRIVALS" E2E_RATES_FILE="$tmp/rates"
 )
 # e2e_test TEST LOG WHAT: runs the live test TEST, its output shown and
 # kept in LOG; if it fails, the FAIL line names the tests that failed (the
@@ -428,8 +442,26 @@ e2e_env+=(E2E_WARM_SUMMARY="$json")
 phase "check warm prompt rate"
 e2e_test TestWarmPromptRate "$tmp/warmprompt.log" "warm prompt rate"
 
+phase "capacity, open-loop rates"
+e2e_test TestCapacity "$tmp/capacity.log" "the capacity from the closed-loop run"
+rates=$(cat "$tmp/rates")
+[[ $rates =~ ^[0-9.e+-]+,[0-9.e+-]+$ ]] || die "TestCapacity wrote no two rates to $tmp/rates: \"$rates\""
+
+phase "suite run, open loop"
+# Only the native runtime's two rate leaves (-bench leaves out the
+# closed-loop leaf that BENCH_CONCURRENCY must name), cold as the run that
+# gave the capacity. Above the capacity requests queue for as long as
+# arrivals come: BENCH_TIMEOUT leaves them the time.
+suite open "Inference/runtime=ollama\$/prompt=$ONE_PROMPT\$/rate=" "${OPEN_ARRIVALS}x" 1 \
+  BENCH_RUNTIMES=ollama BENCH_PROMPTS="$ONE_PROMPT" BENCH_CONCURRENCY=1 BENCH_RATES="$rates" \
+  BENCH_CACHE=cold BENCH_TIMEOUT=10m
+e2e_env+=(E2E_OPEN_SUMMARY="$json")
+
+phase "check open loop"
+e2e_test TestOpenLoop "$tmp/openloop.log" "open loop"
+
 end_phase
 printf '\n== figures\n'
 # The tests' t.Logf lines, without go test's "    file_test.go:NN: ".
-sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:)/s/^/  /p' \
-  "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log"
+sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT))/s/^/  /p' \
+  "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log"
