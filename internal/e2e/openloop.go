@@ -58,7 +58,7 @@ func FindCapacity(f *summary.File, rt, p string) (Capacity, error) {
 	}
 	agg := val(best.AggregateTPSMean)
 	if !(agg > 0) || math.IsInf(agg, 0) {
-		return Capacity{}, fmt.Errorf("%s: aggregate_output_tps_mean is %s, want > 0", name, floatOrNull(best.AggregateTPSMean))
+		return Capacity{}, fmt.Errorf("%s: aggregate_output_tps_mean is %s, want > 0", name, fixedOrNull(best.AggregateTPSMean, 1))
 	}
 	n := *best.OutputTokensMin
 	return Capacity{Runtime: rt, Prompt: p, Concurrency: best.Concurrency, AggregateTPS: agg, TokensPerRequest: n, RPS: agg / float64(n)}, nil
@@ -71,6 +71,15 @@ func FindCapacity(f *summary.File, rt, p string) (Capacity, error) {
 // two significant digits, as it names its benchmark (rate=0.59).
 func OpenLoopRates(c float64) (low, high float64) {
 	return round2(c / 2), round2(2 * c)
+}
+
+// scaled is *p × k, or nil for nil.
+func scaled(p *float64, k float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	x := *p * k
+	return &x
 }
 
 func round2(x float64) float64 {
@@ -144,7 +153,7 @@ func CheckOpenLoop(f *summary.File, w OpenLoopWant) (table, fails []string) {
 			fail("%s: inflight_capped is %s, want 0: the in-flight cap held arrivals back, so the loop was not open", name, intOrNull(r.InflightCapped))
 		}
 		if lag := val(r.SendLagSP99); !(lag <= w.MaxSendLag) {
-			fail("%s: send_lag_s_p99 is %s, want at most %g: the client sent late", name, floatOrNull(r.SendLagSP99), w.MaxSendLag)
+			fail("%s: send_lag_s_p99 is %s ms, want at most %g ms: the client sent late", name, fixedOrNull(scaled(r.SendLagSP99, 1000), 3), 1000*w.MaxSendLag)
 		}
 	}
 	switch {
@@ -159,7 +168,7 @@ func CheckOpenLoop(f *summary.File, w OpenLoopWant) (table, fails []string) {
 		}
 	case !(val(high.TTFTP95) >= w.TTFTFactor*val(low.TTFTP95)):
 		fail("ttft_s_p95 at rate %v is %s s, want at least %g× the %s s at rate %v: no queue built above the capacity",
-			w.High, floatOrNull(high.TTFTP95), w.TTFTFactor, floatOrNull(low.TTFTP95), w.Low)
+			w.High, fixedOrNull(high.TTFTP95, 3), w.TTFTFactor, fixedOrNull(low.TTFTP95, 3), w.Low)
 	}
 	return table, fails
 }

@@ -183,11 +183,11 @@ func TestCheckOpenLoop(t *testing.T) {
 		},
 		"no queue": {
 			f:    func() *summary.File { return openRun(t, 0.6, 2.45, 700*ms) },
-			want: "ttft_s_p95 at rate 2.5 is 0.7 s, want at least 2× the 0.4 s at rate 0.62: no queue built above the capacity",
+			want: "ttft_s_p95 at rate 2.5 is 0.700 s, want at least 2× the 0.400 s at rate 0.62: no queue built above the capacity",
 		},
 		"lag": {
 			edit: func(f *summary.File) { x := 0.012; f.Summary[1].SendLagSP99 = &x },
-			want: "row ollama/short/rate=2.5: send_lag_s_p99 is 0.012, want at most 0.005: the client sent late",
+			want: "row ollama/short/rate=2.5: send_lag_s_p99 is 12.000 ms, want at most 5 ms: the client sent late",
 		},
 		"capped": {
 			edit: func(f *summary.File) { n := 4; f.Summary[1].InflightCapped = &n },

@@ -122,8 +122,8 @@ func CheckColdPromptRates(f *summary.File, side map[SideKey]SideRate, factor flo
 			ref := s.Figure()
 			row := val(r.PromptTPSMean)
 			ratio := row / ref
-			table = append(table, fmt.Sprintf("%-10s %-7s %4d %8.1f %10.1f %10.1f %10.1f %7.3f",
-				r.Runtime, r.Prompt, r.Concurrency, val(r.PromptTokensMean), row, ref, Median(s.Requests()), ratio))
+			table = append(table, fmt.Sprintf("%-10s %-7s %4d %8.1f %10s %10.1f %10.1f %7.3f",
+				r.Runtime, r.Prompt, r.Concurrency, val(r.PromptTokensMean), fixedOrNull(r.PromptTPSMean, 1), ref, Median(s.Requests()), ratio))
 			switch {
 			case !ok || math.IsNaN(ref):
 				fail("%s: no side measurement of prompt %q at concurrency %d", name, r.Prompt, r.Concurrency)
@@ -136,9 +136,9 @@ func CheckColdPromptRates(f *summary.File, side map[SideKey]SideRate, factor flo
 			compared++
 		case runtimes.KindOpenAI:
 			table = append(table, fmt.Sprintf("%-10s %-7s %4d %8.1f %10s %10s %10s %7s",
-				r.Runtime, r.Prompt, r.Concurrency, val(r.PromptTokensMean), floatOrNull(r.PromptTPSMean), "-", "-", "-"))
+				r.Runtime, r.Prompt, r.Concurrency, val(r.PromptTokensMean), fixedOrNull(r.PromptTPSMean, 1), "-", "-", "-"))
 			if r.PromptTPSMean != nil {
-				fail("%s: prompt_tps_mean is %s, want null: Ollama's /v1 reports no prompt timing", name, floatOrNull(r.PromptTPSMean))
+				fail("%s: prompt_tps_mean is %s, want null: Ollama's /v1 reports no prompt timing", name, fixedOrNull(r.PromptTPSMean, 1))
 			}
 		default:
 			fail("%s: runtime %q is not in the file's runtimes", name, r.Runtime)
@@ -171,20 +171,20 @@ func CheckWarmPromptRates(f *summary.File) (table, fails []string) {
 		name := rowName(r)
 		table = append(table, fmt.Sprintf("%-10s %-7s %4d %5d %5d %8.1f %15s %14s %14s",
 			r.Runtime, r.Prompt, r.Concurrency, r.Requests, r.Successes, val(r.PromptTokensMean),
-			floatOrNull(r.PromptTPSMean), floatOrNull(r.PromptTPSP50), floatOrNull(r.PromptTPSP95)))
+			fixedOrNull(r.PromptTPSMean, 1), fixedOrNull(r.PromptTPSP50, 1), fixedOrNull(r.PromptTPSP95, 1)))
 		if r.Successes <= 0 || r.Successes != r.Requests || r.Failures != 0 {
 			fail("%s: %d of %d requests succeeded, %d failed", name, r.Successes, r.Requests, r.Failures)
 		}
 		if r.PromptTPSMean != nil || r.PromptTPSP50 != nil || r.PromptTPSP95 != nil {
 			fail("%s: prompt_tps mean, p50, p95 are %s, %s, %s, want null: in a warm run Ollama's prompt_eval_count includes cached tokens that prompt_eval_duration does not time",
-				name, floatOrNull(r.PromptTPSMean), floatOrNull(r.PromptTPSP50), floatOrNull(r.PromptTPSP95))
+				name, fixedOrNull(r.PromptTPSMean, 1), fixedOrNull(r.PromptTPSP50, 1), fixedOrNull(r.PromptTPSP95, 1))
 		}
 		switch kind[r.Runtime] {
 		case runtimes.KindOllama:
 			natives++
 			if !(val(r.PromptTokensMean) > 0) {
 				fail("%s: prompt_tokens_mean is %s, want > 0: the server's prompt count, which shows the null is the suite's refusal and not a missing reply",
-					name, floatOrNull(r.PromptTokensMean))
+					name, fixedOrNull(r.PromptTokensMean, 1))
 			}
 		case runtimes.KindOpenAI:
 		default:

@@ -152,7 +152,7 @@ func TestCheckColdPromptRates(t *testing.T) {
 				f.Summary[2].PromptTPSMean = &x
 				return f
 			},
-			want: "row ollama-v1/short/conc=1: prompt_tps_mean is 300, want null: Ollama's /v1 reports no prompt timing",
+			want: "row ollama-v1/short/conc=1: prompt_tps_mean is 300.0, want null: Ollama's /v1 reports no prompt timing",
 		},
 		"no native": {
 			f: func() *summary.File {
@@ -208,7 +208,7 @@ func TestCheckWarmPromptRates(t *testing.T) {
 				f.Summary[1].PromptTPSP95 = &x
 				return f
 			},
-			want: "row ollama/short/conc=4: prompt_tps mean, p50, p95 are null, null, 25200, want null",
+			want: "row ollama/short/conc=4: prompt_tps mean, p50, p95 are null, null, 25200.0, want null",
 		},
 		"no count": {
 			f: func() *summary.File {
