@@ -2,15 +2,17 @@
 # End-to-end run of the suite against a real Ollama, with a small model the
 # project generates (cmd/genmodel), on this machine's CPU.
 #
-#   bash scripts/e2e-ollama.sh
+#   bash scripts/e2e-ollama.sh    # about 12 minutes; 5½ with E2E_PROMPTS=short
 #
 # It builds Ollama 0.6.5 from the Go module proxy (cached; an existing build
 # of that version is reused), starts it on a loopback port that the system
 # picks, with a temporary models folder, creates the model, and runs the
 # suite against it as two runtimes at once: the native API ("ollama") and
-# the OpenAI-compatible endpoint ("ollama-v1", kind openai). Then it runs
-# the live tests of package internal/e2e (built with -tags e2e), giving
-# them the server and the run in E2E_* variables:
+# the OpenAI-compatible endpoint ("ollama-v1", kind openai), cold prompts,
+# closed loop. Then it runs the live tests of package internal/e2e (built
+# with -tags e2e), giving them the server and the runs in E2E_* variables,
+# and two more, shorter suite runs for the last checks (warm prompts; open
+# loop):
 #
 #   - TestSummary: every row of the summary JSON has all requests
 #     successful and none failed, every request produced exactly max_tokens
