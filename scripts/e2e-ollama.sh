@@ -2,27 +2,50 @@
 # End-to-end run of the suite against a real Ollama, with a small model the
 # project generates (cmd/genmodel), on this machine's CPU.
 #
-#   bash scripts/e2e-ollama.sh
+#   bash scripts/e2e-ollama.sh    # about 12 minutes; 5½ with E2E_PROMPTS=short
 #
 # It builds Ollama 0.6.5 from the Go module proxy (cached; an existing build
 # of that version is reused), starts it on a loopback port that the system
 # picks, with a temporary models folder, creates the model, and runs the
 # suite against it as two runtimes at once: the native API ("ollama") and
-# the OpenAI-compatible endpoint ("ollama-v1", kind openai). Then it runs
-# the live tests of package internal/e2e (built with -tags e2e), giving
-# them the server and the run in E2E_* variables:
+# the OpenAI-compatible endpoint ("ollama-v1", kind openai), cold prompts,
+# closed loop. Then it runs the live tests of package internal/e2e (built
+# with -tags e2e), giving them the server and the runs in E2E_* variables,
+# and two more, shorter suite runs for the last checks (warm prompts; open
+# loop):
 #
 #   - TestSummary: every row of the summary JSON has all requests
 #     successful and none failed, every request produced exactly max_tokens
 #     output tokens, decode_tps > 0, and the native runtime's recorded
 #     version is 0.6.5; go tool benchstat reads the saved .txt;
+#   - TestColdPromptRate: the run is cold (every prompt unique, the
+#     suite's default); the server's cold prompt rate, measured on the side
+#     through the suite's runtimes package with prompts made unique by a
+#     marker of the test's own, replaying the run's native leaves in order
+#     on the model unloaded and loaded again (a full KV cache slows prompt
+#     evaluation), and every native row's prompt_tps_mean agree within a
+#     factor of 2; the ollama-v1 rows have none (Ollama's /v1 reports no
+#     prompt timing); a prompt sent twice shows a cached one reads far
+#     faster;
 #   - TestClientAgainstServer, on the same requests: our client-side decode
 #     rate, output tokens / (total - TTFT), is within 15% of the server's
 #     eval rate, and our TTFT is not below the server's prompt evaluation;
 #   - TestAgainstOllamaBench, against a peer measurer: Ollama's own
 #     benchmark tool (cmd/bench v0.17.4), interleaved with ours on the same
 #     server, prompt and token limit: the medians of our decode rate and
-#     its generate rate agree within 20%.
+#     its generate rate agree within 20%;
+#   - TestWarmPromptRate, on a second, short run with BENCH_CACHE=warm (the
+#     first prompt, concurrency 1): every request succeeded, and every row
+#     has prompt_tps null, as Ollama's prompt count then includes cached
+#     tokens that its prompt time does not;
+#   - TestCapacity computes the server's capacity from the first run (the
+#     native runtime's first prompt at the highest concurrency, all of
+#     Ollama's parallel slots busy: aggregate output tokens/s / tokens per
+#     request) and the rates of a third run, open loop, of 65 arrivals at
+#     about half of it and 65 at about twice it; TestOpenLoop checks that
+#     run: every request succeeded, each rate was achieved within 15%, the
+#     client's send lag p99 is small, and TTFT p95 above the capacity is at
+#     least twice the one below it.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.
@@ -31,7 +54,8 @@
 #   E2E_CACHE_DIR   where the Ollama and cmd/bench builds are kept
 #                   (default ${XDG_CACHE_HOME:-$HOME/.cache}/inferencebench)
 #   E2E_OLLAMA_BIN  an ollama binary to use, if it reports version 0.6.5
-#   E2E_PROMPTS     prompts for the suite run (default short,medium,code)
+#   E2E_PROMPTS     prompts for the suite run (default short,medium,code);
+#                   the later runs use the first
 #   E2E_KEEP=1      keep the temporary folder (logs, results) and say where
 # The tests' own E2E_* variables (internal/e2e/doc.go lists them) are set
 # here, from the run; values of the caller's are replaced.
@@ -55,6 +79,14 @@ CONCURRENCY=1,4
 ROUNDS=3 # -benchtime=3x
 COUNT=2
 PROMPTS=${E2E_PROMPTS:-short,medium,code}
+# The later, shorter runs use one prompt: the first.
+ONE_PROMPT=${PROMPTS%%,*}
+WARM_ROUNDS=2 # -benchtime=2x -count=1 at concurrency 1, one warm-up
+# Arrivals of each open-loop leaf (-benchtime=65x: one b.Loop iteration is
+# one arrival): 64 gaps between them, one whole block of the driver's
+# stratified gaps, so that the schedule's own rate is the one asked for
+# within about 2% (over fewer gaps it strays by 5 to 15%).
+OPEN_ARRIVALS=65
 CACHE=${E2E_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/inferencebench}
 
 log() { printf 'e2e-ollama: %s\n' "$*"; }
@@ -260,10 +292,19 @@ phase "build checks, write model"
 job go test -tags e2e -c -o "$tmp/e2e.test" ./internal/e2e/ || die "building the tests of internal/e2e (-tags e2e) failed"
 mkdir -p "$tmp/model" "$tmp/models" "$tmp/home" "$tmp/results"
 job go run ./cmd/genmodel -o "$tmp/model/model.gguf" || die "cmd/genmodel failed"
+# repeat_penalty 1.5 (Ollama's default is 1.1, over the last 64 tokens):
+# Ollama 0.6.5 cuts off a reply whose same token comes more than 30 times
+# in a row, silently: the stream stops without its done line and the
+# status stays 200 (llm/server.go, "token repeat limit"). At the default
+# penalty this random-weight model falls into such a loop on a quarter to
+# two thirds of cold prompts (each with its own marker line), depending on
+# the prompt; at 1.5 on none of 540. The penalty applies to /v1 requests
+# too, which send none of their own.
 cat >"$tmp/model/Modelfile" <<'EOF'
 FROM ./model.gguf
 TEMPLATE "{{ .Prompt }}"
 PARAMETER num_thread 1
+PARAMETER repeat_penalty 1.5
 EOF
 
 phase "start ollama, create model"
@@ -315,7 +356,12 @@ job create_model >"$tmp/create.log" 2>&1 ||
   die "ollama create failed: $(tr '\r' '\n' <"$tmp/create.log" | tail -n 5)"
 log "created model $MODEL_NAME"
 
-phase "suite run"
+# None of the caller's BENCH_* or E2E_* variables may change a suite run
+# or a check: each gets the settings this script gives it, and the
+# defaults for the rest.
+caller_env=()
+while IFS= read -r v; do caller_env+=(-u "$v"); done < <(compgen -e | grep -E '^(BENCH|E2E)_')
+
 # shellcheck disable=SC2054 # the commas are in the values
 bench_env=(
   BENCH_RUNTIMES=ollama,ollama-v1
@@ -323,17 +369,31 @@ bench_env=(
   OLLAMA_V1_URL="$url" OLLAMA_V1_KIND=openai OLLAMA_V1_MODEL="$MODEL_NAME"
   BENCH_CONCURRENCY="$CONCURRENCY" BENCH_PROMPTS="$PROMPTS" BENCH_MAX_TOKENS="$MAX_TOKENS"
   BENCH_SEED=42 BENCH_TEMPERATURE=0 BENCH_WARMUPS=2 BENCH_TIMEOUT=120s
-  BENCH_OUTPUT_DIR="$tmp/results"
 )
-run "$tmp/suite.log" env -u BENCH_PROMPTS_DIR -u OLLAMA_API_KEY -u OLLAMA_V1_API_KEY "${bench_env[@]}" \
-  go test -run='^$' -bench=. -benchtime="${ROUNDS}x" -count="$COUNT" -timeout=30m . ||
-  die "the suite run failed (see above)"
-json='' txt=''
-for f in "$tmp"/results/*.json; do [ -f "$f" ] && json=$f; done
-for f in "$tmp"/results/*.txt; do [ -f "$f" ] && txt=$f; done
-if [ -z "$json" ] || [ -z "$txt" ]; then
-  die "the suite wrote no summary JSON and .txt to $tmp/results"
-fi
+# suite NAME BENCH BENCHTIME COUNT [SETTING=VALUE...]: one run of the
+# suite, go test -bench=BENCH -benchtime=BENCHTIME -count=COUNT, with the
+# settings of bench_env and then these (a later one wins), its files in
+# $tmp/results-NAME and its output shown and kept in $tmp/suite-NAME.log.
+# Sets json to the summary JSON it wrote, and txt to the .txt.
+suite() {
+  local name=$1 bench=$2 benchtime=$3 count=$4 dir=$tmp/results-$1 f
+  shift 4
+  mkdir -p "$dir"
+  run "$tmp/suite-$name.log" env "${caller_env[@]}" -u OLLAMA_API_KEY -u OLLAMA_V1_API_KEY \
+    "${bench_env[@]}" BENCH_OUTPUT_DIR="$dir" "$@" \
+    go test -run='^$' -bench="$bench" -benchtime="$benchtime" -count="$count" -timeout=30m . ||
+    die "the $name suite run failed (see above)"
+  json='' txt=''
+  for f in "$dir"/*.json; do [ -f "$f" ] && json=$f; done
+  for f in "$dir"/*.txt; do [ -f "$f" ] && txt=$f; done
+  if [ -z "$json" ] || [ -z "$txt" ]; then
+    die "the $name suite run wrote no summary JSON and .txt to $dir"
+  fi
+}
+
+phase "suite run, cold prompts"
+# Cold, the default, made explicit: every request's prompt is unique.
+suite cold . "${ROUNDS}x" "$COUNT" BENCH_CACHE=cold
 
 # What the live tests of internal/e2e check: this server and this run.
 # shellcheck disable=SC2054 # the commas are in the values
@@ -342,13 +402,14 @@ e2e_env=(
   E2E_SUMMARY="$json" E2E_RUNTIMES=ollama,ollama-v1 E2E_PROMPTS="$PROMPTS"
   E2E_CONCURRENCY="$CONCURRENCY" E2E_ROUNDS="$ROUNDS" E2E_COUNT="$COUNT"
   E2E_MAX_TOKENS="$MAX_TOKENS" E2E_BENCH_BIN="$bench_bin"
+  E2E_OPEN_PROMPT="$ONE_PROMPT" E2E_OPEN_ARRIVALS="$OPEN_ARRIVALS" E2E_RATES_FILE="$tmp/rates"
 )
 # e2e_test TEST LOG WHAT: runs the live test TEST, its output shown and
 # kept in LOG; if it fails, the FAIL line names the tests that failed (the
 # innermost: TestSummary/JSON rather than TestSummary too).
 e2e_test() {
   local failed
-  run "$2" env "${e2e_env[@]}" go test -tags e2e -count=1 -v -timeout=20m -run "^$1\$" ./internal/e2e/ && return
+  run "$2" env "${caller_env[@]}" "${e2e_env[@]}" go test -tags e2e -count=1 -v -timeout=20m -run "^$1\$" ./internal/e2e/ && return
   failed=$(sed -n -E 's/^ *--- FAIL: ([^ ]+).*/\1/p' "$2" | awk '
     { name[NR] = $0 }
     END {
@@ -365,14 +426,44 @@ e2e_test() {
 phase "check summary, benchstat"
 e2e_test TestSummary "$tmp/summary.log" "the summary JSON and benchstat"
 
+phase "cold prompt rate"
+e2e_test TestColdPromptRate "$tmp/coldprompt.log" "cold prompt rate"
+
 phase "client against server"
 e2e_test TestClientAgainstServer "$tmp/accuracy.log" "client against server"
 
 phase "against ollama cmd/bench"
 e2e_test TestAgainstOllamaBench "$tmp/peer.log" "against Ollama's cmd/bench"
 
+phase "suite run, warm prompts"
+# Every request of a leaf sends the same prompt, which the server has
+# cached after the first.
+suite warm . "${WARM_ROUNDS}x" 1 BENCH_CACHE=warm BENCH_PROMPTS="$ONE_PROMPT" BENCH_CONCURRENCY=1 BENCH_WARMUPS=1
+e2e_env+=(E2E_WARM_SUMMARY="$json")
+
+phase "check warm prompt rate"
+e2e_test TestWarmPromptRate "$tmp/warmprompt.log" "warm prompt rate"
+
+phase "capacity, open-loop rates"
+e2e_test TestCapacity "$tmp/capacity.log" "the capacity from the closed-loop run"
+rates=$(cat "$tmp/rates")
+[[ $rates =~ ^[0-9.e+-]+,[0-9.e+-]+$ ]] || die "TestCapacity wrote no two rates to $tmp/rates: \"$rates\""
+
+phase "suite run, open loop"
+# Only the native runtime's two rate leaves (-bench leaves out the
+# closed-loop leaf that BENCH_CONCURRENCY must name), cold as the run that
+# gave the capacity. Above the capacity requests queue for as long as
+# arrivals come: BENCH_TIMEOUT leaves them the time.
+suite open "Inference/runtime=ollama\$/prompt=$ONE_PROMPT\$/rate=" "${OPEN_ARRIVALS}x" 1 \
+  BENCH_RUNTIMES=ollama BENCH_PROMPTS="$ONE_PROMPT" BENCH_CONCURRENCY=1 BENCH_RATES="$rates" \
+  BENCH_CACHE=cold BENCH_TIMEOUT=10m
+e2e_env+=(E2E_OPEN_SUMMARY="$json")
+
+phase "check open loop"
+e2e_test TestOpenLoop "$tmp/openloop.log" "open loop"
+
 end_phase
 printf '\n== figures\n'
 # The tests' t.Logf lines, without go test's "    file_test.go:NN: ".
-sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median)/s/^/  /p' \
-  "$tmp/accuracy.log" "$tmp/peer.log"
+sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT))/s/^/  /p' \
+  "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log"

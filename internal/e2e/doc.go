@@ -7,15 +7,28 @@
 // it, and then runs each live test with its inputs in E2E_* variables:
 //
 //	go test -tags e2e -count=1 -v -run '^TestSummary$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestColdPromptRate$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestClientAgainstServer$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestAgainstOllamaBench$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestWarmPromptRate$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestCapacity$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestOpenLoop$' ./internal/e2e/
 //
 // TestSummary reads the suite run's summary JSON (E2E_SUMMARY) and has
-// go tool benchstat read the .txt beside it; TestClientAgainstServer sends
-// requests through package runtimes and compares what the client measured
-// with what the server reported for the same request; TestAgainstOllamaBench
-// compares our decode rate with cmd/bench's (E2E_BENCH_BIN) on the same
-// server. Each logs its figures (hence -v). Run alone, without the variables
+// go tool benchstat read the .txt beside it; TestColdPromptRate measures
+// the server's prompt rate for unique prompts through package runtimes,
+// replaying the run's native leaves on a freshly loaded model, and
+// compares every native row's prompt_tps_mean with it;
+// TestClientAgainstServer sends requests through package runtimes and
+// compares what the client measured with what the server reported for the
+// same request; TestAgainstOllamaBench compares our decode rate with
+// cmd/bench's (E2E_BENCH_BIN) on the same server; TestWarmPromptRate
+// reads a second, short run with BENCH_CACHE=warm (E2E_WARM_SUMMARY),
+// whose rows must have no prompt rate; TestCapacity computes the server's
+// capacity from the first run and writes the rates of an open-loop run
+// (E2E_RATES_FILE), about half and about twice it, and TestOpenLoop checks
+// that run (E2E_OPEN_SUMMARY): the rates achieved, the client's send lag,
+// and TTFT p95 rising above the capacity. Each logs its figures (hence -v). Run alone, without the variables
 // the script sets, a live test fails, saying to run the script: a check that
 // did not run must never look like one that passed.
 //
@@ -23,7 +36,8 @@
 //
 //	E2E_URL             the Ollama server root, e.g. http://127.0.0.1:41103
 //	E2E_MODEL           the model name on that server
-//	E2E_SUMMARY         the suite run's summary JSON; its .txt is beside it
+//	E2E_SUMMARY         the first suite run's summary JSON (cold prompts, closed
+//	                    loop); its .txt is beside it
 //	E2E_RUNTIMES        the runtimes the suite run benchmarked: ollama,ollama-v1
 //	E2E_PROMPTS         the prompts: short,medium,code
 //	E2E_CONCURRENCY     the concurrency levels: 1,4
@@ -32,9 +46,15 @@
 //	E2E_MAX_TOKENS      output tokens per request: 128
 //	E2E_OLLAMA_VERSION  the version the server must report: 0.6.5
 //	E2E_BENCH_BIN       a built github.com/ollama/ollama/cmd/bench
+//	E2E_WARM_SUMMARY    the warm run's summary JSON
+//	E2E_OPEN_PROMPT     the prompt of the capacity and the open-loop run: short
+//	E2E_RATES_FILE      where TestCapacity writes the two rates: "0.59,2.4"
+//	E2E_OPEN_SUMMARY    the open-loop run's summary JSON
+//	E2E_OPEN_ARRIVALS   arrivals per open-loop leaf (-benchtime=Nx): 65
 //
 // The logic of the checks (what a summary must hold, reading cmd/bench's
-// benchstat output, medians, the client-side decode rate, tolerances) is in
+// benchstat output, medians, the client-side decode rate, prompt rates,
+// the capacity and open-loop rates, tolerances) is in
 // the package's ordinary files, and its unit tests run with go test ./...
 // like every other package's.
 package e2e

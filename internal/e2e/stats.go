@@ -48,6 +48,14 @@ func floatOrNull(p *float64) string {
 	return strconv.FormatFloat(*p, 'g', -1, 64)
 }
 
+// fixedOrNull is *p with prec decimals, or "null" for nil.
+func fixedOrNull(p *float64, prec int) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*p, 'f', prec, 64)
+}
+
 func intOrNull(p *int) string {
 	if p == nil {
 		return "null"

@@ -1,0 +1,174 @@
+package e2e
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
+
+// Capacity is how many requests per second the server completes when it
+// is saturated, from a closed-loop run: the row of a runtime and prompt at
+// the run's highest concurrency, where every parallel slot of the server
+// is busy, as they are while an overloaded open loop's queue drains. Its
+// aggregate_output_tps_mean (output tokens of a round / the round's wall
+// time, mean over rounds) divided by the output tokens of each request is
+// the mean of the rounds' completed requests per second. That is the
+// closed loop's own throughput, idle tail of each round included, rather
+// than concurrency / total_s_mean, which counts each request's time but
+// not the wait for a round's slowest.
+type Capacity struct {
+	Runtime, Prompt  string
+	Concurrency      int     // the row's
+	AggregateTPS     float64 // the row's aggregate_output_tps_mean
+	TokensPerRequest int     // every request's output tokens
+	RPS              float64 // AggregateTPS / TokensPerRequest
+}
+
+func (c Capacity) String() string {
+	return fmt.Sprintf("%.3f req/s (%s/%s/conc=%d: aggregate_output_tps_mean %.1f tok/s / %d output tokens per request)",
+		c.RPS, c.Runtime, c.Prompt, c.Concurrency, c.AggregateTPS, c.TokensPerRequest)
+}
+
+// FindCapacity returns the capacity of runtime rt with prompt p from the
+// closed-loop rows of a run. Every request of the row must have produced
+// the same number of output tokens, so that requests are units of equal
+// work.
+func FindCapacity(f *summary.File, rt, p string) (Capacity, error) {
+	var best *summary.Row
+	for i, r := range f.Summary {
+		if r.Runtime != rt || r.Prompt != p || r.RateRPS != nil {
+			continue
+		}
+		if best == nil || r.Concurrency > best.Concurrency {
+			best = &f.Summary[i]
+		}
+	}
+	if best == nil {
+		return Capacity{}, fmt.Errorf("no closed-loop row of runtime %s and prompt %s", rt, p)
+	}
+	name := rowName(*best)
+	if best.Failures > 0 {
+		return Capacity{}, fmt.Errorf("%s: %d of %d requests failed: no capacity from it", name, best.Failures, best.Requests)
+	}
+	if best.OutputTokensMin == nil || best.OutputTokensMax == nil || *best.OutputTokensMin != *best.OutputTokensMax || *best.OutputTokensMin < 1 {
+		return Capacity{}, fmt.Errorf("%s: output tokens per request from %s to %s: requests of unequal work make no rate of requests",
+			name, intOrNull(best.OutputTokensMin), intOrNull(best.OutputTokensMax))
+	}
+	agg := val(best.AggregateTPSMean)
+	if !(agg > 0) || math.IsInf(agg, 0) {
+		return Capacity{}, fmt.Errorf("%s: aggregate_output_tps_mean is %s, want > 0", name, fixedOrNull(best.AggregateTPSMean, 1))
+	}
+	n := *best.OutputTokensMin
+	return Capacity{Runtime: rt, Prompt: p, Concurrency: best.Concurrency, AggregateTPS: agg, TokensPerRequest: n, RPS: agg / float64(n)}, nil
+}
+
+// OpenLoopRates are the rates of the two open-loop leaves for a capacity
+// of c requests per second: about half of it, where the server keeps up
+// and requests rarely wait, and about twice it, where arrivals outrun the
+// server and a queue builds for as long as they come. Each is rounded to
+// two significant digits, as it names its benchmark (rate=0.59).
+func OpenLoopRates(c float64) (low, high float64) {
+	return round2(c / 2), round2(2 * c)
+}
+
+// scaled is *p × k, or nil for nil.
+func scaled(p *float64, k float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	x := *p * k
+	return &x
+}
+
+func round2(x float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 2, 64), 64)
+	return r
+}
+
+// FormatRates is the rates as BENCH_RATES takes them: "0.59,2.4".
+func FormatRates(low, high float64) string {
+	return strconv.FormatFloat(low, 'g', -1, 64) + "," + strconv.FormatFloat(high, 'g', -1, 64)
+}
+
+// OpenLoopWant is what the rows of an open-loop run must show.
+type OpenLoopWant struct {
+	Runtime, Prompt string
+	Low, High       float64 // the two rates, requests per second
+	// Arrivals is every leaf's requests (-benchtime=Nx), and MaxTokens
+	// each request's output tokens.
+	Arrivals, MaxTokens int
+	// RateTol is how far achieved_rps may be from rate_rps, as a share.
+	RateTol float64
+	// MaxSendLag is the most send_lag_s_p99 may be, seconds.
+	MaxSendLag float64
+	// TTFTFactor is how many times the low rate's ttft_s_p95 the high
+	// rate's must at least be.
+	TTFTFactor float64
+}
+
+// CheckOpenLoop checks an open-loop run's rows: one at each of the two
+// rates and no other, every request successful with MaxTokens output
+// tokens, the rate achieved within RateTol of the one asked at both
+// rates (an open loop sends on schedule whether or not the server keeps
+// up; the in-flight cap never held an arrival back), the client's send
+// lag p99 at most MaxSendLag, and TTFT p95 at the high rate at least
+// TTFTFactor times the low rate's. It returns a table of the rows (a
+// header first) and the failed checks.
+func CheckOpenLoop(f *summary.File, w OpenLoopWant) (table, fails []string) {
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	table = []string{fmt.Sprintf("%-8s %4s %4s %8s %6s %8s %8s %10s %10s %10s %10s %8s",
+		"rate/s", "req", "ok", "achieved", "ratio", "inflight", "done/s", "lag_p50ms", "lag_p99ms", "ttft_p50s", "ttft_p95s", "total_p95")}
+	var low, high *summary.Row
+	for i, r := range f.Summary {
+		name := rowName(r)
+		switch {
+		case r.Runtime != w.Runtime || r.Prompt != w.Prompt || r.RateRPS == nil:
+			fail("unexpected %s: the run should have only the open-loop leaves of %s/%s", name, w.Runtime, w.Prompt)
+			continue
+		case *r.RateRPS == w.Low:
+			low = &f.Summary[i]
+		case *r.RateRPS == w.High:
+			high = &f.Summary[i]
+		default:
+			fail("unexpected %s: want rates %v and %v", name, w.Low, w.High)
+			continue
+		}
+		table = append(table, fmt.Sprintf("%-8v %4d %4d %8.3f %6.3f %8s %8.3f %10.3f %10.3f %10.3f %10.3f %8.3f",
+			*r.RateRPS, r.Requests, r.Successes, val(r.AchievedRPS), val(r.AchievedRPS)/(*r.RateRPS), intOrNull(r.InflightMax),
+			val(r.ThroughputRPS), 1000*val(r.SendLagSP50), 1000*val(r.SendLagSP99), val(r.TTFTP50), val(r.TTFTP95), val(r.TotalP95)))
+
+		if r.Requests != w.Arrivals || r.Successes != r.Requests || r.Failures != 0 {
+			fail("%s: %d of %d requests succeeded, %d failed; want all %d", name, r.Successes, r.Requests, r.Failures, w.Arrivals)
+		}
+		if r.OutputTokensMin == nil || r.OutputTokensMax == nil || *r.OutputTokensMin != w.MaxTokens || *r.OutputTokensMax != w.MaxTokens {
+			fail("%s: output tokens per request from %s to %s, want every request exactly %d",
+				name, intOrNull(r.OutputTokensMin), intOrNull(r.OutputTokensMax), w.MaxTokens)
+		}
+		if a := val(r.AchievedRPS); !Within(a / *r.RateRPS, w.RateTol) {
+			fail("%s: achieved_rps %.3f is %+.1f%% off rate_rps %v (limit ±%.0f%%)", name, a, 100*(a / *r.RateRPS - 1), *r.RateRPS, 100*w.RateTol)
+		}
+		if r.InflightCapped == nil || *r.InflightCapped != 0 {
+			fail("%s: inflight_capped is %s, want 0: the in-flight cap held arrivals back, so the loop was not open", name, intOrNull(r.InflightCapped))
+		}
+		if lag := val(r.SendLagSP99); !(lag <= w.MaxSendLag) {
+			fail("%s: send_lag_s_p99 is %s ms, want at most %g ms: the client sent late", name, fixedOrNull(scaled(r.SendLagSP99, 1000), 3), 1000*w.MaxSendLag)
+		}
+	}
+	switch {
+	case low == nil || high == nil:
+		for _, leaf := range []struct {
+			rate float64
+			row  *summary.Row
+		}{{w.Low, low}, {w.High, high}} {
+			if leaf.row == nil {
+				fail("no row %s/%s/rate=%v", w.Runtime, w.Prompt, leaf.rate)
+			}
+		}
+	case !(val(high.TTFTP95) >= w.TTFTFactor*val(low.TTFTP95)):
+		fail("ttft_s_p95 at rate %v is %s s, want at least %g× the %s s at rate %v: no queue built above the capacity",
+			w.High, fixedOrNull(high.TTFTP95, 3), w.TTFTFactor, fixedOrNull(low.TTFTP95, 3), w.Low)
+	}
+	return table, fails
+}
