@@ -76,6 +76,8 @@ func TestAccuracyAgainstSim(t *testing.T) {
 					// times one stream's tokens over the round's wall time.
 					wantAgg := float64(conc*tokens) / (ttft.Seconds() + tokens/rate)
 					assert.InEpsilon(c, wantAgg, m.Aggregate.Mean, 0.03*slack, "aggregate tok/s")
+					t.Logf("TTFT p50 %+.3f ms off the schedule's %v, mean %+.3f ms; decode %.2f tok/s (schedule %.0f); aggregate %.1f tok/s (schedule %.1f)",
+						(m.TTFT.P50-ttft.Seconds())*1e3, ttft, (m.TTFT.Mean-ttft.Seconds())*1e3, m.Decode.Mean, rate, m.Aggregate.Mean, wantAgg)
 				})
 			})
 		}
@@ -327,6 +329,8 @@ func TestAccuracyOfTheTokenStream(t *testing.T) {
 						assert.InEpsilon(c, 1/rate, m.TPOT.P50, 0.01*slack, "TPOT against 1/rate")
 						assert.InEpsilon(c, 1/rate, m.ITL.P50, 0.01*slack, "median gap between chunks")
 					}
+					t.Logf("TTFT p50 %+.3f ms and TTFC p50 %+.3f ms off the schedule; TPOT p50 %.4f ms (schedule %.4f); ITL p50 %.4f ms",
+						(m.TTFT.P50-first.Seconds())*1e3, (m.TTFC.P50-answer.Seconds())*1e3, m.TPOT.P50*1e3, tpot*1e3, m.ITL.P50*1e3)
 				})
 			})
 		}
