@@ -59,7 +59,7 @@ func TestInterruptedRunKeepsFinishedBenchmarks(t *testing.T) {
 				assert.Equal(t, sig, exit.Sys().(syscall.WaitStatus).Signal())
 			} else {
 				assert.Equal(t, 128+int(sig), exit.ExitCode(), "output:\n%s", stdout.String())
-				assert.Contains(t, stdout.String(), "[inference] interrupted ("+sig.String()+"): the 1 finished benchmark runs are in "+jsonPath)
+				assert.Contains(t, stdout.String(), "[inference] interrupted ("+sig.String()+"): the 1 finished benchmark run is in "+jsonPath)
 			}
 
 			var doc struct {

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -30,8 +31,8 @@ func (d *Driver) HandleInterrupts() {
 			case !f.freeze(interruptWait):
 				d.logf("interrupted (%v): a write of %s did not finish within %v; the files may lack the last benchmarks", sig, f.dir, interruptWait)
 			case f.saved > 0:
-				d.logf("interrupted (%v): the %d finished benchmark runs are in %s and %s; the one under way is lost",
-					sig, f.saved, f.json, f.txt)
+				d.logf("interrupted (%v): %s in %s and %s; the one under way is lost",
+					sig, finished(f.saved), f.json, f.txt)
 			default:
 				d.logf("interrupted (%v) before any benchmark finished; nothing was written", sig)
 			}
@@ -49,4 +50,12 @@ func (d *Driver) HandleInterrupts() {
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// finished says how many benchmark runs the files hold, in words.
+func finished(n int) string {
+	if n == 1 {
+		return "the 1 finished benchmark run is"
+	}
+	return fmt.Sprintf("the %d finished benchmark runs are", n)
 }
