@@ -90,11 +90,18 @@ func (rt *Runtime) Loaded(ctx context.Context) json.RawMessage {
 	}
 	for _, m := range ps.Models {
 		var id struct{ Name, Model string }
-		if json.Unmarshal(m, &id) == nil && (id.Name == rt.Model || id.Model == rt.Model) {
+		if json.Unmarshal(m, &id) == nil && (SameOllamaModel(id.Name, rt.Model) || SameOllamaModel(id.Model, rt.Model)) {
 			return m
 		}
 	}
 	return nil
+}
+
+// SameOllamaModel reports whether name, as Ollama lists it (/api/ps,
+// /api/tags), is model as a user gives it: Ollama lists a model asked
+// for without a tag under ":latest" ("tiny" is "tiny:latest").
+func SameOllamaModel(name, model string) bool {
+	return name == model || (!strings.Contains(model, ":") && name == model+":latest")
 }
 
 func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error) {

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
+
+	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // UnloadModel asks the Ollama server at url to unload model at once, as
@@ -34,7 +35,7 @@ func UnloadModel(ctx context.Context, client *http.Client, url, model string, in
 		}
 		loaded := false
 		for _, m := range ps.Models {
-			loaded = loaded || sameModel(m.Name, model) || sameModel(m.Model, model)
+			loaded = loaded || runtimes.SameOllamaModel(m.Name, model) || runtimes.SameOllamaModel(m.Model, model)
 		}
 		if !loaded {
 			return nil
@@ -45,12 +46,6 @@ func UnloadModel(ctx context.Context, client *http.Client, url, model string, in
 		case <-time.After(interval):
 		}
 	}
-}
-
-// sameModel reports whether Ollama's name a is model, whose tag may be
-// left out (":latest").
-func sameModel(a, model string) bool {
-	return a == model || (!strings.Contains(model, ":") && a == model+":latest")
 }
 
 // call sends one request and returns the reply's body; a status other

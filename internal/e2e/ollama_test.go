@@ -81,11 +81,3 @@ func TestUnloadModel(t *testing.T) {
 	err = UnloadModel(ctx, srv.Client(), srv.URL, "m", time.Millisecond)
 	assert.ErrorContains(t, err, "waiting for m to unload: GET "+srv.URL+"/api/ps: 500 Internal Server Error: no")
 }
-
-func TestSameModel(t *testing.T) {
-	assert.True(t, sameModel("m", "m"))
-	assert.True(t, sameModel("m:latest", "m"))
-	assert.False(t, sameModel("m:7b", "m"))
-	assert.False(t, sameModel("m:latest", "m:7b"))
-	assert.False(t, sameModel("mm:latest", "m"))
-}

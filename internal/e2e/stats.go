@@ -70,15 +70,13 @@ func boolOrNull(p *bool) string {
 	return strconv.FormatBool(*p)
 }
 
-// hasShow reports whether a runtime's model metadata holds Ollama's
-// /api/show reply under "show".
-func hasShow(meta json.RawMessage) bool {
-	var m struct {
-		Show json.RawMessage `json:"show"`
-	}
+// hasKey reports whether a runtime's model metadata holds a reply, not
+// null, under key ("show" for Ollama's /api/show, "ps" for its /api/ps).
+func hasKey(meta json.RawMessage, key string) bool {
+	var m map[string]json.RawMessage
 	if json.Unmarshal(meta, &m) != nil {
 		return false
 	}
-	show := bytes.TrimSpace(m.Show)
-	return len(show) > 0 && !bytes.Equal(show, []byte("null"))
+	v := bytes.TrimSpace(m[key])
+	return len(v) > 0 && !bytes.Equal(v, []byte("null"))
 }

@@ -51,8 +51,11 @@ func CheckSummary(f *summary.File, w SummaryWant) []string {
 			}
 			fail("versions.%s is %s, want %q", rt.Name, got, w.Version)
 		}
-		if !hasShow(f.ModelMetadata[rt.Name]) {
+		if !hasKey(f.ModelMetadata[rt.Name], "show") {
 			fail("model_metadata.%s has no /api/show reply", rt.Name)
+		}
+		if !hasKey(f.ModelMetadata[rt.Name], "ps") {
+			fail("model_metadata.%s has no /api/ps entry of the loaded model", rt.Name)
 		}
 	}
 	if natives == 0 {

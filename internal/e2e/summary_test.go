@@ -71,7 +71,7 @@ func suiteFile(t *testing.T, leaf leafFunc) *summary.File {
 	version := "0.6.5"
 	r.Versions = map[string]*string{"ollama": &version, "ollama-v1": nil}
 	r.ModelMetadata = map[string]json.RawMessage{
-		"ollama":    json.RawMessage(`{"object":"list","data":[{"id":"m"}],"show":{"details":{"family":"llama"}}}`),
+		"ollama":    json.RawMessage(`{"object":"list","data":[{"id":"m"}],"show":{"details":{"family":"llama"}},"ps":{"name":"m:latest","size":145503232}}`),
 		"ollama-v1": json.RawMessage(`{"object":"list","data":[{"id":"m"}]}`),
 	}
 	for rep := range want.Count {
@@ -122,6 +122,12 @@ func TestCheckSummaryFailures(t *testing.T) {
 		"no show": {
 			edit: func(f *summary.File) { f.ModelMetadata["ollama"] = json.RawMessage(`{"object":"list","show":null}`) },
 			want: "model_metadata.ollama has no /api/show reply",
+		},
+		"no ps": {
+			edit: func(f *summary.File) {
+				f.ModelMetadata["ollama"] = json.RawMessage(`{"object":"list","show":{"details":{}}}`)
+			},
+			want: "model_metadata.ollama has no /api/ps entry of the loaded model",
 		},
 		"max tokens": {
 			edit: func(f *summary.File) { f.Arguments.MaxTokens = 100 },
