@@ -28,9 +28,10 @@
 // capacity from the first run and writes the rates of an open-loop run
 // (E2E_RATES_FILE), about half and about twice it, and TestOpenLoop checks
 // that run (E2E_OPEN_SUMMARY): the rates achieved, the client's send lag,
-// and TTFT p95 rising above the capacity. Each logs its figures (hence -v). Run alone, without the variables
-// the script sets, a live test fails, saying to run the script: a check that
-// did not run must never look like one that passed.
+// and TTFT p95 rising above the capacity. Each logs its figures (hence
+// -v). Run alone, without the variables the script sets, a live test
+// fails, saying to run the script: a check that did not run must never
+// look like one that passed.
 //
 // The variables (the script sets every one):
 //

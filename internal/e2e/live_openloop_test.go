@@ -32,11 +32,8 @@ func capacityFrom(t *testing.T, env *Env) (c Capacity, low, high float64) {
 	if err := env.Err(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := summary.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err = FindCapacity(f, openRuntime, prompt)
+	f := readSummary(t, path)
+	c, err := FindCapacity(f, openRuntime, prompt)
 	if err != nil {
 		t.Fatalf("capacity from %s: %v", path, err)
 	}
@@ -75,10 +72,7 @@ func TestOpenLoop(t *testing.T) {
 	maxTokens := env.Int("E2E_MAX_TOKENS")
 	prompt := env.String("E2E_OPEN_PROMPT")
 	c, low, high := capacityFrom(t, &env)
-	f, err := summary.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := readSummary(t, path)
 	w := OpenLoopWant{
 		Runtime: openRuntime, Prompt: prompt, Low: low, High: high, Arrivals: arrivals, MaxTokens: maxTokens,
 		RateTol: openRateTol, MaxSendLag: openMaxLag, TTFTFactor: openTTFTRatio,
@@ -86,12 +80,7 @@ func TestOpenLoop(t *testing.T) {
 	table, fails := CheckOpenLoop(f, w)
 	t.Logf("Open loop %s: %d arrivals per leaf, gaps gamma of shape %v (1: Poisson), in-flight cap %d:",
 		path, arrivals, f.Arguments.Burstiness, f.Arguments.MaxInflight)
-	for _, line := range table {
-		t.Log(line)
-	}
-	for _, msg := range fails {
-		t.Error(msg)
-	}
+	logChecks(t, table, fails)
 	for _, r := range f.Summary {
 		if r.RateRPS == nil {
 			continue

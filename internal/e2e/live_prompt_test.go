@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -41,17 +40,15 @@ func TestColdPromptRate(t *testing.T) {
 	if err := env.Err(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := summary.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := readSummary(t, path)
+	kind := kinds(f)
 	// The prompts and concurrencies of the run's native rows, in the
 	// order the run measured them.
 	var keys []SideKey
 	seen := map[SideKey]bool{}
 	for _, r := range f.Summary {
 		k := SideKey{r.Prompt, r.Concurrency}
-		if r.RateRPS == nil && kinds(f)[r.Runtime] == runtimes.KindOllama && !seen[k] {
+		if r.RateRPS == nil && kind[r.Runtime] == runtimes.KindOllama && !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
 		}
@@ -75,7 +72,7 @@ func TestColdPromptRate(t *testing.T) {
 	}
 
 	uctx, cancel := context.WithTimeout(ctx, time.Minute)
-	err = UnloadModel(uctx, http.DefaultClient, url, model, 100*time.Millisecond)
+	err := UnloadModel(uctx, http.DefaultClient, url, model, 100*time.Millisecond)
 	cancel()
 	if err != nil {
 		t.Fatal(err)
@@ -133,22 +130,17 @@ func TestColdPromptRate(t *testing.T) {
 
 	table, fails := CheckColdPromptRates(f, side, coldFactor)
 	t.Logf("Cold run %s (cache %s) against the side figure of its prompt and concurrency:", path, f.Arguments.Cache)
-	for _, line := range table {
-		t.Log(line)
-	}
-	for _, msg := range fails {
-		t.Error(msg)
-	}
+	logChecks(t, table, fails)
 	var lo, hi float64
 	n, v1, v1Null := 0, 0, 0
 	for _, r := range f.Summary {
-		if kinds(f)[r.Runtime] == runtimes.KindOpenAI {
+		if kind[r.Runtime] == runtimes.KindOpenAI {
 			v1++
 			if r.PromptTPSMean == nil {
 				v1Null++
 			}
 		}
-		if s, ok := side[SideKey{r.Prompt, r.Concurrency}]; ok && r.PromptTPSMean != nil && kinds(f)[r.Runtime] == runtimes.KindOllama {
+		if s, ok := side[SideKey{r.Prompt, r.Concurrency}]; ok && r.PromptTPSMean != nil && kind[r.Runtime] == runtimes.KindOllama {
 			ratio := *r.PromptTPSMean / s.Figure()
 			if n == 0 || ratio < lo {
 				lo = ratio
@@ -190,18 +182,10 @@ func TestWarmPromptRate(t *testing.T) {
 	if err := env.Err(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := summary.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := readSummary(t, path)
 	table, fails := CheckWarmPromptRates(f)
 	t.Logf("Warm run %s (cache %s):", path, f.Arguments.Cache)
-	for _, line := range table {
-		t.Log(line)
-	}
-	for _, msg := range fails {
-		t.Error(msg)
-	}
+	logChecks(t, table, fails)
 	var rows []string
 	for _, r := range f.Summary {
 		rows = append(rows, fmt.Sprintf("%s/%s/conc=%d %s", r.Runtime, r.Prompt, r.Concurrency, fixedOrNull(r.PromptTPSMean, 1)))

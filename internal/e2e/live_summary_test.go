@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -36,17 +35,9 @@ func TestSummary(t *testing.T) {
 	}
 
 	t.Run("JSON", func(t *testing.T) {
-		f, err := summary.Read(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range SummaryTable(f) {
-			t.Log(line)
-		}
+		f := readSummary(t, path)
 		fails := CheckSummary(f, want)
-		for _, msg := range fails {
-			t.Error(msg)
-		}
+		logChecks(t, SummaryTable(f), fails)
 		if len(fails) == 0 {
 			var natives []string
 			for _, rt := range f.Runtimes {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -33,4 +34,26 @@ func newRuntime(t *testing.T, name string, kind runtimes.Kind, url, model string
 		t.Fatal(err)
 	}
 	return rt
+}
+
+// readSummary reads a suite run's summary JSON, or ends the test.
+func readSummary(t *testing.T, path string) *summary.File {
+	t.Helper()
+	f, err := summary.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// logChecks logs what a check compared, a line each, and fails the test
+// with each failed check.
+func logChecks(t *testing.T, table, fails []string) {
+	t.Helper()
+	for _, line := range table {
+		t.Log(line)
+	}
+	for _, msg := range fails {
+		t.Error(msg)
+	}
 }

@@ -156,17 +156,13 @@ func CheckOpenLoop(f *summary.File, w OpenLoopWant) (table, fails []string) {
 			fail("%s: send_lag_s_p99 is %s ms, want at most %g ms: the client sent late", name, fixedOrNull(scaled(r.SendLagSP99, 1000), 3), 1000*w.MaxSendLag)
 		}
 	}
-	switch {
-	case low == nil || high == nil:
-		for _, leaf := range []struct {
-			rate float64
-			row  *summary.Row
-		}{{w.Low, low}, {w.High, high}} {
-			if leaf.row == nil {
-				fail("no row %s/%s/rate=%v", w.Runtime, w.Prompt, leaf.rate)
-			}
-		}
-	case !(val(high.TTFTP95) >= w.TTFTFactor*val(low.TTFTP95)):
+	if low == nil {
+		fail("no row %s/%s/rate=%v", w.Runtime, w.Prompt, w.Low)
+	}
+	if high == nil {
+		fail("no row %s/%s/rate=%v", w.Runtime, w.Prompt, w.High)
+	}
+	if low != nil && high != nil && !(val(high.TTFTP95) >= w.TTFTFactor*val(low.TTFTP95)) {
 		fail("ttft_s_p95 at rate %v is %s s, want at least %g× the %s s at rate %v: no queue built above the capacity",
 			w.High, fixedOrNull(high.TTFTP95, 3), w.TTFTFactor, fixedOrNull(low.TTFTP95, 3), w.Low)
 	}

@@ -69,7 +69,7 @@ func CheckSummary(f *summary.File, w SummaryWant) []string {
 	seen := map[key]bool{}
 	for _, r := range f.Summary {
 		k := key{r.Runtime, r.Prompt, r.Concurrency}
-		name := fmt.Sprintf("row %s/%s/conc=%d", k.rt, k.prompt, k.conc)
+		name := rowName(r)
 		seen[k] = true // summary.Decode refuses a file with a row twice
 
 		if want := k.conc * w.Rounds * w.Count; r.Requests != want {
