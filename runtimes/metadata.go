@@ -76,6 +76,12 @@ func (rt *Runtime) Loaded(ctx context.Context) json.RawMessage {
 	if rt.Kind != KindOllama {
 		return nil
 	}
+	return rt.ps(ctx)
+}
+
+// ps is the model's /api/ps entry, asked whatever the runtime's kind (an
+// OpenAI-kind runtime may be Ollama's /v1), or nil.
+func (rt *Runtime) ps(ctx context.Context) json.RawMessage {
 	ctx, cancel := context.WithTimeout(ctx, metaTimeout)
 	defer cancel()
 	body, err := rt.get(ctx, http.MethodGet, "/api/ps", nil)
@@ -232,9 +238,25 @@ func (rt *Runtime) get(ctx context.Context, method, path string, body []byte) ([
 		if len(msg) > 200 {
 			msg = msg[:200] + "…"
 		}
-		return nil, fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, rt.redact(msg))
+		return nil, &httpError{code: resp.StatusCode, msg: fmt.Sprintf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, rt.redact(msg))}
 	}
 	return b, nil
+}
+
+// httpError is a metadata request the server answered with an HTTP
+// error.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+// notServed reports whether err is a server's answer that it has no such
+// endpoint (404 or 405).
+func notServed(err error) bool {
+	var se *httpError
+	return errors.As(err, &se) && (se.code == http.StatusNotFound || se.code == http.StatusMethodNotAllowed)
 }
 
 func (rt *Runtime) errorf(format string, args ...any) error {

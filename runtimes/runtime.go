@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -44,6 +45,9 @@ type Runtime struct {
 	user                 *url.Userinfo
 	timeout, idleTimeout time.Duration
 	client               *http.Client
+
+	freshOnce sync.Once
+	fresh     FreshWay // found by FreshWay
 }
 
 // New returns the Runtime of c, or an error if c.URL is not a server root
