@@ -82,7 +82,26 @@ type Settings struct {
 	Macmon string `env:"BENCH_MACMON" envDefault:"macmon"`
 	// PowerInterval is macmon's sampling interval.
 	PowerInterval Duration `env:"BENCH_POWER_INTERVAL" envDefault:"200ms"`
+	// Fresh is leaf (before each leaf run, return every server to a known
+	// state where it offers a way: see runtimes.FreshWay) or off.
+	Fresh string `env:"BENCH_FRESH" envDefault:"leaf"`
+	// Control is on (at the end of the run, each runtime's first leaf
+	// runs once more, and the change says whether the server or the
+	// machine drifted) or off.
+	Control string `env:"BENCH_CONTROL" envDefault:"on"`
 }
+
+// The BENCH_FRESH modes.
+const (
+	FreshLeaf = "leaf"
+	FreshOff  = "off"
+)
+
+// The BENCH_CONTROL modes.
+const (
+	ControlOn  = "on"
+	ControlOff = "off"
+)
 
 // The BENCH_POWER modes.
 const (
@@ -250,6 +269,12 @@ func (s Settings) validate() error {
 	}
 	if time.Duration(s.PowerInterval) < 100*time.Millisecond {
 		bad("BENCH_POWER_INTERVAL", "must be 100ms or more (macmon's shortest)")
+	}
+	if s.Fresh != FreshLeaf && s.Fresh != FreshOff {
+		bad("BENCH_FRESH", "must be leaf or off")
+	}
+	if s.Control != ControlOn && s.Control != ControlOff {
+		bad("BENCH_CONTROL", "must be on or off")
 	}
 	if s.Warmups < 0 {
 		bad("BENCH_WARMUPS", "must be 0 or more")

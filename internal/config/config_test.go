@@ -37,6 +37,8 @@ func TestDefaults(t *testing.T) {
 	assert.False(t, s.SkipUnreachable)
 	assert.Empty(t, s.Prompts)
 	assert.Equal(t, "results", s.OutputDir)
+	assert.Equal(t, FreshLeaf, s.Fresh, "every leaf run starts on a server returned to a known state")
+	assert.Equal(t, ControlOn, s.Control)
 }
 
 func TestValues(t *testing.T) {
@@ -52,8 +54,12 @@ func TestValues(t *testing.T) {
 	t.Setenv("BENCH_CACHE", "warm")
 	t.Setenv("BENCH_IGNORE_EOS", "1")
 	t.Setenv("BENCH_MAX_FAILURES", "0.01")
+	t.Setenv("BENCH_FRESH", "off")
+	t.Setenv("BENCH_CONTROL", "off")
 	s, err := Load()
 	require.NoError(t, err)
+	assert.Equal(t, FreshOff, s.Fresh)
+	assert.Equal(t, ControlOff, s.Control)
 	require.NotNil(t, s.Seed, "a seed of 0, set, is sent")
 	assert.Equal(t, 0, *s.Seed)
 	assert.Equal(t, CacheWarm, s.Cache)
@@ -124,6 +130,9 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_TIMEOUT", "NaN", `BENCH_TIMEOUT="NaN": out of range`},
 		{"BENCH_RUNTIMES", "a b", `BENCH_RUNTIMES="a b": "a b": a name may use only`},
 		{"BENCH_RUNTIMES", "vllm,vllm", `"vllm" is listed twice`},
+		{"BENCH_FRESH", "run", `BENCH_FRESH="run": must be leaf or off`},
+		{"BENCH_FRESH", "LEAF", `BENCH_FRESH="LEAF": must be leaf or off`},
+		{"BENCH_CONTROL", "1", `BENCH_CONTROL="1": must be on or off`},
 	} {
 		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
 			t.Setenv(tc.key, tc.val)

@@ -64,11 +64,12 @@ type Driver struct {
 	progress    *progress
 	files       *files
 	stopSignals func()
-	leafRuns    int                 // leaf runs begun
-	repetitions map[summary.Key]int // leaf runs begun, by leaf
-	power       *telemetry.Sampler  // nil: no power figures
-	noMetrics   map[string]bool     // runtimes without Prometheus counters
-	loaded      map[string]bool     // runtimes whose loaded model is described
+	leafRuns    int                   // leaf runs begun
+	repetitions map[summary.Key]int   // leaf runs begun, by leaf
+	power       *telemetry.Sampler    // nil: no power figures
+	noMetrics   map[string]bool       // runtimes without Prometheus counters
+	loaded      map[string]bool       // runtimes whose loaded model is described
+	first       map[string]*firstLeaf // runtime name → its first leaf run, for its control
 }
 
 // Setup reads the environment and prepares the run. Notices go to log
@@ -227,6 +228,9 @@ func (d *Driver) Finish() error {
 	defer d.Close()
 	if d.Run.Len() == 0 {
 		return nil // no benchmark ran
+	}
+	if requests, _, _ := d.Run.Failures(); requests > 0 {
+		d.controls(context.Background())
 	}
 	requests, failures, classes := d.Run.Failures()
 	if requests == 0 {

@@ -25,6 +25,12 @@ type Leaf struct {
 	n       int // this leaf run's number in the run, from 1
 	count   int // this leaf's -count repetition, from 1
 	warmups int // warm-up rounds run
+	// warmupLoads counts the warm-up requests during which the server
+	// loaded the model.
+	warmupLoads int
+	// control is set for a control leaf run (see Driver.controls): its
+	// figures go in no row and no result line.
+	control bool
 	// recordErr is the first failure to write the request records.
 	recordErr error
 	rounds    []summary.Round
@@ -66,28 +72,44 @@ func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, 
 		d.repetitions = map[summary.Key]int{}
 	}
 	d.repetitions[k]++
-	l = &Leaf{
-		d: d, ctx: ctx, key: k, rt: rt, n: d.leafRuns, count: d.repetitions[k],
+	return d.newLeaf(ctx, k, rt, d.repetitions[k], d.fixedRounds(), k.Levels()), false, nil
+}
+
+// newLeaf is leaf run number count of k (0 for a control) on rt, named
+// name in progress lines; an open-loop one plans arrivals arrivals (0
+// when -benchtime decides).
+func (d *Driver) newLeaf(ctx context.Context, k summary.Key, rt *runtimes.Runtime, count, arrivals int, name string) *Leaf {
+	l := &Leaf{
+		d: d, ctx: ctx, key: k, rt: rt, n: d.leafRuns, count: count,
 		req:      d.request(d.prompt(k.Prompt)),
-		progress: leafProgress{p: d.progress, name: k.Levels()},
+		progress: leafProgress{p: d.progress, name: name},
 	}
 	if k.Rate > 0 {
 		st := d.Settings
-		l.open = newOpenLoop(k.Rate, st.Burstiness, st.MaxInflight, d.fixedRounds(), fmt.Sprintf("%s #%d", k.Levels(), l.count))
+		// A control draws the arrivals of the first run.
+		l.open = newOpenLoop(k.Rate, st.Burstiness, st.MaxInflight, arrivals, fmt.Sprintf("%s #%d", k.Levels(), max(count, 1)))
 	}
-	return l, false, nil
+	return l
 }
 
-// WarmUp runs the BENCH_WARMUPS rounds, which count nowhere (an open-loop
-// leaf's are rounds of one request), and then starts the timed part: after
+// WarmUp returns the server to a known state (BENCH_FRESH=leaf), runs the
+// BENCH_WARMUPS rounds, which count nowhere (an open-loop leaf's are
+// rounds of one request), and then starts the timed part: after
 // the first leaf of each runtime it records what the server says of the
 // model it has loaded (see runtimes.Runtime.Loaded), and it reads the
 // server's counters.
 func (l *Leaf) WarmUp() {
+	l.d.fresh(l.ctx, l.rt)
 	n := l.d.Settings.Warmups
 	for i := range n {
 		l.warmups++
-		l.progress.warmUp(i+1, n, l.send(true, l.warmups))
+		r := l.send(true, l.warmups)
+		for _, res := range r.Results {
+			if res.Err == nil && summary.Loaded(res) {
+				l.warmupLoads++
+			}
+		}
+		l.progress.warmUp(i+1, n, r)
 	}
 	l.d.describeLoaded(l.ctx, l.rt)
 	l.before = l.d.scrape(l.ctx, l.rt)
@@ -138,6 +160,11 @@ func (l *Leaf) coldRequest(req runtimes.Request, warmup bool, i, j int) runtimes
 // record appends a round's requests to the run's request records.
 func (l *Leaf) record(warmup bool, i int, results []runtimes.Result) {
 	recs := summary.RoundRecords(l.key, l.count, i, warmup, l.d.Run.CreatedAt, results, l.d.Settings.RecordChunks)
+	if l.control {
+		for j := range recs {
+			recs[j].Control, recs[j].Count = true, 0
+		}
+	}
 	if err := l.d.files.appendRecords(recs); err != nil && l.recordErr == nil {
 		l.recordErr = fmt.Errorf("writing request records to BENCH_OUTPUT_DIR=%q: %w", l.d.Settings.OutputDir, err)
 	}
@@ -175,7 +202,7 @@ func (l *Leaf) End() Outcome {
 		l.rounds = append(l.rounds, r)
 	}
 	to := time.Now()
-	var tel summary.Telemetry
+	tel := summary.Telemetry{WarmupLoads: l.warmupLoads}
 	var notes []string
 	if l.before != nil {
 		if after := d.scrape(l.ctx, l.rt); after != nil {
@@ -196,6 +223,7 @@ func (l *Leaf) End() Outcome {
 		}
 	}
 	m := d.Run.Add(l.key, l.rounds, tel)
+	d.noteFirst(l)
 	o := Outcome{Metrics: m, Power: tel.Power, SaveErr: errors.Join(l.recordErr, d.save())}
 	if m.Requests > 0 && m.Successes == 0 {
 		o.Failed = fmt.Errorf("all %d requests failed (%s); the first: %v", m.Requests, m.ErrorCounts(), m.FirstError)

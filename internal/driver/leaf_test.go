@@ -311,7 +311,7 @@ func TestColdPromptsAndRequestRecords(t *testing.T) {
 			require.NoError(t, d.Finish())
 
 			prompts := sent()
-			require.Len(t, prompts, 12, "a warm-up and two timed rounds of 4")
+			require.Len(t, prompts, 24, "a warm-up and two timed rounds of 4, and the same again as the control leaf at the end")
 			firsts := map[string]bool{}
 			for _, p := range prompts {
 				if cache == "warm" {
@@ -321,11 +321,11 @@ func TestColdPromptsAndRequestRecords(t *testing.T) {
 				marker, text, ok := strings.Cut(p, "\n")
 				require.True(t, ok, p)
 				assert.Equal(t, d.Prompts[0].Text, text, "the prompt follows the marker, unchanged")
-				assert.Regexp(t, `^\[[0-9a-f]{12} run `+d.Run.ID+` L1 [wr][12] i[0-3]\]$`, marker)
+				assert.Regexp(t, `^\[[0-9a-f]{12} run `+d.Run.ID+` L[12] [wr][12] i[0-3]\]$`, marker, "the control is leaf run 2")
 				firsts[strings.Fields(marker)[0]] = true
 			}
 			if cache == "cold" {
-				assert.Len(t, firsts, 12, "no two requests start alike")
+				assert.Len(t, firsts, 24, "no two requests start alike, the control's included")
 			}
 
 			f, err := summary.Read(d.files.json)
@@ -335,16 +335,21 @@ func TestColdPromptsAndRequestRecords(t *testing.T) {
 			assert.Contains(t, string(must(os.ReadFile(d.files.txt))), "\ncache: "+cache+"\n")
 			recs, err := summary.ReadRecords(d.files.records)
 			require.NoError(t, err)
-			require.Len(t, recs, 12)
-			warm := 0
+			require.Len(t, recs, 24)
+			warm, control := 0, 0
 			for _, r := range recs {
-				if r.Warmup {
+				if r.Control {
+					control++
+					assert.Equal(t, 0, r.Count, "a control is no -count repetition")
+				} else {
+					assert.Equal(t, 1, r.Count)
+				}
+				if r.Warmup && !r.Control {
 					warm++
 					assert.Equal(t, 1, r.Round)
 				}
 				assert.Equal(t, "mine", r.Runtime)
 				assert.Equal(t, "m", r.ServedModel)
-				assert.Equal(t, 1, r.Count)
 				assert.Equal(t, 2, r.OutputTokens)
 				assert.Equal(t, "length", r.FinishReason)
 				assert.Nil(t, r.Error)
@@ -352,6 +357,7 @@ func TestColdPromptsAndRequestRecords(t *testing.T) {
 				assert.Positive(t, r.StartS)
 			}
 			assert.Equal(t, 4, warm, "the warm-up round is recorded and marked")
+			assert.Equal(t, 12, control, "the control's requests are recorded and marked")
 		})
 	}
 }

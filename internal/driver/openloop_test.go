@@ -62,11 +62,20 @@ func TestOpenLoopLeaf(t *testing.T) {
 	assert.Equal(t, []float64{50}, f.Arguments.Rates)
 	recs, err := summary.ReadRecords(d.files.records)
 	require.NoError(t, err)
-	timed := 0
+	timed, control := 0, 0
 	for _, rec := range recs {
-		if !rec.Warmup && rec.Concurrency == 0 {
+		switch {
+		case rec.Warmup || rec.Concurrency != 0:
+		case rec.Control:
+			control++
+		default:
 			timed++
 		}
 	}
 	assert.Equal(t, 20, timed, "every arrival is recorded")
+	assert.Equal(t, 20, control, "the control leaf, the only leaf run again, had as many arrivals")
+	c := f.Runtimes[0].Control
+	require.NotNil(t, c)
+	assert.Equal(t, "runtime=sim/prompt=short/rate=50", c.Leaf)
+	assert.Equal(t, 20, c.End.Requests)
 }

@@ -200,6 +200,8 @@ func (d *Driver) arguments() summary.Arguments {
 		Burstiness:  summary.Number(st.Burstiness),
 		MaxInflight: st.MaxInflight,
 		Power:       st.Power,
+		Fresh:       st.Fresh,
+		Control:     st.Control,
 		Timeout:     summary.Number(time.Duration(st.Timeout).Seconds()),
 		IdleTimeout: summary.Number(time.Duration(st.IdleTimeout).Seconds()),
 		Temperature: summary.Number(st.Temperature),

@@ -328,7 +328,7 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	if tpot, ok := tpotOf(res); ok {
 		s.tpot = append(s.tpot, tpot)
 	}
-	if res.LoadDuration > modelLoad {
+	if Loaded(res) {
 		m.ModelLoads++
 	}
 	if res.Total > 0 {
@@ -361,6 +361,10 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 		m.PromptCountsCached = true
 	}
 }
+
+// Loaded reports whether the server loaded the model during res (its
+// load_duration is above modelLoad).
+func Loaded(res runtimes.Result) bool { return res.LoadDuration > modelLoad }
 
 // modelLoad is the load_duration above which a request counts as having
 // waited for the model to load.

@@ -29,6 +29,9 @@ type Record struct {
 	Count  int  `json:"count"`
 	Round  int  `json:"round"`
 	Warmup bool `json:"warmup"`
+	// Control marks the requests of a control leaf run (BENCH_CONTROL),
+	// which are in no row: Count is 0 for them.
+	Control bool `json:"control"`
 	// StartS is when the request was sent, from the run's start.
 	StartS float64  `json:"start_s"`
 	TTFTS  *float64 `json:"ttft_s"`

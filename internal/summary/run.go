@@ -117,6 +117,13 @@ type Arguments struct {
 	Sweep *Sweep `json:"sweep"`
 	// Power is BENCH_POWER: auto, on or off.
 	Power string `json:"power"`
+	// Fresh is BENCH_FRESH: "leaf" (each leaf run began on a server
+	// returned to a known state, the way each runtime's fresh says) or
+	// "off"; "" in files written before it existed.
+	Fresh string `json:"fresh"`
+	// Control is BENCH_CONTROL: "on" (each runtime's first leaf ran once
+	// more at the end: its runtime's control) or "off".
+	Control string `json:"control"`
 }
 
 // Sweep is a concurrency sweep: 1, 2, 4, … up to Max, each runtime ×
@@ -163,6 +170,49 @@ type RuntimeInfo struct {
 	Kind    string `json:"kind"`
 	BaseURL string `json:"base_url"`
 	Model   string `json:"model"`
+	// Fresh is how the server was returned to a known state before each
+	// leaf run (runtimes.FreshWay: unload, erase-slots,
+	// reset-prefix-cache, flush-cache, or none where it offers no way);
+	// nil with BENCH_FRESH=off or before the first leaf.
+	Fresh *string `json:"fresh"`
+	// FreshError is the first refusal of the server to be reset, nil if
+	// it never refused.
+	FreshError *string `json:"fresh_error"`
+	// Control compares the runtime's first leaf run with the same leaf
+	// run once more at the end of the run; nil with BENCH_CONTROL=off or
+	// when it could not run.
+	Control *Control `json:"control"`
+}
+
+// Control is a runtime's control leaf: its first leaf (the first -count
+// repetition of it) against the same leaf run again, alone, at the end
+// of the run. A change beyond Threshold means the server's state or the
+// machine changed during the run, so later leaves do not compare with
+// earlier ones.
+type Control struct {
+	Leaf  string         `json:"leaf"`  // runtime=…/prompt=…/conc=…
+	First ControlFigures `json:"first"` // its first run
+	End   ControlFigures `json:"end"`   // the control, at the end
+	// TTFTChange and DecodeChange are End / First − 1 of TTFT p50 and
+	// of the mean decode rate: 0.1 is 10% more (slower to the first
+	// token; faster decode).
+	TTFTChange   Number `json:"ttft_change"`
+	DecodeChange Number `json:"decode_change"`
+	// TTFTThreshold and DecodeThreshold are the changes beyond which a
+	// figure counts as moved: the larger of ControlThreshold and the
+	// leaf's own spread across its -count runs ((max − min) / median).
+	TTFTThreshold   Number `json:"ttft_threshold"`
+	DecodeThreshold Number `json:"decode_threshold"`
+	// Drifted is set when either figure moved beyond its threshold.
+	Drifted bool `json:"drifted"`
+}
+
+// ControlFigures are one run of a control's leaf.
+type ControlFigures struct {
+	Requests      int      `json:"requests"`
+	Successes     int      `json:"successes"`
+	TTFTP50       *float64 `json:"ttft_s_p50"`
+	DecodeTPSMean *float64 `json:"decode_tps_mean"`
 }
 
 // Prompt is one prompt of the run.
@@ -408,6 +458,10 @@ type Row struct {
 	// ModelLoads counts the successful requests that waited for the
 	// server to load the model (Ollama load_duration > 100 ms).
 	ModelLoads int `json:"model_loads"`
+	// WarmupModelLoads counts the warm-up requests that waited for the
+	// server to load the model, which no figure includes: with
+	// BENCH_FRESH=leaf on Ollama, one a leaf run.
+	WarmupModelLoads int `json:"warmup_model_loads"`
 
 	// Open-loop leaves (rate=…): the rate asked for and achieved, the
 	// client's send lag, the most requests in flight and the arrivals the
@@ -532,6 +586,7 @@ func (row *Row) addTelemetry(tel *pooledTelemetry, m Metrics) {
 	if tel == nil {
 		return
 	}
+	row.WarmupModelLoads = tel.warmupLoads
 	if f := tel.figures(); f != nil {
 		row.PowerWMean, row.GPUPowerWMean, row.SysPowerWMean = num(f.AllPowerWMean), num(f.GPUPowerWMean), f.SysPowerWMean
 		row.EnergyJ, row.GPUMHzMean = num(f.EnergyJ), num(f.GPUMHzMean)

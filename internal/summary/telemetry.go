@@ -12,10 +12,15 @@ type Telemetry struct {
 	Power *telemetry.Figures
 	// Server is nil where the server has no /metrics.
 	Server *telemetry.ServerDelta
+	// WarmupLoads counts the warm-up requests during which the server
+	// loaded the model (see Loaded): after a fresh start (BENCH_FRESH=leaf
+	// on Ollama) one a leaf run.
+	WarmupLoads int
 }
 
 // pooledTelemetry is the telemetry of a row's leaf runs together.
 type pooledTelemetry struct {
+	warmupLoads    int
 	power          *telemetry.Figures // sums and maxima; means weighted by covered time
 	sysCovered     float64            // covered time of the samples that had sys_power
 	tempCPU        bool
@@ -24,6 +29,7 @@ type pooledTelemetry struct {
 }
 
 func (p *pooledTelemetry) add(t Telemetry, requests int) {
+	p.warmupLoads += t.WarmupLoads
 	if f := t.Power; f != nil {
 		if p.power == nil {
 			p.power = &telemetry.Figures{}

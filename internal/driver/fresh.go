@@ -1,0 +1,60 @@
+package driver
+
+import (
+	"context"
+
+	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// fresh returns rt's server to a known state before a leaf run
+// (BENCH_FRESH=leaf), the way its server offers (runtimes.FreshWay). The
+// way, and the first refusal, go in the runtime's entry of the summary and
+// are said once on the log; a refusal never stops the leaf.
+func (d *Driver) fresh(ctx context.Context, rt *runtimes.Runtime) {
+	if d.Settings.Fresh != config.FreshLeaf {
+		return
+	}
+	way, err := rt.Fresh(ctx)
+	info := d.runtimeInfo(rt.Name)
+	if info.Fresh == nil {
+		w := string(way)
+		info.Fresh = &w
+		switch way {
+		case runtimes.FreshNone:
+			d.logf("%s: its server offers no way to drop the state it keeps between requests; leaves run on it as the earlier ones left it (BENCH_FRESH=leaf does nothing here)", rt.Name)
+		default:
+			d.logf("%s: before each leaf run its server is returned to a known state: %s (BENCH_FRESH=leaf)", rt.Name, describeWay(way))
+		}
+	}
+	if err != nil && info.FreshError == nil {
+		msg := err.Error()
+		info.FreshError = &msg
+		d.logf("%v; the run goes on, and its leaves may depend on the ones before them", err)
+	}
+}
+
+func describeWay(w runtimes.FreshWay) string {
+	switch w {
+	case runtimes.FreshUnload:
+		return "the model is unloaded (keep_alive 0) and the warm-ups load it again"
+	case runtimes.FreshEraseSlots:
+		return "every slot is erased (POST /slots/ID?action=erase)"
+	case runtimes.FreshResetPrefixCache:
+		return "its prefix cache is dropped (POST /reset_prefix_cache)"
+	case runtimes.FreshFlushCache:
+		return "its cache is flushed (POST /flush_cache)"
+	}
+	return string(w)
+}
+
+// runtimeInfo is the summary's entry of the runtime name.
+func (d *Driver) runtimeInfo(name string) *summary.RuntimeInfo {
+	for i := range d.Run.Runtimes {
+		if d.Run.Runtimes[i].Name == name {
+			return &d.Run.Runtimes[i]
+		}
+	}
+	panic("driver: no runtime " + name)
+}
