@@ -36,6 +36,11 @@ type run struct {
 	SLO string
 	// Sweep is arguments.sweep, nil when the run swept no concurrency.
 	Sweep *summary.Sweep
+	// Fresh is arguments.fresh ("leaf", "off"; "" before it existed), and
+	// Runtimes the file's runtimes, with how each was made fresh and its
+	// control.
+	Fresh    string
+	Runtimes []summary.RuntimeInfo
 }
 
 // row is one line of the file's "summary" list, with the keys the file
@@ -105,6 +110,8 @@ func readRun(path string) (*run, error) {
 		Incomplete: f.Complete != nil && !*f.Complete,
 		Cache:      f.Arguments.CacheMode(),
 		Sweep:      f.Arguments.Sweep,
+		Fresh:      f.Arguments.Fresh,
+		Runtimes:   f.Runtimes,
 	}
 	if f.Arguments.SLO != nil {
 		r.SLO = *f.Arguments.SLO

@@ -345,6 +345,7 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 	}
 	writeCacheWarning(&b, runs)
 	writeRuns(&b, runs)
+	writeControls(&b, runs)
 
 	if len(ks) == 0 {
 		b.WriteString("The files have no rows.\n")
@@ -698,4 +699,62 @@ func cell(s string) string {
 	s = strings.ReplaceAll(s, "\r", " ")
 	s = strings.ReplaceAll(s, "\n", " ")
 	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// writeControls writes, for runs with a control leaf or a fresh start
+// (BENCH_FRESH, BENCH_CONTROL), how each runtime's server was returned to
+// a known state before each leaf run, and its first leaf run against the
+// same leaf run again at the end: a drift says later leaves do not
+// compare with earlier ones.
+func writeControls(b *strings.Builder, runs []*run) {
+	show := false
+	for _, r := range runs {
+		for _, rt := range r.Runtimes {
+			show = show || rt.Control != nil || rt.Fresh != nil
+		}
+	}
+	if !show {
+		return
+	}
+	b.WriteString("## Server state between leaves\n\n" +
+		"Before each leaf run the server is returned to a known state where it offers a way (BENCH_FRESH=leaf); " +
+		"at the end each runtime's first leaf runs again (the control). A control that moved beyond its threshold " +
+		"(10%, or the leaf's own spread across -count) means the server's state or the machine changed during the run.\n\n")
+	b.WriteString("| run | runtime | fresh | control leaf | TTFT p50 ms, first → end | decode tok/s, first → end | drift |\n" +
+		"|---|---|---|---|---:|---:|---|\n")
+	for _, r := range runs {
+		for _, rt := range r.Runtimes {
+			fresh := r.Fresh
+			switch {
+			case rt.Fresh != nil && r.Fresh != "":
+				fresh += ": " + *rt.Fresh
+			case fresh == "":
+				fresh = missing
+			}
+			if rt.FreshError != nil {
+				fresh += " (refused)"
+			}
+			c := rt.Control
+			if c == nil {
+				fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(r.Label), cell(rt.Name), cell(fresh), missing, missing, missing, missing)
+				continue
+			}
+			drift := "no"
+			if c.Drifted {
+				drift = "**yes**"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s → %s (%s) | %s → %s (%s) | %s |\n", cell(r.Label), cell(rt.Name), cell(fresh), cell(c.Leaf),
+				number(c.First.TTFTP50, 1e3, 1), number(c.End.TTFTP50, 1e3, 1), pct(float64(c.TTFTChange)),
+				number(c.First.DecodeTPSMean, 1, 1), number(c.End.DecodeTPSMean, 1, 1), pct(float64(c.DecodeChange)), drift)
+		}
+	}
+	b.WriteString("\n")
+}
+
+// pct is a change (0.1: +10%) for a cell, or the missing mark.
+func pct(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return missing
+	}
+	return fmt.Sprintf("%+.0f%%", math.Round(100*x)+0)
 }
