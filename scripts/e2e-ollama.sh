@@ -79,6 +79,8 @@ CONCURRENCY=1,4
 ROUNDS=3 # -benchtime=3x
 COUNT=2
 PROMPTS=${E2E_PROMPTS:-short,medium,code}
+# The fresh and stale runs: two prompts, each at concurrency 1 and 4.
+FRESH_PROMPTS=short,medium
 # The later, shorter runs use one prompt: the first.
 ONE_PROMPT=${PROMPTS%%,*}
 WARM_ROUNDS=2 # -benchtime=2x -count=1 at concurrency 1, one warm-up
@@ -462,8 +464,22 @@ e2e_env+=(E2E_OPEN_SUMMARY="$json")
 phase "check open loop"
 e2e_test TestOpenLoop "$tmp/openloop.log" "open loop"
 
+phase "suite runs, fresh and stale server"
+# The same leaves twice, the native runtime alone: with each leaf run on a
+# server returned to a known state (the model unloaded), then on one left
+# as the leaves before left it. Ollama's runner decodes a single stream
+# about half as fast after a concurrent leaf until it is unloaded: the
+# control leaf at the end of the stale run shows it.
+suite fresh . "${ROUNDS}x" 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS="$FRESH_PROMPTS" BENCH_FRESH=leaf BENCH_CONTROL=on
+e2e_env+=(E2E_FRESH_SUMMARY="$json" E2E_FRESH_PROMPTS="$FRESH_PROMPTS")
+suite stale . "${ROUNDS}x" 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS="$FRESH_PROMPTS" BENCH_FRESH=off BENCH_CONTROL=on
+e2e_env+=(E2E_STALE_SUMMARY="$json" E2E_STALE_LOG="$tmp/suite-stale.log")
+
+phase "check fresh and stale"
+e2e_test TestFresh "$tmp/fresh.log" "fresh server state"
+
 end_phase
 printf '\n== figures\n'
 # The tests' t.Logf lines, without go test's "    file_test.go:NN: ".
-sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT))/s/^/  /p' \
-  "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log"
+sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT)|leaf, in order|row ollama\/|control, fresh|fresh=leaf:|log: )/s/^/  /p' \
+  "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log" "$tmp/fresh.log"

@@ -1,0 +1,109 @@
+package e2e
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
+
+// FreshWant is what two suite runs of the same leaves against one server
+// must show, one with BENCH_FRESH=leaf and one with BENCH_FRESH=off, both
+// with the control leaf on.
+type FreshWant struct {
+	Runtime string
+	// First and Later are two prompts whose conc=1 leaves ran in that
+	// order, a concurrent leaf between them: with fresh starts their
+	// decode rates agree within Tol.
+	First, Later string
+	// Tol bounds |Later / First − 1| and the fresh run's control's decode
+	// change.
+	Tol float64
+	// Drift is the least decode slowdown the stale run's control must
+	// show (0.2: 20% slower at the end than at the start).
+	Drift float64
+}
+
+// CheckFresh compares a fresh run and a stale one: the table has every
+// row's decode rate in the order the leaves ran, and each control.
+func CheckFresh(fresh, stale *summary.File, w FreshWant) (table, fails []string) {
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	table = append(table, fmt.Sprintf("%-34s %18s %18s", "leaf, in order", "fresh=leaf tok/s", "fresh=off tok/s"))
+	decode := map[string][2]*float64{}
+	var order []string
+	for i, f := range []*summary.File{fresh, stale} {
+		for _, r := range f.Summary {
+			if r.Runtime != w.Runtime {
+				continue
+			}
+			name := rowName(r)
+			d, seen := decode[name]
+			if !seen {
+				order = append(order, name)
+			}
+			d[i] = r.DecodeTPSMean
+			decode[name] = d
+		}
+	}
+	for _, name := range order {
+		d := decode[name]
+		table = append(table, fmt.Sprintf("%-34s %18s %18s", name, fixedOrNull(d[0], 1), fixedOrNull(d[1], 1)))
+	}
+	for i, f := range []*summary.File{fresh, stale} {
+		mode := []string{"leaf", "off"}[i]
+		if f.Arguments.Fresh != mode {
+			fail("the BENCH_FRESH=%s run's arguments.fresh is %q", mode, f.Arguments.Fresh)
+		}
+		c := control(f, w.Runtime)
+		if c == nil {
+			fail("the BENCH_FRESH=%s run has no control for %s", mode, w.Runtime)
+			continue
+		}
+		table = append(table, fmt.Sprintf("control, fresh=%s: %s decode %s → %s tok/s (%+.1f%%), TTFT p50 %s → %s ms (%+.1f%%), drifted %v",
+			mode, c.Leaf, fixedOrNull(c.First.DecodeTPSMean, 1), fixedOrNull(c.End.DecodeTPSMean, 1), 100*float64(c.DecodeChange),
+			fixedOrNull(scaled(c.First.TTFTP50, 1e3), 1), fixedOrNull(scaled(c.End.TTFTP50, 1e3), 1), 100*float64(c.TTFTChange), c.Drifted))
+	}
+
+	first, later := row(fresh, w.Runtime, w.First, 1), row(fresh, w.Runtime, w.Later, 1)
+	switch {
+	case first == nil || later == nil || first.DecodeTPSMean == nil || later.DecodeTPSMean == nil:
+		fail("the BENCH_FRESH=leaf run lacks the conc=1 decode rate of prompt %s or %s", w.First, w.Later)
+	default:
+		ratio := *later.DecodeTPSMean / *first.DecodeTPSMean
+		table = append(table, fmt.Sprintf("fresh=leaf: %s conc=1 decodes at %.2f× %s's", w.Later, ratio, w.First))
+		if !Within(ratio, w.Tol) {
+			fail("with BENCH_FRESH=leaf, prompt %s at conc=1 decoded %.1f tok/s against %s's %.1f (%.2f×): want within %.0f%%: the server kept state between leaves",
+				w.Later, *later.DecodeTPSMean, w.First, *first.DecodeTPSMean, ratio, 100*w.Tol)
+		}
+	}
+	if c := control(fresh, w.Runtime); c != nil && !(math.Abs(float64(c.DecodeChange)) <= w.Tol) {
+		fail("with BENCH_FRESH=leaf the control decoded %+.1f%% against the first run: want within %.0f%%", 100*float64(c.DecodeChange), 100*w.Tol)
+	}
+	if c := control(stale, w.Runtime); c != nil {
+		if !(float64(c.DecodeChange) <= -w.Drift) {
+			fail("with BENCH_FRESH=off the control decoded %+.1f%% against the first run: want at least %.0f%% slower, the drift a concurrent leaf leaves on Ollama", 100*float64(c.DecodeChange), 100*w.Drift)
+		}
+		if !c.Drifted {
+			fail("with BENCH_FRESH=off the control is not marked drifted")
+		}
+	}
+	return table, fails
+}
+
+func control(f *summary.File, runtime string) *summary.Control {
+	for _, rt := range f.Runtimes {
+		if rt.Name == runtime {
+			return rt.Control
+		}
+	}
+	return nil
+}
+
+func row(f *summary.File, runtime, prompt string, conc int) *summary.Row {
+	for i, r := range f.Summary {
+		if r.Runtime == runtime && r.Prompt == prompt && r.Concurrency == conc && r.RateRPS == nil {
+			return &f.Summary[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,43 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
+
+func freshFile(mode string, short, medium float64, c *summary.Control) *summary.File {
+	decode := func(x float64) *float64 { return &x }
+	return &summary.File{
+		Arguments: summary.Arguments{Fresh: mode},
+		Runtimes:  []summary.RuntimeInfo{{Name: "ollama", Control: c}},
+		Summary: []summary.Row{
+			{Runtime: "ollama", Prompt: "short", Concurrency: 1, DecodeTPSMean: decode(short)},
+			{Runtime: "ollama", Prompt: "short", Concurrency: 4, DecodeTPSMean: decode(40)},
+			{Runtime: "ollama", Prompt: "medium", Concurrency: 1, DecodeTPSMean: decode(medium)},
+		},
+	}
+}
+
+func TestCheckFresh(t *testing.T) {
+	w := FreshWant{Runtime: "ollama", First: "short", Later: "medium", Tol: 0.15, Drift: 0.2}
+	steady := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: 0.03}
+	drifted := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: -0.5, Drifted: true}
+
+	table, fails := CheckFresh(freshFile("leaf", 270, 260, steady), freshFile("off", 270, 150, drifted), w)
+	assert.Empty(t, fails)
+	assert.Contains(t, strings.Join(table, "\n"), "row ollama/medium/conc=1                        260.0              150.0")
+
+	_, fails = CheckFresh(freshFile("leaf", 270, 150, steady), freshFile("off", 270, 150, drifted), w)
+	assert.Len(t, fails, 1, "a fresh run whose later conc=1 leaf is slow fails")
+	assert.Contains(t, fails[0], "the server kept state between leaves")
+
+	_, fails = CheckFresh(freshFile("leaf", 270, 260, drifted), freshFile("off", 270, 150, steady), w)
+	assert.Len(t, fails, 3, "a drifted fresh control, and a stale control that neither moved nor is marked")
+
+	_, fails = CheckFresh(freshFile("off", 270, 260, steady), freshFile("off", 270, 150, nil), w)
+	assert.Len(t, fails, 2, "the wrong mode, and no control")
+}

@@ -1,0 +1,45 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestFresh checks two suite runs of the same leaves (E2E_FRESH_PROMPTS
+// at concurrency 1 and 4, the native runtime alone) against the server:
+// with BENCH_FRESH=leaf (E2E_FRESH_SUMMARY) the second prompt's conc=1
+// leaf, run after a concurrent leaf, decodes as fast as the first's, and
+// the control agrees with the first run; with BENCH_FRESH=off
+// (E2E_STALE_SUMMARY) the control shows the slowdown that Ollama's
+// runner keeps after concurrent requests, and the run's log
+// (E2E_STALE_LOG) says so.
+func TestFresh(t *testing.T) {
+	var env Env
+	fresh, stale := env.String("E2E_FRESH_SUMMARY"), env.String("E2E_STALE_SUMMARY")
+	staleLog := env.String("E2E_STALE_LOG")
+	prompts := env.Names("E2E_FRESH_PROMPTS")
+	if err := env.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(prompts) != 2 {
+		t.Fatalf("E2E_FRESH_PROMPTS=%q: want two prompts", strings.Join(prompts, ","))
+	}
+	w := FreshWant{Runtime: "ollama", First: prompts[0], Later: prompts[1], Tol: 0.15, Drift: 0.2}
+	table, fails := CheckFresh(readSummary(t, fresh), readSummary(t, stale), w)
+	logChecks(t, table, fails)
+	log, err := os.ReadFile(staleLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "ollama: the control leaf") {
+		t.Errorf("%s: no line saying that the control leaf moved", staleLog)
+	}
+	for _, line := range strings.Split(string(log), "\n") {
+		if strings.Contains(line, "control leaf") {
+			t.Log("log: " + strings.TrimSpace(line))
+		}
+	}
+}
