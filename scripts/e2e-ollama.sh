@@ -45,7 +45,14 @@
 #     about half of it and 65 at about twice it; TestOpenLoop checks that
 #     run: every request succeeded, each rate was achieved within 15%, the
 #     client's send lag p99 is small, and TTFT p95 above the capacity is at
-#     least twice the one below it.
+#     least twice the one below it;
+#   - TestFresh, on two more runs of the native runtime alone (prompts
+#     short and medium, concurrency 1 and 4, -count=1), one with
+#     BENCH_FRESH=leaf and one with BENCH_FRESH=off: with fresh starts
+#     medium's conc=1 leaf, run after a concurrent leaf, decodes within 15%
+#     of short's, and the control leaf within 15% of the first run; without
+#     them the control decodes at least 20% slower, is marked drifted, and
+#     the log says so.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.

@@ -13,6 +13,7 @@
 //	go test -tags e2e -count=1 -v -run '^TestWarmPromptRate$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestCapacity$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestOpenLoop$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestFresh$' ./internal/e2e/
 //
 // TestSummary reads the suite run's summary JSON (E2E_SUMMARY) and has
 // go tool benchstat read the .txt beside it; TestColdPromptRate measures
@@ -28,7 +29,11 @@
 // capacity from the first run and writes the rates of an open-loop run
 // (E2E_RATES_FILE), about half and about twice it, and TestOpenLoop checks
 // that run (E2E_OPEN_SUMMARY): the rates achieved, the client's send lag,
-// and TTFT p95 rising above the capacity. Each logs its figures (hence
+// and TTFT p95 rising above the capacity; TestFresh compares two runs of
+// the same leaves, with BENCH_FRESH=leaf (E2E_FRESH_SUMMARY) and off
+// (E2E_STALE_SUMMARY, its log E2E_STALE_LOG): with fresh starts a conc=1
+// leaf after a concurrent one decodes as the first did and the control
+// agrees, without them the control shows Ollama's slowdown. Each logs its figures (hence
 // -v). Run alone, without the variables the script sets, a live test
 // fails, saying to run the script: a check that did not run must never
 // look like one that passed.
@@ -52,6 +57,10 @@
 //	E2E_RATES_FILE      where TestCapacity writes the two rates: "0.59,2.4"
 //	E2E_OPEN_SUMMARY    the open-loop run's summary JSON
 //	E2E_OPEN_ARRIVALS   arrivals per open-loop leaf (-benchtime=Nx): 65
+//	E2E_FRESH_PROMPTS   the two prompts of the fresh and stale runs: short,medium
+//	E2E_FRESH_SUMMARY   the BENCH_FRESH=leaf run's summary JSON
+//	E2E_STALE_SUMMARY   the BENCH_FRESH=off run's summary JSON
+//	E2E_STALE_LOG       the BENCH_FRESH=off run's output
 //
 // The logic of the checks (what a summary must hold, reading cmd/bench's
 // benchstat output, medians, the client-side decode rate, prompt rates,

@@ -30,7 +30,8 @@ const (
 // 1.5× to 2× with this model; the suite's first leaf alone ran on an empty
 // cache). So the side measurement unloads the model and replays the run's
 // native leaves in their order: the same prompts, concurrencies and token
-// limit, sideRounds rounds each. A prompt the server had cached would read
+// limit, sideRounds rounds each, the model unloaded again before each leaf
+// where the run did so (BENCH_FRESH=leaf, the default). A prompt the server had cached would read
 // many times faster (its count includes the cached tokens, its time does
 // not): one repeated request shows by how much.
 func TestColdPromptRate(t *testing.T) {
@@ -81,6 +82,16 @@ func TestColdPromptRate(t *testing.T) {
 		model, sideRounds, maxTokens, url, marker.Run)
 	side := map[SideKey]SideRate{}
 	for i, k := range keys {
+		if i > 0 && f.Arguments.Fresh == "leaf" {
+			// The run unloaded the model before each leaf run
+			// (BENCH_FRESH=leaf): each leaf started on an empty cache.
+			uctx, cancel := context.WithTimeout(ctx, time.Minute)
+			err := UnloadModel(uctx, http.DefaultClient, url, model, 100*time.Millisecond)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 		s := SideRate{Prompt: k.Prompt, Concurrency: k.Concurrency}
 		for round := 1; round <= sideRounds; round++ {
 			reqs := make([]runtimes.Request, k.Concurrency)

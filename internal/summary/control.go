@@ -37,9 +37,18 @@ func NewControl(k Key, runs []Metrics, end Metrics) Control {
 	decode := func(m Metrics) Stat { return m.Decode }
 	c.TTFTChange, c.TTFTThreshold = change(runs, end, ttft, func(s Stat) float64 { return s.P50 })
 	c.DecodeChange, c.DecodeThreshold = change(runs, end, decode, func(s Stat) float64 { return s.Mean })
+	if c.First.TTFTP50 != nil && c.End.TTFTP50 != nil && math.Abs(*c.End.TTFTP50-*c.First.TTFTP50) < ControlTTFTFloor {
+		// A millisecond of a short TTFT is the machine's scheduling.
+		c.TTFTThreshold = Number(math.Max(float64(c.TTFTThreshold), math.Abs(float64(c.TTFTChange))))
+	}
 	c.Drifted = moved(c.TTFTChange, c.TTFTThreshold) || moved(c.DecodeChange, c.DecodeThreshold)
 	return c
 }
+
+// ControlTTFTFloor is the least change of a control's TTFT p50, in
+// seconds, that can count as a drift, whatever its share: on a busy
+// machine a few milliseconds come and go with the scheduler.
+const ControlTTFTFloor = 0.002
 
 // change is end's figure against the first run's (end/first − 1), and the
 // threshold: the larger of ControlThreshold and the spread of the figure

@@ -45,6 +45,14 @@ func TestControl(t *testing.T) {
 	assert.True(t, c.Drifted)
 	assert.Contains(t, c.Drift("ollama"), "took 100% longer to the first token")
 
+	// A short TTFT that moved by a millisecond is the machine's noise.
+	short := []Metrics{controlRun(0.006, 270)}
+	c = NewControl(k, short, controlRun(0.0052, 270))
+	assert.InDelta(t, -0.1333, float64(c.TTFTChange), 1e-3)
+	assert.False(t, c.Drifted)
+	c = NewControl(k, short, controlRun(0.010, 270))
+	assert.True(t, c.Drifted, "4 ms on 6 ms is not")
+
 	// A control without successes has no change to compare.
 	c = NewControl(k, runs, Metrics{Requests: 3, Failures: 3})
 	assert.True(t, math.IsNaN(float64(c.DecodeChange)))

@@ -200,7 +200,8 @@ type Control struct {
 	DecodeChange Number `json:"decode_change"`
 	// TTFTThreshold and DecodeThreshold are the changes beyond which a
 	// figure counts as moved: the larger of ControlThreshold and the
-	// leaf's own spread across its -count runs ((max − min) / median).
+	// leaf's own spread across its -count runs ((max − min) / median);
+	// a TTFT that moved by less than ControlTTFTFloor never counts.
 	TTFTThreshold   Number `json:"ttft_threshold"`
 	DecodeThreshold Number `json:"decode_threshold"`
 	// Drifted is set when either figure moved beyond its threshold.
@@ -460,7 +461,8 @@ type Row struct {
 	ModelLoads int `json:"model_loads"`
 	// WarmupModelLoads counts the warm-up requests that waited for the
 	// server to load the model, which no figure includes: with
-	// BENCH_FRESH=leaf on Ollama, one a leaf run.
+	// BENCH_FRESH=leaf on Ollama, the requests of each leaf run's first
+	// warm-up round.
 	WarmupModelLoads int `json:"warmup_model_loads"`
 
 	// Open-loop leaves (rate=…): the rate asked for and achieved, the

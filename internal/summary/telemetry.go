@@ -14,7 +14,7 @@ type Telemetry struct {
 	Server *telemetry.ServerDelta
 	// WarmupLoads counts the warm-up requests during which the server
 	// loaded the model (see Loaded): after a fresh start (BENCH_FRESH=leaf
-	// on Ollama) one a leaf run.
+	// on Ollama) the requests of the first warm-up round.
 	WarmupLoads int
 }
 

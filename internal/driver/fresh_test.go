@@ -1,0 +1,120 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
+
+// degradingRun runs prompts short and medium at concurrency 1 and 4, in
+// that order, on a simulator that decodes at half its rate once two
+// requests have run at once (SIM_DEGRADE=0.5, as Ollama 0.6.5 does), and
+// then ends the run, which runs the control leaf. It returns the
+// summary's rows by leaf, the runtime's entry and the log.
+func degradingRun(t *testing.T, fresh string, env map[string]string) (map[string]summary.Row, summary.RuntimeInfo, string) {
+	t.Helper()
+	isolate(t)
+	t.Setenv("BENCH_RUNTIMES", "sim")
+	t.Setenv("BENCH_PROMPTS", "short,medium")
+	t.Setenv("BENCH_CONCURRENCY", "1,4")
+	t.Setenv("BENCH_WARMUPS", "1")
+	t.Setenv("BENCH_MAX_TOKENS", "64") // 160 ms at 400 tok/s: decode measured to ~1% on a busy machine
+	t.Setenv("BENCH_FRESH", fresh)
+	t.Setenv("SIM_TTFT", "50ms")
+	t.Setenv("SIM_TOKENS_PER_SEC", "400")
+	t.Setenv("SIM_DEGRADE", "0.5")
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	var log bytes.Buffer
+	d, err := Setup(context.Background(), &log, Options{})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	leaves := slices.Collect(d.Leaves())
+	require.Len(t, leaves, 4)
+	for _, k := range leaves {
+		out := runLeaf(t, d, k, 2)
+		require.NoError(t, out.SaveErr)
+		require.NoError(t, out.Failed)
+	}
+	require.NoError(t, d.Finish())
+	f, err := summary.Read(d.files.json)
+	require.NoError(t, err)
+	rows := map[string]summary.Row{}
+	for _, r := range f.Summary {
+		rows[summary.Key{Runtime: r.Runtime, Prompt: r.Prompt, Concurrency: r.Concurrency}.Levels()] = r
+	}
+	require.Len(t, f.Runtimes, 1)
+	return rows, f.Runtimes[0], log.String()
+}
+
+// With BENCH_FRESH=leaf, a conc=1 leaf run after a concurrent one decodes
+// as fast as the first, on every kind of server the simulator plays, each
+// reset its own way; the control agrees with the first run.
+func TestFreshLeavesOnADegradingServer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		way  string
+	}{
+		{"ollama", map[string]string{"SIM_KIND": "ollama"}, "unload"},
+		{"vllm", map[string]string{"SIM_FLAVOR": "vllm"}, "reset-prefix-cache"},
+		{"llamacpp", map[string]string{"SIM_FLAVOR": "llamacpp"}, "erase-slots"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, rt, log := degradingRun(t, "leaf", tc.env)
+			first := *rows["runtime=sim/prompt=short/conc=1"].DecodeTPSMean
+			later := *rows["runtime=sim/prompt=medium/conc=1"].DecodeTPSMean
+			assert.InEpsilon(t, first, later, 0.05, "medium's conc=1 leaf ran after a conc=4 leaf")
+			require.NotNil(t, rt.Fresh)
+			assert.Equal(t, tc.way, *rt.Fresh)
+			assert.Nil(t, rt.FreshError)
+			assert.Contains(t, log, "sim: before each leaf run its server is returned to a known state")
+			require.NotNil(t, rt.Control)
+			assert.Equal(t, "runtime=sim/prompt=short/conc=1", rt.Control.Leaf)
+			assert.Less(t, abs(float64(rt.Control.DecodeChange)), 0.05)
+			assert.False(t, rt.Control.Drifted)
+			assert.NotContains(t, log, "the control leaf (")
+		})
+	}
+}
+
+// With BENCH_FRESH=off the same run shows the server's habit: the later
+// conc=1 leaf decodes at half the rate, and so does the control, which
+// the log says.
+func TestControlShowsDriftWithoutFreshLeaves(t *testing.T) {
+	rows, rt, log := degradingRun(t, "off", map[string]string{"SIM_KIND": "ollama"})
+	first := *rows["runtime=sim/prompt=short/conc=1"].DecodeTPSMean
+	later := *rows["runtime=sim/prompt=medium/conc=1"].DecodeTPSMean
+	assert.InEpsilon(t, 0.5, later/first, 0.05)
+	assert.Nil(t, rt.Fresh, "nothing was reset")
+	require.NotNil(t, rt.Control)
+	assert.InDelta(t, -0.5, float64(rt.Control.DecodeChange), 0.03)
+	assert.True(t, rt.Control.Drifted)
+	assert.Contains(t, log, "sim: the control leaf (runtime=sim/prompt=short/conc=1) decoded 50% slower")
+	assert.Contains(t, log, "figures of later leaves do not compare with earlier ones")
+}
+
+// A server that refuses to be reset is said once, and the run goes on.
+func TestFreshRefusedOnce(t *testing.T) {
+	rows, rt, log := degradingRun(t, "leaf", map[string]string{"SIM_FLAVOR": "llamacpp", "SIM_RESET": "refuse"})
+	assert.Len(t, rows, 4, "every leaf ran")
+	require.NotNil(t, rt.FreshError)
+	assert.Contains(t, *rt.FreshError, "HTTP 501")
+	assert.Equal(t, 1, bytes.Count([]byte(log), []byte("--slot-save-path")), "said once:\n%s", log)
+	require.NotNil(t, rt.Control)
+	assert.True(t, rt.Control.Drifted, "the refused resets left the server degraded")
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
