@@ -26,6 +26,75 @@ var Builtin = []string{"short", "medium", "code"}
 type Prompt struct {
 	Name string
 	Text string
+	// InputTokens is N of an in<N> prompt, whose text is sized for each
+	// runtime (Words); Text is then empty. 0 for other prompts.
+	InputTokens int
+}
+
+// Select returns the prompts of a run: Load's, and an in<N> prompt for
+// each length of inputs (BENCH_INPUT_TOKENS). With names empty and inputs
+// given, only the in<N> prompts run; names may list in<N> prompts among
+// others, each one a length of inputs, and must then list every length.
+func Select(names []string, dir string, inputs []int) ([]Prompt, error) {
+	if len(inputs) == 0 {
+		return Load(names, dir)
+	}
+	made := map[string]int{}
+	var all []string
+	for _, n := range inputs {
+		made[InputName(n)] = n
+		all = append(all, InputName(n))
+	}
+	if len(names) == 0 {
+		names = all
+	}
+	var out []Prompt
+	var others []string
+	listed := map[string]bool{}
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if n, ok := made[name]; ok {
+			if listed[name] {
+				return nil, fmt.Errorf("prompt %q is listed twice", name)
+			}
+			listed[name] = true
+			out = append(out, Prompt{Name: name, InputTokens: n})
+			continue
+		}
+		if _, ok := ParseInputName(name); ok {
+			return nil, fmt.Errorf("prompt %q: BENCH_INPUT_TOKENS does not make it (it makes %s)", name, strings.Join(all, ", "))
+		}
+		others = append(others, name)
+	}
+	for _, name := range all {
+		if !listed[name] {
+			return nil, fmt.Errorf("BENCH_INPUT_TOKENS makes %s, which BENCH_PROMPTS does not list: add it, or leave BENCH_PROMPTS unset to run only the in<N> prompts", name)
+		}
+	}
+	if len(others) > 0 {
+		loaded, err := Load(others, dir)
+		if err != nil {
+			return nil, err
+		}
+		// Keep the order of names.
+		byName := map[string]Prompt{}
+		for _, p := range loaded {
+			byName[p.Name] = p
+		}
+		var ordered []Prompt
+		i := 0
+		for _, name := range names {
+			name = strings.TrimSpace(name)
+			if p, ok := byName[name]; ok {
+				ordered = append(ordered, p)
+			} else if _, ok := made[name]; ok {
+				ordered = append(ordered, out[i])
+				i++
+			}
+		}
+		out = ordered
+	}
+	return out, nil
 }
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
@@ -57,14 +126,14 @@ func Load(names []string, dir string) ([]Prompt, error) {
 		}
 		seen[name] = true
 		if text, ok := user[name]; ok {
-			out = append(out, Prompt{name, text})
+			out = append(out, Prompt{Name: name, Text: text})
 			continue
 		}
 		b, err := builtin.ReadFile(name + ".txt")
 		if err != nil || !validName.MatchString(name) {
 			return nil, fmt.Errorf("unknown prompt %q (built-in: %s%s)", name, strings.Join(Builtin, ", "), dirHint(dir, user))
 		}
-		out = append(out, Prompt{name, string(b)})
+		out = append(out, Prompt{Name: name, Text: string(b)})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no prompts selected")
