@@ -51,9 +51,26 @@ const (
 	// under way (the benchmark was stopped). Ctrl-C ends the process, so
 	// it does not show there.
 	ClassCancelled Class = "cancelled"
+	// ClassContext: the server refused the request as too long for its
+	// context (HTTP 400 with vLLM's "maximum context length", llama.cpp's
+	// "exceeds the available context size", or the like); the message
+	// has the server's own words.
+	ClassContext Class = "context"
 	// ClassOther: anything else.
 	ClassOther Class = "other"
 )
+
+// contextRefusal reports whether a server's error message says the
+// request does not fit its context.
+func contextRefusal(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, s := range []string{"maximum context length", "exceeds the available context size", "context length", "context size", "context window", "too many tokens"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // ErrorClass returns the class of a request's error: "" for nil, and
 // ClassOther for an error that did not come from this package.
@@ -185,6 +202,9 @@ func statusError(resp *http.Response) error {
 	msg := serverMessage(body)
 	if msg == "" {
 		return fail(class, "HTTP "+status)
+	}
+	if resp.StatusCode < 500 && contextRefusal(msg) {
+		class = ClassContext
 	}
 	return fail(class, "HTTP "+status+": "+msg)
 }

@@ -36,6 +36,8 @@ type ollamaOptions struct {
 	// Temperature is sent also when 0 (greedy), never left to the
 	// model's default.
 	Temperature float64 `json:"temperature"`
+	// NumCtx is left out when not set: the model's loaded context stays.
+	NumCtx int `json:"num_ctx,omitempty"`
 }
 
 func newOllamaChatRequest(model string, req Request) ollamaChatRequest {
@@ -47,6 +49,7 @@ func newOllamaChatRequest(model string, req Request) ollamaChatRequest {
 			NumPredict:  req.MaxTokens,
 			Seed:        req.Seed,
 			Temperature: req.Temperature,
+			NumCtx:      req.NumCtx,
 		},
 		KeepAlive: req.KeepAlive,
 	}

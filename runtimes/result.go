@@ -41,6 +41,10 @@ type Request struct {
 	// KeepAlive is Ollama's keep_alive ("30m"): how long the server keeps
 	// the model loaded after the request. Empty: the server's default.
 	KeepAlive string
+	// NumCtx, if above 0, is Ollama's options.num_ctx: the context the
+	// model is loaded with (a change reloads it). Ollama cuts a prompt
+	// longer than that silently, keeping its end.
+	NumCtx int
 }
 
 // Result is the record of one request as the client measured it. All
