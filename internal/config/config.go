@@ -82,6 +82,13 @@ type Settings struct {
 	Macmon string `env:"BENCH_MACMON" envDefault:"macmon"`
 	// PowerInterval is macmon's sampling interval.
 	PowerInterval Duration `env:"BENCH_POWER_INTERVAL" envDefault:"200ms"`
+	// InputTokens are the lengths, in tokens, of the in<N> prompts to
+	// run (BENCH_INPUT_TOKENS: "512,2048,8k").
+	InputTokens InputTokens `env:"BENCH_INPUT_TOKENS"`
+	// NumCtx is the options.num_ctx sent to Ollama; nil: made to fit the
+	// longest in<N> prompt and BENCH_MAX_TOKENS when there is one, else
+	// not sent.
+	NumCtx *int `env:"BENCH_NUM_CTX"`
 	// Fresh is leaf (before each leaf run, return every server to a known
 	// state where it offers a way: see runtimes.FreshWay) or off.
 	Fresh string `env:"BENCH_FRESH" envDefault:"leaf"`
@@ -160,6 +167,46 @@ func (s *SLO) UnmarshalText(b []byte) error {
 	v, err := summary.ParseSLO(string(b))
 	s.SLO = v
 	return err
+}
+
+// MaxInputTokens bounds BENCH_INPUT_TOKENS: no local model reads more.
+const MaxInputTokens = 1_000_000
+
+// InputTokens is BENCH_INPUT_TOKENS: whole numbers of tokens, "k" for
+// thousands of 1024 ("32k" is 32768). Its errors say which item is wrong.
+type InputTokens []int
+
+func (in *InputTokens) UnmarshalText(b []byte) error {
+	*in = nil
+	seen := map[int]bool{}
+	for _, item := range strings.Split(string(b), ",") {
+		s := strings.TrimSpace(item)
+		if s == "" {
+			return fmt.Errorf("an empty length between commas")
+		}
+		digits, k := strings.CutSuffix(strings.ToLower(s), "k")
+		n, err := strconv.Atoi(digits)
+		switch {
+		case err != nil && strings.ContainsAny(digits, ".eE"):
+			return fmt.Errorf("%q: a length is a whole number of tokens", s)
+		case err != nil:
+			return fmt.Errorf("%q is not a number of tokens (e.g. 512, 8k)", s)
+		case n <= 0:
+			return fmt.Errorf("%q: a length must be above 0", s)
+		}
+		if k {
+			n *= 1024
+		}
+		if n > MaxInputTokens {
+			return fmt.Errorf("%q: above the largest length, %d tokens", s, MaxInputTokens)
+		}
+		if seen[n] {
+			return fmt.Errorf("%q: %d tokens is listed twice", s, n)
+		}
+		seen[n] = true
+		*in = append(*in, n)
+	}
+	return nil
 }
 
 // Floats is a comma-separated list of numbers.
@@ -269,6 +316,9 @@ func (s Settings) validate() error {
 	}
 	if time.Duration(s.PowerInterval) < 100*time.Millisecond {
 		bad("BENCH_POWER_INTERVAL", "must be 100ms or more (macmon's shortest)")
+	}
+	if s.NumCtx != nil && *s.NumCtx < 1 {
+		bad("BENCH_NUM_CTX", "must be a whole number of tokens above 0")
 	}
 	if s.Fresh != FreshLeaf && s.Fresh != FreshOff {
 		bad("BENCH_FRESH", "must be leaf or off")
@@ -430,6 +480,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 var (
 	_ encoding.TextUnmarshaler = (*Concurrency)(nil)
 	_ encoding.TextUnmarshaler = (*Floats)(nil)
+	_ encoding.TextUnmarshaler = (*InputTokens)(nil)
 	_ encoding.TextUnmarshaler = (*SLO)(nil)
 	_ encoding.TextUnmarshaler = (*Names)(nil)
 	_ encoding.TextUnmarshaler = (*Ints)(nil)

@@ -39,6 +39,8 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, "results", s.OutputDir)
 	assert.Equal(t, FreshLeaf, s.Fresh, "every leaf run starts on a server returned to a known state")
 	assert.Equal(t, ControlOn, s.Control)
+	assert.Empty(t, s.InputTokens)
+	assert.Nil(t, s.NumCtx)
 }
 
 func TestValues(t *testing.T) {
@@ -56,8 +58,12 @@ func TestValues(t *testing.T) {
 	t.Setenv("BENCH_MAX_FAILURES", "0.01")
 	t.Setenv("BENCH_FRESH", "off")
 	t.Setenv("BENCH_CONTROL", "off")
+	t.Setenv("BENCH_INPUT_TOKENS", "512, 2048,32k,1000000")
+	t.Setenv("BENCH_NUM_CTX", "40000")
 	s, err := Load()
 	require.NoError(t, err)
+	assert.Equal(t, InputTokens{512, 2048, 32768, 1_000_000}, s.InputTokens)
+	assert.Equal(t, 40000, *s.NumCtx)
 	assert.Equal(t, FreshOff, s.Fresh)
 	assert.Equal(t, ControlOff, s.Control)
 	require.NotNil(t, s.Seed, "a seed of 0, set, is sent")
@@ -130,6 +136,15 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_TIMEOUT", "NaN", `BENCH_TIMEOUT="NaN": out of range`},
 		{"BENCH_RUNTIMES", "a b", `BENCH_RUNTIMES="a b": "a b": a name may use only`},
 		{"BENCH_RUNTIMES", "vllm,vllm", `"vllm" is listed twice`},
+		{"BENCH_INPUT_TOKENS", "512,,4k", `BENCH_INPUT_TOKENS="512,,4k": an empty length between commas`},
+		{"BENCH_INPUT_TOKENS", "abc", `BENCH_INPUT_TOKENS="abc": "abc" is not a number of tokens`},
+		{"BENCH_INPUT_TOKENS", "0", `BENCH_INPUT_TOKENS="0": "0": a length must be above 0`},
+		{"BENCH_INPUT_TOKENS", "-512", `BENCH_INPUT_TOKENS="-512": "-512": a length must be above 0`},
+		{"BENCH_INPUT_TOKENS", "1.5k", `BENCH_INPUT_TOKENS="1.5k": "1.5k": a length is a whole number of tokens`},
+		{"BENCH_INPUT_TOKENS", "1000001", `BENCH_INPUT_TOKENS="1000001": "1000001": above the largest length, 1000000 tokens`},
+		{"BENCH_INPUT_TOKENS", "1024,1k", `BENCH_INPUT_TOKENS="1024,1k": "1k": 1024 tokens is listed twice`},
+		{"BENCH_NUM_CTX", "0", `BENCH_NUM_CTX="0": must be a whole number of tokens above 0`},
+		{"BENCH_NUM_CTX", "4k", `BENCH_NUM_CTX="4k": not a number`},
 		{"BENCH_FRESH", "run", `BENCH_FRESH="run": must be leaf or off`},
 		{"BENCH_FRESH", "LEAF", `BENCH_FRESH="LEAF": must be leaf or off`},
 		{"BENCH_CONTROL", "1", `BENCH_CONTROL="1": must be on or off`},

@@ -59,7 +59,11 @@ func (d *Driver) controls(ctx context.Context) {
 			continue
 		}
 		d.leafRuns++
-		l := d.newLeaf(ctx, f.key, rt, 0, f.rounds, f.key.Levels()+" (control)")
+		l, err := d.newLeaf(ctx, f.key, rt, 0, f.rounds, f.key.Levels()+" (control)")
+		if err != nil {
+			d.logf("%s: no control leaf: %v", rt.Name, err)
+			continue
+		}
 		l.control = true
 		start := time.Now()
 		l.WarmUp()

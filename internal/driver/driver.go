@@ -18,6 +18,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -64,12 +65,14 @@ type Driver struct {
 	progress    *progress
 	files       *files
 	stopSignals func()
-	leafRuns    int                   // leaf runs begun
-	repetitions map[summary.Key]int   // leaf runs begun, by leaf
-	power       *telemetry.Sampler    // nil: no power figures
-	noMetrics   map[string]bool       // runtimes without Prometheus counters
-	loaded      map[string]bool       // runtimes whose loaded model is described
-	first       map[string]*firstLeaf // runtime name → its first leaf run, for its control
+	leafRuns    int                         // leaf runs begun
+	repetitions map[summary.Key]int         // leaf runs begun, by leaf
+	power       *telemetry.Sampler          // nil: no power figures
+	noMetrics   map[string]bool             // runtimes without Prometheus counters
+	loaded      map[string]bool             // runtimes whose loaded model is described
+	first       map[string]*firstLeaf       // runtime name → its first leaf run, for its control
+	sizes       map[string]map[string]*size // runtime → in<N> prompt → its size
+	numCtx      int                         // Ollama's options.num_ctx, 0: none sent
 }
 
 // Setup reads the environment and prepares the run. Notices go to log
@@ -83,8 +86,11 @@ func Setup(ctx context.Context, log io.Writer, opts Options) (*Driver, error) {
 	if err := checkCPU(opts.CPU); err != nil {
 		return nil, err
 	}
-	ps, err := prompts.Load(st.Prompts, st.PromptsDir)
+	ps, err := prompts.Select(st.Prompts, st.PromptsDir, st.InputTokens)
 	if err != nil {
+		if len(st.InputTokens) > 0 {
+			return nil, fmt.Errorf("BENCH_PROMPTS=%q, BENCH_INPUT_TOKENS=%q: %w", strings.Join(st.Prompts, ","), os.Getenv("BENCH_INPUT_TOKENS"), err)
+		}
 		if st.PromptsDir != "" {
 			return nil, fmt.Errorf("BENCH_PROMPTS=%q, BENCH_PROMPTS_DIR=%q: %w", strings.Join(st.Prompts, ","), st.PromptsDir, err)
 		}
@@ -128,8 +134,17 @@ func Setup(ctx context.Context, log io.Writer, opts Options) (*Driver, error) {
 		d.Close()
 		return nil, err
 	}
+	d.numCtx = numCtx(st)
+	if err := d.checkContext(); err != nil {
+		d.Close()
+		return nil, err
+	}
 	for _, p := range d.Prompts {
-		d.Run.Prompts = append(d.Run.Prompts, summary.Prompt{Name: p.Name, Text: p.Text})
+		text := p.Text
+		if p.InputTokens > 0 {
+			text = fmt.Sprintf("(the suite's generated text, sized for each runtime to %d prompt tokens: see runtimes[].input_sizes)", p.InputTokens)
+		}
+		d.Run.Prompts = append(d.Run.Prompts, summary.Prompt{Name: p.Name, Text: text})
 	}
 	d.Run.Host = DetectHost()
 	if d.power, d.Run.Host.PowerSource, err = d.startPower(); err != nil {

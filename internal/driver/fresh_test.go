@@ -78,7 +78,7 @@ func TestFreshLeavesOnADegradingServer(t *testing.T) {
 			assert.Contains(t, log, "sim: before each leaf run its server is returned to a known state")
 			require.NotNil(t, rt.Control)
 			assert.Equal(t, "runtime=sim/prompt=short/conc=1", rt.Control.Leaf)
-			assert.Less(t, abs(float64(rt.Control.DecodeChange)), 0.05)
+			assert.Less(t, absf(float64(rt.Control.DecodeChange)), 0.05)
 			assert.False(t, rt.Control.Drifted)
 			assert.NotContains(t, log, "the control leaf (")
 		})
@@ -112,7 +112,7 @@ func TestFreshRefusedOnce(t *testing.T) {
 	assert.True(t, rt.Control.Drifted, "the refused resets left the server degraded")
 }
 
-func abs(x float64) float64 {
+func absf(x float64) float64 {
 	if x < 0 {
 		return -x
 	}

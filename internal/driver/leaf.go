@@ -28,6 +28,8 @@ type Leaf struct {
 	// warmupLoads counts the warm-up requests during which the server
 	// loaded the model.
 	warmupLoads int
+	// input is N of an in<N> prompt, 0 for others.
+	input int
 	// control is set for a control leaf run (see Driver.controls): its
 	// figures go in no row and no result line.
 	control bool
@@ -72,24 +74,36 @@ func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, 
 		d.repetitions = map[summary.Key]int{}
 	}
 	d.repetitions[k]++
-	return d.newLeaf(ctx, k, rt, d.repetitions[k], d.fixedRounds(), k.Levels()), false, nil
+	l, err = d.newLeaf(ctx, k, rt, d.repetitions[k], d.fixedRounds(), k.Levels())
+	if err != nil {
+		d.Run.AddNotRun(k, ClassSizing, err)
+		return nil, false, errors.Join(err, d.save())
+	}
+	return l, false, nil
 }
 
 // newLeaf is leaf run number count of k (0 for a control) on rt, named
 // name in progress lines; an open-loop one plans arrivals arrivals (0
 // when -benchtime decides).
-func (d *Driver) newLeaf(ctx context.Context, k summary.Key, rt *runtimes.Runtime, count, arrivals int, name string) *Leaf {
+func (d *Driver) newLeaf(ctx context.Context, k summary.Key, rt *runtimes.Runtime, count, arrivals int, name string) (*Leaf, error) {
+	p := d.prompt(k.Prompt)
+	text, err := d.inputText(ctx, rt, p)
+	if err != nil {
+		return nil, err
+	}
+	p.Text = text
 	l := &Leaf{
 		d: d, ctx: ctx, key: k, rt: rt, n: d.leafRuns, count: count,
-		req:      d.request(d.prompt(k.Prompt)),
+		req:      d.request(p),
 		progress: leafProgress{p: d.progress, name: name},
+		input:    p.InputTokens,
 	}
 	if k.Rate > 0 {
 		st := d.Settings
 		// A control draws the arrivals of the first run.
 		l.open = newOpenLoop(k.Rate, st.Burstiness, st.MaxInflight, arrivals, fmt.Sprintf("%s #%d", k.Levels(), max(count, 1)))
 	}
-	return l
+	return l, nil
 }
 
 // WarmUp returns the server to a known state (BENCH_FRESH=leaf), runs the
@@ -142,10 +156,21 @@ func (l *Leaf) send(warmup bool, i int) summary.Round {
 	}
 	wall, results := l.rt.Round(l.ctx, reqs)
 	l.record(warmup, i, results)
-	return summary.Round{Wall: wall, Results: results, MaxTokens: l.req.MaxTokens, Cold: l.cold()}
+	return summary.Round{Wall: wall, Results: results, MaxTokens: l.req.MaxTokens, Cold: l.cold(), InputTokens: l.input, Context: l.context()}
 }
 
-func (l *Leaf) cold() bool { return l.d.Settings.Cache == config.CacheCold }
+func (l *Leaf) cold() bool { return l.d.cold() }
+
+func (d *Driver) cold() bool { return d.Settings.Cache == config.CacheCold }
+
+// context is the context an Ollama server cuts the leaf's prompts to:
+// the num_ctx sent, 0 for other servers, which refuse a prompt too long.
+func (l *Leaf) context() int {
+	if l.rt.Kind == runtimes.KindOllama {
+		return l.req.NumCtx
+	}
+	return 0
+}
 
 // coldRequest is req with, in cold mode, the marker line of request j of
 // round i before its prompt.
@@ -263,7 +288,7 @@ func (d *Driver) request(p prompts.Prompt) runtimes.Request {
 	st := d.Settings
 	return runtimes.Request{
 		Prompt: p.Text, MaxTokens: st.MaxTokens, Seed: st.Seed, Temperature: st.Temperature,
-		IgnoreEOS: st.IgnoreEOS, KeepAlive: st.KeepAlive,
+		IgnoreEOS: st.IgnoreEOS, KeepAlive: st.KeepAlive, NumCtx: d.numCtx,
 	}
 }
 

@@ -163,7 +163,40 @@ func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 	r := d.Run
 	r.Versions[rt.Name] = info.Version
 	r.ModelMetadata[rt.Name] = info.Models
-	r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model})
+	limit, source := info.ContextLimit(rt.Model)
+	r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model,
+		ContextLimit: limit, ContextSource: source})
+}
+
+// numCtx is the options.num_ctx the run sends to Ollama: BENCH_NUM_CTX,
+// else, with in<N> prompts, room for the longest and BENCH_MAX_TOKENS
+// (the same for every leaf: a change reloads the model), else none.
+func numCtx(st config.Settings) int {
+	if st.NumCtx != nil {
+		return *st.NumCtx
+	}
+	if len(st.InputTokens) == 0 {
+		return 0
+	}
+	return slices.Max(st.InputTokens) + st.MaxTokens
+}
+
+// checkContext stops the run, before any request, when an in<N> prompt
+// and BENCH_MAX_TOKENS do not fit the context a runtime's server states.
+func (d *Driver) checkContext() error {
+	var errs []error
+	for _, info := range d.Run.Runtimes {
+		if info.ContextLimit == 0 || d.unavailable[info.Name] != nil {
+			continue
+		}
+		for _, p := range d.Prompts {
+			if need := p.InputTokens + d.Settings.MaxTokens; p.InputTokens > 0 && need > info.ContextLimit {
+				errs = append(errs, fmt.Errorf("BENCH_INPUT_TOKENS: %s (%s) takes at most %d tokens (%s), and %s with BENCH_MAX_TOKENS=%d needs %d",
+					info.Name, info.BaseURL, info.ContextLimit, info.ContextSource, p.Name, d.Settings.MaxTokens, need))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // describeLoaded adds, once per runtime, what the server says of the model
@@ -202,6 +235,7 @@ func (d *Driver) arguments() summary.Arguments {
 		Power:       st.Power,
 		Fresh:       st.Fresh,
 		Control:     st.Control,
+		InputTokens: st.InputTokens,
 		Timeout:     summary.Number(time.Duration(st.Timeout).Seconds()),
 		IdleTimeout: summary.Number(time.Duration(st.IdleTimeout).Seconds()),
 		Temperature: summary.Number(st.Temperature),
@@ -231,6 +265,10 @@ func (d *Driver) arguments() summary.Arguments {
 	}
 	if n := d.fixedRounds(); n > 0 {
 		a.Rounds = &n
+	}
+	if d.numCtx > 0 && slices.ContainsFunc(d.Runtimes, func(rt *runtimes.Runtime) bool { return rt.Kind == runtimes.KindOllama }) {
+		n := d.numCtx
+		a.NumCtx = &n
 	}
 	if d.opts.Count > 0 {
 		a.Count = &d.opts.Count

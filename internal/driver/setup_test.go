@@ -264,7 +264,8 @@ func TestSeedArguments(t *testing.T) {
 	assert.Equal(t, summary.Number(600), a.Timeout)
 	assert.Equal(t, []int{1, 4}, a.Concurrency)
 	assert.Equal(t, "0.28.0", *s.Run.Versions["vllm-metal"])
-	assert.Equal(t, []summary.RuntimeInfo{{Name: "vllm-metal", Kind: "openai", BaseURL: srv.URL, Model: "qwen3.8-27b-nvfp4"}}, s.Run.Runtimes)
+	assert.Equal(t, []summary.RuntimeInfo{{Name: "vllm-metal", Kind: "openai", BaseURL: srv.URL, Model: "qwen3.8-27b-nvfp4",
+		ContextLimit: 8192, ContextSource: "/v1/models max_model_len"}}, s.Run.Runtimes, "the context its /v1/models states")
 }
 
 // Progress goes where BENCH_PROGRESS says, never to the log (stderr, which

@@ -145,6 +145,9 @@ func (a Arguments) MarshalJSON() ([]byte, error) {
 	if p.Prompts == nil {
 		p.Prompts = []string{}
 	}
+	if p.InputTokens == nil {
+		p.InputTokens = []int{}
+	}
 	return marshal(p)
 }
 

@@ -27,6 +27,24 @@ type Round struct {
 	// Open is set for an open-loop leaf run, which is one round: every
 	// arrival's request, Wall from the first send to the last end.
 	Open *OpenLoop
+	// InputTokens is the prompt length in tokens the requests were sized
+	// to (an in<N> prompt), 0 for other prompts; Context is the context
+	// an Ollama server was given or uses (num_ctx), 0 where it refuses
+	// rather than cuts a prompt too long. A prompt the server cut is
+	// counted in Metrics.Truncated: see truncated.
+	InputTokens, Context int
+}
+
+// truncated reports whether the server cut res's prompt, by its count of
+// the prompt's tokens: more than 5% short of the length it was sized to,
+// or (Ollama, which keeps the end of a prompt longer than its context and
+// says nothing) a count that reaches the context it was given.
+func truncated(rd Round, res runtimes.Result) bool {
+	if res.PromptTokens <= 0 {
+		return false
+	}
+	return (rd.InputTokens > 0 && float64(res.PromptTokens) < 0.95*float64(rd.InputTokens)) ||
+		(rd.Context > 0 && res.PromptTokens >= rd.Context)
 }
 
 // The units Report uses. They are the benchmark's public names: saved runs
@@ -95,6 +113,10 @@ type Metrics struct {
 	// ModelLoads counts the successful requests during which the server
 	// loaded the model (Ollama's load_duration above 100 ms).
 	ModelLoads int
+	// InputTokens is the length the prompts were sized to (the largest
+	// if rounds differed), 0 for prompts not sized; Truncated counts the
+	// successful requests whose prompt the server cut (see truncated).
+	InputTokens, Truncated int
 
 	// Goodput are the requests that met the SLO per second of the rounds'
 	// wall time, and Attainment their share of all requests (failures
@@ -303,6 +325,10 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	if res.ServedModel != "" {
 		count(&m.ServedModels, res.ServedModel)
 	}
+	m.InputTokens = max(m.InputTokens, rd.InputTokens)
+	if truncated(rd, res) {
+		m.Truncated++
+	}
 	if rd.MaxTokens > 0 {
 		m.Short.Of++
 		m.Short.Asked = max(m.Short.Asked, rd.MaxTokens)
@@ -444,6 +470,13 @@ func (m Metrics) Notes(requested string) []string {
 	}
 	if m.ModelLoads > 0 {
 		notes = append(notes, fmt.Sprintf("%d of %d requests waited for the server to load the model (load_duration above %v): their TTFT includes the load; BENCH_KEEP_ALIVE keeps a model loaded between leaves", m.ModelLoads, m.Successes, modelLoad))
+	}
+	if m.Truncated > 0 {
+		what := "its prompt"
+		if m.InputTokens > 0 {
+			what = fmt.Sprintf("its prompt (sized to %d tokens)", m.InputTokens)
+		}
+		notes = append(notes, fmt.Sprintf("%d of %d requests had %s cut by the server, by its count of %.0f prompt tokens on average: the row does not describe the prompt as sent; on Ollama raise BENCH_NUM_CTX", m.Truncated, m.Successes, what, m.PromptTokens.Mean))
 	}
 	if m.PromptCountsCached && m.Prompt.N == 0 {
 		notes = append(notes, "no prompt-tok/s: the server counts cached prompt tokens in its prompt count but not in its prompt time (Ollama's prompt_eval_count and prompt_eval_duration), so with BENCH_CACHE=warm their ratio is no prompt rate")

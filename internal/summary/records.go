@@ -30,8 +30,10 @@ type Record struct {
 	Round  int  `json:"round"`
 	Warmup bool `json:"warmup"`
 	// Control marks the requests of a control leaf run (BENCH_CONTROL),
-	// which are in no row: Count is 0 for them.
-	Control bool `json:"control"`
+	// which are in no row: Count is 0 for them. Calibration marks the
+	// requests that sized an in<N> prompt for the runtime, in no figure.
+	Control     bool `json:"control"`
+	Calibration bool `json:"calibration"`
 	// StartS is when the request was sent, from the run's start.
 	StartS float64  `json:"start_s"`
 	TTFTS  *float64 `json:"ttft_s"`

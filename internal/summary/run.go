@@ -124,6 +124,11 @@ type Arguments struct {
 	// Control is BENCH_CONTROL: "on" (each runtime's first leaf ran once
 	// more at the end: its runtime's control) or "off".
 	Control string `json:"control"`
+	// InputTokens are BENCH_INPUT_TOKENS, the lengths of the in<N>
+	// prompts; NumCtx is the options.num_ctx sent to Ollama (BENCH_NUM_CTX,
+	// or made to fit the longest input), null when none was sent.
+	InputTokens []int `json:"input_tokens"`
+	NumCtx      *int  `json:"num_ctx"`
 }
 
 // Sweep is a concurrency sweep: 1, 2, 4, … up to Max, each runtime ×
@@ -182,6 +187,40 @@ type RuntimeInfo struct {
 	// run once more at the end of the run; nil with BENCH_CONTROL=off or
 	// when it could not run.
 	Control *Control `json:"control"`
+	// InputSizes are how each in<N> prompt was sized for the runtime, by
+	// prompt name; empty without in<N> prompts.
+	InputSizes map[string]InputSize `json:"input_sizes"`
+	// ContextLimit is the longest request in tokens its server says its
+	// model takes, and ContextSource where it said so; 0 and "" where it
+	// did not.
+	ContextLimit  int    `json:"context_limit"`
+	ContextSource string `json:"context_source"`
+}
+
+// InputSize is how an in<N> prompt was sized for one runtime: the words
+// of the suite's generated text, the prompt tokens the server counted for
+// a request of them (chat template and cold marker included), how
+// ("tokenize": the server's tokenize endpoint and one request; "requests":
+// calibration requests of one output token), and the calibration requests
+// sent, which are in the request records with "calibration": true and in
+// no figure.
+type InputSize struct {
+	Words               int    `json:"words"`
+	PromptTokens        int    `json:"prompt_tokens"`
+	Method              string `json:"method"`
+	CalibrationRequests int    `json:"calibration_requests"`
+}
+
+// SetInputSize records how prompt was sized for runtime name.
+func (r *Run) SetInputSize(name, prompt string, s InputSize) {
+	for i := range r.Runtimes {
+		if rt := &r.Runtimes[i]; rt.Name == name {
+			if rt.InputSizes == nil {
+				rt.InputSizes = map[string]InputSize{}
+			}
+			rt.InputSizes[prompt] = s
+		}
+	}
 }
 
 // Control is a runtime's control leaf: its first leaf (the first -count
@@ -464,6 +503,12 @@ type Row struct {
 	// BENCH_FRESH=leaf on Ollama, the requests of each leaf run's first
 	// warm-up round.
 	WarmupModelLoads int `json:"warmup_model_loads"`
+	// InputTokensTarget is the prompt length an in<N> prompt was sized
+	// to, N, null for other prompts; TruncatedPrompts counts the
+	// successful requests whose prompt the server cut (more than 5% short
+	// of N by its count, or on Ollama a count that reaches num_ctx).
+	InputTokensTarget *int `json:"input_tokens_target"`
+	TruncatedPrompts  int  `json:"truncated_prompts"`
 
 	// Open-loop leaves (rate=…): the rate asked for and achieved, the
 	// client's send lag, the most requests in flight and the arrivals the
@@ -572,6 +617,10 @@ func newRow(k Key, m Metrics, tel *pooledTelemetry) Row {
 	row.ShortOutputs = m.Short.Count
 	row.ServedModel = m.ServedModel()
 	row.ModelLoads = m.ModelLoads
+	if m.InputTokens > 0 {
+		row.InputTokensTarget = &m.InputTokens
+	}
+	row.TruncatedPrompts = m.Truncated
 	row.addTelemetry(tel, m)
 	if m.Rate > 0 {
 		row.RateRPS, row.AchievedRPS, row.ThroughputRPS = num(m.Rate), num(m.Achieved), num(m.Throughput)

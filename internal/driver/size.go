@@ -1,0 +1,215 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/prompts"
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// ClassSizing is the class of a leaf run that could not run because its
+// in<N> prompt could not be sized for its runtime, counted once per leaf
+// run in its row (see summary.Run.AddNotRun).
+const ClassSizing runtimes.Class = "sizing"
+
+// maxCalibrations bounds the requests that size one in<N> prompt for one
+// runtime.
+const maxCalibrations = 6
+
+// size is how an in<N> prompt was sized for a runtime: the words of the
+// generated text (prompts.Words) whose request the server counts as N
+// prompt tokens, chat template and cold marker included.
+type size struct {
+	Words int
+	// Tokens is the server's count of the last request sent at Words
+	// (tokenize: its count plus the template's overhead).
+	Tokens int
+	// Method is "tokenize" (the server's tokenize endpoint, and one
+	// request for the template's overhead) or "requests" (calibration
+	// requests, max_tokens 1, and the counts they report).
+	Method   string
+	Requests int // calibration requests sent
+	err      error
+}
+
+// tolerance is how far a sized prompt's count may be from n: 1% or 4
+// tokens, whichever is larger.
+func tolerance(n int) int { return max(4, n/100) }
+
+// inputText returns the text of prompt p for rt: p's text, or for an
+// in<N> prompt the generated text sized for rt, sizing it on first use.
+func (d *Driver) inputText(ctx context.Context, rt *runtimes.Runtime, p prompts.Prompt) (string, error) {
+	if p.InputTokens == 0 {
+		return p.Text, nil
+	}
+	if d.sizes == nil {
+		d.sizes = map[string]map[string]*size{}
+	}
+	byPrompt := d.sizes[rt.Name]
+	if byPrompt == nil {
+		byPrompt = map[string]*size{}
+		d.sizes[rt.Name] = byPrompt
+	}
+	s := byPrompt[p.Name]
+	if s == nil {
+		s = d.size(ctx, rt, p)
+		byPrompt[p.Name] = s
+		if s.err == nil {
+			d.logf("%s: %s sized to %d words of generated text, %d prompt tokens by the server's count (%s, %d calibration requests)",
+				rt.Name, p.Name, s.Words, s.Tokens, s.Method, s.Requests)
+			d.Run.SetInputSize(rt.Name, p.Name, summary.InputSize{Words: s.Words, PromptTokens: s.Tokens, Method: s.Method, CalibrationRequests: s.Requests})
+		}
+	}
+	if s.err != nil {
+		return "", s.err
+	}
+	return prompts.Words(s.Words), nil
+}
+
+// size finds the words of generated text that make p's requests N prompt
+// tokens on rt. With a tokenize endpoint it searches by the server's
+// token counts, and one request gives what the chat template adds;
+// elsewhere each step is a calibration request of max_tokens 1, at most
+// maxCalibrations. Either way the count is a line through the last two
+// points, (words, tokens), solved for N (a secant search): the count grows
+// with the words about linearly.
+func (d *Driver) size(ctx context.Context, rt *runtimes.Runtime, p prompts.Prompt) *size {
+	n := p.InputTokens
+	s := &size{Method: "requests"}
+	// A calibration request is a real request of the leaf's shape (the
+	// marker in cold mode) with one output token; each is recorded.
+	seq := 0
+	count := func(words int) (int, error) {
+		seq++
+		s.Requests++
+		req := d.request(prompts.Prompt{Name: p.Name, Text: prompts.Words(words)})
+		req.MaxTokens = 1
+		if req.NumCtx > 0 {
+			// Room to count N tokens, even when BENCH_NUM_CTX is
+			// smaller: then the leaf's requests are cut, and counted so.
+			req.NumCtx = max(req.NumCtx, n+d.Settings.MaxTokens)
+		}
+		if d.cold() {
+			m := prompts.Marker{Run: d.Run.ID, Salt: d.Run.CreatedAt.UnixNano(), Leaf: 0, Round: seq, Request: 0}
+			req.Prompt = prompts.Cold(req.Prompt, m)
+		}
+		res := rt.Do(ctx, req)
+		k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
+		recs := summary.RoundRecords(k, 0, seq, false, d.Run.CreatedAt, []runtimes.Result{res}, false)
+		recs[0].Calibration = true
+		if err := d.files.appendRecords(recs); err != nil {
+			d.logf("writing request records to BENCH_OUTPUT_DIR=%q: %v", d.Settings.OutputDir, err)
+		}
+		switch {
+		case res.Err != nil:
+			return 0, res.Err
+		case res.PromptTokens <= 0:
+			return 0, fmt.Errorf("it reports no prompt token count")
+		}
+		return res.PromptTokens, nil
+	}
+	// With a tokenize endpoint: the template's overhead from one
+	// request, then the text's tokens from the endpoint.
+	probe := max(16, n/8)
+	marker := ""
+	if d.cold() {
+		marker = prompts.Marker{Run: d.Run.ID, Salt: d.Run.CreatedAt.UnixNano()}.String() + "\n"
+	}
+	if t, err := rt.Tokenize(ctx, marker+prompts.Words(probe)); err == nil {
+		got, err := count(probe)
+		if err != nil {
+			s.err = sizingError(rt, p, s, err)
+			return s
+		}
+		overhead := got - t
+		s.Method = "tokenize"
+		tokens := func(words int) (int, error) {
+			t, err := rt.Tokenize(ctx, marker+prompts.Words(words))
+			return t + overhead, err
+		}
+		s.Words, s.Tokens, s.err = secant(n, probe, got, tokens, 12)
+		if s.err != nil {
+			s.err = sizingError(rt, p, s, s.err)
+		}
+		return s
+	} else if !errors.Is(err, runtimes.ErrNoTokenize) {
+		d.logf("%v; sizing %s with calibration requests instead", err, p.Name)
+	}
+	first, err := count(probe)
+	if err != nil {
+		s.err = sizingError(rt, p, s, err)
+		return s
+	}
+	s.Words, s.Tokens, err = secant(n, probe, first, count, maxCalibrations-1)
+	if err != nil {
+		s.err = sizingError(rt, p, s, err)
+	}
+	return s
+}
+
+// secant searches for the words w whose count(w) is n within tolerance,
+// from a first point (w0, c0), with at most steps more counts; it returns
+// the words and their count.
+func secant(n, w0, c0 int, count func(int) (int, error), steps int) (int, int, error) {
+	if c0 <= 0 {
+		return 0, 0, errors.New("a count of 0 tokens")
+	}
+	// The first step assumes the count is proportional to the words: the
+	// template's overhead then makes it too short, which is safe (never
+	// past a context the run was checked against).
+	w1 := min(max(1, int(math.Round(float64(w0)*float64(n)/float64(c0)))), n)
+	if abs(c0-n) <= tolerance(n) {
+		return w0, c0, nil
+	}
+	var tried []string
+	for range steps {
+		c1, err := count(w1)
+		if err != nil {
+			return 0, 0, err
+		}
+		tried = append(tried, fmt.Sprintf("%d words: %d tokens", w1, c1))
+		if abs(c1-n) <= tolerance(n) {
+			return w1, c1, nil
+		}
+		var next int
+		if c1 != c0 && w1 != w0 {
+			slope := float64(c1-c0) / float64(w1-w0)
+			next = int(math.Round(float64(w1) + float64(n-c1)/slope))
+		} else {
+			next = int(math.Round(float64(w1) * float64(n) / float64(c1)))
+		}
+		// A step at most doubles or halves the words, and no text has
+		// more words than tokens: a count that stopped growing (a server
+		// that cuts the prompt) must not send the search off to millions
+		// of words.
+		next = min(max(next, w1/2, 1), 2*w1, n)
+		if next == w1 {
+			// A word more or less: the count moved by more than the
+			// tolerance per word.
+			if c1 < n {
+				next++
+			} else {
+				next--
+			}
+		}
+		w0, c0, w1 = w1, c1, next
+	}
+	return 0, 0, fmt.Errorf("the count did not come within %d tokens (%s)", tolerance(n), strings.Join(tried, "; "))
+}
+
+func sizingError(rt *runtimes.Runtime, p prompts.Prompt, s *size, err error) error {
+	return fmt.Errorf("%s (%s): cannot size prompt %s to %d tokens after %d calibration requests (%s): %w; no leaf of it runs on %s",
+		rt.Name, rt.BaseURL, p.Name, p.InputTokens, s.Requests, s.Method, err, rt.Name)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
