@@ -52,7 +52,13 @@
 #     medium's conc=1 leaf, run after a concurrent leaf, decodes within 15%
 #     of short's, and the control leaf within 15% of the first run; without
 #     them the control decodes at least 20% slower, is marked drifted, and
-#     the log says so.
+#     the log says so;
+#   - TestInputLengths, on a run of prompts of 256, 1024 and 3000 tokens
+#     (BENCH_INPUT_TOKENS, concurrency 1, 32-token replies): each row's
+#     prompt tokens by the server's count within 1% of N, TTFT rising with
+#     N, no prompt cut, and the num_ctx sent is the one the server loaded
+#     the model with; and on a run of the longest alone with
+#     BENCH_NUM_CTX=2048: every prompt counted as cut, and the log says so.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.
@@ -88,6 +94,8 @@ COUNT=2
 PROMPTS=${E2E_PROMPTS:-short,medium,code}
 # The fresh and stale runs: two prompts, each at concurrency 1 and 4.
 FRESH_PROMPTS=short,medium
+# The input lengths' run (ascending; the last is also cut with num_ctx 2048).
+INPUT_TOKENS=256,1024,3000
 # The later, shorter runs use one prompt: the first.
 ONE_PROMPT=${PROMPTS%%,*}
 WARM_ROUNDS=2 # -benchtime=2x -count=1 at concurrency 1, one warm-up
@@ -485,8 +493,23 @@ e2e_env+=(E2E_STALE_SUMMARY="$json" E2E_STALE_LOG="$tmp/suite-stale.log")
 phase "check fresh and stale"
 e2e_test TestFresh "$tmp/fresh.log" "fresh server state"
 
+phase "suite runs, input lengths"
+# Prompts of a chosen length, sized to the server's own count (Ollama has
+# no tokenize endpoint: calibration requests), concurrency 1, a short
+# reply; then the longest alone with a num_ctx below it, which Ollama cuts
+# silently.
+suite input . 2x 1 BENCH_RUNTIMES=ollama BENCH_INPUT_TOKENS="$INPUT_TOKENS" BENCH_CONCURRENCY=1 \
+  BENCH_WARMUPS=1 BENCH_MAX_TOKENS=32 BENCH_CONTROL=off
+e2e_env+=(E2E_INPUT_SUMMARY="$json" E2E_INPUT_TOKENS="$INPUT_TOKENS")
+suite cut . 2x 1 BENCH_RUNTIMES=ollama BENCH_INPUT_TOKENS="${INPUT_TOKENS##*,}" BENCH_NUM_CTX=2048 \
+  BENCH_CONCURRENCY=1 BENCH_WARMUPS=1 BENCH_MAX_TOKENS=32 BENCH_CONTROL=off
+e2e_env+=(E2E_CUT_SUMMARY="$json" E2E_CUT_LOG="$tmp/suite-cut.log")
+
+phase "check input lengths"
+e2e_test TestInputLengths "$tmp/input.log" "input lengths"
+
 end_phase
 printf '\n== figures\n'
 # The tests' t.Logf lines, without go test's "    file_test.go:NN: ".
-sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT)|leaf, in order|row ollama\/|control, fresh|fresh=leaf:|log: )/s/^/  /p' \
-  "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log" "$tmp/fresh.log"
+sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT)|leaf, in order|row ollama\/|control, fresh|fresh=leaf:|log: |N +words|[0-9]+ +[0-9]+ +[0-9.]+ +[0-9]+ |num_ctx )/s/^/  /p' \
+  "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log" "$tmp/fresh.log" "$tmp/input.log"

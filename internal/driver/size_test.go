@@ -144,7 +144,7 @@ func TestTruncatedPromptsOnOllama(t *testing.T) {
 	assert.Equal(t, 2000.0, *in3000.PromptTokensMean, "Ollama reports num_ctx as the count of a prompt it cut")
 	assert.InDelta(t, 3000, f.Runtimes[0].InputSizes["in3000"].PromptTokens, 30)
 	assert.Equal(t, 2000, *f.Arguments.NumCtx)
-	assert.Contains(t, log, "requests had its prompt (sized to 3000 tokens) cut by the server")
+	assert.Contains(t, log, "requests had their prompt (sized to 3000 tokens) cut by the server")
 }
 
 // A prompt that was sized, then cut: BENCH_NUM_CTX below it. Sizing uses

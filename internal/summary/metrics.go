@@ -472,9 +472,9 @@ func (m Metrics) Notes(requested string) []string {
 		notes = append(notes, fmt.Sprintf("%d of %d requests waited for the server to load the model (load_duration above %v): their TTFT includes the load; BENCH_KEEP_ALIVE keeps a model loaded between leaves", m.ModelLoads, m.Successes, modelLoad))
 	}
 	if m.Truncated > 0 {
-		what := "its prompt"
+		what := "their prompt"
 		if m.InputTokens > 0 {
-			what = fmt.Sprintf("its prompt (sized to %d tokens)", m.InputTokens)
+			what = fmt.Sprintf("their prompt (sized to %d tokens)", m.InputTokens)
 		}
 		notes = append(notes, fmt.Sprintf("%d of %d requests had %s cut by the server, by its count of %.0f prompt tokens on average: the row does not describe the prompt as sent; on Ollama raise BENCH_NUM_CTX", m.Truncated, m.Successes, what, m.PromptTokens.Mean))
 	}
