@@ -9,6 +9,13 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// serveText serves a one-message prompt and returns its words and how
+// many of them an earlier prompt began with.
+func serveText(c *promptCache, text string) (words, shared int) {
+	pr := c.measure([][]string{{text}})
+	return len(pr.prefixes), c.serve(pr)
+}
+
 // The cache is bounded: a prompt that would take it past cacheCap empties
 // it before it is remembered.
 func TestPromptCacheBounded(t *testing.T) {
@@ -18,34 +25,57 @@ func TestPromptCacheBounded(t *testing.T) {
 		long[i] = fmt.Sprint("w", i)
 	}
 	text := strings.Join(long, " ")
-	p, cached := c.serve([]string{text})
-	assert.Equal(t, cacheCap-10, p)
-	assert.Zero(t, cached)
+	w, shared := serveText(c, text)
+	assert.Equal(t, cacheCap-10, w)
+	assert.Zero(t, shared)
 	assert.Len(t, c.seen, cacheCap-10)
-	_, cached = c.serve([]string{"w0 w1 w2 other"})
-	assert.Equal(t, 3, cached, "remembered")
+	_, shared = serveText(c, "w0 w1 w2 other")
+	assert.Equal(t, 3, shared, "remembered")
 	assert.Len(t, c.seen, cacheCap-9, "one new prefix")
 	// A repeat adds nothing, so it fits.
-	_, cached = c.serve([]string{text})
-	assert.Equal(t, cacheCap-11, cached)
+	_, shared = serveText(c, text)
+	assert.Equal(t, cacheCap-10, shared)
 	assert.Len(t, c.seen, cacheCap-9)
 	// 20 new prefixes do not: the cache is emptied, then this one kept.
-	p, cached = c.serve([]string{strings.Repeat("x ", 20)})
-	assert.Equal(t, 20, p)
-	assert.Zero(t, cached)
+	w, shared = serveText(c, strings.Repeat("x ", 20))
+	assert.Equal(t, 20, w)
+	assert.Zero(t, shared)
 	assert.Len(t, c.seen, 20)
-	_, cached = c.serve([]string{"w0 w1 w2 other"})
-	assert.Zero(t, cached, "forgotten")
+	_, shared = serveText(c, "w0 w1 w2 other")
+	assert.Zero(t, shared, "forgotten")
 
 	// A prompt longer than the cap: its first cacheCap prefixes are kept.
 	c = newPromptCache()
 	huge := strings.Repeat("y ", cacheCap+5)
-	p, _ = c.serve([]string{huge})
-	assert.Equal(t, cacheCap+5, p)
+	w, _ = serveText(c, huge)
+	assert.Equal(t, cacheCap+5, w)
 	assert.Len(t, c.seen, cacheCap)
-	_, cached = c.serve([]string{huge})
-	assert.Equal(t, cacheCap, cached, "found before the cache is emptied for the 5 more")
+	_, shared = serveText(c, huge)
+	assert.Equal(t, cacheCap, shared, "found before the cache is emptied for the 5 more")
 	assert.Len(t, c.seen, cacheCap)
+}
+
+// C in tokens: 0 with no word shared, the template's tokens up to the last
+// shared word, P-1 when every word is.
+func TestPromptCached(t *testing.T) {
+	c := newPromptCache()
+	// Two messages: 3 + "abcdefgh"(2) + "x"(1), 3 + "hello"(2) "world"(2), 2.
+	pr := c.measure([][]string{{"abcdefgh x"}, {"hello", "world"}})
+	assert.Equal(t, 15, pr.p)
+	assert.Equal(t, PromptTokens("abcdefgh x", "hello world"), pr.p)
+	assert.Equal(t, []int{5, 6, 11, 13}, pr.ends)
+	for shared, want := range []int{0, 5, 6, 11, 14} {
+		assert.Equal(t, want, pr.cached(shared), "%d words shared", shared)
+	}
+	// No words: P is the template's, C 0.
+	pr = c.measure([][]string{{""}})
+	assert.Equal(t, MessageTokens+ReplyTokens, pr.p)
+	assert.Zero(t, pr.cached(0))
+	// clear says what the last prompt was, once.
+	c.serve(c.measure([][]string{{"a b"}}))
+	assert.Equal(t, 7, c.clear())
+	assert.Zero(t, c.clear())
+	assert.Empty(t, c.seen)
 }
 
 func TestEvaluated(t *testing.T) {

@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,12 +85,6 @@ func TestClockCancel(t *testing.T) {
 	assert.GreaterOrEqual(t, time.Since(dl), time.Duration(0))
 	// A deadline that has passed returns at once.
 	require.NoError(t, c.sleepUntil(context.Background(), newSleeper(), time.Now().Add(-time.Second)))
-}
-
-func TestCountWords(t *testing.T) {
-	for _, s := range []string{"", " ", "a", " a b\tc\n", "héllo wörld", "a\u00a0b", "a\u2003b\u3000c", "x\x85y", "日本語 テキスト"} {
-		assert.Equal(t, len(strings.Fields(s)), countWords(s), "%q", s)
-	}
 }
 
 func TestMaxTokens(t *testing.T) {

@@ -22,7 +22,9 @@ const (
 	Model = "sim-model"
 	// DefaultMaxTokens is n when a request asks for no length (or <= 0).
 	DefaultMaxTokens = 128
-	// ContextLength is the context length the metadata endpoints report.
+	// ContextLength is the default of Config.Context: the context length,
+	// in tokens, the metadata endpoints report and OpenAI-kind requests
+	// must fit in.
 	ContextLength = 8192
 )
 
@@ -92,11 +94,103 @@ type Config struct {
 	// package documentation for when m is read.
 	BatchSlowdown float64 `env:"SIM_BATCH_SLOWDOWN"`
 
+	// Degrade (SIM_DEGRADE, default 0: off; else 0 < Degrade <= 1) plays
+	// Ollama 0.6.5's slowdown: once two chat requests have held a slot at
+	// the same time, every request whose schedule starts later decodes at
+	// Degrade × TokensPerSec, until the server is reset. See the package
+	// documentation.
+	Degrade float64 `env:"SIM_DEGRADE"`
+
+	// PrefillTPS (SIM_PREFILL_TPS, default 0: off) is the prompt rate: a
+	// reply's first token comes TTFT + (uncached prompt tokens)/PrefillTPS
+	// after its t0. Off, the first token comes at TTFT whatever the prompt.
+	PrefillTPS float64 `env:"SIM_PREFILL_TPS"`
+
+	// LoadTime (SIM_LOAD_TIME, default 0) is how long loading the model
+	// takes: the first chat request after the model was unloaded (or, for
+	// Ollama, asked for another num_ctx) waits that long before its
+	// schedule, and Ollama's load_duration says so.
+	LoadTime time.Duration `env:"SIM_LOAD_TIME"`
+
+	// Context (SIM_CONTEXT, default ContextLength; 0 counts as the
+	// default, SIM_CONTEXT=0 written out is an error) is the model's
+	// context length in tokens: what the metadata endpoints report, what
+	// an OpenAI-kind request's prompt and length must fit in, and the most
+	// an Ollama-kind request's num_ctx can be.
+	Context int `env:"SIM_CONTEXT"`
+
+	// Flavor (SIM_FLAVOR) is the OpenAI-kind server the simulator
+	// imitates beside its chat endpoints: FlavorVLLM (the default, also for
+	// ""), FlavorLlamaCpp or FlavorPlain. See the package documentation.
+	Flavor Flavor `env:"SIM_FLAVOR"`
+
+	// Reset (SIM_RESET) says whether the server lets a client return it to
+	// a known state: ResetOK (the default, also for "") or ResetRefuse,
+	// with which every reset endpoint answers an HTTP error and nothing is
+	// cleared.
+	Reset ResetMode `env:"SIM_RESET"`
+
 	// NoMetrics (SIM_METRICS=0) turns GET /metrics off (404), for testing
 	// clients against servers without it. By default the server serves
 	// Prometheus metrics in vLLM's names.
 	NoMetrics bool
 }
+
+// Flavor is the OpenAI-kind server the simulator imitates: which of the
+// endpoints beside the chat it serves, and its context error.
+type Flavor string
+
+const (
+	// FlavorVLLM plays vLLM: POST /reset_prefix_cache, vLLM's POST
+	// /tokenize, GET /version.
+	FlavorVLLM Flavor = "vllm"
+	// FlavorLlamaCpp plays llama.cpp's llama-server: GET /props, GET
+	// /slots, POST /slots/{id}?action=erase, llama's POST /tokenize; no
+	// /version.
+	FlavorLlamaCpp Flavor = "llamacpp"
+	// FlavorPlain plays a server with none of those (LM Studio,
+	// mlx_lm.server).
+	FlavorPlain Flavor = "plain"
+)
+
+// flavor is Flavor, "" counting as FlavorVLLM.
+func (c Config) flavor() Flavor {
+	if c.Flavor == "" {
+		return FlavorVLLM
+	}
+	return c.Flavor
+}
+
+// ResetMode says whether the server's reset endpoints do their job.
+type ResetMode string
+
+const (
+	// ResetOK: the reset endpoints clear what they say.
+	ResetOK ResetMode = "ok"
+	// ResetRefuse: they answer an HTTP error, as a server that does not
+	// allow them does, and clear nothing.
+	ResetRefuse ResetMode = "refuse"
+)
+
+// refuses reports whether the reset endpoints refuse.
+func (c Config) refuses() bool { return c.Reset == ResetRefuse }
+
+// ctxLen is Context, 0 counting as ContextLength.
+func (c Config) ctxLen() int {
+	if c.Context == 0 {
+		return ContextLength
+	}
+	return c.Context
+}
+
+// numCtxDefault is the num_ctx of an Ollama-kind request that sets none,
+// and of the model as loaded at the start: DefaultNumCtx, at most the
+// context.
+func (c Config) numCtxDefault() int { return min(DefaultNumCtx, c.ctxLen()) }
+
+// slotCount is the number of slots /props and /slots report: Slots, or 1
+// when unlimited.
+func (c Config) slotCount() int { return max(c.Slots, 1) }
 
 // perChunk is TokensPerChunk, 0 counting as 1.
 func (c Config) perChunk() int { return max(c.TokensPerChunk, 1) }
@@ -151,12 +245,14 @@ func DefaultConfig() Config {
 	return Config{TTFT: 50 * time.Millisecond, TokensPerSec: 400}
 }
 
-// ConfigFromEnv reads every SIM_ variable of Config's fields: SIM_TTFT (a
-// Go duration, e.g. 50ms), SIM_TOKENS_PER_SEC and SIM_BATCH_SLOWDOWN
-// (numbers), SIM_FAULT (a fault mode), SIM_FAULT_EVERY, SIM_STOP_AFTER and
-// SIM_TOKENS_PER_CHUNK (whole numbers, 1 or more), SIM_SLOTS and
+// ConfigFromEnv reads every SIM_ variable of Config's fields: SIM_TTFT and
+// SIM_LOAD_TIME (Go durations, e.g. 50ms), SIM_TOKENS_PER_SEC,
+// SIM_BATCH_SLOWDOWN, SIM_PREFILL_TPS and SIM_DEGRADE (numbers), SIM_FAULT
+// (a fault mode), SIM_FAULT_EVERY, SIM_STOP_AFTER, SIM_TOKENS_PER_CHUNK
+// and SIM_CONTEXT (whole numbers, 1 or more), SIM_SLOTS and
 // SIM_REASONING_TOKENS (whole numbers, 0 or more), SIM_SERVED_MODEL (a
-// name), SIM_REASONING_FIELD (reasoning_content or reasoning),
+// name), SIM_REASONING_FIELD (reasoning_content or reasoning), SIM_FLAVOR
+// (vllm, llamacpp or plain), SIM_RESET (ok or refuse),
 // SIM_CLOSE_AFTER_STREAM and SIM_METRICS (booleans: 1 or 0, true or
 // false), and validates them. An empty variable counts as unset. Errors
 // name the variable and its value, e.g. `SIM_SLOTS="x": not a number`.
@@ -198,7 +294,7 @@ func ConfigFromEnv() (Config, error) {
 	for _, v := range []struct {
 		name string
 		v    int
-	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}, {"SIM_TOKENS_PER_CHUNK", c.TokensPerChunk}} {
+	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}, {"SIM_TOKENS_PER_CHUNK", c.TokensPerChunk}, {"SIM_CONTEXT", c.Context}} {
 		if v.v == 0 && os.Getenv(v.name) != "" {
 			err = errors.Join(err, errAtLeast1(v.name, 0))
 		}
@@ -209,11 +305,14 @@ func ConfigFromEnv() (Config, error) {
 func errAtLeast1(name string, n int) error { return fmt.Errorf("%s=%d: must be 1 or more", name, n) }
 
 // Validate checks TTFT >= 0, 0 < TokensPerSec < +Inf, that Fault is a
-// known mode, FaultEvery, StopAfter and TokensPerChunk >= 0 (0 meaning
-// their default), Slots and ReasoningTokens >= 0, 0 <= BatchSlowdown <
-// +Inf and that ReasoningField is "", ReasoningContent or Reasoning. Its
-// errors name the environment variable, e.g.
-// `SIM_TOKENS_PER_SEC=0: must be > 0` or
+// known mode, FaultEvery, StopAfter, TokensPerChunk and Context >= 0 (0
+// meaning their default), Slots and ReasoningTokens >= 0, 0 <=
+// BatchSlowdown < +Inf, 0 <= PrefillTPS < +Inf, Degrade 0 or in (0, 1],
+// LoadTime >= 0, that ReasoningField is "", ReasoningContent or
+// Reasoning, Flavor "" or one of the Flavor constants and Reset "",
+// ResetOK or ResetRefuse. Its errors name the environment variable, e.g.
+// `SIM_TOKENS_PER_SEC=0: must be > 0`,
+// `SIM_DEGRADE=2: must be above 0 and at most 1` or
 // `SIM_FAULT="bogus": unknown fault; one of reset, …`.
 func (c Config) Validate() error {
 	var errs []error
@@ -259,6 +358,36 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("SIM_REASONING_FIELD=%q: want %s or %s", c.ReasoningField, ReasoningContent, Reasoning))
 	}
+	switch f := strconv.FormatFloat(c.Degrade, 'g', -1, 64); {
+	case math.IsNaN(c.Degrade):
+		errs = append(errs, fmt.Errorf("SIM_DEGRADE=%s: not a number", f))
+	case c.Degrade < 0 || c.Degrade > 1:
+		errs = append(errs, fmt.Errorf("SIM_DEGRADE=%s: must be above 0 and at most 1", f))
+	}
+	switch f := strconv.FormatFloat(c.PrefillTPS, 'g', -1, 64); {
+	case math.IsNaN(c.PrefillTPS):
+		errs = append(errs, fmt.Errorf("SIM_PREFILL_TPS=%s: not a number", f))
+	case c.PrefillTPS < 0:
+		errs = append(errs, fmt.Errorf("SIM_PREFILL_TPS=%s: must be >= 0", f))
+	case math.IsInf(c.PrefillTPS, 0):
+		errs = append(errs, fmt.Errorf("SIM_PREFILL_TPS=%s: must be finite", f))
+	}
+	if c.LoadTime < 0 {
+		errs = append(errs, fmt.Errorf("SIM_LOAD_TIME=%v: must be >= 0", c.LoadTime))
+	}
+	if c.Context < 0 {
+		errs = append(errs, errAtLeast1("SIM_CONTEXT", c.Context))
+	}
+	switch c.Flavor {
+	case "", FlavorVLLM, FlavorLlamaCpp, FlavorPlain:
+	default:
+		errs = append(errs, fmt.Errorf("SIM_FLAVOR=%q: want %s, %s or %s", c.Flavor, FlavorVLLM, FlavorLlamaCpp, FlavorPlain))
+	}
+	switch c.Reset {
+	case "", ResetOK, ResetRefuse:
+	default:
+		errs = append(errs, fmt.Errorf("SIM_RESET=%q: want %s or %s", c.Reset, ResetOK, ResetRefuse))
+	}
 	return errors.Join(errs...)
 }
 
@@ -269,7 +398,9 @@ const maxOffset = time.Duration(math.MaxInt64 / 2)
 // Offset is when, after t0, token i is due; Offset(m) is when the final
 // chunk(s) of an m-token reply are. It is TTFT + i/TokensPerSec, rounded to
 // the nanosecond. (With BatchSlowdown the decode steps depend on the
-// streams decoding at once: see the package documentation.)
+// streams decoding at once, with Degrade the rate may be lower, and with
+// PrefillTPS or LoadTime a reply's first token may come later: see the
+// package documentation.)
 func (c Config) Offset(i int) time.Duration {
 	d := c.TTFT + c.decode(i)
 	if d < c.TTFT { // overflow
@@ -278,9 +409,20 @@ func (c Config) Offset(i int) time.Duration {
 	return d
 }
 
+// satAdd is a + b (both >= 0), at most maxOffset.
+func satAdd(a, b time.Duration) time.Duration {
+	if a > maxOffset-b {
+		return maxOffset
+	}
+	return a + b
+}
+
 // decode is i/TokensPerSec.
-func (c Config) decode(i int) time.Duration {
-	d := math.Round(float64(i) * 1e9 / c.TokensPerSec)
+func (c Config) decode(i int) time.Duration { return decodeAt(i, c.TokensPerSec) }
+
+// decodeAt is i/rate, rounded to the nanosecond, at most maxOffset.
+func decodeAt(i int, rate float64) time.Duration {
+	d := math.Round(float64(i) * 1e9 / rate)
 	if !(d < float64(maxOffset)) { // also catches NaN
 		return maxOffset
 	}

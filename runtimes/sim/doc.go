@@ -2,8 +2,10 @@
 // schedule. It lets the suite run on a machine with no real server and
 // lets tests check the client's measurements against numbers fixed in
 // advance. On request it also plays real servers' habits (early stops,
-// reasoning text, multi-token chunks, limited capacity, dropped
-// connections, faults) so that the client can be tested against them.
+// reasoning text, multi-token chunks, limited capacity, a slowdown that
+// lasts, prefill time, model loads, context limits, dropped connections,
+// faults) and offers their ways of being reset, so that the client can be
+// tested against them.
 //
 // # Settings
 //
@@ -15,9 +17,15 @@
 //	SIM_TTFT                TTFT              50ms               Schedule
 //	SIM_TOKENS_PER_SEC      TokensPerSec      400                Schedule
 //	SIM_TOKENS_PER_CHUNK    TokensPerChunk    1                  Schedule
+//	SIM_PREFILL_TPS         PrefillTPS        0 (off)            Schedule
+//	SIM_CONTEXT             Context           8192               Context
 //	SIM_SERVED_MODEL        ServedModel       (echo the request) OpenAI-compatible
+//	SIM_FLAVOR              Flavor            vllm               Flavors
+//	SIM_RESET               Reset             ok                 Resets
+//	SIM_LOAD_TIME           LoadTime          0                  Resets
 //	SIM_SLOTS               Slots             0 (unlimited)      Capacity
 //	SIM_BATCH_SLOWDOWN      BatchSlowdown     0                  Capacity
+//	SIM_DEGRADE             Degrade           0 (off)            Capacity
 //	SIM_CLOSE_AFTER_STREAM  CloseAfterStream  0 (false)          Connections
 //	SIM_STOP_AFTER          StopAfter         (off)              Stopping early
 //	SIM_REASONING_TOKENS    ReasoningTokens   0                  Reasoning
@@ -26,13 +34,16 @@
 //	SIM_FAULT               Fault             (none)             Faults
 //	SIM_FAULT_EVERY         FaultEvery        1                  Faults
 //
-// Booleans are 1 or 0, true or false. Whole-number settings whose off or
-// default value is the zero value (SIM_TOKENS_PER_CHUNK, SIM_STOP_AFTER,
-// SIM_FAULT_EVERY) must be 1 or more when written out. The zero Config's
-// fields mean the defaults too, but for TTFT and TokensPerSec, which a
-// Config must set. At the defaults every habit is off but two that real
-// servers always have: the prompt cache's report (see Prompt cache) and
-// GET /metrics.
+// Booleans are 1 or 0, true or false; durations Go's (50ms, 1.5s).
+// Whole-number settings whose off or default value is the zero value
+// (SIM_TOKENS_PER_CHUNK, SIM_STOP_AFTER, SIM_FAULT_EVERY, SIM_CONTEXT) must
+// be 1 or more when written out. The zero Config's fields mean the
+// defaults too, but for TTFT and TokensPerSec, which a Config must set. At
+// the defaults every habit is off but those real servers always have: a
+// tokenizer that is not a word count (see Tokens), the prompt cache's
+// report (see Prompt cache), a context limit (see Context), vLLM's
+// endpoints beside the chat (see Flavors), the ways to reset (see Resets)
+// and GET /metrics.
 //
 // # Schedule
 //
@@ -56,7 +67,10 @@
 // and the final chunk(s) at t0 + TTFT + m/TokensPerSec (Config.Offset gives
 // these offsets). The client's decode rate m/(total - ttft) is therefore
 // exactly TokensPerSec, and its TTFT is TTFT plus transport latency (with
-// SIM_BATCH_SLOWDOWN the decode steps vary, see Capacity). Every
+// SIM_BATCH_SLOWDOWN the decode steps vary, and with SIM_DEGRADE the rate
+// is lower, see Capacity). TTFT here is the reply's own: SIM_TTFT, plus its
+// prefill with SIM_PREFILL_TPS (below), plus its wait for the model to
+// load with SIM_LOAD_TIME (see Resets); at the defaults, SIM_TTFT. Every
 // deadline is absolute (relative to t0), so lateness never accumulates; a
 // chunk is never written before its deadline. Chunks that fall due while an
 // earlier write was late go out together in one write, each still its own
@@ -75,6 +89,14 @@
 // first chunk's size (min(k, m), or min(k, reasoning tokens)), and text
 // arriving in steps of k/rate; the end is still at t0 + TTFT + m/rate, and
 // every count (eval_count, completion_tokens) is in tokens, not chunks.
+//
+// SIM_PREFILL_TPS=R (Config.PrefillTPS, default 0: off) gives the prompt
+// a cost, as a real server's prefill: a reply's TTFT is SIM_TTFT +
+// (P−C)/R, P being its prompt tokens and C the cached ones (see Tokens and
+// Prompt cache), rounded to the nanosecond, and every later deadline moves
+// with its first token. A longer prompt therefore has a proportionally
+// later first token, and a cached one an earlier one. Off, the first token
+// comes at SIM_TTFT whatever the prompt, cached or not.
 //
 // Lateness is what the machine adds: waking a goroutine and writing to the
 // socket. On Linux the deadlines are kept by one clock goroutine reading a
@@ -99,21 +121,28 @@
 // then, at the end,
 //
 //	{"model":M,"created_at":T,"message":{"role":"assistant","content":""},"done":true,
-//	 "done_reason":R,"total_duration":ns,"load_duration":0,"prompt_eval_count":P,
+//	 "done_reason":R,"total_duration":ns,"load_duration":L,"prompt_eval_count":P,
 //	 "prompt_eval_duration":E,"eval_count":m,"eval_duration":m/TokensPerSec}
 //
 // where R is "length", or "stop" when the reply stopped early,
 // total_duration is measured (from the arrival to the final line: with
-// SIM_SLOTS it includes the wait for a slot), eval_duration is the
-// scheduled decode time (m/TokensPerSec, longer with SIM_BATCH_SLOWDOWN:
-// the final chunk's deadline − t0 − TTFT), P is the number of
-// whitespace-separated words in all messages' content (at least 1) and E
-// is TTFT·(P−C)/P in nanoseconds, rounded down, C being the cached words
-// (see Prompt cache): TTFT when nothing was cached. With
-// "stream": false one JSON object carrying all the text and the final fields
-// is written at the end time. A body that does not parse or has no messages
-// gets 400 {"error":"..."}. Also GET /api/version, POST /api/show,
-// GET /api/tags and GET /api/ps.
+// SIM_SLOTS it includes the wait for a slot, with SIM_LOAD_TIME the load),
+// L is the request's wait for the model to load (0 but for the request
+// that loads it, see Resets), eval_duration is the scheduled decode time
+// (m/TokensPerSec, longer with SIM_BATCH_SLOWDOWN or SIM_DEGRADE: the final
+// chunk's deadline − t0 − the reply's TTFT), P is the prompt's tokens (see
+// Tokens; after the cut to num_ctx, see Context) and E is TTFT·(P−C)/P in
+// nanoseconds, rounded down, C being the cached tokens (see Prompt cache):
+// TTFT when nothing was cached; with SIM_PREFILL_TPS=R, E is (P−C)/R, the
+// time of the evaluated tokens only. With "stream": false one JSON object
+// carrying all the text and the final fields is written at the end time.
+// A request without messages is no chat: it loads or unloads the model
+// (see Resets). keep_alive is read as Ollama reads it (a number of
+// seconds, or a Go duration string); options.num_ctx sets the context (see
+// Context). A body that does not parse, whose keep_alive is neither, or
+// whose messages are not a list of messages gets 400 {"error":"..."}. Also
+// GET /api/version, POST /api/show, GET /api/tags and GET /api/ps (which
+// lists no model while it is unloaded).
 //
 // # OpenAI-compatible, vLLM style (SSE, Content-Type text/event-stream)
 //
@@ -127,14 +156,17 @@
 //
 //	"usage":{"prompt_tokens":P,"total_tokens":P+m,"completion_tokens":m,"prompt_tokens_details":{"cached_tokens":C}}
 //
-// (vLLM's shape; C as in Prompt cache, 0 when nothing was cached), then
-// "data: [DONE]". Errors (body does not parse, no messages, stream not
-// true) get 400
+// (vLLM's shape; P the prompt's tokens, see Tokens; C as in Prompt cache,
+// 0 when nothing was cached), then "data: [DONE]". Errors (body does not
+// parse, no messages, stream not true) get 400
 //
-//	{"object":"error","message":"...","type":"BadRequestError","code":400}
+//	{"object":"error","message":"...","type":"BadRequestError","param":null,"code":400}
 //
-// Also GET /v1/models (served for Ollama clients too), GET /version,
-// GET /health and GET /metrics (see Metrics).
+// and so does a request whose prompt and length do not fit in the context
+// (see Context). Also GET /v1/models (served for Ollama clients too),
+// GET /health, GET /metrics (see Metrics), and the endpoints of the
+// server SIM_FLAVOR imitates: GET /version with the default, vLLM (see
+// Flavors).
 //
 // The model field is echoed back as sent, or Model when empty. With
 // SIM_SERVED_MODEL=name (Config.ServedModel) the server serves that one
@@ -146,25 +178,81 @@
 //
 // Real servers keep the prompts they have evaluated and evaluate only what
 // a new prompt does not share with an earlier one; the simulator reports
-// the same, always (there is no setting). Take a prompt's words as P counts
-// them, all messages in order. C is the length, in words, of the longest
-// prefix of this prompt that some earlier chat request's prompt also
-// began with (either endpoint; a request's prompt is remembered once its
-// body has been parsed and accepted, before it waits for a slot, whether or
-// not its reply then completes; requests turned away, by a 400 or an
-// http-NNN fault, are not), capped at P−1: a server evaluates at least the
-// last token. OpenAI replies report it in
-// usage.prompt_tokens_details.cached_tokens (prompt_tokens stays P).
-// Ollama counts cached tokens in prompt_eval_count (P) but times only the
-// evaluated ones: prompt_eval_duration is TTFT·(P−C)/P, so P over
-// prompt_eval_duration reads fast on a hit, as it does on Ollama. The
-// schedule does not change: the first token still comes at TTFT.
+// the same, always (there is no setting), until a client resets it (see
+// Resets). The cache is kept by words: take a prompt's words, all
+// messages in order, whatever messages they are in, and let k be the
+// length, in words, of the longest prefix of this prompt that some earlier
+// chat request's prompt also began with (either endpoint; a request's
+// prompt is remembered once its body has been parsed and accepted, before
+// it waits for a slot, whether or not its reply then completes; requests
+// turned away, by a 400 or an http-NNN fault, are not). C, the cached
+// tokens, counts in tokens (see Tokens): 0 when k is 0; when the prompt's
+// every word was shared, P−1 (the whole prompt, the template's tokens
+// included, but its last token: a server evaluates at least that one);
+// otherwise the template's tokens up to the end of word k: its words'
+// tokens and MessageTokens for each message up to the one it is in. C is
+// at most P−1. So a prompt sent again is cached but for its last token,
+// and one that starts with a line no other prompt has shares nothing.
+// OpenAI replies report C in usage.prompt_tokens_details.cached_tokens
+// (prompt_tokens stays P). Ollama counts cached tokens in
+// prompt_eval_count (P) but times only the evaluated ones:
+// prompt_eval_duration is TTFT·(P−C)/P, so P over prompt_eval_duration
+// reads fast on a hit, as it does on Ollama. The schedule does not change
+// with the cache, unless SIM_PREFILL_TPS gives the prompt a cost (see
+// Schedule): then a cached prompt's first token comes earlier.
 //
 // The server remembers prompts as the hashes of their word prefixes, at
 // most 2^18 of them (a few MiB); a prompt that would take it past that
 // empties it first (after its own look-up), and of a longer prompt only the
 // first 2^18 prefixes are kept. Prompts are then forgotten, as a real
 // cache evicts them.
+//
+// # Tokens
+//
+// The simulator's tokenizer, Tokens, is not a word count, so that a client
+// that sizes prompts must calibrate against the server as it must against
+// a real one: every whitespace-separated word is ceil(len(word)/4) tokens
+// (BytesPerToken, len in bytes): "a cat" is 2 tokens, "extraordinary" 4.
+// A chat's prompt tokens P are what a chat template makes of its messages:
+// MessageTokens (3) plus Tokens(content) for every message (a list of
+// parts: its text parts' tokens; null: none), plus ReplyTokens (2) for the
+// assistant's turn: PromptTokens(contents...). That is
+// usage.prompt_tokens, prompt_eval_count (before any cut to num_ctx),
+// vllm:prompt_tokens_total and vLLM-flavor /tokenize's count for the same
+// messages. A one-message prompt "Say something." is 3 + 1 + 3 + 2 = 9.
+//
+// # Context
+//
+// SIM_CONTEXT=N (Config.Context, default ContextLength, 8192) is the
+// model's context length, in tokens. The metadata endpoints report it:
+// /v1/models max_model_len, /api/show model_info sim.context_length,
+// /api/ps context_length, /props n_ctx and
+// default_generation_settings.n_ctx (llama.cpp flavor), vLLM /tokenize's
+// max_model_len.
+//
+// OpenAI kind: a request whose prompt tokens P and length n (the length
+// asked for, or DefaultMaxTokens) make more than N, P + n > N, is refused
+// before any byte of a stream, with 400 and vLLM's body
+//
+//	{"object":"error","message":"This model's maximum context length is N tokens. However, you requested P+n tokens (P in the messages, n in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}
+//
+// (the numbers written out), or with SIM_FLAVOR=llamacpp llama-server's
+//
+//	{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}
+//
+// Its prompt is not remembered (see Prompt cache).
+//
+// Ollama kind: the request's context is options.num_ctx (fractions
+// dropped), DefaultNumCtx (2048, Ollama 0.6's default) when absent or < 1,
+// and at most N. A prompt longer than that is cut silently, as Ollama's
+// runner cuts it: it keeps its first NumKeep (4) tokens (at most num_ctx−1)
+// and its last ones, num_ctx tokens in all; prompt_eval_count reports
+// num_ctx, C becomes the kept tokens that lay in the cached prefix (at
+// most num_ctx−1; a prompt sent again is still cached but for its last
+// token), and the reply goes on as usual, status 200. The model is loaded
+// with the num_ctx of the request that loaded it (at the start,
+// DefaultNumCtx, at most N): a request whose num_ctx differs reloads it,
+// as Ollama does, and reports the load (see Resets).
 //
 // # Capacity
 //
@@ -206,6 +294,20 @@
 // constant the stream decodes at exactly TokensPerSec/(1 + f·(m−1)), and
 // Ollama's eval_duration is the scheduled decode time (final deadline −
 // t0 − TTFT). With f = 0 the deadlines are exactly t0 + Config.Offset(i).
+//
+// SIM_DEGRADE=F (Config.Degrade, 0 < F <= 1; default 0: off) plays what a
+// real Ollama 0.6.5 does: once two chat requests have held a slot at the
+// same time (the running count reached 2 when one got its slot; queued
+// ones do not count), every request whose schedule starts later decodes
+// at F × TokensPerSec, alone or not, until the server is reset (see
+// Resets; a refused reset leaves it so). The two that made it are not
+// slowed themselves; requests that start after, even a microsecond after,
+// are. The first token still comes at the reply's TTFT; every later step
+// is 1/F times as long (with SIM_BATCH_SLOWDOWN, (1 + f·(m−1))/(F ×
+// TokensPerSec)), fixed when the reply gets its slot. Ollama's
+// eval_duration, the scheduled decode time, says so; OpenAI's usage counts
+// the same tokens, later. Server.Degraded reports whether the server is
+// degraded now. With one slot (SIM_SLOTS=1) two never decode at once.
 //
 // # Connections
 //
@@ -265,6 +367,97 @@
 // t0 + TTFT + i/TokensPerSec, so the first answer token comes at
 // TTFT + N/TokensPerSec. SIM_REASONING_FIELD alone changes nothing.
 //
+// # Flavors
+//
+// Beside the chat endpoints of both protocols, which it always serves, the
+// server imitates one OpenAI-kind server, SIM_FLAVOR (Config.Flavor), in
+// the endpoints real ones have for their settings, tokens and resets;
+// another flavor's endpoints answer 404. The flavor changes neither the
+// chat streams (vLLM's shapes) nor the Ollama endpoints.
+//
+//	flavor             serves
+//	vllm (default)     GET /version, POST /tokenize (vLLM's), POST /reset_prefix_cache
+//	llamacpp           GET /props, GET /slots, POST /slots/{id}?action=erase, POST /tokenize (llama's)
+//	plain              none of those (LM Studio, mlx_lm.server)
+//
+// and the context error is llama-server's with llamacpp (see Context).
+// The slots llama.cpp's endpoints speak of are SIM_SLOTS of them, 1 when
+// SIM_SLOTS is 0 (unlimited).
+//
+// vLLM's POST /tokenize, {"model":M,"prompt":S} or {"model":M,
+// "messages":[…]} (a chat's messages, the template applied: the count a
+// chat request reports as prompt_tokens):
+//
+//	{"count":K,"max_model_len":N,"tokens":[…K ids…]}
+//
+// K being Tokens(S) or PromptTokens of the messages; a body with neither
+// gets vLLM's 400. llama's POST /tokenize, {"content":S,"add_special":b}:
+//
+//	{"tokens":[…]}
+//
+// Tokens(S) ids, after one BOS id when add_special is true. The ids are
+// stable (a hash of each 4-byte piece of a word, below 32000; the
+// template's and the BOS token's above).
+//
+// GET /props:
+//
+//	{"build_info":"sim-1","default_generation_settings":{"n_ctx":N},"model_path":M,"n_ctx":N,"total_slots":T}
+//
+// M the listed model (SIM_SERVED_MODEL, or Model), N the context, T the
+// slots. GET /slots: one object a slot, [{"id":0,"id_task":-1,
+// "is_processing":false,"n_ctx":N},…], the first as many as hold a slot
+// processing.
+//
+// # Resets
+//
+// A client returns a server to a known state between benchmarks the ways
+// real servers offer; each forgets the prompt cache (every prompt is new
+// again) and the degradation (SIM_DEGRADE), and Server.Resets counts them.
+//
+// Ollama's way, served whatever the flavor (the Ollama endpoints always
+// are): POST /api/chat with no messages ("messages": [], null or absent)
+// and keep_alive under a second (0, "0", "0s", as Ollama reads it) unloads
+// the model. The reply, 200, is one JSON object (application/json,
+// whatever "stream" says, as Ollama writes it):
+//
+//	{"model":M,"created_at":T,"message":{"role":"assistant","content":""},"done_reason":"unload","done":true}
+//
+// GET /api/ps then lists no model, and the model is loaded again by the
+// next chat request (of either protocol): it waits SIM_LOAD_TIME
+// (Config.LoadTime, a duration, default 0) before its schedule, so its
+// TTFT is that much later, and Ollama's load_duration says so. A request
+// that starts while the load is under way waits for its end, and reports
+// that wait. Without keep_alive under a second, the same request loads the
+// model (nothing to do when it is loaded) and answers once it is, the same
+// object with done_reason "load"; that is no reset. Neither is a chat
+// request: no fault, no number (see Faults), no metrics.
+//
+// vLLM's way (SIM_FLAVOR=vllm): POST /reset_prefix_cache → 200, empty
+// body. The model stays loaded.
+//
+// llama.cpp's way (SIM_FLAVOR=llamacpp): POST /slots/{id}?action=erase,
+// for 0 <= id < the slots, → 200 {"id_slot":id,"n_erased":N}, N the prompt
+// tokens of the last chat request remembered since the cache was last
+// forgotten (so erasing the first slot reports them, the next ones 0). An
+// id out of range or not a number gets 400 "Invalid slot ID", another
+// action 400 "Invalid action", in llama-server's error shape
+// ({"error":{"code":400,"message":…,"type":"invalid_request_error"}}).
+//
+// Server.Loads counts the loads after Start: after an unload, and for an
+// Ollama request whose num_ctx differs from the loaded model's (see
+// Context).
+//
+// SIM_RESET=refuse (Config.Reset, default ok) plays servers that do not
+// allow it: every reset answers an HTTP error and nothing is forgotten
+// (the model stays loaded, Server.Resets does not count it). vLLM outside
+// its development mode: 404 {"detail":"Not Found"}; llama-server without
+// --slot-save-path, for any slot action:
+//
+//	501 {"error":{"code":501,"message":"This server does not support slots action. Start it with `--slot-save-path`","type":"not_supported_error"}}
+//
+// Ollama's unload: 500 {"error":"simulated refusal: …"}. A load is still
+// allowed.
+//
 // # Metrics
 //
 // GET /metrics serves Prometheus text exposition, format 0.0.4
@@ -287,8 +480,8 @@
 // t0 + TTFT, when token 0 was due) and end the moment its final chunk had
 // been flushed:
 //
-//   - vllm:prompt_tokens_total (counter): + P, its prompt words, cached ones
-//     included (as prompt_tokens and prompt_eval_count).
+//   - vllm:prompt_tokens_total (counter): + P, its prompt tokens, cached
+//     ones included (as prompt_tokens and prompt_eval_count).
 //   - vllm:generation_tokens_total (counter): + the tokens it sent (its
 //     eval_count or completion_tokens: m, 0 for the empty fault).
 //   - vllm:request_success_total (counter): + 1.
@@ -314,8 +507,10 @@
 // For testing clients the server can misbehave on purpose. Config.Fault
 // (SIM_FAULT) is the mode; Config.FaultEvery (SIM_FAULT_EVERY, default 1)
 // picks the chat requests it hits: the server numbers the chat requests of
-// both endpoints together from 1, as they arrive (before their bodies are
-// parsed), and the k-th gets the fault when k % FaultEvery == 0. The others,
+// both endpoints together from 1, as their bodies have been read (before
+// they are parsed; an Ollama request without messages, a load or an
+// unload, is no chat request and has no number), and the k-th gets the
+// fault when k % FaultEvery == 0. The others,
 // and the metadata endpoints always, are served as usual. Let k be
 // max(m/2, 1), "half the tokens" of the reply: tokens 0..k-1 go out on the
 // schedule, then, when token k would be due (the end time for m = 1):
@@ -393,7 +588,9 @@
 //
 // go test ./runtimes/sim/ checks the wire shapes, counts, faults and order,
 // with bounds that hold on a loaded machine; testdata/golden/ pins the
-// default settings' bytes (TestGoldenDefaults; -update rewrites). The tests
+// default settings' bytes (TestGoldenDefaults; -update rewrites), and
+// TestSettingsDocumented holds the settings tables, this one and
+// docs/simulator.md's, to Config. The tests
 // whose verdict depends on how promptly the machine wakes goroutines (the
 // schedule's lateness, the clock's precision, the client's view of slots
 // and slowdown) are built only with the timing tag and run on their own:

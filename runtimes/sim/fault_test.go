@@ -360,8 +360,9 @@ var faultCases = []faultCase{
 			assert.Equal(t, "", *fin.Choices[0].Delta.Content)
 			decodeStrict(t, strings.TrimPrefix(ls[4], "data: "), &usage)
 			assert.Equal(t, 0, usage.Usage.CompletionTokens)
-			assert.Equal(t, 2, usage.Usage.PromptTokens)
-			assert.Equal(t, 2, usage.Usage.TotalTokens)
+			assert.Equal(t, 8, usage.Usage.PromptTokens, "3 + hi there (2) + 3")
+			assert.Equal(t, sim.PromptTokens("hi there"), usage.Usage.PromptTokens)
+			assert.Equal(t, 8, usage.Usage.TotalTokens)
 		},
 		whole: func(t *testing.T, w whole) {
 			ch := decodeWhole(t, w)

@@ -46,7 +46,11 @@ func TestOllamaStream(t *testing.T) {
 	assert.Equal(t, "", fin.Message.Content)
 	require.NotNil(t, fin.EvalCount)
 	assert.Equal(t, 20, *fin.EvalCount)
-	assert.Equal(t, 5, *fin.PromptEvalCount) // Be brief. Say something nice.
+	// Two messages, 3 + 3 (Be, brief.: 6 bytes, 2 tokens) and 3 + 6 (Say,
+	// something: 3, nice.: 2), and the assistant's 2: tokens, not the 5
+	// words.
+	assert.Equal(t, 17, *fin.PromptEvalCount)
+	assert.Equal(t, sim.PromptTokens("Be brief.", "  Say\tsomething\nnice.  "), *fin.PromptEvalCount)
 	assert.Equal(t, int64(fast.TTFT), *fin.PromptEvalDuration)
 	assert.Equal(t, int64(time.Second*20/20000), *fin.EvalDuration)
 	assert.Equal(t, int64(0), *fin.LoadDuration)
@@ -67,7 +71,7 @@ func TestOllamaDefaultsAndNoStream(t *testing.T) {
 		decodeStrict(t, res.lines[len(res.lines)-1].text, &fin)
 		assert.Equal(t, sim.Model, fin.Model)
 		assert.Equal(t, sim.DefaultMaxTokens, *fin.EvalCount)
-		assert.Equal(t, 1, *fin.PromptEvalCount, "at least 1")
+		assert.Equal(t, sim.MessageTokens+sim.ReplyTokens, *fin.PromptEvalCount, "the template's tokens")
 	}
 
 	// "stream": false: one object with all the text, at the end time.
@@ -144,9 +148,12 @@ func TestOpenAIStream(t *testing.T) {
 				assert.NotNil(t, u.Choices, `"choices": [] is present`)
 				assert.Empty(t, u.Choices)
 				require.NotNil(t, u.Usage)
-				assert.Equal(t, 5, u.Usage.PromptTokens)
+				// 3 + one two three (4: three is 5 bytes), 3 + four five
+				// (2), 2: the text parts count, the image does not.
+				assert.Equal(t, 14, u.Usage.PromptTokens)
+				assert.Equal(t, sim.PromptTokens("one two three", "four five"), u.Usage.PromptTokens)
 				assert.Equal(t, 20, u.Usage.CompletionTokens)
-				assert.Equal(t, 25, u.Usage.TotalTokens)
+				assert.Equal(t, 34, u.Usage.TotalTokens)
 				assert.Contains(t, data[22], `"choices":[],"usage":`)
 			}
 			for _, ch := range chunks {
@@ -186,8 +193,11 @@ func TestOpenAILengths(t *testing.T) {
 func TestBadRequests(t *testing.T) {
 	srv := start(t, fast)
 	c := newClient(t, 1)
-	for _, body := range []string{``, `not json`, `{}`, `{"messages":[]}`, `{"messages":null}`, `{"messages":"hi"}`,
-		`{"messages":[{"content":42}]}`, `{"messages":[{"content":"hi"}]} trailing`, `{"messages":[{"content":"hi"}],"options":{"num_predict":"x"}}`} {
+	// ({}, "messages": [] and null are no error for Ollama: they load the
+	// model, see reset_test.go.)
+	for _, body := range []string{``, `not json`, `{"messages":"hi"}`,
+		`{"messages":[{"content":42}]}`, `{"messages":[{"content":"hi"}]} trailing`, `{"messages":[{"content":"hi"}],"options":{"num_predict":"x"}}`,
+		`{"messages":[{"content":"hi"}],"keep_alive":"5"}`, `{"messages":[{"content":"hi"}],"keep_alive":true}`, `{"messages":[],"keep_alive":"soon"}`} {
 		res := do(context.Background(), c, srv.URL, "/api/chat", body)
 		require.NoError(t, res.err)
 		assert.Equal(t, http.StatusBadRequest, res.status, "ollama %q", body)

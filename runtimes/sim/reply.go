@@ -14,8 +14,14 @@ type reply struct {
 	think  int    // tokens 0..think-1 are reasoning, the rest answer
 	per    int    // tokens per chunk
 	split  int    // a fault's token, where chunking restarts; -1: none
-	p      int    // prompt words (P)
+	p      int    // prompt tokens (P), after any cut to num_ctx
 	cached int    // of them, how many an earlier prompt shared (C)
+	numCtx int    // Ollama's num_ctx, 0 for OpenAI requests
+
+	// What the server says it spent (Ollama's final line): on the prompt
+	// (prompt_eval_duration) and waiting for the model to load
+	// (load_duration).
+	promptEval, load time.Duration
 
 	arrival time.Time // the handler started
 	t0      time.Time // the schedule started: it got a slot
@@ -48,14 +54,17 @@ func (r *reply) chunkEnd(a, limit int) int {
 	return min(a+r.per, limit)
 }
 
-// pacer gives a reply's deadlines. Without a batch slowdown they are
-// Config.Offset's. With one, token i+1 is due step_m after token i, step_m
-// being (1 + BatchSlowdown·(m−1))/TokensPerSec for the m streams decoding
+// pacer gives a reply's deadlines: token i at t0 + ttft + i/rate. Without
+// a batch slowdown, a load, a prefill rate or degradation they are
+// Config.Offset's. With a slowdown, token i+1 is due step_m after token i,
+// step_m being (1 + BatchSlowdown·(m−1))/rate for the m streams decoding
 // when its deadline is fixed; deadlines are fixed, in order, as the stream
 // asks for them (see due), and never change after.
 type pacer struct {
-	cfg *Config
-	t0  time.Time
+	cfg  *Config
+	t0   time.Time
+	ttft time.Duration // to the first token: TTFT, plus prefill and load
+	rate float64       // decode rate: TokensPerSec, × Degrade if degraded
 	// decoding is the number of streams holding a slot; nil without a
 	// slowdown.
 	decoding func() int
@@ -71,11 +80,11 @@ type segment struct {
 	base, step float64
 }
 
-// decode is when token i is due after the first token: i/TokensPerSec
-// without a slowdown; decode(m) is the end of an m-token reply.
+// decode is when token i is due after the first token: i/rate without a
+// slowdown; decode(m) is the end of an m-token reply.
 func (p *pacer) decode(i int) time.Duration {
 	if p.decoding == nil {
-		return p.cfg.decode(i)
+		return decodeAt(i, p.rate)
 	}
 	if i <= 0 {
 		return 0
@@ -83,7 +92,7 @@ func (p *pacer) decode(i int) time.Duration {
 	if i > p.known {
 		// Fix the deadlines up to token i at the step in force now.
 		m := max(p.decoding(), 1)
-		step := 1e9 * (1 + p.cfg.BatchSlowdown*float64(m-1)) / p.cfg.TokensPerSec
+		step := 1e9 * (1 + p.cfg.BatchSlowdown*float64(m-1)) / p.rate
 		if n := len(p.segs); n == 0 || p.segs[n-1].step != step {
 			var base float64
 			if n > 0 {
@@ -106,11 +115,12 @@ func (p *pacer) decode(i int) time.Duration {
 	return time.Duration(math.Round(d))
 }
 
-// due is when token i is due: t0 + TTFT + decode(i). Asking for a token
+// due is when token i is due: t0 + ttft + decode(i). Asking for a token
 // past those fixed fixes the deadlines up to it.
 func (p *pacer) due(i int) time.Time {
-	if p.decoding == nil {
-		return p.t0.Add(p.cfg.Offset(i))
+	d := p.ttft + p.decode(i)
+	if d < p.ttft { // overflow
+		d = math.MaxInt64
 	}
-	return p.t0.Add(p.cfg.TTFT + p.decode(i))
+	return p.t0.Add(d)
 }

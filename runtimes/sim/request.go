@@ -9,6 +9,7 @@ import (
 	"iter"
 	"math"
 	"net/http"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -19,10 +20,24 @@ const maxBody = 16 << 20
 // readJSON reads the whole body (so that net/http notices a client that goes
 // away) and decodes it into v.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(body, v)
+}
+
+// readBody reads the whole body, at most maxBody bytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		return fmt.Errorf("reading the body: %w", err)
+		return nil, fmt.Errorf("reading the body: %w", err)
 	}
+	return body, nil
+}
+
+// decodeJSON decodes body, which must be one JSON object, into v.
+func decodeJSON(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errors.New("empty body, want a JSON object")
 	}
@@ -38,9 +53,10 @@ type message struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// promptTexts is the text of all messages' content, in order: the prompt.
-func promptTexts(msgs []message) ([]string, error) {
-	var texts []string
+// promptTexts is the text of every message's content, one list a message,
+// in order: the prompt.
+func promptTexts(msgs []message) ([][]string, error) {
+	texts := make([][]string, len(msgs))
 	for i, m := range msgs {
 		c := bytes.TrimSpace(m.Content)
 		switch {
@@ -50,7 +66,7 @@ func promptTexts(msgs []message) ([]string, error) {
 			if err := json.Unmarshal(c, &s); err != nil {
 				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
-			texts = append(texts, s)
+			texts[i] = []string{s}
 		case c[0] == '[':
 			var parts []struct {
 				Type string `json:"type"`
@@ -60,7 +76,7 @@ func promptTexts(msgs []message) ([]string, error) {
 				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
 			for _, p := range parts {
-				texts = append(texts, p.Text)
+				texts[i] = append(texts[i], p.Text)
 			}
 		default:
 			return nil, fmt.Errorf("messages[%d].content: want a string or a list of parts", i)
@@ -101,13 +117,45 @@ func words(s string) iter.Seq[string] {
 	}
 }
 
-// countWords is len(strings.Fields(s)) without the allocation.
-func countWords(s string) int {
-	n := 0
-	for range words(s) {
-		n++
+// keepAlive is Ollama's keep_alive as its API reads it: a number of
+// seconds or a Go duration string ("30m", "0"), a negative one meaning
+// forever. set is false when the request has none (or null).
+func keepAlive(raw json.RawMessage) (d time.Duration, set bool, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false, nil
 	}
-	return n
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return 0, false, fmt.Errorf("keep_alive: %w", err)
+	}
+	switch t := v.(type) {
+	case float64:
+		if t < 0 || t*1e9 >= math.MaxInt64 {
+			return math.MaxInt64, true, nil
+		}
+		return time.Duration(t * 1e9), true, nil
+	case string:
+		d, err := time.ParseDuration(t)
+		if err != nil {
+			return 0, false, fmt.Errorf("keep_alive: %w", err)
+		}
+		if d < 0 {
+			d = math.MaxInt64
+		}
+		return d, true, nil
+	}
+	return 0, false, fmt.Errorf("keep_alive: unsupported type %T, want a number of seconds or a duration", v)
+}
+
+// numCtx is the context of an Ollama-kind request: options.num_ctx
+// (fractions dropped), DefaultNumCtx when absent or < 1, at most limit.
+func numCtx(opt *float64, limit int) int {
+	n := DefaultNumCtx
+	if opt != nil && *opt >= 1 {
+		n = int(math.Min(*opt, math.MaxInt32))
+	}
+	return min(n, limit)
 }
 
 // maxTokens is n for a requested length: fractions dropped, the default for

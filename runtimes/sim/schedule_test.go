@@ -74,10 +74,10 @@ func TestCloseInFlight(t *testing.T) {
 	results := make(chan result, streams)
 	for i := range streams {
 		path := "/api/chat"
-		body := `{"messages":[{"content":"hi"}],"options":{"num_predict":100000}}`
+		body := `{"messages":[{"content":"hi"}],"options":{"num_predict":8000}}`
 		if i%2 == 1 {
 			path = "/v1/chat/completions"
-			body = `{"messages":[{"content":"hi"}],"stream":true,"max_tokens":100000}`
+			body = `{"messages":[{"content":"hi"}],"stream":true,"max_tokens":8000}`
 		}
 		go func() {
 			results <- doNotify(c, srv.URL, path, body, started)
@@ -163,8 +163,8 @@ func TestClientCancel(t *testing.T) {
 	srv := start(t, sim.Config{TTFT: 0, TokensPerSec: 100})
 	c := newClient(t, 2)
 	for path, body := range map[string]string{
-		"/api/chat":            `{"messages":[{"content":"hi"}],"options":{"num_predict":100000}}`,
-		"/v1/chat/completions": `{"messages":[{"content":"hi"}],"stream":true,"max_tokens":100000}`,
+		"/api/chat":            `{"messages":[{"content":"hi"}],"options":{"num_predict":8000}}`,
+		"/v1/chat/completions": `{"messages":[{"content":"hi"}],"stream":true,"max_tokens":8000}`,
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan result, 1)
@@ -186,7 +186,7 @@ func TestCloseStuckClient(t *testing.T) {
 	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
 	require.NoError(t, err)
 	defer conn.Close()
-	body := `{"messages":[{"content":"hi"}],"options":{"num_predict":10000000}}`
+	body := `{"messages":[{"content":"hi"}],"options":{"num_predict":800000}}`
 	_, err = fmt.Fprintf(conn, "POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return srv.Active() == 1 }, time.Second, time.Millisecond)

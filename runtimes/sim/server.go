@@ -35,6 +35,7 @@ type Server struct {
 	cache    *promptCache
 	slots    *slots
 	metrics  *metrics
+	state    *state
 
 	// Connections to close after their streamed reply
 	// (Config.CloseAfterStream), with the timer that will, once idle.
@@ -46,8 +47,9 @@ type Server struct {
 	serveDone chan struct{}
 	closeOnce sync.Once
 
-	// Precomputed bodies of the fixed metadata endpoints.
-	versionBody, showBody, tagsBody, psBody, modelsBody []byte
+	// Precomputed bodies of the fixed metadata endpoints; /api/ps's with
+	// the model loaded and without.
+	versionBody, showBody, tagsBody, psBody, psEmptyBody, modelsBody []byte
 }
 
 // hooks let tests watch a server; all are optional.
@@ -107,6 +109,7 @@ func start(cfg Config, h hooks) (*Server, error) {
 		cache:     newPromptCache(),
 		slots:     newSlots(cfg.Slots),
 		metrics:   newMetrics(cfg.listed()),
+		state:     newState(cfg),
 		doomed:    make(map[net.Conn]*time.Timer),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -117,11 +120,21 @@ func start(cfg Config, h hooks) (*Server, error) {
 	mux.HandleFunc("GET /api/version", s.fixed(s.versionBody))
 	mux.HandleFunc("POST /api/show", s.ollamaShow)
 	mux.HandleFunc("GET /api/tags", s.fixed(s.tagsBody))
-	mux.HandleFunc("GET /api/ps", s.fixed(s.psBody))
+	mux.HandleFunc("GET /api/ps", s.ollamaPS)
 	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
 	mux.HandleFunc("GET /v1/models", s.fixed(s.modelsBody))
-	mux.HandleFunc("GET /version", s.fixed(s.versionBody))
 	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	switch cfg.flavor() {
+	case FlavorVLLM:
+		mux.HandleFunc("GET /version", s.fixed(s.versionBody))
+		mux.HandleFunc("POST /reset_prefix_cache", s.resetPrefixCache)
+		mux.HandleFunc("POST /tokenize", s.vllmTokenize)
+	case FlavorLlamaCpp:
+		mux.HandleFunc("GET /props", s.props)
+		mux.HandleFunc("GET /slots", s.listSlots)
+		mux.HandleFunc("POST /slots/{id}", s.slotAction)
+		mux.HandleFunc("POST /tokenize", s.llamaTokenize)
+	}
 	if !cfg.NoMetrics {
 		mux.HandleFunc("GET /metrics", s.serveMetrics)
 	}
@@ -262,7 +275,7 @@ func (s *Server) precompute() {
 	s.versionBody = mustJSON(map[string]any{"version": Version})
 	s.showBody = mustJSON(map[string]any{
 		"details":      details,
-		"model_info":   map[string]any{"general.architecture": "sim", "sim.context_length": ContextLength},
+		"model_info":   map[string]any{"general.architecture": "sim", "sim.context_length": s.cfg.ctxLen()},
 		"capabilities": []string{"completion"},
 		"modified_at":  s.started.UTC(),
 	})
@@ -273,16 +286,26 @@ func (s *Server) precompute() {
 	s.psBody = mustJSON(map[string]any{"models": []any{map[string]any{
 		"name": model, "model": model, "size": 0, "size_vram": 0, "digest": "sim",
 		"details": details, "expires_at": s.started.Add(100 * 365 * 24 * time.Hour).UTC(),
-		"context_length": ContextLength,
+		"context_length": s.cfg.ctxLen(),
 	}}})
+	s.psEmptyBody = []byte(`{"models":[]}`)
 	s.modelsBody = mustJSON(map[string]any{"object": "list", "data": []any{map[string]any{
 		"id": model, "object": "model", "created": s.started.Unix(), "owned_by": "sim",
-		"root": model, "parent": nil, "max_model_len": ContextLength,
+		"root": model, "parent": nil, "max_model_len": s.cfg.ctxLen(),
 		"permission": []any{},
 	}}})
 }
 
 var errNoMessages = errors.New("messages must be a non-empty list")
+
+// ollamaPS answers GET /api/ps: the model, or none while it is unloaded.
+func (s *Server) ollamaPS(w http.ResponseWriter, _ *http.Request) {
+	if s.state.isLoaded() {
+		writeJSON(w, http.StatusOK, s.psBody)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.psEmptyBody)
+}
 
 // ollamaShow answers POST /api/show for any model name.
 func (s *Server) ollamaShow(w http.ResponseWriter, r *http.Request) {

@@ -6,6 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -241,10 +245,11 @@ func TestTokensPerChunk(t *testing.T) {
 	})
 }
 
-// The prompt cache: C, the longest word prefix an earlier prompt shared
-// (at most P-1), in OpenAI's usage.prompt_tokens_details.cached_tokens and
-// in Ollama's prompt_eval_duration = TTFT * (P-C)/P; the schedule does not
-// change.
+// The prompt cache: C, in tokens, for the longest word prefix an earlier
+// prompt shared (the template's tokens up to its last word; P-1 when every
+// word was), in OpenAI's usage.prompt_tokens_details.cached_tokens and in
+// Ollama's prompt_eval_duration = TTFT * (P-C)/P; the schedule does not
+// change. P is PromptTokens: 3 + the words' tokens + 2 for one message.
 func TestPromptCache(t *testing.T) {
 	ttft := 10 * time.Millisecond
 	for _, path := range paths {
@@ -255,19 +260,22 @@ func TestPromptCache(t *testing.T) {
 				prompt string
 				p, c   int
 			}{
-				{"a b c d", 4, 0},
-				{"a b c d", 4, 3}, // all of it was seen: the last word is evaluated
-				{"a  b\tx", 3, 2},
-				{"q", 1, 0},
-				{"a b c d e f", 6, 4},
-				{"b c", 2, 0}, // a prefix, not any substring
-				{"", 1, 0},
-				{"", 1, 0}, // no words: P is 1, and C at most 0
-				{"a b c d e f", 6, 5},
+				{"a b c d", 9, 0},
+				{"a b c d", 9, 8}, // all of it was seen: the last token is evaluated
+				{"a  b\tx", 8, 5}, // a b: 3 + 2
+				{"q", 6, 0},
+				{"a b c d e f", 11, 7},
+				{"b c", 7, 0}, // a prefix, not any substring
+				{"", 5, 0},
+				{"", 5, 0}, // no words: P is the template's, and C 0
+				{"a b c d e f", 11, 10},
+				{"extraordinary claims", 11, 0},   // 4 + 2 tokens
+				{"extraordinary evidence", 11, 7}, // 3 + 4
 			} {
 				r := chat(t, c, srv.URL, path, tc.prompt, 2, "")
 				require.True(t, r.ended)
 				assert.Equal(t, tc.p, r.prompt, "%q: P", tc.prompt)
+				assert.Equal(t, sim.PromptTokens(tc.prompt), r.prompt, "%q: P", tc.prompt)
 				if path == openaiPath {
 					assert.Equal(t, tc.c, r.cached, "%q: cached_tokens", tc.prompt)
 				} else {
@@ -284,9 +292,38 @@ func TestPromptCache(t *testing.T) {
 		c := newClient(t, 1)
 		res := do(context.Background(), c, srv.URL, ollamaPath, `{"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi there"}],"options":{"num_predict":1}}`)
 		require.NoError(t, res.err)
-		// The same words, split differently, asked of the other endpoint.
+		// The same words, split differently, asked of the other endpoint:
+		// the 4 words shared end in its third message, after 3 templates'
+		// 9 tokens and their own 6 (brief. and there are 2 each).
 		r := parseReply(t, openaiPath, do(context.Background(), c, srv.URL, openaiPath, `{"messages":[{"content":"Be"},{"content":[{"type":"text","text":"brief. Hi"}]},{"content":"there again"}],"stream":true,"max_tokens":1,"stream_options":{"include_usage":true}}`))
-		assert.Equal(t, 5, r.prompt)
-		assert.Equal(t, 4, r.cached)
+		assert.Equal(t, 19, r.prompt)
+		assert.Equal(t, 15, r.cached)
 	})
+}
+
+// The settings tables, docs/simulator.md's and the package
+// documentation's, list every SIM_ variable Config reads, and only those.
+func TestSettingsDocumented(t *testing.T) {
+	want := []string{"SIM_METRICS"} // Config.NoMetrics, read apart
+	ty := reflect.TypeFor[sim.Config]()
+	for i := range ty.NumField() {
+		if v := ty.Field(i).Tag.Get("env"); v != "" {
+			want = append(want, v)
+		}
+	}
+	slices.Sort(want)
+	name := regexp.MustCompile(`SIM_[A-Z_]+`)
+	rows := func(file string, row *regexp.Regexp) []string {
+		t.Helper()
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		var got []string
+		for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+			got = append(got, name.FindAllString(m[1], -1)...)
+		}
+		slices.Sort(got)
+		return slices.Compact(got)
+	}
+	assert.Equal(t, want, rows("../../docs/simulator.md", regexp.MustCompile("(?m)^\\| (`SIM_[^|]*)\\|")), "docs/simulator.md's settings table")
+	assert.Equal(t, want, rows("doc.go", regexp.MustCompile(`(?m)^//\t(SIM_[A-Z_]+) `)), "the package documentation's settings table")
 }

@@ -21,21 +21,30 @@ type slots struct {
 
 type waiter struct {
 	arrival time.Time
-	t0      chan time.Time // buffered: the t0 it is given
+	got     chan grant // buffered: the slot it is given
+}
+
+// grant is a slot given: its holder's t0, and the number of requests
+// holding a slot then, its holder included.
+type grant struct {
+	t0      time.Time
+	running int
 }
 
 func newSlots(n int) *slots { return &slots{cap: n, free: make([]time.Time, n)} }
 
 // acquire waits for a slot for a request that arrived at arrival and
-// returns its t0: max(arrival, when the slot it gets was freed). A slot is
-// freed at the moment its holder called release with. It returns ctx's
-// error, and no slot, if ctx ends first.
-func (s *slots) acquire(ctx context.Context, arrival time.Time) (time.Time, error) {
+// returns its t0, max(arrival, when the slot it gets was freed), and the
+// number of requests holding a slot at that moment, itself included. A
+// slot is freed at the moment its holder called release with. It returns
+// ctx's error, and no slot, if ctx ends first.
+func (s *slots) acquire(ctx context.Context, arrival time.Time) (time.Time, int, error) {
 	s.mu.Lock()
 	if s.cap == 0 {
 		s.running++
+		running := s.running
 		s.mu.Unlock()
-		return arrival, nil
+		return arrival, running, nil
 	}
 	if len(s.queue) == 0 && len(s.free) > 0 {
 		// The slot freed first: the earliest t0.
@@ -48,26 +57,27 @@ func (s *slots) acquire(ctx context.Context, arrival time.Time) (time.Time, erro
 		freed := s.free[i]
 		s.free = slices.Delete(s.free, i, i+1)
 		s.running++
+		running := s.running
 		s.mu.Unlock()
-		return later(arrival, freed), nil
+		return later(arrival, freed), running, nil
 	}
-	w := &waiter{arrival: arrival, t0: make(chan time.Time, 1)}
+	w := &waiter{arrival: arrival, got: make(chan grant, 1)}
 	s.queue = append(s.queue, w)
 	s.mu.Unlock()
 	select {
-	case t0 := <-w.t0:
-		return t0, nil
+	case g := <-w.got:
+		return g.t0, g.running, nil
 	case <-ctx.Done():
 	}
 	s.mu.Lock()
 	if i := slices.Index(s.queue, w); i >= 0 {
 		s.queue = slices.Delete(s.queue, i, i+1)
 		s.mu.Unlock()
-		return time.Time{}, ctx.Err()
+		return time.Time{}, 0, ctx.Err()
 	}
 	s.mu.Unlock()
 	s.release(time.Now()) // given a slot meanwhile: pass it on
-	return time.Time{}, ctx.Err()
+	return time.Time{}, 0, ctx.Err()
 }
 
 // release frees the caller's slot at the moment at (not after now): the
@@ -78,7 +88,8 @@ func (s *slots) release(at time.Time) {
 	if s.cap > 0 && len(s.queue) > 0 {
 		w := s.queue[0]
 		s.queue = slices.Delete(s.queue, 0, 1)
-		w.t0 <- later(w.arrival, at)
+		// The slot passes on: as many hold one as before.
+		w.got <- grant{later(w.arrival, at), s.running}
 		return
 	}
 	s.running--

@@ -141,7 +141,7 @@ func TestSlotsHeadersAtOnce(t *testing.T) {
 	c := newClient(t, 2)
 	for _, path := range paths {
 		ctx, cancel := context.WithCancel(context.Background())
-		lines, _ := readLines(ctx, t, c, srv.URL, path, slotBody(path, 100000))
+		lines, _ := readLines(ctx, t, c, srv.URL, path, slotBody(path, 8000))
 		awaitTokens(t, path, lines, 1) // the slot holder streams
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+path, strings.NewReader(slotBody(path, 3)))
 		require.NoError(t, err)
@@ -269,7 +269,7 @@ func TestSlotsClose(t *testing.T) {
 	c := newClient(t, 4)
 	results := make(chan result, 4)
 	for _, path := range append(paths, paths...) {
-		go func() { results <- do(context.Background(), c, srv.URL, path, slotBody(path, 100000)) }()
+		go func() { results <- do(context.Background(), c, srv.URL, path, slotBody(path, 8000)) }()
 	}
 	require.Eventually(t, func() bool {
 		e := scrape(t, c, srv.URL)

@@ -2,9 +2,11 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -132,11 +134,10 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 }
 
 // newReply is the reply to a chat request that arrived at arrival, named
-// model, asked for n tokens (and, with ignoreEOS, for all of them) and whose
-// prompt is the text of prompt. Its schedule starts at arrival. The prompt
-// cache remembers the prompt.
-func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool, prompt []string) *reply {
-	p, cached := s.cache.serve(prompt)
+// model, asked for n tokens (and, with ignoreEOS, for all of them) and
+// whose prompt is p tokens, cached of them from the prompt cache. Its
+// schedule starts at arrival until begin says otherwise.
+func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool, p, cached int) *reply {
 	m, reason := n, "length"
 	if stop := s.cfg.StopAfter; stop > 0 && stop <= n && !ignoreEOS {
 		// The end of sequence falls within the length asked for.
@@ -147,8 +148,18 @@ func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool
 		think: min(s.cfg.ReasoningTokens, m),
 		per:   s.cfg.perChunk(), split: -1,
 		arrival: arrival, t0: arrival,
-		pace:  pacer{cfg: &s.cfg, t0: arrival},
+		pace:  pacer{cfg: &s.cfg, t0: arrival, ttft: s.cfg.TTFT, rate: s.cfg.TokensPerSec},
 		trace: s.trace,
+	}
+	if r := s.cfg.PrefillTPS; r > 0 {
+		// The prompt's uncached tokens at the prompt rate; Ollama's
+		// prompt_eval_duration is that time, as it times only the tokens
+		// it evaluated.
+		prefill := time.Duration(min(math.Round(float64(p-cached)*1e9/r), float64(maxOffset)))
+		rep.promptEval = prefill
+		rep.pace.ttft = satAdd(s.cfg.TTFT, prefill)
+	} else {
+		rep.promptEval = evaluated(s.cfg.TTFT, p, cached)
 	}
 	if s.cfg.BatchSlowdown > 0 {
 		rep.pace.decoding = func() int { running, _ := s.slots.counts(); return running }
@@ -156,15 +167,30 @@ func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool
 	return rep
 }
 
-// begin waits for a slot for rep and starts its schedule (its t0). It
-// returns an error, and the reply must end, if the request's context ends
-// first. Call finish when it has begun.
+// begin waits for a slot for rep and starts its schedule (its t0): it
+// waits for the model to load if it must (Config.LoadTime), and fixes its
+// decode rate (Config.Degrade). It returns an error, and the reply must
+// end, if the request's context ends first. Call finish when it has begun.
 func (s *Server) begin(r *http.Request, rep *reply) error {
-	t0, err := s.slots.acquire(r.Context(), rep.arrival)
+	t0, running, err := s.slots.acquire(r.Context(), rep.arrival)
 	if err != nil {
 		return err
 	}
 	rep.t0, rep.pace.t0 = t0, t0
+	if wait := s.state.use(t0, rep.numCtx, s.cfg.numCtxDefault(), s.cfg.LoadTime); wait > 0 {
+		rep.load = wait
+		rep.pace.ttft = satAdd(rep.pace.ttft, wait)
+	}
+	if s.cfg.Degrade > 0 {
+		// Read before it is set: the request whose slot made two is not
+		// degraded itself, those that start after it are.
+		if s.state.degraded.Load() {
+			rep.pace.rate = s.cfg.TokensPerSec * s.cfg.Degrade
+		}
+		if running >= 2 {
+			s.state.degraded.Store(true)
+		}
+	}
 	if s.cfg.Slots > 0 && s.onStart != nil {
 		s.onStart(r, t0)
 	}
@@ -187,8 +213,32 @@ func (s *Server) finish(rep *reply) {
 
 // ---- Ollama ----
 
+// ollamaChatRequest is what the simulator reads of an /api/chat body.
+type ollamaChatRequest struct {
+	Model     string          `json:"model"`
+	Messages  []message       `json:"messages"`
+	Stream    *bool           `json:"stream"`
+	KeepAlive json.RawMessage `json:"keep_alive"`
+	Options   struct {
+		NumPredict *float64 `json:"num_predict"`
+		NumCtx     *float64 `json:"num_ctx"`
+	} `json:"options"`
+}
+
 func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	arrival := time.Now()
+	body, err := readBody(w, r)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	var req ollamaChatRequest
+	perr := decodeJSON(body, &req)
+	if perr == nil && len(req.Messages) == 0 {
+		// Not a chat: a load or an unload (reset.go).
+		s.ollamaLoad(w, r, &req)
+		return
+	}
 	if s.onStart != nil && s.cfg.Slots == 0 {
 		s.onStart(r, arrival) // t0; with slots, when it gets one (begin)
 	}
@@ -197,32 +247,30 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		httpFault(w, r, code, false)
 		return
 	}
-	var req struct {
-		Model    string    `json:"model"`
-		Messages []message `json:"messages"`
-		Stream   *bool     `json:"stream"`
-		Options  struct {
-			NumPredict *float64 `json:"num_predict"`
-		} `json:"options"`
+	if perr != nil {
+		ollamaError(w, perr)
+		return
 	}
-	if err := readJSON(w, r, &req); err != nil {
+	if _, _, err := keepAlive(req.KeepAlive); err != nil {
 		ollamaError(w, err)
 		return
 	}
-	if len(req.Messages) == 0 {
-		ollamaError(w, errNoMessages)
-		return
-	}
-	prompt, err := promptTexts(req.Messages)
+	texts, err := promptTexts(req.Messages)
 	if err != nil {
 		ollamaError(w, err)
 		return
 	}
+	// Ollama runs the model with num_ctx tokens of context and cuts a
+	// longer prompt to fit, silently.
+	nctx := numCtx(req.Options.NumCtx, s.cfg.ctxLen())
+	pr := s.cache.measure(texts)
+	p, cached := cut(pr.p, pr.cached(s.cache.serve(pr)), nctx)
 	// Ollama's API has no ignore_eos: its replies always stop early.
-	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, prompt)
+	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached)
+	rep.numCtx = nctx
 	enc := &ollamaEncoder{
 		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
-		rep:  rep, ttft: s.cfg.TTFT,
+		rep:  rep,
 	}
 	if req.Stream != nil && !*req.Stream {
 		if s.begin(r, rep) != nil {
@@ -259,7 +307,6 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 type ollamaEncoder struct {
 	head []byte // {"model":M,"created_at":"
 	rep  *reply
-	ttft time.Duration
 	q    []byte // scratch for a chunk's text
 }
 
@@ -319,10 +366,12 @@ func (e *ollamaEncoder) end(b []byte, now time.Time, content string, thinking []
 	b = append(b, reason...)
 	b = append(b, `","total_duration":`...)
 	b = strconv.AppendInt(b, int64(now.Sub(e.rep.arrival)), 10)
-	b = append(b, `,"load_duration":0,"prompt_eval_count":`...)
+	b = append(b, `,"load_duration":`...)
+	b = strconv.AppendInt(b, int64(e.rep.load), 10)
+	b = append(b, `,"prompt_eval_count":`...)
 	b = strconv.AppendInt(b, int64(e.rep.p), 10)
 	b = append(b, `,"prompt_eval_duration":`...)
-	b = strconv.AppendInt(b, int64(evaluated(e.ttft, e.rep.p, e.rep.cached)), 10)
+	b = strconv.AppendInt(b, int64(e.rep.promptEval), 10)
 	b = append(b, `,"eval_count":`...)
 	b = strconv.AppendInt(b, int64(count), 10)
 	b = append(b, `,"eval_duration":`...)
@@ -350,6 +399,11 @@ func (e *ollamaEncoder) keepAlive(b []byte) []byte { return append(b, '\n') }
 
 func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	arrival := time.Now()
+	body, err := readBody(w, r)
+	if err != nil {
+		openaiError(w, err)
+		return
+	}
 	if s.onStart != nil && s.cfg.Slots == 0 {
 		s.onStart(r, arrival) // t0; with slots, when it gets one (begin)
 	}
@@ -369,7 +423,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
 	}
-	if err := readJSON(w, r, &req); err != nil {
+	if err := decodeJSON(body, &req); err != nil {
 		openaiError(w, err)
 		return
 	}
@@ -381,12 +435,18 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
 		return
 	}
-	prompt, err := promptTexts(req.Messages)
+	texts, err := promptTexts(req.Messages)
 	if err != nil {
 		openaiError(w, err)
 		return
 	}
-	rep := s.newReply(arrival, req.Model, maxTokens(req.MaxCompletionTokens, req.MaxTokens), req.IgnoreEOS, prompt)
+	n := maxTokens(req.MaxCompletionTokens, req.MaxTokens)
+	pr := s.cache.measure(texts)
+	if limit := s.cfg.ctxLen(); pr.p+n > limit {
+		s.contextError(w, pr.p, n, limit)
+		return
+	}
+	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)))
 	enc := &openaiEncoder{
 		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
 			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),

@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// The endpoints an OpenAI-kind server has beside its chat, by SIM_FLAVOR:
+// vLLM's /tokenize and /version, llama-server's /props, /slots and
+// /tokenize; and each one's context error.
+
+// contextError answers an OpenAI-kind chat request whose prompt of p
+// tokens and length of n do not fit in the context limit: 400 with vLLM's
+// body, or llama-server's.
+func (s *Server) contextError(w http.ResponseWriter, p, n, limit int) {
+	if s.cfg.flavor() == FlavorLlamaCpp {
+		llamaError(w, http.StatusBadRequest, "the request exceeds the available context size, try increasing it", "exceed_context_size_error")
+		return
+	}
+	openaiError(w, fmt.Errorf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", limit, p+n, p, n))
+}
+
+// props answers llama-server's GET /props.
+func (s *Server) props(w http.ResponseWriter, _ *http.Request) {
+	n := s.cfg.ctxLen()
+	writeJSON(w, http.StatusOK, mustJSON(map[string]any{
+		"total_slots":                 s.cfg.slotCount(),
+		"n_ctx":                       n,
+		"build_info":                  Version,
+		"default_generation_settings": map[string]any{"n_ctx": n},
+		"model_path":                  s.cfg.listed(),
+	}))
+}
+
+// listSlots answers llama-server's GET /slots: one object a slot, those
+// below the number of requests holding one processing.
+func (s *Server) listSlots(w http.ResponseWriter, _ *http.Request) {
+	running, _ := s.slots.counts()
+	list := make([]any, s.cfg.slotCount())
+	for i := range list {
+		list[i] = map[string]any{"id": i, "id_task": -1, "n_ctx": s.cfg.ctxLen(), "is_processing": i < running}
+	}
+	writeJSON(w, http.StatusOK, mustJSON(list))
+}
+
+// vllmTokenize answers vLLM's POST /tokenize: {"model","prompt"} counts
+// the prompt's tokens, {"model","messages"} the chat's with the template
+// applied (what a chat request's prompt_tokens says).
+func (s *Server) vllmTokenize(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Prompt   *string   `json:"prompt"`
+		Messages []message `json:"messages"`
+	}
+	if err := readJSON(w, r, &req); err != nil {
+		openaiError(w, err)
+		return
+	}
+	var ids []int
+	switch {
+	case req.Prompt != nil:
+		ids = appendTextIDs([]int{}, *req.Prompt)
+	case req.Messages != nil:
+		texts, err := promptTexts(req.Messages)
+		if err != nil {
+			openaiError(w, err)
+			return
+		}
+		ids = appendChatIDs(nil, texts)
+	default:
+		openaiError(w, errors.New(`want "prompt" or "messages"`))
+		return
+	}
+	writeJSON(w, http.StatusOK, mustJSON(map[string]any{"count": len(ids), "max_model_len": s.cfg.ctxLen(), "tokens": ids}))
+}
+
+// llamaTokenize answers llama-server's POST /tokenize: the tokens of
+// content, after a BOS token when add_special is true.
+func (s *Server) llamaTokenize(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Content    string `json:"content"`
+		AddSpecial bool   `json:"add_special"`
+	}
+	if err := readJSON(w, r, &req); err != nil {
+		llamaError(w, http.StatusBadRequest, err.Error(), "invalid_request_error")
+		return
+	}
+	ids := []int{}
+	if req.AddSpecial {
+		ids = append(ids, bosID)
+	}
+	writeJSON(w, http.StatusOK, mustJSON(map[string]any{"tokens": appendTextIDs(ids, req.Content)}))
+}
