@@ -25,7 +25,7 @@ const (
 	// ContextLength is the default of Config.Context: the context length,
 	// in tokens, the metadata endpoints report and OpenAI-kind requests
 	// must fit in.
-	ContextLength = 8192
+	ContextLength = 40960
 )
 
 // Config is what the server plays: the schedule, real servers' habits and

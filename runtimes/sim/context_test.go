@@ -38,7 +38,7 @@ func openaiBody(prompt, extra string) string {
 // in SIM_CONTEXT tokens gets vLLM's 400; one that fits exactly is served.
 // A refused prompt is not remembered.
 func TestContextOpenAI(t *testing.T) {
-	srv := startEnv(t)
+	srv := startEnv(t, "SIM_CONTEXT", "8192")
 	c := newClient(t, 1)
 	prompt := long("a", 4000) // 8005 tokens
 	p := sim.PromptTokens(prompt)
@@ -157,7 +157,7 @@ func TestContextOllama(t *testing.T) {
 
 // The metadata endpoints report SIM_CONTEXT.
 func TestContextMetadata(t *testing.T) {
-	for _, tc := range []struct{ env, want string }{{"", "8192"}, {"32768", "32768"}} {
+	for _, tc := range []struct{ env, want string }{{"", "40960"}, {"32768", "32768"}} {
 		srv := startEnv(t, "SIM_CONTEXT", tc.env)
 		c := newClient(t, 1)
 		var want float64

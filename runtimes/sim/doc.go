@@ -18,7 +18,7 @@
 //	SIM_TOKENS_PER_SEC      TokensPerSec      400                Schedule
 //	SIM_TOKENS_PER_CHUNK    TokensPerChunk    1                  Schedule
 //	SIM_PREFILL_TPS         PrefillTPS        0 (off)            Schedule
-//	SIM_CONTEXT             Context           8192               Context
+//	SIM_CONTEXT             Context           40960              Context
 //	SIM_SERVED_MODEL        ServedModel       (echo the request) OpenAI-compatible
 //	SIM_FLAVOR              Flavor            vllm               Flavors
 //	SIM_RESET               Reset             ok                 Resets
@@ -223,7 +223,7 @@
 //
 // # Context
 //
-// SIM_CONTEXT=N (Config.Context, default ContextLength, 8192) is the
+// SIM_CONTEXT=N (Config.Context, default ContextLength, 40960) is the
 // model's context length, in tokens. The metadata endpoints report it:
 // /v1/models max_model_len, /api/show model_info sim.context_length,
 // /api/ps context_length, /props n_ctx and

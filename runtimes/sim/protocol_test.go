@@ -258,7 +258,7 @@ func TestMetadata(t *testing.T) {
 	code, m := get("POST", "/api/show", `{"model":"anything"}`)
 	assert.Equal(t, 200, code)
 	assert.Equal(t, map[string]any{"family": "sim", "families": []any{"sim"}, "parameter_size": "0", "quantization_level": "none", "format": "sim"}, m["details"])
-	assert.Equal(t, map[string]any{"general.architecture": "sim", "sim.context_length": float64(8192)}, m["model_info"])
+	assert.Equal(t, map[string]any{"general.architecture": "sim", "sim.context_length": float64(sim.ContextLength)}, m["model_info"])
 	assert.Equal(t, []any{"completion"}, m["capabilities"])
 	code, m = get("POST", "/api/show", `{"model":`)
 	assert.Equal(t, 400, code)
@@ -273,7 +273,7 @@ func TestMetadata(t *testing.T) {
 
 	code, m = get("GET", "/api/ps", "")
 	assert.Equal(t, 200, code)
-	assert.Equal(t, float64(8192), m["models"].([]any)[0].(map[string]any)["context_length"])
+	assert.Equal(t, float64(sim.ContextLength), m["models"].([]any)[0].(map[string]any)["context_length"])
 
 	code, m = get("GET", "/v1/models", "")
 	assert.Equal(t, 200, code)
@@ -287,7 +287,7 @@ func TestMetadata(t *testing.T) {
 	assert.Equal(t, sim.Model, d["root"])
 	assert.Contains(t, d, "parent")
 	assert.Nil(t, d["parent"])
-	assert.Equal(t, float64(8192), d["max_model_len"])
+	assert.Equal(t, float64(sim.ContextLength), d["max_model_len"])
 	assert.InDelta(t, float64(time.Now().Unix()), d["created"], 60)
 
 	code, _ = get("GET", "/health", "")
