@@ -16,9 +16,9 @@ type FreshWant struct {
 	// order, a concurrent leaf between them: with fresh starts their
 	// decode rates agree within Tol.
 	First, Later string
-	// Tol bounds |Later / First − 1| and the fresh run's control's decode
-	// change.
-	Tol float64
+	// Tol bounds |Later / First − 1|, and ControlTol the fresh run's
+	// control's decode change.
+	Tol, ControlTol float64
 	// Drift is the least decode slowdown the stale run's control must
 	// show (0.2: 20% slower at the end than at the start).
 	Drift float64
@@ -76,8 +76,8 @@ func CheckFresh(fresh, stale *summary.File, w FreshWant) (table, fails []string)
 				w.Later, *later.DecodeTPSMean, w.First, *first.DecodeTPSMean, ratio, 100*w.Tol)
 		}
 	}
-	if c := control(fresh, w.Runtime); c != nil && !(math.Abs(float64(c.DecodeChange)) <= w.Tol) {
-		fail("with BENCH_FRESH=leaf the control decoded %+.1f%% against the first run: want within %.0f%%", 100*float64(c.DecodeChange), 100*w.Tol)
+	if c := control(fresh, w.Runtime); c != nil && !(math.Abs(float64(c.DecodeChange)) <= w.ControlTol) {
+		fail("with BENCH_FRESH=leaf the control decoded %+.1f%% against the first run: want within %.0f%%", 100*float64(c.DecodeChange), 100*w.ControlTol)
 	}
 	if c := control(stale, w.Runtime); c != nil {
 		if !(float64(c.DecodeChange) <= -w.Drift) {
