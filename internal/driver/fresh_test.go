@@ -2,7 +2,6 @@ package driver
 
 import (
 	"bytes"
-	"context"
 	"slices"
 	"testing"
 
@@ -19,23 +18,11 @@ import (
 // summary's rows by leaf, the runtime's entry and the log.
 func degradingRun(t *testing.T, fresh string, env map[string]string) (map[string]summary.Row, summary.RuntimeInfo, string) {
 	t.Helper()
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "sim")
-	t.Setenv("BENCH_PROMPTS", "short,medium")
-	t.Setenv("BENCH_CONCURRENCY", "1,4")
-	t.Setenv("BENCH_WARMUPS", "1")
-	t.Setenv("BENCH_MAX_TOKENS", "64") // 160 ms at 400 tok/s: decode measured to ~1% on a busy machine
-	t.Setenv("BENCH_FRESH", fresh)
-	t.Setenv("SIM_TTFT", "50ms")
-	t.Setenv("SIM_TOKENS_PER_SEC", "400")
-	t.Setenv("SIM_DEGRADE", "0.5")
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	var log bytes.Buffer
-	d, err := Setup(context.Background(), &log, Options{})
-	require.NoError(t, err)
-	t.Cleanup(d.Close)
+	d, log := startSim(t, map[string]string{
+		"BENCH_PROMPTS": "short,medium", "BENCH_CONCURRENCY": "1,4", "BENCH_WARMUPS": "1",
+		"BENCH_MAX_TOKENS": "64", // 160 ms at 400 tok/s: decode measured to ~1% on a busy machine
+		"BENCH_FRESH":      fresh, "SIM_TTFT": "50ms", "SIM_TOKENS_PER_SEC": "400", "SIM_DEGRADE": "0.5",
+	}, env)
 	leaves := slices.Collect(d.Leaves())
 	require.Len(t, leaves, 4)
 	for _, k := range leaves {

@@ -18,21 +18,10 @@ import (
 // leaf's notes and the log.
 func simRun(t *testing.T, kind string, env map[string]string) (summary.Row, []string, string) {
 	t.Helper()
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "sim")
-	t.Setenv("SIM_KIND", kind)
-	t.Setenv("BENCH_PROMPTS", "short")
-	t.Setenv("BENCH_WARMUPS", "1")
-	t.Setenv("BENCH_MAX_TOKENS", "12")
-	t.Setenv("SIM_TTFT", "5ms")
-	t.Setenv("SIM_TOKENS_PER_SEC", "2000")
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	var log bytes.Buffer
-	d, err := Setup(context.Background(), &log, Options{})
-	require.NoError(t, err)
-	t.Cleanup(d.Close)
+	d, log := startSim(t, map[string]string{
+		"SIM_KIND": kind, "BENCH_PROMPTS": "short", "BENCH_WARMUPS": "1", "BENCH_MAX_TOKENS": "12",
+		"SIM_TTFT": "5ms", "SIM_TOKENS_PER_SEC": "2000",
+	}, env)
 	k := slices.Collect(d.Leaves())[1] // conc=4
 	out := runLeaf(t, d, k, 2)
 	require.NoError(t, out.SaveErr)
@@ -40,6 +29,25 @@ func simRun(t *testing.T, kind string, env map[string]string) (summary.Row, []st
 }
 
 var simKinds = []string{"ollama", "openai"}
+
+// startSim sets up a run of the built-in simulator alone with the
+// settings of each map in turn (a later one wins), closed when the test
+// ends, and returns it with its log.
+func startSim(t *testing.T, settings ...map[string]string) (*Driver, *bytes.Buffer) {
+	t.Helper()
+	isolate(t)
+	t.Setenv("BENCH_RUNTIMES", "sim")
+	for _, env := range settings {
+		for k, v := range env {
+			t.Setenv(k, v)
+		}
+	}
+	var log bytes.Buffer
+	d, err := Setup(context.Background(), &log, Options{})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	return d, &log
+}
 
 // Cold prompts are never cached; warm ones are, after the warm-ups, and
 // the simulator says so as real servers do: OpenAI's cached_tokens, and

@@ -22,21 +22,10 @@ import (
 // the settings of env, and returns the summary and the log.
 func inputRun(t *testing.T, env map[string]string) (*summary.File, []summary.Record, string) {
 	t.Helper()
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "sim")
-	t.Setenv("BENCH_CONCURRENCY", "1")
-	t.Setenv("BENCH_WARMUPS", "1")
-	t.Setenv("BENCH_MAX_TOKENS", "8")
-	t.Setenv("BENCH_CONTROL", "off")
-	t.Setenv("SIM_TTFT", "20ms")
-	t.Setenv("SIM_TOKENS_PER_SEC", "2000")
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	var log bytes.Buffer
-	d, err := Setup(context.Background(), &log, Options{})
-	require.NoError(t, err)
-	t.Cleanup(d.Close)
+	d, log := startSim(t, map[string]string{
+		"BENCH_CONCURRENCY": "1", "BENCH_WARMUPS": "1", "BENCH_MAX_TOKENS": "8", "BENCH_CONTROL": "off",
+		"SIM_TTFT": "20ms", "SIM_TOKENS_PER_SEC": "2000",
+	}, env)
 	for _, k := range slices.Collect(d.Leaves()) {
 		l, _, err := d.Begin(context.Background(), k)
 		if err != nil {
