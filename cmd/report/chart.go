@@ -53,14 +53,21 @@ const (
 // kneeLabel is the legend entry of the sweep's knee marker.
 const kneeLabel = "knee of the concurrency sweep"
 
-// charts draws each prompt's charts, in the order report.md shows them.
-// A chart with nothing to draw is left out. The warnings say what could
-// not be read (a request records file), which leaves lines out but is no
-// error.
+// charts draws the input length charts (under the key inputCharts) and
+// each prompt's charts, in the order report.md shows them. A chart with
+// nothing to draw is left out. The warnings say what could not be read (a
+// request records file), which leaves lines out but is no error.
 func charts(runs []*run) (map[string][]chartFile, []string, error) {
 	ks := keys(runs)
 	names := runtimeNames(ks)
 	out := map[string][]chartFile{}
+	input, err := chartsOfInput(runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(input) > 0 {
+		out[inputCharts] = input
+	}
 	slugs := map[string]bool{}
 	recs := make([]records, len(runs))
 	var warnings []string

@@ -18,6 +18,10 @@
 // Report writes into DIR (default "report", created if need be):
 //
 //	report.md                 the tables, and links to the charts
+//	input-ttft.svg            TTFT p50 and p99 against input tokens, of
+//	                          the rows of in<N> prompts
+//	input-rates.svg           prefill and decode tokens/s against input
+//	                          tokens, of the same rows
 //	ttft-<prompt>.svg         mean time to first token against concurrency
 //	throughput-<prompt>.svg   mean aggregate output tokens/s against
 //	                          concurrency, each sweep's knee ringed
@@ -47,6 +51,35 @@
 // prefilling the whole prompt, while a warm one's is a prompt-cache hit;
 // their TTFT, TTFC and prompt figures, and the changes between them, are
 // not comparable.
+//
+// # Input length
+//
+// Where a file has rows of in<N> prompts (BENCH_INPUT_TOKENS: a prompt
+// sized so that the server counts N prompt tokens, its rows'
+// input_tokens_target), a section "Input length" follows the runs, before
+// the prompts' sections: what the rows describe (TTFT and prefill tok/s the
+// prefill of N tokens, decode tok/s and TPOT the decode at a depth of N),
+// the two charts input-ttft and input-rates, then a table per runtime
+// (with several files, per runtime and file, in the order of the files),
+// its rows sorted by N, then load (concurrencies, then rates):
+//
+//	N                     input_tokens_target
+//	prompt tokens         the mean of the server's counts (prompt_tokens_mean)
+//	load                  "conc 4" or "2 req/s"
+//	TTFT p50, p99 ms
+//	prefill tok/s         the server's prompt evaluation rate
+//	                      (prompt_tps_mean); "—" where it reports none
+//	decode tok/s, TPOT ms decode_tps_mean, tpot_s_mean
+//	truncated             successful requests whose prompt the server cut
+//	                      (truncated_prompts), in bold and "of" the
+//	                      successes where there are any: "**2 of 8**"
+//
+// A truncated prompt is one the server cut (its count more than 5% short
+// of N, or on Ollama one that reaches num_ctx): that row does not describe
+// N, and the section says so. These tables carry no change against the
+// base; the charts set the files side by side. The in<N> prompts have
+// their own sections too, like every prompt. A report of files without an
+// in<N> row has no such section and neither chart.
 //
 // # Tables
 //
@@ -144,7 +177,7 @@
 //
 // # Charts
 //
-// Each chart follows the table it draws from. Each has one line per
+// Each chart of a prompt follows the table it draws from. Each has one line per
 // runtime (with several files, per runtime and file: the same colour for a
 // runtime, a different dash and marker for each file); a chart against a
 // load has a marker at each concurrency (or rate) that was run, and a
@@ -187,6 +220,23 @@
 //
 // rate-ttft (TTFT p50 and p99 panels) and goodput draw the open-loop rows
 // against the rate asked; goodput only where a row has it.
+//
+// input-ttft and input-rates are drawn once per report, not per prompt:
+// every row of an in<N> prompt is a point, at its N on a logarithmic x
+// axis labelled at the lengths run (at 1, 2 and 5 times the powers of ten
+// where two lengths are too close to label apart). Each has one line per
+// runtime and load (concurrency or rate), with several files per runtime,
+// load and file: a colour for each runtime and load, shared by its files,
+// and a marker for each file. The two figures of a chart are told apart by
+// line style, solid and dashed, which the legend shows in black; the
+// legend is to the right of the plot, where it covers no line. input-ttft
+// draws TTFT p50 (solid) and p99 (dashed) with a logarithmic y axis in ms.
+// input-rates draws prefill tok/s (solid) and decode tok/s (dashed); a
+// line with no prefill figure (a server that reports no prompt timing) has
+// no prefill line, and a note under the charts names it. Its y axis is
+// logarithmic where the points span a factor of ten or more (prefill and
+// decode together, usually), else linear from zero. The points of a row
+// with prompts the server cut are ringed in black, with one legend entry.
 //
 // The charts are drawn with gonum.org/v1/plot in the Liberation fonts it
 // embeds; the SVG names the font and does not embed it.

@@ -44,6 +44,15 @@ import (
 //	          the request records of old.json (without chunk times) and
 //	          new.json (with them, BENCH_RECORD_CHUNKS=1), timed rounds
 //	          and one warm-up round of a leaf; warm.json has none
+//	lengths.json
+//	          prompts of chosen lengths only (BENCH_INPUT_TOKENS=512,4k,32k:
+//	          in512, in4096, in32768) on ollama 0.32.14 and vllm 0.29.1,
+//	          concurrency 1 and 4, cold: TTFT grows with N, prefill and
+//	          decode slow down; vllm reports no prompt timing (its prefill
+//	          figures are null); BENCH_NUM_CTX=32768 left Ollama no room
+//	          above N, and 2 of ollama's 8 in32768 prompts at concurrency 4
+//	          reached it: the server cut them (truncated_prompts 2). No
+//	          request records
 var (
 	oldCreated  = time.Date(2026, 12, 1, 2, 17, 0, 0, time.UTC)
 	newCreated  = oldCreated.Add(24 * time.Hour)
@@ -405,8 +414,121 @@ vllm:request_decode_time_seconds_count{model_name=%[1]q} %[5]d
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// fixtures are the fixture runs by file name.
-var fixtures = map[string]fixture{"old.json": oldFixture, "new.json": newFixture, "warm.json": warmFixture}
+// The lengths fixture: its in<N> prompts, Ollama's num_ctx, and the
+// figures of each runtime at concurrency 1 and 4 for each length.
+var (
+	lengthsCreated = oldCreated.Add(48 * time.Hour)
+	fixtureLengths = []int{512, 4096, 32768}
+	lengthsNumCtx  = 32768
+)
+
+// lengthSpeeds are a runtime's figures at a length with no load: its
+// prefill rate (tok/s, the server's where it reports one) and decode
+// rate.
+var lengthSpeeds = map[string]map[int][2]float64{
+	"ollama": {512: {1850, 42}, 4096: {1620, 38}, 32768: {930, 26}},
+	"vllm":   {512: {7400, 58}, 4096: {6900, 54}, 32768: {4300, 41}},
+}
+
+// lengthsRun is the lengths fixture.
+func lengthsRun() (*summary.Run, []byte) {
+	r := summary.NewRun(lengthsCreated)
+	r.Cache = "cold"
+	r.CompletedAt = lengthsCreated.Add(26 * time.Minute)
+	r.Complete = true
+	r.Host = summary.Host{
+		Platform: "darwin-24.6.0-arm64", Machine: "arm64", Go: "go1.26.8", OS: "darwin", Arch: "arm64",
+		CPU: "Apple M4 Max", CPUs: 12, MemoryBytes: 64 << 30,
+	}
+	var names []string
+	for _, n := range fixtureLengths {
+		names = append(names, fmt.Sprintf("in%d", n))
+	}
+	r.Arguments = summary.Arguments{
+		OutputDir: "results", Runtime: "ollama,vllm", Warmups: 2, Rounds: ptr(2), Concurrency: []int{1, 4},
+		MaxTokens: tokens, Cache: "cold", Timeout: 600, Prompts: names, Count: ptr(1), Benchtime: "2x",
+		Burstiness: 1, MaxInflight: 256, Power: "off", InputTokens: fixtureLengths, NumCtx: ptr(lengthsNumCtx),
+	}
+	r.Runtimes = []summary.RuntimeInfo{
+		{Name: "ollama", Kind: "ollama", BaseURL: "http://127.0.0.1:11434", Model: "qwen3:8b",
+			ContextLimit: 40960, ContextSource: "/api/show model_info qwen3.context_length"},
+		{Name: "vllm", Kind: "openai", BaseURL: "http://127.0.0.1:8000", Model: "Qwen/Qwen3-8B",
+			ContextLimit: 40960, ContextSource: "/v1/models max_model_len"},
+	}
+	r.Versions = map[string]*string{"ollama": ptr("ollama version is 0.32.14"), "vllm": ptr("0.29.1")}
+	for i, n := range fixtureLengths {
+		r.Prompts = append(r.Prompts, summary.Prompt{Name: names[i],
+			Text: fmt.Sprintf("(the suite's generated text, sized for each runtime to %d prompt tokens: see runtimes[].input_sizes)", n)})
+		r.SetInputSize("ollama", names[i], summary.InputSize{Words: n * 195 / 1000, PromptTokens: n - 1, Method: "requests", CalibrationRequests: 3})
+		r.SetInputSize("vllm", names[i], summary.InputSize{Words: n * 197 / 1000, PromptTokens: n, Method: "tokenize", CalibrationRequests: 1})
+	}
+	for _, rt := range r.Runtimes {
+		for i, n := range fixtureLengths {
+			for _, c := range []int{1, 4} {
+				k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: names[i], Concurrency: c}
+				r.Add(k, lengthRounds(k, n), summary.Telemetry{})
+			}
+		}
+	}
+	return r, nil
+}
+
+// lengthRounds are two rounds of k's concurrency of prompts of n tokens.
+// At concurrency 4 the server prefills the prompts one after another, so
+// that the later ones of a round wait, and each stream decodes slower.
+// Ollama reports its prompt evaluation (count and time) and decode time;
+// vLLM neither, but its count of cached prompt tokens (none: cold).
+func lengthRounds(k summary.Key, n int) []summary.Round {
+	speeds := lengthSpeeds[k.Runtime][n]
+	prefill, decode := speeds[0], speeds[1]
+	if k.Concurrency > 1 {
+		prefill /= 1.3
+		decode *= 0.7 - 0.04*float64(slices.Index(fixtureLengths, n))
+	}
+	var rounds []summary.Round
+	for i := range 2 {
+		rd := summary.Round{MaxTokens: tokens, Cold: true, InputTokens: n}
+		if k.Runtime == "ollama" {
+			rd.Context = lengthsNumCtx
+		}
+		for j := range k.Concurrency {
+			jitter := 1 + 0.02*float64(i) + 0.01*float64(j)
+			prompt := n - 2 + j%2
+			if k.Runtime == "vllm" {
+				prompt = n - 1 + j%3
+			}
+			eval := seconds(float64(prompt) / prefill * jitter)
+			ttft := 30*time.Millisecond + eval*time.Duration(1+j)
+			dec := seconds(tokens / decode * jitter)
+			res := runtimes.Result{
+				TTFT: ttft, TTFC: ttft, Total: ttft + dec, OutputTokens: tokens, Chunks: tokens,
+				FinishReason: "length", ServedModel: k.Model, PromptTokens: prompt,
+			}
+			switch k.Runtime {
+			case "ollama":
+				if n == lengthsNumCtx && k.Concurrency > 1 && j == 3 {
+					// Its cold marker made it longer than num_ctx:
+					// Ollama cut it to num_ctx, and says nothing.
+					res.PromptTokens = lengthsNumCtx
+				}
+				res.PromptEval, res.Eval = eval, dec
+			case "vllm":
+				res.CachedReported = true
+			}
+			rd.Results = append(rd.Results, res)
+			rd.Wall = max(rd.Wall, res.Total+2*time.Millisecond)
+		}
+		rounds = append(rounds, rd)
+	}
+	return rounds
+}
+
+// fixtures make the fixture runs by file name: the run, and its request
+// records (nil for none).
+var fixtures = map[string]func() (*summary.Run, []byte){
+	"old.json": oldFixture.run, "new.json": newFixture.run, "warm.json": warmFixture.run,
+	"lengths.json": lengthsRun,
+}
 
 // TestFixtures checks that the fixtures in testdata are what the summary
 // package writes today (-update rewrites them): every key the committed
@@ -415,7 +537,7 @@ var fixtures = map[string]fixture{"old.json": oldFixture, "new.json": newFixture
 // line.
 func TestFixtures(t *testing.T) {
 	for name, f := range fixtures {
-		r, jsonl := f.run()
+		r, jsonl := f()
 		want, err := r.File().Encode()
 		require.NoError(t, err)
 		files := map[string][]byte{name: want}

@@ -329,8 +329,8 @@ func openColumns(withGoodput bool) []column {
 const missing = "—"
 
 // writeMarkdown writes report.md for runs (the first is the base) to w.
-// charts maps a prompt to its charts, in the order to show them; nil
-// leaves charts out.
+// charts maps a prompt to its charts, in the order to show them, and
+// inputCharts to the input length charts; nil leaves charts out.
 func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) error {
 	var b strings.Builder
 	ks := keys(runs)
@@ -349,6 +349,9 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 
 	if len(ks) == 0 {
 		b.WriteString("The files have no rows.\n")
+	}
+	if hasInputRows(runs) {
+		writeInputLength(&b, runs, charts[inputCharts])
 	}
 	for _, p := range prompts(ks) {
 		writePrompt(&b, runs, ks, p, charts[p])
