@@ -88,7 +88,9 @@ func (rt *Runtime) slotCount(ctx context.Context) int {
 // the way and an error that names the runtime and quotes the server; the
 // caller says so and goes on. For vLLM-like servers a refused
 // /reset_prefix_cache is tried as SGLang's /flush_cache before it counts as
-// refused, and the way that worked is kept for the next call.
+// refused, and the way that worked is kept for the next call; where the
+// server serves neither (404 or 405: a vLLM outside its development
+// mode), the way becomes FreshNone, with no error.
 func (rt *Runtime) Fresh(ctx context.Context) (FreshWay, error) {
 	way := rt.FreshWay(ctx)
 	ctx, cancel := context.WithTimeout(ctx, unloadWait+metaTimeout)
