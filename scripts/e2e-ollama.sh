@@ -498,10 +498,11 @@ phase "suite runs, input lengths"
 # no tokenize endpoint: calibration requests), concurrency 1, a short
 # reply; then the longest alone with a num_ctx below it, which Ollama cuts
 # silently.
-suite input . 2x 1 BENCH_RUNTIMES=ollama BENCH_INPUT_TOKENS="$INPUT_TOKENS" BENCH_CONCURRENCY=1 \
+# BENCH_PROMPTS empty (unset): only the in<N> prompts.
+suite input . 2x 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS= BENCH_INPUT_TOKENS="$INPUT_TOKENS" BENCH_CONCURRENCY=1 \
   BENCH_WARMUPS=1 BENCH_MAX_TOKENS=32 BENCH_CONTROL=off
 e2e_env+=(E2E_INPUT_SUMMARY="$json" E2E_INPUT_TOKENS="$INPUT_TOKENS")
-suite cut . 2x 1 BENCH_RUNTIMES=ollama BENCH_INPUT_TOKENS="${INPUT_TOKENS##*,}" BENCH_NUM_CTX=2048 \
+suite cut . 2x 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS= BENCH_INPUT_TOKENS="${INPUT_TOKENS##*,}" BENCH_NUM_CTX=2048 \
   BENCH_CONCURRENCY=1 BENCH_WARMUPS=1 BENCH_MAX_TOKENS=32 BENCH_CONTROL=off
 e2e_env+=(E2E_CUT_SUMMARY="$json" E2E_CUT_LOG="$tmp/suite-cut.log")
 
