@@ -19,6 +19,9 @@ type FreshWant struct {
 	// Tol bounds |Later / First − 1|, and ControlTol the fresh run's
 	// control's decode change.
 	Tol, ControlTol float64
+	// Contrast is how much higher Later/First must be with fresh starts
+	// than without.
+	Contrast float64
 	// Drift is the least decode slowdown the stale run's control must
 	// show (0.2: 20% slower at the end than at the start).
 	Drift float64
@@ -76,6 +79,14 @@ func CheckFresh(fresh, stale *summary.File, w FreshWant) (table, fails []string)
 				w.Later, *later.DecodeTPSMean, w.First, *first.DecodeTPSMean, ratio, 100*w.Tol)
 		}
 	}
+	// And against the same leaves without fresh starts: the later leaf's
+	// ratio must be clearly higher with them.
+	if fr, st := ratio(fresh, w), ratio(stale, w); fr > 0 && st > 0 {
+		table = append(table, fmt.Sprintf("%s/%s at conc=1: %.2f with fresh starts, %.2f without", w.Later, w.First, fr, st))
+		if fr-st < w.Contrast {
+			fail("%s/%s at conc=1 is %.2f with fresh starts and %.2f without: want at least %.2f apart", w.Later, w.First, fr, st, w.Contrast)
+		}
+	}
 	if c := control(fresh, w.Runtime); c != nil && !(math.Abs(float64(c.DecodeChange)) <= w.ControlTol) {
 		fail("with BENCH_FRESH=leaf the control decoded %+.1f%% against the first run: want within %.0f%%", 100*float64(c.DecodeChange), 100*w.ControlTol)
 	}
@@ -106,4 +117,14 @@ func row(f *summary.File, runtime, prompt string, conc int) *summary.Row {
 		}
 	}
 	return nil
+}
+
+// ratio is the Later prompt's conc=1 decode rate over the First's, 0
+// where either is missing.
+func ratio(f *summary.File, w FreshWant) float64 {
+	a, b := row(f, w.Runtime, w.First, 1), row(f, w.Runtime, w.Later, 1)
+	if a == nil || b == nil || a.DecodeTPSMean == nil || b.DecodeTPSMean == nil || *a.DecodeTPSMean <= 0 {
+		return 0
+	}
+	return *b.DecodeTPSMean / *a.DecodeTPSMean
 }

@@ -11,7 +11,8 @@ import (
 // TestFresh checks two suite runs of the same leaves (E2E_FRESH_PROMPTS
 // at concurrency 1 and 4, the native runtime alone) against the server:
 // with BENCH_FRESH=leaf (E2E_FRESH_SUMMARY) the second prompt's conc=1
-// leaf, run after a concurrent leaf, decodes within 20% of the first's, and
+// leaf, run after a concurrent leaf, decodes within 30% of the first's and
+// clearly faster than without fresh starts, and
 // the control agrees with the first run; with BENCH_FRESH=off
 // (E2E_STALE_SUMMARY) the control shows the slowdown that Ollama's
 // runner keeps after concurrent requests, and the run's log
@@ -29,9 +30,10 @@ func TestFresh(t *testing.T) {
 	}
 	// The second prompt is twice as long as the first (240 tokens
 	// against 125), and decode at that depth is slower on this model:
-	// with fresh starts the ratio was 0.85 to 1.16 over four runs here,
-	// against 0.42 to 0.5 without them, so 20% rather than 15%.
-	w := FreshWant{Runtime: "ollama", First: prompts[0], Later: prompts[1], Tol: 0.2, ControlTol: 0.15, Drift: 0.2}
+	// with fresh starts the ratio was 0.81 to 1.16 over six runs here
+	// (0.81 to 0.85 on a quiet machine), against 0.48 to 0.55 without
+	// them; so 30% rather than 15%, and the two must differ by 0.15.
+	w := FreshWant{Runtime: "ollama", First: prompts[0], Later: prompts[1], Tol: 0.3, ControlTol: 0.15, Contrast: 0.15, Drift: 0.2}
 	table, fails := CheckFresh(readSummary(t, fresh), readSummary(t, stale), w)
 	logChecks(t, table, fails)
 	log, err := os.ReadFile(staleLog)
