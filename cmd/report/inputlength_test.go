@@ -266,12 +266,7 @@ func (c chart) logX(t *testing.T, ns []float64) {
 // all.
 func (c chart) onLogScale(t *testing.T, values []float64) {
 	t.Helper()
-	var ys []float64
-	for _, l := range c.lines {
-		for _, p := range l.xy {
-			ys = append(ys, p[1])
-		}
-	}
+	ys := c.ys()
 	require.Len(t, ys, len(values))
 	lo, hi := slices.Index(values, slices.Min(values)), slices.Index(values, slices.Max(values))
 	k := (ys[hi] - ys[lo]) / math.Log(values[hi]/values[lo])

@@ -621,12 +621,7 @@ func (l line) cdf(t *testing.T, n int) {
 // values on an axis from zero: y = bottom + k·v, the same k > 0 for all.
 func (c chart) onScale(t *testing.T, values []float64) {
 	t.Helper()
-	var ys []float64
-	for _, l := range c.lines {
-		for _, p := range l.xy {
-			ys = append(ys, p[1])
-		}
-	}
+	ys := c.ys()
 	require.Len(t, ys, len(values))
 	require.NotZero(t, c.bottom, "found the y axis")
 	i := slices.Index(values, slices.Max(values))
@@ -906,4 +901,15 @@ func TestSweepRepetitions(t *testing.T) {
 		"| sim | 2 | 2 | 1 | aggregate throughput grew +1.0% (10.0 → 10.1 tok/s), less than 5% |\n")
 	c := readChart(t, filepath.Join(dir, "throughput-p.svg"), 1)
 	require.Len(t, c.knees, 3, "knees at 2 and 1, and the legend's sample")
+}
+
+// ys are the heights of the lines' points, line by line, in order.
+func (c chart) ys() []float64 {
+	var ys []float64
+	for _, l := range c.lines {
+		for _, p := range l.xy {
+			ys = append(ys, p[1])
+		}
+	}
+	return ys
 }
