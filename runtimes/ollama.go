@@ -43,7 +43,7 @@ type ollamaOptions struct {
 func newOllamaChatRequest(model string, req Request) ollamaChatRequest {
 	return ollamaChatRequest{
 		Model:    model,
-		Messages: []ollamaMessage{{Role: "user", Content: req.Prompt}},
+		Messages: ollamaMessages(req),
 		Stream:   true,
 		Options: ollamaOptions{
 			NumPredict:  req.MaxTokens,
@@ -53,6 +53,19 @@ func newOllamaChatRequest(model string, req Request) ollamaChatRequest {
 		},
 		KeepAlive: req.KeepAlive,
 	}
+}
+
+// ollamaMessages are req's messages: its system message, its history, its
+// prompt.
+func ollamaMessages(req Request) []ollamaMessage {
+	msgs := make([]ollamaMessage, 0, 2+len(req.History))
+	if req.System != "" {
+		msgs = append(msgs, ollamaMessage{Role: "system", Content: req.System})
+	}
+	for _, m := range req.History {
+		msgs = append(msgs, ollamaMessage(m))
+	}
+	return append(msgs, ollamaMessage{Role: "user", Content: req.Prompt})
 }
 
 // ollamaRequest builds one streaming /api/chat request.
@@ -148,6 +161,8 @@ func (p *ollamaParser) feed(b []byte, t time.Time, partial bool) (done bool, err
 		return false, fail(ClassStreamError, "error in stream: "+l.Error.msg)
 	}
 	answer := l.Message.Content != "" || l.Response != ""
+	answerText(p.res, l.Message.Content)
+	answerText(p.res, l.Response)
 	if answer || l.Message.Thinking != "" || l.Thinking != "" {
 		textChunk(p.res, p.start, t, answer)
 	}

@@ -44,7 +44,7 @@ func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
 	return openAIChatRequest{
 		ChatCompletionRequest: openai.ChatCompletionRequest{
 			Model:    model,
-			Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: req.Prompt}},
+			Messages: openAIMessages(req),
 			Stream:   true,
 			// max_tokens, not max_completion_tokens: Ollama's /v1 only
 			// knows the former, the others accept both.
@@ -57,6 +57,19 @@ func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
 		Temperature: req.Temperature,
 		IgnoreEOS:   req.IgnoreEOS,
 	}
+}
+
+// openAIMessages are req's messages: its system message, its history, its
+// prompt.
+func openAIMessages(req Request) []openai.ChatCompletionMessage {
+	msgs := make([]openai.ChatCompletionMessage, 0, 2+len(req.History))
+	if req.System != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: req.System})
+	}
+	for _, m := range req.History {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	}
+	return append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
 }
 
 // openAIRequest builds one streaming chat completion request.
@@ -238,6 +251,7 @@ func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
 		calls := len(d.ToolCalls) > 0 && string(d.ToolCalls) != "null" && string(d.ToolCalls) != "[]"
 		if d.Content != "" || calls {
 			text, answer = true, true
+			answerText(p.res, d.Content)
 		}
 		if d.ReasoningContent != "" || d.Reasoning != "" {
 			text = true

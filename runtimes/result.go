@@ -45,6 +45,17 @@ type Request struct {
 	// model is loaded with (a change reloads it). Ollama cuts a prompt
 	// longer than that silently, keeping its end.
 	NumCtx int
+
+	// System, if set, is sent as a system message before everything else
+	// (a shared prefix). History are the conversation's earlier messages,
+	// sent in order after it and before Prompt, the last user message.
+	System  string
+	History []Message
+	// KeepText asks for the reply's answer text in Result.Text (Converse
+	// sets it for every turn but the last).
+	KeepText bool
+	// Conversation is an id the caller chose, copied to the Result.
+	Conversation int
 }
 
 // Result is the record of one request as the client measured it. All
@@ -114,12 +125,22 @@ type Result struct {
 	// asked for (llama-server serves its one model whatever is asked).
 	ServedModel string
 
+	// Text is the answer text as streamed (reasoning left out), kept only
+	// when Request.KeepText was set.
+	Text string
+	// Conversation and Turn say which conversation (Request.Conversation)
+	// and which of its turns (from 1) the request was; a request sent
+	// alone is turn 1 of its own.
+	Conversation, Turn int
+
 	// Err is nil for a request that completed. A failed request keeps
 	// whatever was measured before the failure.
 	Err error
 
 	last     time.Duration // when the last text chunk arrived, from Start
 	answered bool          // an answer chunk has arrived (TTFC is set)
+	keep     bool          // keep the answer text (Request.KeepText)
+	text     []byte        // the answer text so far, when keep
 }
 
 // OK reports whether the request completed.

@@ -132,7 +132,7 @@ func (rt *Runtime) Do(ctx context.Context, req Request) Result {
 	if hreq, err := build(ctx, req); err != nil {
 		res.Err = &failure{class: ClassOther, msg: err.Error(), err: err}
 	} else {
-		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, read, req.MaxTokens)
+		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, read, req)
 	}
 	if res.Err != nil {
 		res.Err = &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact(res.Err.Error()), err: res.Err}

@@ -144,10 +144,15 @@ func readStream(r io.Reader, start time.Time, now func() time.Time, res *Result,
 // sending the header. A resent request's clock starts again when it gets
 // its new connection, so the lost attempt costs nothing in its TTFT. A
 // failure after the reply began, or on a fresh connection, is not retried.
-func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l limits, hreq *http.Request, read streamReader, maxTokens int) Result {
+func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l limits, hreq *http.Request, read streamReader, req Request) Result {
 	// The gaps between chunks are kept for every request: room for the
 	// tokens asked for, so that keeping them costs no allocation per chunk.
-	res := Result{Gaps: make([]float32, 0, min(max(maxTokens, 16), 1<<16))}
+	res := Result{Gaps: make([]float32, 0, min(max(req.MaxTokens, 16), 1<<16)), keep: req.KeepText}
+	defer func() {
+		if res.keep {
+			res.Text = string(res.text)
+		}
+	}()
 	attempts := 0
 	trace := &httptrace.ClientTrace{GetConn: func(string) {
 		// Called on this goroutine, before each attempt gets its
@@ -191,6 +196,13 @@ func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l
 	}
 	drainClose(resp.Body)
 	return res
+}
+
+// answerText keeps s, a chunk's answer text, when the request asked for it.
+func answerText(res *Result, s string) {
+	if res.keep {
+		res.text = append(res.text, s...)
+	}
 }
 
 // textChunk counts a chunk that carried generated text that arrived at t:

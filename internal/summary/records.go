@@ -29,6 +29,11 @@ type Record struct {
 	Count  int  `json:"count"`
 	Round  int  `json:"round"`
 	Warmup bool `json:"warmup"`
+	// Conversation is the request's conversation, an id unique in the run
+	// (from 1; a request sent alone is a conversation of its own), and
+	// Turn its turn in it (from 1).
+	Conversation int `json:"conversation"`
+	Turn         int `json:"turn"`
 	// Control marks the requests of a control leaf run (BENCH_CONTROL),
 	// which are in no row: Count is 0 for them. Calibration marks the
 	// requests that sized an in<N> prompt for the runtime, in no figure.
@@ -80,6 +85,7 @@ func RoundRecords(k Key, count, i int, warmup bool, runStart time.Time, results 
 		r := Record{
 			Runtime: k.Runtime, Model: k.Model, ServedModel: res.ServedModel, Prompt: k.Prompt,
 			Concurrency: k.Concurrency, Count: count, Round: i, Warmup: warmup,
+			Conversation: res.Conversation, Turn: res.Turn,
 			TotalS: res.Total.Seconds(), OutputTokens: res.OutputTokens, OutputTokensApprox: res.TokensApprox,
 			Chunks: res.Chunks, Resent: res.Resent, FinishReason: res.FinishReason,
 		}

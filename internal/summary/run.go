@@ -129,6 +129,12 @@ type Arguments struct {
 	// or made to fit the longest input), null when none was sent.
 	InputTokens []int `json:"input_tokens"`
 	NumCtx      *int  `json:"num_ctx"`
+	// Turns is BENCH_TURNS, the turns of each conversation (1: every
+	// request stands alone; 0 in files written before it existed), and
+	// SharedPrefix BENCH_SHARED_PREFIX, the tokens of the system message
+	// every request began with (0: none).
+	Turns        int `json:"turns"`
+	SharedPrefix int `json:"shared_prefix"`
 }
 
 // Sweep is a concurrency sweep: 1, 2, 4, … up to Max, each runtime ×
@@ -510,6 +516,16 @@ type Row struct {
 	InputTokensTarget *int `json:"input_tokens_target"`
 	TruncatedPrompts  int  `json:"truncated_prompts"`
 
+	// CacheHitRatio is the cached prompt tokens over the prompt tokens of
+	// the successful requests whose server said how many it took from its
+	// cache; null where none did (Ollama: its prompt_eval_count counts the
+	// cached tokens with the rest). NotSent counts the turns of
+	// conversations never sent because an earlier turn failed; Turns has
+	// the figures of each turn (BENCH_TURNS above 1; absent otherwise).
+	CacheHitRatio *float64      `json:"cache_hit_ratio"`
+	NotSent       int           `json:"not_sent"`
+	Turns         []TurnFigures `json:"turns,omitempty"`
+
 	// Open-loop leaves (rate=…): the rate asked for and achieved, the
 	// client's send lag, the most requests in flight and the arrivals the
 	// in-flight cap held back, completed requests per second; null for
@@ -526,6 +542,19 @@ type Row struct {
 	// (failures are misses); null without an SLO.
 	GoodputRPS    *float64 `json:"goodput_rps"`
 	SLOAttainment *float64 `json:"slo_attainment"`
+}
+
+// TurnFigures are the figures of one turn of a row's conversations, over
+// its successful requests (Requests counts them all).
+type TurnFigures struct {
+	Turn                   int      `json:"turn"`
+	Requests               int      `json:"requests"`
+	TTFTMean               *float64 `json:"ttft_s_mean"`
+	TTFTP50                *float64 `json:"ttft_s_p50"`
+	TTFTP95                *float64 `json:"ttft_s_p95"`
+	PromptTokensMean       *float64 `json:"prompt_tokens_mean"`
+	CachedPromptTokensMean *float64 `json:"cached_prompt_tokens_mean"`
+	DecodeTPSMean          *float64 `json:"decode_tps_mean"`
 }
 
 // Rows returns one Row per Key in first-seen order. All -count repetitions

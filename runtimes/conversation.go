@@ -1,0 +1,103 @@
+package runtimes
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Message is one earlier message of a conversation: a user's, or an
+// assistant's reply.
+type Message struct {
+	Role    string // "user" or "assistant"
+	Content string
+}
+
+// Converse sends a conversation of 1+len(followUps) turns, one after the
+// other. Turn 1 is first. Turn k > 1 is first with every earlier message
+// in History — each user message, each reply's answer text exactly as the
+// server streamed it, reasoning left out — and followUps[k-2] as its
+// Prompt. Its results are in turn order, each with Turn set (from 1) and
+// first's Conversation. A turn that fails ends the conversation: the turns
+// after it are not sent and have no Result.
+//
+// The history is kept once: each turn's request shares it, so turn k costs
+// the encoding of its body, O(history), and no copy.
+func (rt *Runtime) Converse(ctx context.Context, first Request, followUps []string) []Result {
+	results := make([]Result, 0, 1+len(followUps))
+	var history []Message
+	if len(followUps) > 0 {
+		history = make([]Message, 0, len(first.History)+2*len(followUps))
+		history = append(history, first.History...)
+	}
+	req := first
+	for k := 0; ; k++ {
+		last := k == len(followUps)
+		req.KeepText = !last
+		res := rt.Do(ctx, req)
+		res.Turn, res.Conversation = k+1, first.Conversation
+		results = append(results, res)
+		if last || res.Err != nil || ctx.Err() != nil {
+			return results
+		}
+		history = append(history,
+			Message{Role: "user", Content: req.Prompt},
+			Message{Role: "assistant", Content: res.Text})
+		results[k].Text = "" // kept in history; the record need not hold it twice
+		req.History, req.Prompt = history, followUps[k]
+	}
+}
+
+// Chats runs conversations at once, one per request of firsts, each of
+// 1+len(followUps) turns (see Converse; with no follow-ups each is a
+// single request), and waits for all of them. The goroutines are started
+// before the clock and released together, so starting them costs nothing
+// in the figures. wall runs from the release to the end of the last
+// request as its own clock stamped it (the end of its stream, or its
+// failure), so the work a client does after a stream has ended, such as
+// draining the connection for reuse, is not counted.
+func (rt *Runtime) Chats(ctx context.Context, firsts []Request, followUps []string) (wall time.Duration, results [][]Result) {
+	n := len(firsts)
+	results = make([][]Result, n)
+	var ready, done sync.WaitGroup
+	release := make(chan struct{})
+	ready.Add(n)
+	done.Add(n)
+	for i := range n {
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-release
+			results[i] = rt.Converse(ctx, firsts[i], followUps)
+		}()
+	}
+	ready.Wait()
+	start := time.Now()
+	close(release)
+	done.Wait()
+	for _, chat := range results {
+		end := End(chat)
+		if end.IsZero() {
+			// Failed before it was sent: no stamps to go by.
+			wall = max(wall, time.Since(start))
+			continue
+		}
+		wall = max(wall, end.Sub(start))
+	}
+	return wall, results
+}
+
+// End is when the last of results ended, by its own clock: the end of its
+// stream, or its failure; the zero time if none was sent.
+func End(results []Result) time.Time {
+	var end time.Time
+	for _, r := range results {
+		if r.Start.IsZero() {
+			continue
+		}
+		if e := r.Start.Add(r.Total); e.After(end) {
+			end = e
+		}
+	}
+	return end
+}
