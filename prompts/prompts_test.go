@@ -78,3 +78,25 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// A conversation of n turns has n−1 follow-ups, each a short user message,
+// and the list repeats for long ones.
+func TestFollowUps(t *testing.T) {
+	assert.Empty(t, FollowUps(1))
+	assert.Empty(t, FollowUps(0))
+	fs := FollowUps(4)
+	require.Len(t, fs, 3)
+	assert.Equal(t, "Go on.", fs[0])
+	long := FollowUps(100)
+	require.Len(t, long, 99)
+	for i, f := range long {
+		assert.NotEmpty(t, f, "follow-up %d", i)
+		assert.Less(t, len(f), 60, "follow-up %d is short", i)
+		if i >= len(followUps) {
+			assert.Equal(t, long[i-len(followUps)], f, "follow-up %d repeats the list", i)
+		}
+		if i > 0 && i < len(followUps) {
+			assert.NotEqual(t, long[i-1], f, "two turns in a row ask the same")
+		}
+	}
+}

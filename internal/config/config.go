@@ -96,7 +96,17 @@ type Settings struct {
 	// runs once more, and the change says whether the server or the
 	// machine drifted) or off.
 	Control string `env:"BENCH_CONTROL" envDefault:"on"`
+	// Turns is the turns of each conversation: 1, every request stands
+	// alone; N, every request is a conversation of N turns, turn k
+	// carrying the k−1 earlier ones (prompts.FollowUp).
+	Turns int `env:"BENCH_TURNS" envDefault:"1"`
+	// SharedPrefix is the length, in tokens, of a system message every
+	// request of the run begins with (0: none), sized as an in<N> prompt.
+	SharedPrefix int `env:"BENCH_SHARED_PREFIX" envDefault:"0"`
 }
+
+// MaxTurns bounds BENCH_TURNS.
+const MaxTurns = 100
 
 // The BENCH_FRESH modes.
 const (
@@ -325,6 +335,12 @@ func (s Settings) validate() error {
 	}
 	if s.Control != ControlOn && s.Control != ControlOff {
 		bad("BENCH_CONTROL", "must be on or off")
+	}
+	if s.Turns < 1 || s.Turns > MaxTurns {
+		bad("BENCH_TURNS", fmt.Sprintf("must be a whole number of turns from 1 to %d", MaxTurns))
+	}
+	if s.SharedPrefix < 0 || s.SharedPrefix > MaxInputTokens {
+		bad("BENCH_SHARED_PREFIX", fmt.Sprintf("must be a whole number of tokens from 0 (none) to %d", MaxInputTokens))
 	}
 	if s.Warmups < 0 {
 		bad("BENCH_WARMUPS", "must be 0 or more")

@@ -148,6 +148,13 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_FRESH", "run", `BENCH_FRESH="run": must be leaf or off`},
 		{"BENCH_FRESH", "LEAF", `BENCH_FRESH="LEAF": must be leaf or off`},
 		{"BENCH_CONTROL", "1", `BENCH_CONTROL="1": must be on or off`},
+		{"BENCH_TURNS", "three", `BENCH_TURNS="three": not a number`},
+		{"BENCH_TURNS", "0", `BENCH_TURNS="0": must be a whole number of turns from 1 to 100`},
+		{"BENCH_TURNS", "-2", `BENCH_TURNS="-2": must be a whole number of turns from 1 to 100`},
+		{"BENCH_TURNS", "101", `BENCH_TURNS="101": must be a whole number of turns from 1 to 100`},
+		{"BENCH_TURNS", "2.5", `BENCH_TURNS="2.5": not a number`},
+		{"BENCH_SHARED_PREFIX", "1k", `BENCH_SHARED_PREFIX="1k": not a number`},
+		{"BENCH_SHARED_PREFIX", "-1", `BENCH_SHARED_PREFIX="-1": must be a whole number of tokens from 0 (none) to 1000000`},
 	} {
 		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
 			t.Setenv(tc.key, tc.val)

@@ -35,6 +35,11 @@ var Notes = MeasurementNotes{
 	TPOT: "Seconds per output token after the first: (total - TTFT) / (output tokens - 1), per request; none below 2 tokens. " +
 		"1/TPOT is the unbiased decode rate; decode_tps reads n/(n-1) higher.",
 	ITL: "Seconds between successive chunks that carried generated text, pooled over a row's successful requests.",
+	Turns: "With arguments.turns above 1 every request is a conversation: turn k sends every earlier user message and reply " +
+		"(as streamed, reasoning left out) and a follow-up. A row's figures pool all turns; turns[] has each turn's own. " +
+		"cache_hit_ratio is cached prompt tokens / prompt tokens over the successful requests whose server reported " +
+		"cached tokens (OpenAI usage.prompt_tokens_details.cached_tokens, llama.cpp cache_n); null where none did (Ollama). " +
+		"not_sent counts turns never sent because an earlier turn of their conversation failed.",
 }
 
 // MeasurementNotes is the measurement_notes object; the first four keys are
@@ -51,6 +56,7 @@ type MeasurementNotes struct {
 	TTFC               string `json:"ttfc"`
 	TPOT               string `json:"tpot"`
 	ITL                string `json:"itl"`
+	Turns              string `json:"turns"`
 }
 
 // File is the summary JSON, keys in the seed's order. Run.File builds it

@@ -33,6 +33,19 @@ type Round struct {
 	// rather than cuts a prompt too long. A prompt the server cut is
 	// counted in Metrics.Truncated: see truncated.
 	InputTokens, Context int
+	// NotSent counts the turns of conversations never sent because an
+	// earlier turn failed. SharedPrefix is the tokens of the system
+	// message every request began with (BENCH_SHARED_PREFIX), 0 if none.
+	// A request's turn is in its Result: a prompt is cold (nothing of it
+	// cached) only on turn 1 with no shared prefix.
+	NotSent, SharedPrefix int
+}
+
+// cold reports whether no server can have had any of res's prompt
+// cached: rd's prompts are unique, res is the first turn of its
+// conversation, and no shared prefix comes before them.
+func (rd Round) cold(res runtimes.Result) bool {
+	return rd.Cold && res.Turn <= 1 && rd.SharedPrefix == 0
 }
 
 // truncated reports whether the server cut res's prompt, by its count of
@@ -134,6 +147,19 @@ type Metrics struct {
 	Rate, Achieved, Throughput float64
 	SendLag                    Stat
 	InflightMax, Capped        int
+
+	// NotSent counts the turns never sent (see Round.NotSent). Turns are
+	// the figures of each turn (from 1) of conversations of more than
+	// one; nil otherwise.
+	NotSent int
+	Turns   []Metrics
+	// Cached and CachedOf are the cached prompt tokens and the prompt
+	// tokens of the successful requests whose server said how many it
+	// took from its cache (CachedOf 0: none did). Reuse says what should
+	// have been cached: "history" (turns after the first),
+	// "shared prefix", or "" for neither.
+	Cached, CachedOf int
+	Reuse            string
 
 	// FirstError is the error of the first failed request, if any.
 	FirstError error
@@ -238,7 +264,10 @@ type samples struct {
 
 // Compute returns the figures of rounds, as defined in the package doc,
 // with goodput against slo (none for the zero SLO).
-func Compute(rounds []Round, slo SLO) Metrics {
+func Compute(rounds []Round, slo SLO) Metrics { return compute(rounds, slo, true) }
+
+// compute is Compute, with the figures of each turn when perTurn.
+func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 	var (
 		m             Metrics
 		s             samples
@@ -248,7 +277,12 @@ func Compute(rounds []Round, slo SLO) Metrics {
 		openWall      time.Duration
 	)
 	m.Rounds = len(rounds)
+	turns := 0
 	for _, rd := range rounds {
+		m.NotSent += rd.NotSent
+		if rd.SharedPrefix > 0 && m.Reuse == "" {
+			m.Reuse = "shared prefix"
+		}
 		s.wall = append(s.wall, rd.Wall.Seconds())
 		m.WallTotal += rd.Wall.Seconds()
 		if o := rd.Open; o != nil {
@@ -273,6 +307,7 @@ func Compute(rounds []Round, slo SLO) Metrics {
 			}
 			m.Successes++
 			ok++
+			turns = max(turns, res.Turn)
 			tokens += res.OutputTokens
 			m.add(&s, rd, res)
 			tpot, hasTPOT := tpotOf(res)
@@ -307,7 +342,34 @@ func Compute(rounds []Round, slo SLO) Metrics {
 	m.Wall = stat(s.wall)
 	m.TokensPerChunk = stat(s.perChunk)
 	m.ReasoningTokens, m.PromptTokens, m.CachedTokens = stat(s.reasoning), stat(s.promptTokens), stat(s.cached)
+	if turns > 1 {
+		m.Reuse = "history"
+		if perTurn {
+			m.Turns = byTurn(rounds, turns)
+		}
+	}
 	return m
+}
+
+// byTurn returns the figures of each turn, 1 to n, of rounds'
+// conversations: those of the requests of that turn alone.
+func byTurn(rounds []Round, n int) []Metrics {
+	out := make([]Metrics, n)
+	for t := range n {
+		var of []Round
+		for _, rd := range rounds {
+			var results []runtimes.Result
+			for _, res := range rd.Results {
+				if max(res.Turn, 1) == t+1 {
+					results = append(results, res)
+				}
+			}
+			rd.Results, rd.NotSent, rd.Open = results, 0, nil
+			of = append(of, rd)
+		}
+		out[t] = compute(of, SLO{}, false)
+	}
+	return out
 }
 
 // add counts one successful request of round rd.
@@ -372,6 +434,10 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	}
 	if res.CachedReported {
 		s.cached = append(s.cached, float64(res.CachedTokens))
+		if res.PromptTokens > 0 {
+			m.Cached += res.CachedTokens
+			m.CachedOf += res.PromptTokens
+		}
 	}
 	// The prompt rate counts only the tokens the server evaluated: where
 	// it says how many (llama.cpp), those; where it does not (Ollama,
@@ -381,7 +447,7 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	case res.PromptEval <= 0:
 	case res.PromptEvalTokens > 0:
 		s.prompt = append(s.prompt, float64(res.PromptEvalTokens)/res.PromptEval.Seconds())
-	case res.PromptTokens > 0 && rd.Cold:
+	case res.PromptTokens > 0 && rd.cold(res):
 		s.prompt = append(s.prompt, float64(res.PromptTokens)/res.PromptEval.Seconds())
 	case res.PromptTokens > 0:
 		m.PromptCountsCached = true
@@ -479,7 +545,13 @@ func (m Metrics) Notes(requested string) []string {
 		notes = append(notes, fmt.Sprintf("%d of %d requests had %s cut by the server, by its count of %.0f prompt tokens on average: the row does not describe the prompt as sent; on Ollama raise BENCH_NUM_CTX", m.Truncated, m.Successes, what, m.PromptTokens.Mean))
 	}
 	if m.PromptCountsCached && m.Prompt.N == 0 {
-		notes = append(notes, "no prompt-tok/s: the server counts cached prompt tokens in its prompt count but not in its prompt time (Ollama's prompt_eval_count and prompt_eval_duration), so with BENCH_CACHE=warm their ratio is no prompt rate")
+		notes = append(notes, "no prompt-tok/s: the server counts cached prompt tokens in its prompt count but not in its prompt time (Ollama's prompt_eval_count and prompt_eval_duration), so with BENCH_CACHE=warm, turns after the first or a shared prefix their ratio is no prompt rate")
+	}
+	if m.NotSent > 0 {
+		notes = append(notes, fmt.Sprintf("%d turns were not sent: an earlier turn of their conversation failed", m.NotSent))
+	}
+	if m.Reuse != "" && m.CachedOf > 0 && m.Cached == 0 {
+		notes = append(notes, fmt.Sprintf("the server reused none of the %s (0 of %d prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time", m.Reuse, m.CachedOf))
 	}
 	return notes
 }

@@ -650,6 +650,18 @@ func newRow(k Key, m Metrics, tel *pooledTelemetry) Row {
 		row.InputTokensTarget = &m.InputTokens
 	}
 	row.TruncatedPrompts = m.Truncated
+	row.NotSent = m.NotSent
+	if m.CachedOf > 0 {
+		row.CacheHitRatio = num(float64(m.Cached) / float64(m.CachedOf))
+	}
+	for i, t := range m.Turns {
+		f := TurnFigures{Turn: i + 1, Requests: t.Requests}
+		f.TTFTMean, f.TTFTP50, f.TTFTP95, _, _ = figures(t.TTFT)
+		f.PromptTokensMean, _, _, _, _ = figures(t.PromptTokens)
+		f.CachedPromptTokensMean, _, _, _, _ = figures(t.CachedTokens)
+		f.DecodeTPSMean, _, _, _, _ = figures(t.Decode)
+		row.Turns = append(row.Turns, f)
+	}
 	row.addTelemetry(tel, m)
 	if m.Rate > 0 {
 		row.RateRPS, row.AchievedRPS, row.ThroughputRPS = num(m.Rate), num(m.Achieved), num(m.Throughput)
