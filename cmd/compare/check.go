@@ -17,6 +17,11 @@ import (
 // was written before the key existed, and is warm.
 const cacheKey = "cache"
 
+// workloadKeys are the configuration keys that say what work a run's
+// requests did beyond the cache (summary.Run.Workload): runs that differ
+// in one do not compare, whatever is ignored.
+var workloadKeys = []string{"turns", "shared-prefix"}
+
 // runFile is what compare read of one input.
 type runFile struct {
 	input
@@ -303,7 +308,7 @@ func procsOf(r *runFile, tabs map[string]map[string]bool, in []string) string {
 func configFailure(old, new *runFile, ignoreCache bool) failure {
 	f := failure{fmt.Sprintf("%s and %s ran in different configurations: benchstat would put them in separate tables and compare nothing", old.input, new.input)}
 	var differ []string
-	cacheDiffers := false
+	cacheDiffers, workloadDiffers := false, false
 	for _, k := range configKeys([]*runFile{old, new}, false) {
 		ov, nv := values(old, k), values(new, k)
 		if slices.Equal(effective(ov, k), effective(nv, k)) {
@@ -314,15 +319,20 @@ func configFailure(old, new *runFile, ignoreCache bool) failure {
 			od, nd = describeRaw(ov, k), describeRaw(nv, k)
 		}
 		f = append(f, fmt.Sprintf("%s differs: %s in %s against %s in %s", k, od, old.input, nd, new.input))
-		if k == cacheKey {
+		switch {
+		case k == cacheKey:
 			cacheDiffers = true
-		} else {
+		case slices.Contains(workloadKeys, k):
+			workloadDiffers = true
+		default:
 			differ = append(differ, k)
 		}
 	}
 	switch {
 	case cacheDiffers:
 		f = append(f, "cold and warm runs do not compare: a cold run's TTFT includes the whole prompt's prefill, a warm run's only a prompt-cache hit")
+	case workloadDiffers:
+		f = append(f, "runs of different conversations do not compare: a later turn's TTFT includes its history, a shared prefix's the prefix or a hit on it (BENCH_TURNS, BENCH_SHARED_PREFIX)")
 	case len(differ) > 0:
 		f = append(f, "to compare them anyway: "+hint(differ, ignoreCache, old, new))
 	default:

@@ -96,6 +96,11 @@ func TestCheckPair(t *testing.T) {
 			`cache differs: "cold" in OLD (cmd/compare/testdata/cold.txt) against "warm" (no cache line: written before the key existed) in NEW (cmd/compare/testdata/nocache-old.txt)`,
 			"cold and warm runs do not compare",
 		}},
+		{"cold.txt", "turns4.txt", nil, []string{
+			"OLD (cmd/compare/testdata/cold.txt) and NEW (cmd/compare/testdata/turns4.txt) ran in different configurations",
+			`turns differs: no turns line in OLD (cmd/compare/testdata/cold.txt) against "4" in NEW (cmd/compare/testdata/turns4.txt)`,
+			"runs of different conversations do not compare: a later turn's TTFT includes its history",
+		}},
 		{"gotest-old.txt", "cold.txt", nil, []string{
 			"OLD (cmd/compare/testdata/gotest-old.txt) and NEW (cmd/compare/testdata/cold.txt) ran in different configurations",
 			`cpu differs: "Oxide Virtual Turin-like Processor" in OLD`,

@@ -71,8 +71,7 @@ func (d *Driver) controls(ctx context.Context) {
 			l.Next()
 		}
 		if l.open != nil {
-			l.rounds = append(l.rounds, l.open.end(l.req.MaxTokens, l.cold()))
-			l.record(false, 1, l.rounds[0].Results)
+			l.endOpen()
 		}
 		m := summary.Compute(l.rounds, d.Run.SLO)
 		c := summary.NewControl(f.key, runs, m)

@@ -73,6 +73,17 @@ type Driver struct {
 	first       map[string]*firstLeaf       // runtime name → its first leaf run, for its control
 	sizes       map[string]map[string]*size // runtime → in<N> prompt → its size
 	numCtx      int                         // Ollama's options.num_ctx, 0: none sent
+	// follow are the follow-ups of each conversation (BENCH_TURNS − 1),
+	// and conversations the conversations begun, for their ids.
+	follow        []string
+	conversations int
+}
+
+// nextConversation is the id of a new conversation: its number in the run.
+// Only the benchmark's goroutine begins conversations.
+func (d *Driver) nextConversation() int {
+	d.conversations++
+	return d.conversations
 }
 
 // Setup reads the environment and prepares the run. Notices go to log
@@ -117,6 +128,7 @@ func Setup(ctx context.Context, log io.Writer, opts Options) (*Driver, error) {
 		client: &http.Client{Transport: runtimes.NewTransport(maxConns(st))},
 		Run:    run,
 		files:  out,
+		follow: prompts.FollowUps(st.Turns),
 	}
 	d.Run.Cache = st.Cache
 	d.Run.SLO = st.SLO.SLO
@@ -134,7 +146,7 @@ func Setup(ctx context.Context, log io.Writer, opts Options) (*Driver, error) {
 		d.Close()
 		return nil, err
 	}
-	d.numCtx = numCtx(st)
+	d.numCtx = d.fitNumCtx()
 	if err := d.checkContext(); err != nil {
 		d.Close()
 		return nil, err
@@ -229,10 +241,17 @@ func (d *Driver) row(k summary.Key) *summary.Row {
 }
 
 // ConfigLines are the configuration lines go test must print before the
-// benchmarks, as the .txt has them: "cache: cold". Cold and warm runs are
-// not comparable (a cold TTFT includes the whole prefill), so benchstat
-// must keep them in separate tables.
-func (d *Driver) ConfigLines() string { return "cache: " + d.Settings.Cache + "\n" }
+// benchmarks, as the .txt has them (summary.Run.Workload): "cache: cold",
+// and "turns: 4", "shared-prefix: 1000" for such runs. Runs of different
+// workloads are not comparable (a cold TTFT includes the whole prefill,
+// turn 4's the history), so benchstat must keep them in separate tables.
+func (d *Driver) ConfigLines() string {
+	var b strings.Builder
+	for _, c := range d.Run.Workload() {
+		fmt.Fprintf(&b, "%s: %s\n", c.Key, c.Value)
+	}
+	return b.String()
+}
 
 // Finish writes the run's files a last time, marked complete, and stops
 // the simulator. A run that sent no request writes no files. It says on

@@ -92,12 +92,17 @@ func (d *Driver) newLeaf(ctx context.Context, k summary.Key, rt *runtimes.Runtim
 		return nil, err
 	}
 	p.Text = text
+	system, err := d.sharedPrefix(ctx, rt)
+	if err != nil {
+		return nil, err
+	}
 	l := &Leaf{
 		d: d, ctx: ctx, key: k, rt: rt, n: d.leafRuns, count: count,
 		req:      d.request(p),
 		progress: leafProgress{p: d.progress, name: name},
 		input:    p.InputTokens,
 	}
+	l.req.System = system
 	if k.Rate > 0 {
 		st := d.Settings
 		// A control draws the arrivals of the first run.
@@ -136,7 +141,7 @@ func (l *Leaf) Next() {
 	if l.open != nil {
 		i := l.open.sent()
 		req := l.coldRequest(l.req, false, 1, i)
-		l.open.arrive(func(r runtimes.Request) runtimes.Result { return l.rt.Do(l.ctx, r) }, req)
+		l.open.arrive(func(r runtimes.Request) []runtimes.Result { return l.rt.Converse(l.ctx, r, l.d.follow) }, req)
 		return
 	}
 	r := l.send(false, len(l.rounds)+1)
@@ -144,7 +149,8 @@ func (l *Leaf) Next() {
 	l.progress.round(r)
 }
 
-// send runs one round: warm-up or timed round number i.
+// send runs one round: warm-up or timed round number i, a conversation
+// (BENCH_TURNS) for each request of the load.
 func (l *Leaf) send(warmup bool, i int) summary.Round {
 	n := l.key.Concurrency
 	if l.open != nil {
@@ -154,9 +160,30 @@ func (l *Leaf) send(warmup bool, i int) summary.Round {
 	for j := range reqs {
 		reqs[j] = l.coldRequest(reqs[j], warmup, i, j)
 	}
-	wall, results := l.rt.Round(l.ctx, reqs)
-	l.record(warmup, i, results)
-	return summary.Round{Wall: wall, Results: results, MaxTokens: l.req.MaxTokens, Cold: l.cold(), InputTokens: l.input, Context: l.context()}
+	wall, chats := l.rt.Chats(l.ctx, reqs, l.d.follow)
+	rd := l.shape()
+	rd.Wall = wall
+	for _, chat := range chats {
+		rd.Results = append(rd.Results, chat...)
+		rd.NotSent += l.d.Settings.Turns - len(chat)
+	}
+	l.record(warmup, i, rd.Results)
+	return rd
+}
+
+// shape is a round of the leaf with no results yet: how its requests were
+// sent.
+func (l *Leaf) shape() summary.Round {
+	return summary.Round{MaxTokens: l.req.MaxTokens, Cold: l.cold(), InputTokens: l.input, Context: l.context(),
+		SharedPrefix: l.d.Settings.SharedPrefix}
+}
+
+// endOpen ends an open-loop leaf run once its last conversation has
+// ended, and records its requests.
+func (l *Leaf) endOpen() {
+	r := l.open.end(l.d.Settings.Turns, l.shape())
+	l.record(false, 1, r.Results)
+	l.rounds = append(l.rounds, r)
 }
 
 func (l *Leaf) cold() bool { return l.d.cold() }
@@ -172,9 +199,12 @@ func (l *Leaf) context() int {
 	return 0
 }
 
-// coldRequest is req with, in cold mode, the marker line of request j of
-// round i before its prompt.
+// coldRequest is req as request j of round i sends it: the first of a
+// new conversation, with, in cold mode, its marker line before its prompt
+// (later turns carry it in their history, so a conversation can reuse its
+// own turns but never another's).
 func (l *Leaf) coldRequest(req runtimes.Request, warmup bool, i, j int) runtimes.Request {
+	req.Conversation = l.d.nextConversation()
 	if l.cold() {
 		m := prompts.Marker{Run: l.d.Run.ID, Salt: l.d.Run.CreatedAt.UnixNano(), Leaf: l.n, Warmup: warmup, Round: i, Request: j}
 		req.Prompt = prompts.Cold(l.req.Prompt, m)
@@ -222,9 +252,7 @@ func (o Outcome) Report(b interface{ ReportMetric(float64, string) }) {
 func (l *Leaf) End() Outcome {
 	d := l.d
 	if l.open != nil {
-		r := l.open.end(l.req.MaxTokens, l.cold())
-		l.record(false, 1, r.Results)
-		l.rounds = append(l.rounds, r)
+		l.endOpen()
 	}
 	to := time.Now()
 	tel := summary.Telemetry{WarmupLoads: l.warmupLoads}

@@ -21,8 +21,8 @@ type openLoop struct {
 	start, due time.Time // the first arrival; the latest arrival's time
 
 	mu          sync.Mutex
-	results     []runtimes.Result
-	dues        []time.Time // each request's arrival time
+	results     [][]runtimes.Result // each arrival's conversation
+	dues        []time.Time         // each arrival's time
 	inflight    int
 	inflightMax int
 	capped      int
@@ -39,8 +39,9 @@ func newOpenLoop(rate, burstiness float64, maxInflight, n int, seed string) *ope
 }
 
 // arrive waits for the next arrival time and sends req at it, in its own
-// goroutine, without waiting for the requests in flight.
-func (o *openLoop) arrive(send func(runtimes.Request) runtimes.Result, req runtimes.Request) {
+// goroutine, without waiting for the requests in flight: send returns the
+// results of the conversation req starts (one, for a single turn).
+func (o *openLoop) arrive(send func(runtimes.Request) []runtimes.Result, req runtimes.Request) {
 	if o.start.IsZero() {
 		o.start = time.Now()
 		o.due = o.start
@@ -58,7 +59,7 @@ func (o *openLoop) arrive(send func(runtimes.Request) runtimes.Result, req runti
 	}
 	o.mu.Lock()
 	i := len(o.results)
-	o.results = append(o.results, runtimes.Result{})
+	o.results = append(o.results, nil)
 	o.dues = append(o.dues, o.due)
 	o.inflight++
 	o.inflightMax = max(o.inflightMax, o.inflight)
@@ -84,19 +85,25 @@ func (o *openLoop) sent() int {
 }
 
 // end waits for the requests in flight and returns the leaf's one round:
-// every request, Wall from the first send to the last end.
-func (o *openLoop) end(maxTokens int, cold bool) summary.Round {
+// every request of every arrival's conversation, Wall from the first send
+// to the last end, and the turns not sent; shape sets the round's other
+// fields.
+func (o *openLoop) end(turns int, shape summary.Round) summary.Round {
 	o.wg.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	ol := &summary.OpenLoop{Rate: o.rate, Sent: len(o.results), InflightMax: o.inflightMax, Capped: o.capped}
 	var first, last, end time.Time
-	for i, r := range o.results {
-		if r.Start.IsZero() {
+	rd := shape
+	for i, chat := range o.results {
+		rd.Results = append(rd.Results, chat...)
+		rd.NotSent += turns - len(chat)
+		if len(chat) == 0 || chat[0].Start.IsZero() {
 			continue
 		}
 		// How late the client sent it: from its arrival time to the
-		// moment it went out (the request's own clock start).
+		// moment its first turn went out (the request's own clock start).
+		r := chat[0]
 		ol.SendLags = append(ol.SendLags, r.Start.Sub(o.dues[i]).Seconds())
 		if first.IsZero() || r.Start.Before(first) {
 			first = r.Start
@@ -104,12 +111,13 @@ func (o *openLoop) end(maxTokens int, cold bool) summary.Round {
 		if r.Start.After(last) {
 			last = r.Start
 		}
-		if e := r.Start.Add(r.Total); e.After(end) {
+		if e := runtimes.End(chat); e.After(end) {
 			end = e
 		}
 	}
 	ol.SendWindow = last.Sub(first)
-	return summary.Round{Wall: end.Sub(first), Results: o.results, MaxTokens: maxTokens, Cold: cold, Open: ol}
+	rd.Wall, rd.Open = end.Sub(first), ol
+	return rd
 }
 
 // spinFor is how long before a deadline waitUntil stops sleeping and

@@ -12,6 +12,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
@@ -169,31 +170,75 @@ func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 }
 
 // numCtx is the options.num_ctx the run sends to Ollama: BENCH_NUM_CTX,
-// else, with in<N> prompts, room for the longest and BENCH_MAX_TOKENS
-// (the same for every leaf: a change reloads the model), else none.
-func numCtx(st config.Settings) int {
+// else, with in<N> prompts, turns or a shared prefix, room for the
+// longest conversation (see conversationTokens; the same for every leaf:
+// a change reloads the model), else none.
+func (d *Driver) fitNumCtx() int {
+	st := d.Settings
 	if st.NumCtx != nil {
 		return *st.NumCtx
 	}
-	if len(st.InputTokens) == 0 {
-		return 0
+	n := 0
+	for _, p := range d.Prompts {
+		if d.sizedWork(p) {
+			n = max(n, d.conversationTokens(p))
+		}
 	}
-	return slices.Max(st.InputTokens) + st.MaxTokens
+	return n
 }
 
-// checkContext stops the run, before any request, when an in<N> prompt
-// and BENCH_MAX_TOKENS do not fit the context a runtime's server states.
+// sizedWork reports whether p's requests have a length the run must fit
+// to a context: an in<N> prompt, or any prompt with turns or a shared
+// prefix.
+func (d *Driver) sizedWork(p prompts.Prompt) bool {
+	return p.InputTokens > 0 || d.Settings.Turns > 1 || d.Settings.SharedPrefix > 0
+}
+
+// followUpTokens bounds the tokens of one follow-up turn's user message,
+// chat template included.
+const followUpTokens = 24
+
+// conversationTokens is the most tokens a conversation of prompt p takes:
+// the shared prefix, the prompt (N for in<N>, else about a token per
+// three bytes, more than most tokenizers count, and the cold marker),
+// every turn's reply of BENCH_MAX_TOKENS and every follow-up.
+func (d *Driver) conversationTokens(p prompts.Prompt) int {
+	st := d.Settings
+	prompt := p.InputTokens
+	if prompt == 0 {
+		prompt = len(p.Text)/3 + followUpTokens
+	}
+	return st.SharedPrefix + prompt + st.Turns*st.MaxTokens + (st.Turns-1)*followUpTokens
+}
+
+// checkContext stops the run, before any request, when a conversation
+// (an in<N> prompt, turns, a shared prefix, and BENCH_MAX_TOKENS each
+// turn) does not fit the context a runtime's server states.
 func (d *Driver) checkContext() error {
 	var errs []error
+	st := d.Settings
 	for _, info := range d.Run.Runtimes {
 		if info.ContextLimit == 0 || d.unavailable[info.Name] != nil {
 			continue
 		}
 		for _, p := range d.Prompts {
-			if need := p.InputTokens + d.Settings.MaxTokens; p.InputTokens > 0 && need > info.ContextLimit {
-				errs = append(errs, fmt.Errorf("BENCH_INPUT_TOKENS: %s (%s) takes at most %d tokens (%s), and %s with BENCH_MAX_TOKENS=%d needs %d",
-					info.Name, info.BaseURL, info.ContextLimit, info.ContextSource, p.Name, d.Settings.MaxTokens, need))
+			need := d.conversationTokens(p)
+			if !d.sizedWork(p) || need <= info.ContextLimit {
+				continue
 			}
+			what := fmt.Sprintf("%s with BENCH_MAX_TOKENS=%d", p.Name, st.MaxTokens)
+			variable := "BENCH_INPUT_TOKENS"
+			switch {
+			case st.SharedPrefix > 0:
+				variable = fmt.Sprintf("BENCH_SHARED_PREFIX=%d", st.SharedPrefix)
+			case st.Turns > 1:
+				variable = fmt.Sprintf("BENCH_TURNS=%d", st.Turns)
+			}
+			if st.Turns > 1 || st.SharedPrefix > 0 {
+				what = fmt.Sprintf("a conversation of %s (shared prefix %d, %d turns of BENCH_MAX_TOKENS=%d)", p.Name, st.SharedPrefix, st.Turns, st.MaxTokens)
+			}
+			errs = append(errs, fmt.Errorf("%s: %s (%s) takes at most %d tokens (%s), and %s needs about %d",
+				variable, info.Name, info.BaseURL, info.ContextLimit, info.ContextSource, what, need))
 		}
 	}
 	return errors.Join(errs...)
@@ -235,6 +280,7 @@ func (d *Driver) arguments() summary.Arguments {
 		Power:       st.Power,
 		Fresh:       st.Fresh,
 		Control:     st.Control,
+		Turns:       st.Turns, SharedPrefix: st.SharedPrefix,
 		InputTokens: st.InputTokens,
 		Timeout:     summary.Number(time.Duration(st.Timeout).Seconds()),
 		IdleTimeout: summary.Number(time.Duration(st.IdleTimeout).Seconds()),

@@ -41,12 +41,37 @@ type size struct {
 // tokens, whichever is larger.
 func tolerance(n int) int { return max(4, n/100) }
 
+// SharedPrefixName is the name the shared prefix (BENCH_SHARED_PREFIX) is
+// sized under, in runtimes[].input_sizes and in its calibration records.
+const SharedPrefixName = "shared-prefix"
+
+// prefixPrompt is the user message of the requests that size the shared
+// prefix: a real, short one, as an empty message may get an empty reply.
+const prefixPrompt = "Go on."
+
 // inputText returns the text of prompt p for rt: p's text, or for an
 // in<N> prompt the generated text sized for rt, sizing it on first use.
 func (d *Driver) inputText(ctx context.Context, rt *runtimes.Runtime, p prompts.Prompt) (string, error) {
 	if p.InputTokens == 0 {
 		return p.Text, nil
 	}
+	return d.sized(ctx, rt, p, false)
+}
+
+// sharedPrefix returns the system message every request on rt begins
+// with: the generated text sized so that a request of it and a short
+// user message (prefixPrompt) counts BENCH_SHARED_PREFIX tokens; "" for
+// none.
+func (d *Driver) sharedPrefix(ctx context.Context, rt *runtimes.Runtime) (string, error) {
+	if d.Settings.SharedPrefix == 0 {
+		return "", nil
+	}
+	return d.sized(ctx, rt, prompts.Prompt{Name: SharedPrefixName, InputTokens: d.Settings.SharedPrefix}, true)
+}
+
+// sized returns the generated text of p sized for rt, sizing it on first
+// use: as a prompt, or (system) as a system message.
+func (d *Driver) sized(ctx context.Context, rt *runtimes.Runtime, p prompts.Prompt, system bool) (string, error) {
 	if d.sizes == nil {
 		d.sizes = map[string]map[string]*size{}
 	}
@@ -57,7 +82,7 @@ func (d *Driver) inputText(ctx context.Context, rt *runtimes.Runtime, p prompts.
 	}
 	s := byPrompt[p.Name]
 	if s == nil {
-		s = d.size(ctx, rt, p)
+		s = d.size(ctx, rt, p, system)
 		byPrompt[p.Name] = s
 		if s.err == nil {
 			d.logf("%s: %s sized to %d words of generated text, %d prompt tokens by the server's count (%s, %d calibration requests)",
@@ -72,13 +97,14 @@ func (d *Driver) inputText(ctx context.Context, rt *runtimes.Runtime, p prompts.
 }
 
 // size finds the words of generated text that make p's requests N prompt
-// tokens on rt. With a tokenize endpoint it searches by the server's
+// tokens on rt (system: requests of the text as a system message and
+// prefixPrompt). With a tokenize endpoint it searches by the server's
 // token counts, and one request gives what the chat template adds;
 // elsewhere each step is a calibration request of max_tokens 1, at most
 // maxCalibrations. Either way the count is a line through the last two
 // points, (words, tokens), solved for N (a secant search): the count grows
 // with the words about linearly.
-func (d *Driver) size(ctx context.Context, rt *runtimes.Runtime, p prompts.Prompt) *size {
+func (d *Driver) size(ctx context.Context, rt *runtimes.Runtime, p prompts.Prompt, system bool) *size {
 	n := p.InputTokens
 	s := &size{Method: "requests"}
 	// A calibration request is a real request of the leaf's shape (the
@@ -88,17 +114,21 @@ func (d *Driver) size(ctx context.Context, rt *runtimes.Runtime, p prompts.Promp
 		seq++
 		s.Requests++
 		req := d.request(prompts.Prompt{Name: p.Name, Text: prompts.Words(words)})
+		if system {
+			req.System, req.Prompt = req.Prompt, prefixPrompt
+		}
 		req.MaxTokens = 1
 		if req.NumCtx > 0 {
 			// Room to count N tokens, even when BENCH_NUM_CTX is
 			// smaller: then the leaf's requests are cut, and counted so.
 			req.NumCtx = max(req.NumCtx, n+d.Settings.MaxTokens)
 		}
-		if d.cold() {
+		if d.cold() && !system {
 			m := prompts.Marker{Run: d.Run.ID, Salt: d.Run.CreatedAt.UnixNano(), Leaf: 0, Round: seq, Request: 0}
 			req.Prompt = prompts.Cold(req.Prompt, m)
 		}
 		res := rt.Do(ctx, req)
+		res.Conversation, res.Turn = d.nextConversation(), 1
 		k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
 		recs := summary.RoundRecords(k, 0, seq, false, d.Run.CreatedAt, []runtimes.Result{res}, false)
 		recs[0].Calibration = true
@@ -117,7 +147,7 @@ func (d *Driver) size(ctx context.Context, rt *runtimes.Runtime, p prompts.Promp
 	// request, then the text's tokens from the endpoint.
 	probe := max(16, n/8)
 	marker := ""
-	if d.cold() {
+	if d.cold() && !system {
 		marker = prompts.Marker{Run: d.Run.ID, Salt: d.Run.CreatedAt.UnixNano()}.String() + "\n"
 	}
 	if t, err := rt.Tokenize(ctx, marker+prompts.Words(probe)); err == nil {
@@ -203,6 +233,10 @@ func secant(n, w0, c0 int, count func(int) (int, error), steps int) (int, int, e
 }
 
 func sizingError(rt *runtimes.Runtime, p prompts.Prompt, s *size, err error) error {
+	if p.Name == SharedPrefixName {
+		return fmt.Errorf("%s (%s): cannot size the shared prefix to BENCH_SHARED_PREFIX=%d tokens after %d calibration requests (%s): %w; no leaf runs on %s",
+			rt.Name, rt.BaseURL, p.InputTokens, s.Requests, s.Method, err, rt.Name)
+	}
 	return fmt.Errorf("%s (%s): cannot size prompt %s to %d tokens after %d calibration requests (%s): %w; no leaf of it runs on %s",
 		rt.Name, rt.BaseURL, p.Name, p.InputTokens, s.Requests, s.Method, err, rt.Name)
 }

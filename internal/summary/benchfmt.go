@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -32,6 +33,25 @@ var unitBetter = []struct{ unit, better string }{
 // Benchfmt returns what `go test -bench` would have printed for r's leaf
 // runs, in the Go benchmark format that benchstat reads. See the package
 // doc for names, units and config lines.
+// Workload are the configuration lines that say what work the run's
+// requests did, which runs must share to be compared: cache (cold or
+// warm), and, when not 1 and 0, turns and shared-prefix. The driver
+// prints them before the benchmarks; the .txt has them first.
+func (r *Run) Workload() []benchfmt.Config {
+	var config []benchfmt.Config
+	add := func(k, v string) { config = append(config, benchfmt.Config{Key: k, Value: []byte(v), File: true}) }
+	if r.Cache != "" {
+		add("cache", r.Cache)
+	}
+	if t := r.Arguments.Turns; t > 1 {
+		add("turns", strconv.Itoa(t))
+	}
+	if p := r.Arguments.SharedPrefix; p > 0 {
+		add("shared-prefix", strconv.Itoa(p))
+	}
+	return config
+}
+
 func (r *Run) Benchfmt() ([]byte, error) {
 	var buf bytes.Buffer
 	w := benchfmt.NewWriter(&buf)
@@ -49,12 +69,9 @@ func (r *Run) Benchfmt() ([]byte, error) {
 
 	// Only what is the same for two runs of one setup: a config line that
 	// differs (a run ID, a version, a time) would split benchstat's tables.
-	var config []benchfmt.Config
-	if r.Cache != "" {
-		// First, as go test's output has it: the driver prints it before
-		// the benchmarks start.
-		config = append(config, benchfmt.Config{Key: "cache", Value: []byte(r.Cache), File: true})
-	}
+	// The workload's lines first, as go test's output has them: the
+	// driver prints them before the benchmarks start.
+	config := r.Workload()
 	config = append(config, []benchfmt.Config{
 		{Key: "goos", Value: []byte(r.goos()), File: true},
 		{Key: "goarch", Value: []byte(r.goarch()), File: true},
