@@ -96,7 +96,11 @@ func TestNotSentTurns(t *testing.T) {
 // from a request nothing of which can have been cached — turn 1, cold,
 // with no shared prefix.
 func TestPromptRateOnlyFromColdFirstTurns(t *testing.T) {
-	ollama := func(t int) runtimes.Result { r := turn(t, 10, 1000, -1); r.PromptEval = 100 * time.Millisecond; return r }
+	ollama := func(t int) runtimes.Result {
+		r := turn(t, 10, 1000, -1)
+		r.PromptEval = 100 * time.Millisecond
+		return r
+	}
 	m := Compute([]Round{{Wall: time.Second, Cold: true, Results: []runtimes.Result{ollama(1), ollama(2)}}}, SLO{})
 	assert.Equal(t, 1, m.Prompt.N, "only turn 1's prompt rate")
 	assert.InDelta(t, 10000.0, m.Prompt.Mean, 1e-6)
