@@ -22,7 +22,7 @@ import (
 type chartFile struct {
 	name    string // file name in the output folder
 	alt     string // its alt text in report.md
-	section string // the part of the prompt's section it follows
+	section string // the part of the prompt's section it follows, or the report's own section (secInput, secTurns)
 	note    string // said under it in report.md; "" for nothing
 	data    []byte // the SVG
 }
@@ -53,10 +53,11 @@ const (
 // kneeLabel is the legend entry of the sweep's knee marker.
 const kneeLabel = "knee of the concurrency sweep"
 
-// charts draws the input length charts (under the key inputCharts) and
-// each prompt's charts, in the order report.md shows them. A chart with
-// nothing to draw is left out. The warnings say what could not be read (a
-// request records file), which leaves lines out but is no error.
+// charts draws the charts of the report's own sections, input length and
+// turns (under the key reportCharts), and each prompt's charts, in the
+// order report.md shows them. A chart with nothing to draw is left out.
+// The warnings say what could not be read (a request records file), which
+// leaves lines out but is no error.
 func charts(runs []*run) (map[string][]chartFile, []string, error) {
 	ks := keys(runs)
 	names := runtimeNames(ks)
@@ -65,8 +66,12 @@ func charts(runs []*run) (map[string][]chartFile, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(input) > 0 {
-		out[inputCharts] = input
+	turns, err := chartsOfTurns(runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if own := append(input, turns...); len(own) > 0 {
+		out[reportCharts] = own
 	}
 	slugs := map[string]bool{}
 	recs := make([]records, len(runs))

@@ -10,8 +10,8 @@
 // work too (testdata/seed-summary.json is one), and so do files written
 // before any later key existed. Only the "summary" list is required; the
 // report also shows run_id, created_at, host.platform, host.cpu, versions,
-// arguments.cache, arguments.slo and arguments.sweep where a file has
-// them. Beside each summary it reads the run's request records,
+// arguments.cache, arguments.slo, arguments.sweep, arguments.turns and
+// arguments.shared_prefix where a file has them. Beside each summary it reads the run's request records,
 // <run_id>.requests.jsonl in the same folder (or, if there is none,
 // <name>.requests.jsonl beside <name>.json), if there are any.
 //
@@ -22,6 +22,8 @@
 //	                          the rows of in<N> prompts
 //	input-rates.svg           prefill and decode tokens/s against input
 //	                          tokens, of the same rows
+//	turns.svg                 TTFT p50 against the turn of the
+//	                          conversation, of the rows with turns
 //	ttft-<prompt>.svg         mean time to first token against concurrency
 //	throughput-<prompt>.svg   mean aggregate output tokens/s against
 //	                          concurrency, each sweep's knee ringed
@@ -43,14 +45,21 @@
 // # Runs
 //
 // report.md starts with one line per run: ID, file, start, host, server
-// versions, cache mode, the SLO (a column only where a run has one) and
-// the number of rows. The cache mode is arguments.cache; a file written
+// versions, cache mode, the SLO (a column only where a run has one), the
+// turns of each conversation (arguments.turns; a column only where a run
+// has more than one), the shared prefix ("1024 tok" or "none"; a column
+// only where a run has one) and the number of rows. The cache mode is arguments.cache; a file written
 // before it existed says nothing, and was warm (every request sent the
 // same prompt). When the runs differ in cache mode a warning comes first:
 // a cold request's prompt is new to the server, so its TTFT includes
 // prefilling the whole prompt, while a warm one's is a prompt-cache hit;
 // their TTFT, TTFC and prompt figures, and the changes between them, are
-// not comparable.
+// not comparable. Likewise when they differ in turns or shared prefix
+// ("4 turns, no shared prefix: …; 1 turn, shared prefix 1024 tok: …"): a
+// row of a run of several turns pools every turn, whose prompts grow with
+// the conversation, and a shared prefix lengthens every prompt and may be
+// cached. A file written before arguments.turns existed ran single
+// requests (1 turn), and one without arguments.shared_prefix none.
 //
 // # Input length
 //
@@ -81,6 +90,43 @@
 // their own sections too, like every prompt. A report of files without an
 // in<N> row has no such section and neither chart.
 //
+// # Turns
+//
+// Where a file has rows of conversations (BENCH_TURNS above 1: turn k
+// sends the k − 1 earlier turns, each question and its reply, and a new
+// question), each with the figures of each turn (its "turns" list), a
+// section "Turns" follows (after Input length, before the prompts'
+// sections): what the figures describe, the chart turns.svg, then one
+// table of every turn of every such row, by runtime (as the tables order
+// them), prompt, load (concurrencies, then rates) and, with several files,
+// file, in the order of the files:
+//
+//	runtime
+//	prompt                only where the rows with turns have several
+//	load                  "conc 4" or "2 req/s"
+//	run                   with several files
+//	turn                  from 1
+//	requests              the turn's requests, failed ones included
+//	TTFT p50, p95 ms      of its successful requests, as the others
+//	prompt tok            the mean of the server's counts of its prompt
+//	                      tokens (prompt_tokens_mean), which grow each turn
+//	cached tok            the mean of those the server took from its
+//	                      cache (cached_prompt_tokens_mean); "—" where it
+//	                      reports none (Ollama)
+//	cached share          cached tok / prompt tok, where both are known
+//	decode tok/s          decode_tps_mean
+//
+// A runtime whose TTFT grows every turn prefills the whole history again
+// (it has no prefix cache, or it is off); one whose prefix cache holds the
+// history stays near its turn 1, and the section says so. A turn that
+// fails ends its conversation: the turns after it are not sent, and a
+// list under the table names each row with such turns (not_sent) and how
+// many: "ollama, conc 4: 2 turns not sent: an earlier turn of the
+// conversation failed". The table carries no change against the base;
+// the chart sets the files side by side. The prompts' own tables pool
+// every turn of a row. A report of files without a row with turns (or
+// with turns not sent) has no such section, and no turns chart.
+//
 // # Tables
 //
 // Then a section per prompt. Every table has a row per runtime and load,
@@ -107,6 +153,14 @@
 //
 //	model
 //	TTFT mean, p50, p95, p99  time to first token
+//	cache hit                 where some run of the report has a shared
+//	                          prefix (arguments.shared_prefix above 0) or
+//	                          turns (arguments.turns above 1): the share of
+//	                          the prompt tokens the server took from its
+//	                          cache (cache_hit_ratio), "—" where it reports
+//	                          no cached tokens (Ollama); not shown for
+//	                          other runs, whose ratio says only cold or
+//	                          warm, as the requests table's cached tokens do
 //	decode tok/s              mean decode rate
 //	request tok/s             mean output tokens / request time
 //	aggregate tok/s           mean over rounds of output tokens / round time
@@ -161,7 +215,7 @@
 // Open loop: model, achieved req/s (requests sent / sending window), send
 // lag p99 ms (how late the client sent against the arrival times),
 // throughput req/s (completed requests per second), TTFT p50 and p99,
-// goodput and SLO met where the run has an SLO, ok and failed. Where the
+// cache hit where the closed-loop table has it, goodput and SLO met where the run has an SLO, ok and failed. Where the
 // in-flight cap (BENCH_MAX_INFLIGHT) held arrivals back, a line under the
 // table says how many: that load was not fully open.
 //
@@ -237,6 +291,17 @@
 // logarithmic where the points span a factor of ten or more (prefill and
 // decode together, usually), else linear from zero. The points of a row
 // with prompts the server cut are ringed in black, with one legend entry.
+//
+// turns is drawn once per report, not per prompt: TTFT p50 (ms, a linear y
+// axis from zero) against the turn, each turn labelled (beyond twelve
+// turns, turn 1 and multiples of a round step). Each row with turns is a
+// line, a point per turn with a TTFT p50: one line per runtime, prompt and
+// load, with several files per runtime, prompt, load and file, named
+// "vllm, conc 4" ("vllm, code, conc 4" where the rows with turns have
+// several prompts, and the prompt is then left out of the title; "… (run)"
+// with several files). A colour for each runtime, prompt and load, shared
+// by its files; a dash and marker for each file. The legend is to the
+// right of the plot.
 //
 // The charts are drawn with gonum.org/v1/plot in the Liberation fonts it
 // embeds; the SVG names the font and does not embed it.

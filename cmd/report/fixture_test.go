@@ -53,6 +53,23 @@ import (
 //	          above N, and 2 of ollama's 8 in32768 prompts at concurrency 4
 //	          reached it: the server cut them (truncated_prompts 2). No
 //	          request records
+//	turns.json
+//	          conversations of 4 turns (BENCH_TURNS=4) on the short prompt,
+//	          ollama 0.32.14 and vllm 0.29.1, concurrency 1 and 4, cold:
+//	          each turn's prompt is the history (the earlier questions and
+//	          128-token replies) and a new question. vllm's prefix cache
+//	          holds the history (its cached tokens grow each turn) and its
+//	          TTFT stays near turn 1's; ollama reports no cached tokens
+//	          (cache_hit_ratio null) and prefills the whole history each
+//	          turn: its TTFT grows. One of ollama's conversations at
+//	          concurrency 4 failed at turn 2, so that its turns 3 and 4
+//	          were not sent (not_sent 2). No request records
+//	prefix.json
+//	          single requests that began with a shared prefix of 1024
+//	          tokens (BENCH_SHARED_PREFIX=1024), the same runtimes, prompt
+//	          and loads, cold: vllm takes the prefix from its cache,
+//	          ollama reports nothing cached and prefills it every time.
+//	          No request records
 var (
 	oldCreated  = time.Date(2026, 12, 1, 2, 17, 0, 0, time.UTC)
 	newCreated  = oldCreated.Add(24 * time.Hour)
@@ -523,11 +540,135 @@ func lengthRounds(k summary.Key, n int) []summary.Round {
 	return rounds
 }
 
+// The turns and prefix fixtures: their turns, shared prefix, and the
+// tokens of a question and of each reply.
+var (
+	turnsCreated      = oldCreated.Add(72 * time.Hour)
+	prefixCreated     = oldCreated.Add(96 * time.Hour)
+	fixtureTurns      = 4
+	fixturePrefix     = 1024
+	questionTokens    = 24
+	turnFailedRuntime = "ollama" // its conversation 3 of round 2 at concurrency 4 failed at turn 2
+)
+
+// reuseRun is a run of the turns or prefix fixture: created then, with
+// conversations of turns turns and a shared prefix of prefix tokens.
+func reuseRun(created time.Time, turns, prefix int) *summary.Run {
+	r := summary.NewRun(created)
+	r.Cache = "cold"
+	r.CompletedAt = created.Add(18 * time.Minute)
+	r.Complete = true
+	r.Host = summary.Host{
+		Platform: "darwin-24.6.0-arm64", Machine: "arm64", Go: "go1.26.8", OS: "darwin", Arch: "arm64",
+		CPU: "Apple M4 Max", CPUs: 12, MemoryBytes: 64 << 30,
+	}
+	r.Arguments = summary.Arguments{
+		OutputDir: "results", Runtime: "ollama,vllm", Warmups: 2, Rounds: ptr(2), Concurrency: []int{1, 4},
+		MaxTokens: tokens, Cache: "cold", Timeout: 600, Prompts: []string{"short"}, Count: ptr(1), Benchtime: "2x",
+		Burstiness: 1, MaxInflight: 256, Power: "off", Turns: turns, SharedPrefix: prefix,
+	}
+	r.Runtimes = []summary.RuntimeInfo{
+		{Name: "ollama", Kind: "ollama", BaseURL: "http://127.0.0.1:11434", Model: "qwen3:8b"},
+		{Name: "vllm", Kind: "openai", BaseURL: "http://127.0.0.1:8000", Model: "Qwen/Qwen3-8B"},
+	}
+	r.Versions = map[string]*string{"ollama": ptr("ollama version is 0.32.14"), "vllm": ptr("0.29.1")}
+	r.Prompts = []summary.Prompt{{Name: "short", Text: "Four bullet points."}}
+	conversation := 0
+	for _, rt := range r.Runtimes {
+		for _, c := range []int{1, 4} {
+			k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: "short", Concurrency: c}
+			r.Add(k, reuseRounds(k, turns, prefix, &conversation), summary.Telemetry{})
+		}
+	}
+	return r
+}
+
+func turnsRun() (*summary.Run, []byte)  { return reuseRun(turnsCreated, fixtureTurns, 0), nil }
+func prefixRun() (*summary.Run, []byte) { return reuseRun(prefixCreated, 1, fixturePrefix), nil }
+
+// reuseRounds are two rounds of k's concurrency: a conversation of turns
+// turns per request, as the driver sends them, numbered from
+// *conversation on.
+func reuseRounds(k summary.Key, turns, prefix int, conversation *int) []summary.Round {
+	var rounds []summary.Round
+	for i := range 2 {
+		rd := summary.Round{MaxTokens: tokens, Cold: true, SharedPrefix: prefix}
+		for j := range k.Concurrency {
+			*conversation++
+			var end time.Duration
+			for t := 1; t <= turns; t++ {
+				res := reuseRequest(k, t, prefix, 1+0.02*float64(i)+0.01*float64(j))
+				res.Conversation, res.Turn = *conversation, t
+				if k.Runtime == turnFailedRuntime && turns > 1 && k.Concurrency == 4 && i == 1 && j == 2 && t == 2 {
+					res.Err = errors.New("ollama (http://127.0.0.1:11434): model runner crashed")
+					res.Total, res.OutputTokens = res.TTFT/2, 0
+					rd.Results = append(rd.Results, res)
+					rd.NotSent += turns - t
+					end += res.Total
+					break
+				}
+				rd.Results = append(rd.Results, res)
+				end += res.Total
+			}
+			rd.Wall = max(rd.Wall, end+2*time.Millisecond)
+		}
+		rounds = append(rounds, rd)
+	}
+	return rounds
+}
+
+// reusePrompt is the prompt tokens of turn t (from 1) as the runtime
+// counts them: the shared prefix, the t questions and the t−1 replies
+// before it (vLLM's chat template counts three more).
+func reusePrompt(runtime string, t, prefix int) int {
+	n := prefix + 4 + t*questionTokens + (t-1)*tokens
+	if runtime == "vllm" {
+		n += 3
+	}
+	return n
+}
+
+// reuseRequest is a request of turn t of k's conversations. vLLM takes
+// every earlier turn and the shared prefix from its cache, in blocks of
+// 16 tokens, and prefills the rest: its TTFT stays flat. Ollama reports
+// no cached tokens and prefills the whole prompt: its TTFT grows with
+// it. Both slow down under load, and decode a little slower deeper into
+// a conversation.
+func reuseRequest(k summary.Key, t, prefix int, jitter float64) runtimes.Result {
+	load := 1 + 0.6*float64(k.Concurrency-1)
+	prompt := reusePrompt(k.Runtime, t, prefix)
+	decode := 40.0
+	res := runtimes.Result{PromptTokens: prompt, OutputTokens: tokens, Chunks: chunks, FinishReason: "length", ServedModel: k.Model}
+	var prefill time.Duration
+	switch k.Runtime {
+	case "ollama":
+		prefill = seconds(float64(prompt) / 1500 * load * jitter)
+		res.PromptEval = prefill
+	case "vllm":
+		decode = 55
+		cached := prefix / 16 * 16
+		if t > 1 {
+			cached = (reusePrompt(k.Runtime, t-1, prefix) + tokens) / 16 * 16
+		}
+		res.CachedTokens, res.CachedReported = cached, true
+		prefill = seconds(float64(prompt-cached) / 6000 * load * jitter)
+	}
+	decode *= (1 - 0.03*float64(t-1)) / (1 + 0.2*float64(k.Concurrency-1)) / jitter
+	res.TTFT = 30*time.Millisecond + prefill
+	res.TTFC = res.TTFT
+	eval := seconds(tokens / decode)
+	res.Total = res.TTFT + eval
+	if k.Runtime == "ollama" {
+		res.Eval = eval
+	}
+	return res
+}
+
 // fixtures make the fixture runs by file name: the run, and its request
 // records (nil for none).
 var fixtures = map[string]func() (*summary.Run, []byte){
 	"old.json": oldFixture.run, "new.json": newFixture.run, "warm.json": warmFixture.run,
-	"lengths.json": lengthsRun,
+	"lengths.json": lengthsRun, "turns.json": turnsRun, "prefix.json": prefixRun,
 }
 
 // TestFixtures checks that the fixtures in testdata are what the summary

@@ -41,6 +41,11 @@ type run struct {
 	// control.
 	Fresh    string
 	Runtimes []summary.RuntimeInfo
+	// Turns is arguments.turns, the turns of each conversation: 1 for
+	// runs of single requests, and for files written before the key
+	// existed (0); SharedPrefix is arguments.shared_prefix, the tokens of
+	// the system message every request began with (0: none).
+	Turns, SharedPrefix int
 }
 
 // row is one line of the file's "summary" list, with the keys the file
@@ -106,12 +111,14 @@ func readRun(path string) (*run, error) {
 		File: path, ID: f.RunID, CreatedAt: f.CreatedAt,
 		// /proc/cpuinfo pads some model names with spaces.
 		Platform: f.Host.Platform, CPU: strings.Join(strings.Fields(f.Host.CPU), " "),
-		Versions:   map[string]string{},
-		Incomplete: f.Complete != nil && !*f.Complete,
-		Cache:      f.Arguments.CacheMode(),
-		Sweep:      f.Arguments.Sweep,
-		Fresh:      f.Arguments.Fresh,
-		Runtimes:   f.Runtimes,
+		Versions:     map[string]string{},
+		Incomplete:   f.Complete != nil && !*f.Complete,
+		Cache:        f.Arguments.CacheMode(),
+		Sweep:        f.Arguments.Sweep,
+		Fresh:        f.Arguments.Fresh,
+		Runtimes:     f.Runtimes,
+		Turns:        max(f.Arguments.Turns, 1),
+		SharedPrefix: f.Arguments.SharedPrefix,
 	}
 	if f.Arguments.SLO != nil {
 		r.SLO = *f.Arguments.SLO

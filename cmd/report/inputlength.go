@@ -21,9 +21,28 @@ import (
 // (BENCH_INPUT_TOKENS), each sized so that the server counts N prompt
 // tokens (input_tokens_target), set side by side by N across prompts.
 
-// inputCharts is the key of the input length charts in the map charts
-// returns. No prompt is "": readRun names the rows without one noPrompt.
-const inputCharts = ""
+// reportCharts is the key, in the map charts returns, of the charts of
+// the report's own sections, input length and turns (told apart by their
+// section), not a prompt's. No prompt is "": readRun names the rows
+// without one noPrompt.
+const reportCharts = ""
+
+// The report's own sections that charts follow.
+const (
+	secInput = "input" // the input length section
+	secTurns = "turns" // the turns section
+)
+
+// chartsIn returns the charts of cs that follow the section.
+func chartsIn(cs []chartFile, section string) []chartFile {
+	var out []chartFile
+	for _, c := range cs {
+		if c.section == section {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // xLabelInput is the input length charts' x axis label.
 const xLabelInput = "input tokens (N), log scale"
@@ -226,7 +245,7 @@ func noPrefill(runs []*run, lines []inputLine) string {
 // figures are told apart by line style; the legend is beside the plot,
 // where it covers nothing.
 func inputChart(s inputChartSpec, lines []inputLine) (chartFile, bool, error) {
-	f := chartFile{name: s.file, alt: s.alt}
+	f := chartFile{name: s.file, alt: s.alt, section: secInput}
 	p := newPlot()
 	legend := p.Legend // drawn beside the plot, not on it: p's stays empty
 	legend.Top, legend.Left = true, true

@@ -106,7 +106,7 @@ func write(dir string, runs []*run, withCharts bool) (written, warnings []string
 		return nil, warnings, err
 	}
 	written = []string{path}
-	for _, p := range append([]string{inputCharts}, prompts(keys(runs))...) {
+	for _, p := range append([]string{reportCharts}, prompts(keys(runs))...) {
 		for _, c := range cs[p] {
 			path := filepath.Join(dir, c.name)
 			if err := os.WriteFile(path, c.data, 0o644); err != nil {

@@ -161,19 +161,25 @@ func count(r row, key string, n int) string {
 	return strconv.Itoa(n)
 }
 
-// mainColumns are the closed-loop table's columns; with goodput where a
+// mainColumns are the closed-loop table's columns; with the cache-hit
+// ratio where the report shows it (showCacheHit), with goodput where a
 // row has it.
-func mainColumns(withGoodput bool) []column {
+func mainColumns(withCache, withGoodput bool) []column {
 	cols := []column{
 		modelCol,
 		fig("TTFT mean ms", func(r row) *float64 { return r.TTFTMean }, 1e3, 1),
 		fig("TTFT p50 ms", func(r row) *float64 { return r.TTFTP50 }, 1e3, 1),
 		fig("TTFT p95 ms", func(r row) *float64 { return r.TTFTP95 }, 1e3, 1),
 		fig("TTFT p99 ms", func(r row) *float64 { return r.TTFTP99 }, 1e3, 1),
+	}
+	if withCache {
+		cols = append(cols, cacheHitCol)
+	}
+	cols = append(cols,
 		fig("decode tok/s", func(r row) *float64 { return r.DecodeTPSMean }, 1, 1),
 		fig("request tok/s", func(r row) *float64 { return r.RequestTPSMean }, 1, 1),
 		fig("aggregate tok/s", func(r row) *float64 { return r.AggregateTPSMean }, 1, 1),
-	}
+	)
 	if withGoodput {
 		cols = append(cols, goodput...)
 	}
@@ -309,8 +315,9 @@ func clientTokens(r row) string {
 	return strconv.Itoa(lo) + "–" + strconv.Itoa(hi)
 }
 
-// openColumns are the open-loop table's columns.
-func openColumns(withGoodput bool) []column {
+// openColumns are the open-loop table's columns; with the cache-hit
+// ratio and goodput as mainColumns.
+func openColumns(withCache, withGoodput bool) []column {
 	cols := []column{
 		modelCol,
 		fig("achieved req/s", func(r row) *float64 { return r.AchievedRPS }, 1, 2),
@@ -318,6 +325,9 @@ func openColumns(withGoodput bool) []column {
 		fig("throughput req/s", func(r row) *float64 { return r.ThroughputRPS }, 1, 2),
 		fig("TTFT p50 ms", func(r row) *float64 { return r.TTFTP50 }, 1e3, 1),
 		fig("TTFT p99 ms", func(r row) *float64 { return r.TTFTP99 }, 1e3, 1),
+	}
+	if withCache {
+		cols = append(cols, cacheHitCol)
 	}
 	if withGoodput {
 		cols = append(cols, goodput...)
@@ -330,7 +340,8 @@ const missing = "—"
 
 // writeMarkdown writes report.md for runs (the first is the base) to w.
 // charts maps a prompt to its charts, in the order to show them, and
-// inputCharts to the input length charts; nil leaves charts out.
+// reportCharts to the charts of the input length and turns sections; nil
+// leaves charts out.
 func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) error {
 	var b strings.Builder
 	ks := keys(runs)
@@ -344,6 +355,7 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 			"Rows are matched by runtime, prompt and concurrency, or rate. A figure a file does not have is shown as %s.\n\n", len(runs), missing)
 	}
 	writeCacheWarning(&b, runs)
+	writeWorkloadWarning(&b, runs)
 	writeRuns(&b, runs)
 	writeControls(&b, runs)
 
@@ -351,7 +363,10 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 		b.WriteString("The files have no rows.\n")
 	}
 	if hasInputRows(runs) {
-		writeInputLength(&b, runs, charts[inputCharts])
+		writeInputLength(&b, runs, chartsIn(charts[reportCharts], secInput))
+	}
+	if hasTurnRows(runs) {
+		writeTurns(&b, runs, chartsIn(charts[reportCharts], secTurns))
 	}
 	for _, p := range prompts(ks) {
 		writePrompt(&b, runs, ks, p, charts[p])
@@ -385,16 +400,74 @@ func writeCacheWarning(b *strings.Builder, runs []*run) {
 		"Their TTFT, TTFC and prompt figures are not comparable, and neither are the changes in percent between them.\n\n")
 }
 
+// prefixCell is a run's shared prefix for a cell: "1024 tok", or "none".
+func prefixCell(tokens int) string {
+	if tokens <= 0 {
+		return "none"
+	}
+	return strconv.Itoa(tokens) + " tok"
+}
+
+// writeWorkloadWarning warns, at the top, when the runs differ in turns
+// or shared prefix.
+func writeWorkloadWarning(b *strings.Builder, runs []*run) {
+	workload := func(r *run) string {
+		turns := "1 turn"
+		if r.Turns > 1 {
+			turns = strconv.Itoa(r.Turns) + " turns"
+		}
+		prefix := "no shared prefix"
+		if r.SharedPrefix > 0 {
+			prefix = "shared prefix " + prefixCell(r.SharedPrefix)
+		}
+		return turns + ", " + prefix
+	}
+	runsOf := map[string][]string{}
+	var order []string
+	for _, r := range runs {
+		w := workload(r)
+		if _, seen := runsOf[w]; !seen {
+			order = append(order, w)
+		}
+		runsOf[w] = append(runsOf[w], cell(r.Label))
+	}
+	if len(order) < 2 {
+		return
+	}
+	var parts []string
+	for _, w := range order {
+		parts = append(parts, w+": "+strings.Join(runsOf[w], ", "))
+	}
+	b.WriteString("> **Warning: these runs differ in conversation turns or shared prefix** (" + strings.Join(parts, "; ") + "). " +
+		"A row of a run of several turns pools every turn, whose prompts grow with the conversation, and a shared prefix " +
+		"lengthens every prompt and may be cached; their TTFT and prompt figures are not comparable, " +
+		"and neither are the changes in percent between them.\n\n")
+}
+
 // writeRuns writes the table of runs.
 func writeRuns(b *strings.Builder, runs []*run) {
 	withSLO := slices.ContainsFunc(runs, func(r *run) bool { return r.SLO != "" })
+	withTurns := slices.ContainsFunc(runs, func(r *run) bool { return r.Turns > 1 })
+	withPrefix := slices.ContainsFunc(runs, func(r *run) bool { return r.SharedPrefix > 0 })
 	b.WriteString("| run | file | created | host | versions | cache |")
 	if withSLO {
 		b.WriteString(" SLO |")
 	}
+	if withTurns {
+		b.WriteString(" turns |")
+	}
+	if withPrefix {
+		b.WriteString(" shared prefix |")
+	}
 	b.WriteString(" rows |\n|---|---|---|---|---|---|")
 	if withSLO {
 		b.WriteString("---|")
+	}
+	if withTurns {
+		b.WriteString("---:|")
+	}
+	if withPrefix {
+		b.WriteString("---:|")
 	}
 	b.WriteString("---:|\n")
 	for i, r := range runs {
@@ -413,6 +486,12 @@ func writeRuns(b *strings.Builder, runs []*run) {
 			name, cell("`"+r.File+"`"), orMissing(when(r.CreatedAt)), orMissing(host), orMissing(versions(r.Versions)), cell(r.Cache))
 		if withSLO {
 			b.WriteString(" " + orMissing(cell(r.SLO)) + " |")
+		}
+		if withTurns {
+			fmt.Fprintf(b, " %d |", r.Turns)
+		}
+		if withPrefix {
+			b.WriteString(" " + prefixCell(r.SharedPrefix) + " |")
 		}
 		fmt.Fprintf(b, " %d |\n", len(r.Rows))
 	}
@@ -459,7 +538,7 @@ func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []c
 	}
 
 	if len(closed) > 0 {
-		closedLoad.with(mainColumns(anyRow(closed, hasGoodput))...).write(b, runs, closed)
+		closedLoad.with(mainColumns(showCacheHit(runs), anyRow(closed, hasGoodput))...).write(b, runs, closed)
 		writeSweep(b, runs, p)
 	}
 	writeCharts(b, chartsOf(secMain))
@@ -504,7 +583,7 @@ func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []c
 			b.WriteString(", and goodput: the requests/s that met the run's SLO, and their share of all requests")
 		}
 		b.WriteString(".\n\n")
-		rateLoad.with(openColumns(anyRow(open, hasGoodput))...).write(b, runs, open)
+		rateLoad.with(openColumns(showCacheHit(runs), anyRow(open, hasGoodput))...).write(b, runs, open)
 		writeCapped(b, runs, open)
 		writeCharts(b, chartsOf(secOpen))
 	}
