@@ -145,7 +145,7 @@ func (p *ollamaParser) feed(b []byte, t time.Time, partial bool) (done bool, err
 	if len(b) == 0 {
 		return false, nil
 	}
-	if plain, answer := ollamaPlainText(b); plain {
+	if plain, answer := ollamaPlainText(b); plain && !p.res.keep {
 		textChunk(p.res, p.start, t, answer)
 		return false, nil
 	}

@@ -214,7 +214,7 @@ func openAIPlainText(d []byte) (plain, answer bool) {
 
 // data handles the JSON of one data: line.
 func (p *openAIParser) data(data []byte, t time.Time, partial bool) error {
-	if plain, answer := openAIPlainText(data); plain && !partial {
+	if plain, answer := openAIPlainText(data); plain && !partial && !p.res.keep {
 		textChunk(p.res, p.start, t, answer)
 		return nil
 	}

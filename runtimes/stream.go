@@ -144,10 +144,10 @@ func readStream(r io.Reader, start time.Time, now func() time.Time, res *Result,
 // sending the header. A resent request's clock starts again when it gets
 // its new connection, so the lost attempt costs nothing in its TTFT. A
 // failure after the reply began, or on a fresh connection, is not retried.
-func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l limits, hreq *http.Request, read streamReader, req Request) Result {
+func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l limits, hreq *http.Request, read streamReader, req Request) (res Result) {
 	// The gaps between chunks are kept for every request: room for the
 	// tokens asked for, so that keeping them costs no allocation per chunk.
-	res := Result{Gaps: make([]float32, 0, min(max(req.MaxTokens, 16), 1<<16)), keep: req.KeepText}
+	res = Result{Gaps: make([]float32, 0, min(max(req.MaxTokens, 16), 1<<16)), keep: req.KeepText}
 	defer func() {
 		if res.keep {
 			res.Text = string(res.text)
