@@ -169,23 +169,34 @@ func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 		ContextLimit: limit, ContextSource: source})
 }
 
-// numCtx is the options.num_ctx the run sends to Ollama: BENCH_NUM_CTX,
-// else, with in<N> prompts, turns or a shared prefix, room for the
-// longest conversation (see conversationTokens; the same for every leaf:
-// a change reloads the model), else none.
+// numCtx is the options.num_ctx the run sends to Ollama: BENCH_NUM_CTX;
+// else, with in<N> prompts, room for the longest conversation by an upper
+// bound (see conversationTokens; with single turns and no shared prefix,
+// the longest N and BENCH_MAX_TOKENS exactly); else, with turns or a
+// shared prefix, that bound when it is above ollamaContext, which every
+// Ollama gives a model unasked; else none. It is the same for every leaf:
+// a change reloads the model.
 func (d *Driver) fitNumCtx() int {
 	st := d.Settings
 	if st.NumCtx != nil {
 		return *st.NumCtx
 	}
-	n := 0
+	n, sized := 0, false
 	for _, p := range d.Prompts {
 		if d.sizedWork(p) {
-			n = max(n, d.conversationTokens(p))
+			n = max(n, d.conversationTokens(p, true))
+			sized = sized || p.InputTokens > 0
 		}
+	}
+	if !sized && n <= ollamaContext {
+		return 0
 	}
 	return n
 }
+
+// ollamaContext is the smallest context Ollama loads a model with when
+// sent no num_ctx: 2048 in the 0.6 line, more since.
+const ollamaContext = 2048
 
 // sizedWork reports whether p's requests have a length the run must fit
 // to a context: an in<N> prompt, or any prompt with turns or a shared
@@ -198,18 +209,34 @@ func (d *Driver) sizedWork(p prompts.Prompt) bool {
 // chat template included.
 const followUpTokens = 24
 
-// conversationTokens is the most tokens a conversation of prompt p takes:
-// the shared prefix, the prompt (N for in<N>, else about a token per
-// three bytes, more than most tokenizers count, and the cold marker),
-// every turn's reply of BENCH_MAX_TOKENS and every follow-up.
-func (d *Driver) conversationTokens(p prompts.Prompt) int {
+// conversationTokens is the tokens a conversation of prompt p takes at
+// its last turn: the shared prefix, the prompt (N for in<N>, both sized
+// by the server's count), every earlier turn's reply and follow-up, and
+// the last reply of BENCH_MAX_TOKENS. What is not sized is estimated:
+// with upper, by bounds no tokenizer exceeds in practice (a token per
+// byte of prompt and marker; a reply sent back as history twice the
+// tokens it was generated in, as a model's text may re-tokenize longer),
+// to fit a context to; otherwise as a typical tokenizer counts (a token
+// per four bytes, a reply as many tokens as generated), to refuse a run
+// only when it surely does not fit.
+func (d *Driver) conversationTokens(p prompts.Prompt, upper bool) int {
 	st := d.Settings
-	prompt := p.InputTokens
-	if prompt == 0 {
-		prompt = len(p.Text)/3 + followUpTokens
+	prompt, reply := p.InputTokens, st.MaxTokens
+	if upper {
+		reply *= 2
 	}
-	return st.SharedPrefix + prompt + st.Turns*st.MaxTokens + (st.Turns-1)*followUpTokens
+	switch {
+	case prompt > 0:
+	case upper:
+		prompt = len(p.Text) + markerBytes
+	default:
+		prompt = len(p.Text) / 4
+	}
+	return st.SharedPrefix + prompt + (st.Turns-1)*(reply+followUpTokens) + st.MaxTokens
 }
+
+// markerBytes bounds the length of a cold marker line (prompts.Marker).
+const markerBytes = 64
 
 // checkContext stops the run, before any request, when a conversation
 // (an in<N> prompt, turns, a shared prefix, and BENCH_MAX_TOKENS each
@@ -222,7 +249,7 @@ func (d *Driver) checkContext() error {
 			continue
 		}
 		for _, p := range d.Prompts {
-			need := d.conversationTokens(p)
+			need := d.conversationTokens(p, false)
 			if !d.sizedWork(p) || need <= info.ContextLimit {
 				continue
 			}

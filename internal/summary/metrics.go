@@ -60,6 +60,17 @@ func truncated(rd Round, res runtimes.Result) bool {
 		(rd.Context > 0 && res.PromptTokens >= rd.Context)
 }
 
+// droppedHistory reports whether the server cut res's prompt, a turn of a
+// conversation, by dropping some of its history: its count is not above
+// that of prev, the turn before, whose prompt it holds whole with a reply
+// and a follow-up more. (Ollama drops a conversation's first messages
+// when they exceed its context, and says nothing.) The conversation's
+// turns are consecutive in a round's results.
+func droppedHistory(prev, res runtimes.Result) bool {
+	return res.Turn > 1 && prev.Turn == res.Turn-1 && prev.Conversation == res.Conversation &&
+		prev.PromptTokens > 0 && res.PromptTokens > 0 && res.PromptTokens <= prev.PromptTokens
+}
+
 // The units Report uses. They are the benchmark's public names: saved runs
 // compare only while they stay the same.
 const (
@@ -295,7 +306,7 @@ func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 			openWall += rd.Wall
 		}
 		tokens, ok := 0, 0
-		for _, res := range rd.Results {
+		for i, res := range rd.Results {
 			m.Requests++
 			if !res.OK() {
 				m.Failures++
@@ -310,6 +321,9 @@ func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 			turns = max(turns, res.Turn)
 			tokens += res.OutputTokens
 			m.add(&s, rd, res)
+			if i > 0 && droppedHistory(rd.Results[i-1], res) {
+				m.Truncated++
+			}
 			tpot, hasTPOT := tpotOf(res)
 			if slo.Set() && slo.meets(res.TTFT, res.Total, tpot, hasTPOT) {
 				good++

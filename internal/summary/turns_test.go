@@ -2,6 +2,7 @@ package summary
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,4 +108,17 @@ func TestPromptRateOnlyFromColdFirstTurns(t *testing.T) {
 	m = Compute([]Round{{Wall: time.Second, Cold: true, SharedPrefix: 500, Results: []runtimes.Result{ollama(1)}}}, SLO{})
 	assert.Equal(t, 0, m.Prompt.N, "a shared prefix may have been cached")
 	assert.True(t, m.PromptCountsCached)
+}
+
+// A turn whose prompt count is not above the turn before's lost some of
+// its history to the server (Ollama drops the first messages of a
+// conversation beyond its context): it counts as cut, and is said.
+func TestDroppedHistoryCountsAsCut(t *testing.T) {
+	a1, a2, a3 := turn(1, 10, 125, -1), turn(2, 12, 176, -1), turn(3, 14, 115, -1)
+	b1, b2 := turn(1, 10, 125, -1), turn(2, 12, 180, -1)
+	a1.Conversation, a2.Conversation, a3.Conversation = 1, 1, 1
+	b1.Conversation, b2.Conversation = 2, 2
+	m := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{a1, a2, a3, b1, b2}}}, SLO{})
+	assert.Equal(t, 1, m.Truncated, "turn 3 of conversation 1; conversation 2's turn 1 follows a longer turn 3 of another")
+	assert.Contains(t, strings.Join(m.Notes(""), "\n"), "1 of 5 requests had their prompt cut by the server")
 }
