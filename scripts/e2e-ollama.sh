@@ -58,7 +58,15 @@
 #     prompt tokens by the server's count within 1% of N, TTFT rising with
 #     N, no prompt cut, and the num_ctx sent is the one the server loaded
 #     the model with; and on a run of the longest alone with
-#     BENCH_NUM_CTX=2048: every prompt counted as cut, and the log says so.
+#     BENCH_NUM_CTX=2048: every prompt counted as cut, and the log says so;
+#   - TestTurns, on a run of conversations of three turns (BENCH_TURNS=3,
+#     the first prompt, concurrency 1, 32-token replies): every turn of
+#     every conversation sent and answered in order, each turn's prompt
+#     longer than the one before, and Ollama's cache at work on turns 2
+#     and 3 (prompt evaluation per prompt token below half of turn 1's,
+#     TTFT p50 within 2x of it); and on a conversation of its own sent
+#     through a proxy that records the wire: turn k sends 2k-1 messages,
+#     each reply back exactly as it was streamed.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.
@@ -509,8 +517,21 @@ e2e_env+=(E2E_CUT_SUMMARY="$json" E2E_CUT_LOG="$tmp/suite-cut.log")
 phase "check input lengths"
 e2e_test TestInputLengths "$tmp/input.log" "input lengths"
 
+phase "suite runs, conversations"
+# Every request a conversation of three turns (TestTurns expects 3): turn
+# k sends every earlier message and reply and a follow-up. Concurrency 1,
+# so that each turn finds its conversation's slot in Ollama's cache as the
+# turn before left it; short replies, one prompt, two conversations.
+suite turns . 2x 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS="$ONE_PROMPT" BENCH_TURNS=3 BENCH_CONCURRENCY=1 \
+  BENCH_WARMUPS=1 BENCH_MAX_TOKENS=32 BENCH_CONTROL=off
+e2e_env+=(E2E_TURNS_SUMMARY="$json")
+
+phase "check conversations"
+e2e_test TestTurns "$tmp/turns.log" "conversations"
+
 end_phase
 printf '\n== figures\n'
 # The tests' t.Logf lines, without go test's "    file_test.go:NN: ".
-sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT)|leaf, in order|row ollama\/|control, fresh|fresh=leaf:|log: |N +words|[0-9]+ +[0-9]+ +[0-9.]+ +[0-9]+ |num_ctx )/s/^/  /p' \
-  "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log" "$tmp/fresh.log" "$tmp/input.log"
+sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT)|leaf, in order|row ollama\/|control, fresh|fresh=leaf:|log: |N +words|[0-9]+ +[0-9]+ +[0-9.]+ +[0-9]+ |num_ctx |turn +(requests|messages)|[0-9]+ +[0-9]+ +([0-9.]+ +){4}[0-9.]+$|[0-9]+ +[0-9]+ +user|turn [0-9]+: prompt evaluation per|conversation of [0-9]+ turns|messages OK)/s/^/  /p' \
+  "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log" "$tmp/fresh.log" "$tmp/input.log" \
+  "$tmp/turns.log"

@@ -14,6 +14,7 @@
 //	go test -tags e2e -count=1 -v -run '^TestCapacity$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestOpenLoop$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestFresh$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestTurns$' ./internal/e2e/
 //
 // TestSummary reads the suite run's summary JSON (E2E_SUMMARY) and has
 // go tool benchstat read the .txt beside it; TestColdPromptRate measures
@@ -33,8 +34,13 @@
 // the same leaves, with BENCH_FRESH=leaf (E2E_FRESH_SUMMARY) and off
 // (E2E_STALE_SUMMARY, its log E2E_STALE_LOG): with fresh starts a conc=1
 // leaf after a concurrent one decodes as the first did and the control
-// agrees, without them the control shows Ollama's slowdown. Each logs its figures (hence
-// -v). Run alone, without the variables the script sets, a live test
+// agrees, without them the control shows Ollama's slowdown; TestTurns
+// reads a run of conversations of three turns (E2E_TURNS_SUMMARY and its
+// request records): every turn sent in order, each prompt longer than the
+// one before, and Ollama's cache at work on turns 2 and 3, and sends a
+// conversation of its own through a proxy that records the wire: turn k
+// sends 2k−1 messages, each reply back as it was streamed. Each logs its
+// figures (hence -v). Run alone, without the variables the script sets, a live test
 // fails, saying to run the script: a check that did not run must never
 // look like one that passed.
 //
@@ -61,6 +67,8 @@
 //	E2E_FRESH_SUMMARY   the BENCH_FRESH=leaf run's summary JSON
 //	E2E_STALE_SUMMARY   the BENCH_FRESH=off run's summary JSON
 //	E2E_STALE_LOG       the BENCH_FRESH=off run's output
+//	E2E_TURNS_SUMMARY   the BENCH_TURNS=3 run's summary JSON; its
+//	                    .requests.jsonl is beside it
 //
 // The logic of the checks (what a summary must hold, reading cmd/bench's
 // benchstat output, medians, the client-side decode rate, prompt rates,

@@ -1,0 +1,306 @@
+package e2e
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// TurnsWant is what a run of conversations (BENCH_TURNS) at concurrency 1
+// against Ollama must show.
+type TurnsWant struct {
+	Runtime, Prompt string
+	// Turns is BENCH_TURNS: every conversation has turns 1 to Turns.
+	Turns int
+	// EvalRatio bounds the prompt evaluation time per prompt token of
+	// every later turn over turn 1's. Ollama keeps each slot's tokens (the
+	// prompt and the reply it generated) in its KV cache and evaluates a
+	// later turn's prompt only from where it leaves the longest cached
+	// prefix; its prompt_eval_count still counts every token of the
+	// prompt, so the time per counted token falls to about the share of
+	// new tokens. With the e2e model that share is about a quarter: its
+	// greedy replies are not the tokenizer's own split of their text, so
+	// the cached prefix ends early in the reply, and a later turn
+	// evaluates the reply again and the follow-up, 30 to 70 of 170 to 250
+	// tokens (a model whose replies re-tokenize the same evaluates the
+	// follow-up alone). Measured on turns 2 and 3 over six runs: 0.24× to
+	// 0.34× (the new tokens attend to a longer prefix than turn 1's).
+	// Without the cache every token is evaluated again, at turn 1's cost
+	// per token or more: 0.80× to 1.22× measured on turns whose history
+	// Ollama had left out (so that nothing of them was cached). 0.5 is
+	// between the two, 1.5× above the highest cached figure and 1.6×
+	// below the lowest uncached one.
+	EvalRatio float64
+	// TTFTFactor bounds TTFT p50 of every later turn over turn 1's: a
+	// later turn's prompt is longer, but its history is cached.
+	TTFTFactor float64
+}
+
+// DefaultTurnsWant is what scripts/e2e-ollama.sh's run of conversations
+// must show.
+func DefaultTurnsWant(runtime, prompt string, turns int) TurnsWant {
+	return TurnsWant{Runtime: runtime, Prompt: prompt, Turns: turns, EvalRatio: 0.5, TTFTFactor: 2}
+}
+
+// turnFigures are one turn's figures from the timed request records of a
+// row.
+type turnFigures struct {
+	requests, ok      int
+	promptTokens      float64 // sum, over the successful requests with a count
+	counted           int
+	promptEval        float64 // seconds, sum over those with a time and a count
+	evalTokens, timed int     // prompt tokens and requests behind promptEval
+}
+
+func (t turnFigures) promptTokensMean() float64 { return t.promptTokens / float64(t.counted) }
+func (t turnFigures) evalMsMean() float64       { return 1e3 * t.promptEval / float64(t.timed) }
+
+// msPerToken is prompt_eval_duration per prompt token, over all the
+// turn's requests: their time over their tokens.
+func (t turnFigures) msPerToken() float64 { return 1e3 * t.promptEval / float64(t.evalTokens) }
+
+// CheckTurns checks a run of conversations of w.Turns turns at
+// concurrency 1 against Ollama, from its summary and its request records:
+// the row has each turn's figures, every turn of every conversation was
+// sent and succeeded, in order; each turn's prompt is longer than the one
+// before (it carries the history), and Ollama's cache is at work on the
+// later turns: their prompt evaluation per prompt token far below turn
+// 1's, and their TTFT p50 within w.TTFTFactor of turn 1's.
+func CheckTurns(f *summary.File, recs []summary.Record, w TurnsWant) (table, fails []string) {
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	name := fmt.Sprintf("%s/%s/conc=1", w.Runtime, w.Prompt)
+	if f.Arguments.Turns != w.Turns {
+		fail("arguments.turns is %d, want %d", f.Arguments.Turns, w.Turns)
+	}
+	r := row(f, w.Runtime, w.Prompt, 1)
+	if r == nil {
+		return nil, append(fails, fmt.Sprintf("no row %s", name))
+	}
+	// Every timed round is one conversation at concurrency 1.
+	conversations := 0
+	if f.Arguments.Rounds != nil && f.Arguments.Count != nil {
+		conversations = *f.Arguments.Rounds * *f.Arguments.Count
+	}
+	if conversations == 0 {
+		fail("arguments.rounds or arguments.count is null: the run's conversations are unknown")
+	}
+	if r.Failures > 0 || r.Successes != r.Requests || r.Requests != conversations*w.Turns {
+		fail("row %s: %d requests, %d failed, want %d (%d conversations of %d turns), none failed",
+			name, r.Requests, r.Failures, conversations*w.Turns, conversations, w.Turns)
+	}
+	if r.NotSent != 0 {
+		fail("row %s: not_sent is %d, want 0: a turn failed and ended its conversation", name, r.NotSent)
+	}
+	if r.CacheHitRatio != nil {
+		fail("row %s: cache_hit_ratio is %g, want null: Ollama's prompt_eval_count counts cached tokens with the rest and says nothing of its cache", name, *r.CacheHitRatio)
+	}
+	if len(r.Turns) != w.Turns {
+		fail("row %s has the figures of %d turns, want %d", name, len(r.Turns), w.Turns)
+	}
+	for i, t := range r.Turns {
+		if t.Turn != i+1 || t.Requests != conversations {
+			fail("row %s: turns[%d] is turn %d of %d requests, want turn %d of %d", name, i, t.Turn, t.Requests, i+1, conversations)
+		}
+	}
+
+	// The timed requests of the row, by turn, and each conversation's
+	// turns in the order they were recorded.
+	turns := make([]turnFigures, w.Turns)
+	order := map[int][]int{}
+	var ids []int
+	for _, rec := range recs {
+		if rec.Runtime != w.Runtime || rec.Prompt != w.Prompt || rec.Concurrency != 1 || rec.RateRPS != nil ||
+			rec.Warmup || rec.Control || rec.Calibration {
+			continue
+		}
+		if _, seen := order[rec.Conversation]; !seen {
+			ids = append(ids, rec.Conversation)
+		}
+		order[rec.Conversation] = append(order[rec.Conversation], rec.Turn)
+		if rec.Turn < 1 || rec.Turn > w.Turns {
+			continue
+		}
+		t := &turns[rec.Turn-1]
+		t.requests++
+		if rec.Error != nil {
+			continue
+		}
+		t.ok++
+		if rec.PromptTokens == nil || *rec.PromptTokens <= 0 {
+			continue
+		}
+		t.promptTokens += float64(*rec.PromptTokens)
+		t.counted++
+		if rec.Server != nil && rec.Server.PromptEvalS != nil {
+			t.promptEval += *rec.Server.PromptEvalS
+			t.evalTokens += *rec.PromptTokens
+			t.timed++
+		}
+	}
+	want := make([]int, w.Turns)
+	for i := range want {
+		want[i] = i + 1
+	}
+	var bad []string
+	for _, id := range ids {
+		if !slices.Equal(order[id], want) {
+			bad = append(bad, fmt.Sprintf("%d: %v", id, order[id]))
+		}
+	}
+	if len(bad) > 0 {
+		fail("conversations whose recorded turns are not %v in order: %s", want, strings.Join(bad, "; "))
+	}
+	if len(ids) != conversations {
+		fail("the records have %d timed conversations of row %s, want %d", len(ids), name, conversations)
+	}
+
+	table = append(table, fmt.Sprintf("row %s: %d conversations of %d turns, not_sent %d, cache_hit_ratio %s",
+		name, len(ids), w.Turns, r.NotSent, fixedOrNull(r.CacheHitRatio, 3)))
+	table = append(table, fmt.Sprintf("%-4s %8s %13s %14s %15s %12s %11s", "turn", "requests", "prompt tokens", "prompt_eval ms", "ms/prompt-token", "TTFT p50 ms", "decode t/s"))
+	for i, t := range turns {
+		var ttft, decode *float64
+		if i < len(r.Turns) {
+			ttft, decode = scaled(r.Turns[i].TTFTP50, 1e3), r.Turns[i].DecodeTPSMean
+		}
+		table = append(table, fmt.Sprintf("%-4d %8d %13s %14s %15s %12s %11s", i+1, t.requests,
+			fixedOrNull(finiteOrNil(t.promptTokensMean()), 1), fixedOrNull(finiteOrNil(t.evalMsMean()), 2),
+			fixedOrNull(finiteOrNil(t.msPerToken()), 3), fixedOrNull(ttft, 1), fixedOrNull(decode, 1)))
+		if t.requests != conversations || t.ok != t.requests {
+			fail("turn %d: %d timed requests in the records, %d successful, want %d, all successful", i+1, t.requests, t.ok, conversations)
+		}
+		if t.counted != t.ok || t.timed != t.ok {
+			fail("turn %d: %d of %d successful requests have Ollama's prompt_eval_count, %d its prompt_eval_duration: want all", i+1, t.counted, t.ok, t.timed)
+		}
+	}
+	if len(r.Turns) != w.Turns || turns[0].timed == 0 {
+		return table, fails
+	}
+
+	first := turns[0]
+	for i := 1; i < w.Turns; i++ {
+		t, prev := turns[i], turns[i-1]
+		if t.counted == 0 || prev.counted == 0 || !(t.promptTokensMean() > prev.promptTokensMean()) {
+			fail("turn %d's prompt has %s tokens on average, turn %d's %s: want more, as it carries the history%s",
+				i+1, fixedOrNull(finiteOrNil(t.promptTokensMean()), 1), i, fixedOrNull(finiteOrNil(prev.promptTokensMean()), 1), dropped(f))
+		}
+		if t.timed > 0 {
+			ratio := t.msPerToken() / first.msPerToken()
+			table = append(table, fmt.Sprintf("turn %d: prompt evaluation per prompt token %.3f× turn 1's (limit %.2f×), TTFT p50 %s× turn 1's (limit %.1f×)",
+				i+1, ratio, w.EvalRatio, fixedOrNull(finiteOrNil(val(r.Turns[i].TTFTP50)/val(r.Turns[0].TTFTP50)), 2), w.TTFTFactor))
+			if !(ratio < w.EvalRatio) {
+				fail("turn %d: prompt evaluation took %.3f ms per prompt token, %.2f× turn 1's %.3f: want below %.2f×, the history taken from Ollama's cache",
+					i+1, t.msPerToken(), ratio, first.msPerToken(), w.EvalRatio)
+			}
+		}
+		if a, b := r.Turns[i].TTFTP50, r.Turns[0].TTFTP50; a == nil || b == nil || !(*a <= w.TTFTFactor**b) {
+			fail("turn %d: TTFT p50 %s ms, turn 1's %s ms: want at most %.1f× turn 1's", i+1,
+				fixedOrNull(scaled(a, 1e3), 1), fixedOrNull(scaled(b, 1e3), 1), w.TTFTFactor)
+		}
+	}
+	return table, fails
+}
+
+// dropped is why Ollama may have sent the model a prompt that did not
+// grow: it leaves out, silently, a chat's earliest messages that do not
+// fit num_ctx, and (with a template of .Prompt and .Response) a user
+// message whose reply is empty.
+func dropped(f *summary.File) string {
+	numCtx := "null"
+	if f.Arguments.NumCtx != nil {
+		numCtx = fmt.Sprint(*f.Arguments.NumCtx)
+	}
+	return fmt.Sprintf(" (Ollama leaves out, and says nothing, a chat's earliest messages that do not fit num_ctx, here %s, and a user message whose reply is empty)", numCtx)
+}
+
+// finiteOrNil is &x, or nil for NaN and the infinities (a figure of no
+// requests).
+func finiteOrNil(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// Exchange is one /api/chat request as it went over the wire: its
+// messages, and the answer text of its reply (every line's
+// message.content, in order), whether the reply ended with its done line,
+// and what could not be read of either.
+type Exchange struct {
+	Messages []runtimes.Message
+	Reply    string
+	Done     bool
+	Err      string
+}
+
+// roles are the exchange's message roles, "user,assistant,user".
+func (e Exchange) roles() string {
+	rs := make([]string, len(e.Messages))
+	for i, m := range e.Messages {
+		rs[i] = m.Role
+	}
+	return strings.Join(rs, ",")
+}
+
+// CheckMessages checks the requests of one conversation as they went over
+// the wire, ex[k] turn k+1's: turn k has 2k−1 messages, user and
+// assistant in turn from a user's; the user messages are prompt and then
+// follow in order, and each assistant message is, byte for byte, the
+// answer text streamed in reply to the turn it follows.
+func CheckMessages(ex []Exchange, prompt string, follow []string) []string {
+	var fails []string
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	if len(ex) != len(follow)+1 {
+		fail("%d requests, want %d: the prompt and %d follow-ups", len(ex), len(follow)+1, len(follow))
+	}
+	for k, e := range ex {
+		turn := k + 1
+		if e.Err != "" {
+			fail("turn %d: %s", turn, e.Err)
+		}
+		if !e.Done {
+			fail("turn %d: the reply did not end with its done line", turn)
+		}
+		if k < len(ex)-1 && e.Reply == "" {
+			fail("turn %d: the reply streamed no answer text", turn)
+		}
+		if len(e.Messages) != 2*turn-1 {
+			fail("turn %d sent %d messages (%s), want %d", turn, len(e.Messages), e.roles(), 2*turn-1)
+		}
+		for i, m := range e.Messages {
+			j := i / 2
+			if i%2 == 0 {
+				want := prompt
+				if j > 0 && j-1 < len(follow) {
+					want = follow[j-1]
+				}
+				if m.Role != "user" || m.Content != want {
+					fail("turn %d, message %d: %s %q, want user %q", turn, i+1, m.Role, clipText(m.Content), clipText(want))
+				}
+				continue
+			}
+			if m.Role != "assistant" {
+				fail("turn %d, message %d: role %s, want assistant", turn, i+1, m.Role)
+			}
+			switch {
+			case j >= len(ex):
+				fail("turn %d, message %d: assistant %q, but turn %d was never sent", turn, i+1, clipText(m.Content), j+1)
+			case m.Content != ex[j].Reply:
+				fail("turn %d, message %d: assistant %q (%d bytes), want turn %d's reply as streamed, %q (%d bytes)",
+					turn, i+1, clipText(m.Content), len(m.Content), j+1, clipText(ex[j].Reply), len(ex[j].Reply))
+			}
+		}
+	}
+	return fails
+}
+
+// clipText is s, cut to 60 bytes with "…" after.
+func clipText(s string) string {
+	if len(s) <= 60 {
+		return s
+	}
+	return s[:60] + "…"
+}
