@@ -8,107 +8,180 @@ import (
 	"time"
 )
 
-// cacheCap bounds the prompt cache: the word prefixes it remembers, 8 bytes
-// each and the map's overhead (a few MiB in all).
+// cacheCap bounds the prompt cache: the prefixes it remembers, in two
+// generations of at most cacheCap/2 each, a map entry of 8 bytes a prefix
+// and the maps' overhead (about 9 MiB in all when full).
 const cacheCap = 1 << 18
 
+// The chat template, as the cache sees it: a message is its header (its
+// role's), its content and its end; the prompt ends with the header of the
+// assistant's turn, the same tokens an assistant message starts with.
+const (
+	headerTokens = ReplyTokens                 // a message's header, of its role
+	endTokens    = MessageTokens - ReplyTokens // a message's end
+)
+
+// replyRole is the role of the header the prompt ends with.
+const replyRole = "assistant"
+
 // promptCache remembers the prompts the server has been sent, as the hash
-// of every word prefix of each, to tell how long a prefix of a new prompt
-// an earlier one shared: what a server's prefix cache would have kept.
+// of every prefix of each, to tell how long a prefix of a new prompt an
+// earlier one shared: what a server's prefix cache would have kept.
+//
+// A prompt is a sequence of pieces (see measure): a message's header (its
+// role), each word of its content, its end, ..., the reply's header.
+// Prefix j's hash is the hash of pieces 1..j. The prefixes go into the
+// current generation, cur; when a prompt's would not fit, cur becomes old
+// and the old old is forgotten. Every prompt's prefixes (its first
+// gen of them) are all in cur when it has been served, so cur, old and
+// their union each hold every prefix of what they hold: the pieces a new
+// prompt shares are its first few, and a look-up stops at the first miss.
 type promptCache struct {
 	seed maphash.Seed
+	gen  int  // the most prefixes a generation holds
+	off  bool // Config.PrefixCache off: nothing is remembered
 
-	mu   sync.Mutex
-	seen map[uint64]struct{}
-	last int // prompt tokens of the last prompt remembered since clear
+	mu       sync.Mutex
+	cur, old map[uint64]struct{}
+	last     int // prompt tokens of the last prompt served since clear
 }
 
-func newPromptCache() *promptCache {
-	return &promptCache{seed: maphash.MakeSeed(), seen: make(map[uint64]struct{})}
+// newPromptCache is a cache of capacity prefixes in all; off, it
+// remembers nothing.
+func newPromptCache(capacity int, off bool) *promptCache {
+	return &promptCache{
+		seed: maphash.MakeSeed(), gen: max(capacity/2, 1), off: off,
+		cur: make(map[uint64]struct{}), old: make(map[uint64]struct{}),
+	}
+}
+
+// chatMessage is a message of a chat as the server reads it: its role and
+// the texts of its content.
+type chatMessage struct {
+	role  string
+	texts []string
 }
 
 // prompt is a chat request's prompt as the server counts it: its tokens,
-// with the chat template's, and its words, for the cache.
+// with the chat template's, and its pieces, for the cache.
 type prompt struct {
 	p        int      // tokens (P): PromptTokens of its messages
-	prefixes []uint64 // the hash of each word prefix, words 1..j
-	// ends[j] is how many of the template's tokens come up to the end of
-	// word j+1: the words' tokens and MessageTokens for every message up
-	// to the one it is in.
+	prefixes []uint64 // the hash of each piece prefix, pieces 1..j
+	// ends[j] is how many tokens come up to the end of piece j+1.
 	ends []int
+	// text is the index of the first word piece; len(prefixes) if none.
+	text int
 }
 
-// measure counts the prompt whose messages' texts are msgs (one list of
-// texts a message) and hashes its word prefixes, without touching the
-// cache. Prefix j's hash is the hash of words 1..j, each preceded by its
-// length (so that no two word sequences hash the same bytes), whatever
-// messages they are in.
-func (c *promptCache) measure(msgs [][]string) *prompt {
+// Pieces' kinds, hashed before each piece so that no two sequences of
+// pieces hash the same bytes.
+const (
+	pieceHeader = 'h'
+	pieceWord   = 'w'
+	pieceEnd    = 'e'
+)
+
+// measure counts the prompt of msgs and hashes its piece prefixes, without
+// touching the cache. Its pieces, in order: for every message its header
+// (headerTokens tokens, one piece whatever the role, roles told apart),
+// each word of its content (wordTokens tokens), its end (endTokens); then
+// the reply's header, an assistant's. So a message shares nothing with one
+// of another role at the same place, and a prompt that a later turn of its
+// conversation begins with (its messages, the reply as the next assistant
+// message) is all shared.
+func (c *promptCache) measure(msgs []chatMessage) *prompt {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
-	pr := &prompt{p: ReplyTokens}
+	pr := &prompt{text: -1}
 	var n [binary.MaxVarintLen64]byte
-	for _, texts := range msgs {
-		pr.p += MessageTokens
-		for _, s := range texts {
+	piece := func(kind byte, s string, tokens int) {
+		h.WriteByte(kind)
+		h.Write(binary.AppendUvarint(n[:0], uint64(len(s))))
+		h.WriteString(s)
+		pr.p += tokens
+		pr.prefixes = append(pr.prefixes, h.Sum64())
+		pr.ends = append(pr.ends, pr.p)
+	}
+	for _, m := range msgs {
+		piece(pieceHeader, m.role, headerTokens)
+		for _, s := range m.texts {
 			for w := range words(s) {
-				h.Write(binary.AppendUvarint(n[:0], uint64(len(w))))
-				h.WriteString(w)
-				pr.p += wordTokens(w)
-				pr.prefixes = append(pr.prefixes, h.Sum64())
-				pr.ends = append(pr.ends, pr.p-ReplyTokens)
+				if pr.text < 0 {
+					pr.text = len(pr.prefixes)
+				}
+				piece(pieceWord, w, wordTokens(w))
 			}
 		}
+		piece(pieceEnd, "", endTokens)
+	}
+	piece(pieceHeader, replyRole, headerTokens)
+	if pr.text < 0 {
+		pr.text = len(pr.prefixes)
 	}
 	return pr
 }
 
-// cached is C for a prompt whose first shared words an earlier prompt
-// also began with: 0 when none, the template's tokens up to the end of
-// the last shared word when some, P-1 when all (the server has seen the
-// whole prompt and evaluates only its last token); at most P-1.
+// cached is C for a prompt whose first shared pieces an earlier prompt
+// also began with: the tokens of those pieces, at most P-1 (a server
+// evaluates at least the last token), and 0 when they hold no word (the
+// template's tokens alone are no hit).
 func (pr *prompt) cached(shared int) int {
-	switch {
-	case shared == 0:
+	if shared <= pr.text {
 		return 0
-	case shared == len(pr.prefixes):
-		return pr.p - 1
 	}
 	return min(pr.ends[shared-1], pr.p-1)
 }
 
-// serve returns how many of the prompt's first words an earlier prompt
-// also began with, and remembers the prompt. When remembering it would
-// take the cache past cacheCap prefixes, the cache is emptied first
-// (after the look-up); of a prompt longer than that, the first cacheCap
-// prefixes are remembered.
+// serve returns how many of the prompt's first pieces an earlier prompt
+// also began with, and remembers the prompt: its first gen prefixes go
+// into cur, which becomes old first, forgetting the old old, if they would
+// take it past gen. Off, it returns 0 and remembers nothing.
 func (c *promptCache) serve(pr *prompt) (shared int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// Every prefix of a remembered prompt is remembered, so the shared ones
-	// are the first few, and the others are new.
-	for _, x := range pr.prefixes {
-		if _, ok := c.seen[x]; !ok {
-			break
-		}
+	c.last = pr.p
+	if c.off {
+		return 0
+	}
+	// cur and old ∪ cur hold every prefix of what they hold: the prefixes
+	// found in cur are the first few, those found in either a few more.
+	inCur := 0
+	for inCur < len(pr.prefixes) && has(c.cur, pr.prefixes[inCur]) {
+		inCur++
+	}
+	shared = inCur
+	for shared < len(pr.prefixes) && has(c.old, pr.prefixes[shared]) {
 		shared++
 	}
-	if len(c.seen)+len(pr.prefixes)-shared > cacheCap {
-		clear(c.seen)
+	keep := pr.prefixes[:min(len(pr.prefixes), c.gen)]
+	from := min(inCur, len(keep))
+	if len(c.cur)+len(keep)-from > c.gen {
+		c.cur, c.old = c.old, c.cur
+		clear(c.cur)
+		from = 0
 	}
-	for _, x := range pr.prefixes[:min(len(pr.prefixes), cacheCap)] {
-		c.seen[x] = struct{}{}
+	for _, x := range keep[from:] {
+		c.cur[x] = struct{}{}
 	}
-	c.last = pr.p
 	return shared
 }
 
+func has(m map[uint64]struct{}, x uint64) bool { _, ok := m[x]; return ok }
+
+// size is the number of prefixes remembered.
+func (c *promptCache) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.cur) + len(c.old)
+}
+
 // clear forgets every prompt, and returns the tokens of the last one
-// remembered since it was last cleared (0 if none).
+// served since it was last cleared (0 if none).
 func (c *promptCache) clear() (last int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	clear(c.seen)
+	clear(c.cur)
+	clear(c.old)
 	last, c.last = c.last, 0
 	return last
 }

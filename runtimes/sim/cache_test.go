@@ -7,75 +7,184 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// serveText serves a one-message prompt and returns its words and how
-// many of them an earlier prompt began with.
-func serveText(c *promptCache, text string) (words, shared int) {
-	pr := c.measure([][]string{{text}})
-	return len(pr.prefixes), c.serve(pr)
+// user is a one-message prompt of a user's.
+func user(text string) []chatMessage { return []chatMessage{{role: "user", texts: []string{text}}} }
+
+// serveMsgs serves a prompt and returns its pieces, how many of them an
+// earlier prompt began with, and C.
+func serveMsgs(c *promptCache, msgs []chatMessage) (pieces, shared, cached int) {
+	pr := c.measure(msgs)
+	shared = c.serve(pr)
+	return len(pr.prefixes), shared, pr.cached(shared)
 }
 
-// The cache is bounded: a prompt that would take it past cacheCap empties
-// it before it is remembered.
-func TestPromptCacheBounded(t *testing.T) {
-	c := newPromptCache()
-	long := make([]string, cacheCap-10)
-	for i := range long {
-		long[i] = fmt.Sprint("w", i)
-	}
-	text := strings.Join(long, " ")
-	w, shared := serveText(c, text)
-	assert.Equal(t, cacheCap-10, w)
-	assert.Zero(t, shared)
-	assert.Len(t, c.seen, cacheCap-10)
-	_, shared = serveText(c, "w0 w1 w2 other")
-	assert.Equal(t, 3, shared, "remembered")
-	assert.Len(t, c.seen, cacheCap-9, "one new prefix")
-	// A repeat adds nothing, so it fits.
-	_, shared = serveText(c, text)
-	assert.Equal(t, cacheCap-10, shared)
-	assert.Len(t, c.seen, cacheCap-9)
-	// 20 new prefixes do not: the cache is emptied, then this one kept.
-	w, shared = serveText(c, strings.Repeat("x ", 20))
-	assert.Equal(t, 20, w)
-	assert.Zero(t, shared)
-	assert.Len(t, c.seen, 20)
-	_, shared = serveText(c, "w0 w1 w2 other")
-	assert.Zero(t, shared, "forgotten")
-
-	// A prompt longer than the cap: its first cacheCap prefixes are kept.
-	c = newPromptCache()
-	huge := strings.Repeat("y ", cacheCap+5)
-	w, _ = serveText(c, huge)
-	assert.Equal(t, cacheCap+5, w)
-	assert.Len(t, c.seen, cacheCap)
-	_, shared = serveText(c, huge)
-	assert.Equal(t, cacheCap, shared, "found before the cache is emptied for the 5 more")
-	assert.Len(t, c.seen, cacheCap)
-}
-
-// C in tokens: 0 with no word shared, the template's tokens up to the last
-// shared word, P-1 when every word is.
+// The pieces of a prompt, their tokens, and C in tokens: 0 with no word
+// shared, the tokens of the shared pieces, P-1 when every piece is.
 func TestPromptCached(t *testing.T) {
-	c := newPromptCache()
-	// Two messages: 3 + "abcdefgh"(2) + "x"(1), 3 + "hello"(2) "world"(2), 2.
-	pr := c.measure([][]string{{"abcdefgh x"}, {"hello", "world"}})
+	c := newPromptCache(cacheCap, false)
+	// Two messages: header 2 + "abcdefgh"(2) + "x"(1) + end 1, header 2 +
+	// "hello"(2) "world"(2) + end 1, reply header 2.
+	msgs := []chatMessage{{"system", []string{"abcdefgh x"}}, {"user", []string{"hello", "world"}}}
+	pr := c.measure(msgs)
 	assert.Equal(t, 15, pr.p)
 	assert.Equal(t, PromptTokens("abcdefgh x", "hello world"), pr.p)
-	assert.Equal(t, []int{5, 6, 11, 13}, pr.ends)
-	for shared, want := range []int{0, 5, 6, 11, 14} {
-		assert.Equal(t, want, pr.cached(shared), "%d words shared", shared)
+	assert.Equal(t, []int{2, 4, 5, 6, 8, 10, 12, 13, 15}, pr.ends)
+	assert.Equal(t, 1, pr.text)
+	for shared, want := range []int{0, 0, 4, 5, 6, 8, 10, 12, 13, 14} {
+		assert.Equal(t, want, pr.cached(shared), "%d pieces shared", shared)
 	}
-	// No words: P is the template's, C 0.
-	pr = c.measure([][]string{{""}})
+	// No words: P is the template's, C 0 whatever is shared.
+	pr = c.measure([]chatMessage{{role: "user"}})
 	assert.Equal(t, MessageTokens+ReplyTokens, pr.p)
-	assert.Zero(t, pr.cached(0))
+	assert.Equal(t, len(pr.prefixes), pr.text)
+	for shared := range len(pr.prefixes) + 1 {
+		assert.Zero(t, pr.cached(shared))
+	}
 	// clear says what the last prompt was, once.
-	c.serve(c.measure([][]string{{"a b"}}))
+	c.serve(c.measure(user("a b")))
 	assert.Equal(t, 7, c.clear())
 	assert.Zero(t, c.clear())
-	assert.Empty(t, c.seen)
+	assert.Zero(t, c.size())
+}
+
+// The longest prefix, piece by piece, across messages: roles and message
+// boundaries count, the template's tokens alone are no hit, and a later
+// turn of a conversation shares all of the turn before.
+func TestPromptCachePrefix(t *testing.T) {
+	c := newPromptCache(cacheCap, false)
+	sys := chatMessage{"system", []string{"You are terse."}}
+	turn1 := []chatMessage{sys, {"user", []string{"Name a colour."}}}
+	p1 := PromptTokens("You are terse.", "Name a colour.")
+	_, shared, cached := serveMsgs(c, turn1)
+	assert.Zero(t, shared)
+	assert.Zero(t, cached)
+
+	_, _, cached = serveMsgs(c, turn1)
+	assert.Equal(t, p1-1, cached, "again: all but the last token")
+
+	// Turn 2: turn 1's messages, the reply, a new question. Turn 1's
+	// prompt ended with the assistant's header, which the reply's message
+	// begins with: all of it is shared.
+	turn2 := append(turn1[:2:2], chatMessage{"assistant", []string{" lorem ipsum"}}, chatMessage{"user", []string{"Another."}})
+	_, _, cached = serveMsgs(c, turn2)
+	assert.Equal(t, p1, cached)
+	p2 := PromptTokens("You are terse.", "Name a colour.", " lorem ipsum", "Another.")
+	turn3 := append(turn2[:4:4], chatMessage{"assistant", []string{" dolor"}}, chatMessage{"user", []string{"More."}})
+	_, _, cached = serveMsgs(c, turn3)
+	assert.Equal(t, p2, cached)
+
+	// The same system message, another question: the system message and
+	// the user's header.
+	_, _, cached = serveMsgs(c, []chatMessage{sys, {"user", []string{"Count to three."}}})
+	assert.Equal(t, MessageTokens+Tokens("You are terse.")+headerTokens, cached)
+
+	// The same text in another role shares nothing: not even the header.
+	_, shared, cached = serveMsgs(c, []chatMessage{{"user", []string{"You are terse."}}, {"user", []string{"Name a colour."}}})
+	assert.Zero(t, shared)
+	assert.Zero(t, cached)
+	// Nor as the system's, after another role's message.
+	_, _, cached = serveMsgs(c, []chatMessage{sys, {"assistant", []string{"Name a colour."}}})
+	assert.Equal(t, MessageTokens+Tokens("You are terse."), cached, "the system message, not the next")
+
+	// Message boundaries count: the same words cut otherwise.
+	_, _, cached = serveMsgs(c, []chatMessage{{"system", []string{"You are"}}, {"user", []string{"terse. Name a colour."}}})
+	assert.Equal(t, headerTokens+Tokens("You are"), cached)
+
+	// Words are whole: one that differs after its first 4 bytes is not
+	// shared.
+	_, _, cached = serveMsgs(c, []chatMessage{{"system", []string{"You are tersely."}}})
+	assert.Equal(t, headerTokens+Tokens("You are"), cached)
+
+	// A prompt whose first word no other has shares nothing, though the
+	// template's first tokens are the same.
+	_, shared, cached = serveMsgs(c, []chatMessage{{"system", []string{"[marker] You are terse."}}, {"user", []string{"Name a colour."}}})
+	assert.Equal(t, 1, shared, "the header")
+	assert.Zero(t, cached)
+
+	// Parts are one text.
+	_, _, cached = serveMsgs(c, []chatMessage{{"system", []string{"You ", "are terse."}}, {"user", []string{"Name a colour."}}})
+	assert.Equal(t, p1-1, cached)
+}
+
+// The cache keeps two generations of at most gen prefixes each: a prompt
+// that would take the current one past gen makes it the old one, and the
+// old one is forgotten. A prompt is remembered while the prompts after it
+// add fewer than gen prefixes.
+func TestPromptCacheGenerations(t *testing.T) {
+	c := newPromptCache(40, false) // two generations of 20
+	text := func(tag string, n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = fmt.Sprint(tag, i)
+		}
+		return strings.Join(w, " ")
+	}
+	// user prompts of 5 words: 8 pieces (header, words, end, reply
+	// header), the first, the user's header, the same for all.
+	a := user(text("a", 5))
+	pieces, _, _ := serveMsgs(c, a)
+	require.Equal(t, 8, pieces)
+	assert.Equal(t, 8, c.size())
+	// Again: nothing new, all shared.
+	_, shared, _ := serveMsgs(c, a)
+	assert.Equal(t, 8, shared)
+	assert.Equal(t, 8, c.size())
+	// b shares a's header and first 2 words: 5 new prefixes.
+	b := user(text("a", 2) + " " + text("b", 3))
+	_, shared, _ = serveMsgs(c, b)
+	assert.Equal(t, 3, shared)
+	assert.Equal(t, 13, c.size())
+	// d: 7 new, cur is full.
+	d := user(text("d", 5))
+	_, shared, _ = serveMsgs(c, d)
+	assert.Equal(t, 1, shared, "the header")
+	assert.Len(t, c.cur, 20)
+	// e: 7 new do not fit: cur becomes old.
+	_, shared, _ = serveMsgs(c, user(text("e", 5)))
+	assert.Equal(t, 1, shared)
+	assert.Len(t, c.old, 20)
+	assert.Len(t, c.cur, 8)
+	// a is in old, still found; served, it goes into cur again.
+	_, shared, _ = serveMsgs(c, a)
+	assert.Equal(t, 8, shared)
+	assert.Len(t, c.cur, 15)
+	// f: 7 new do not fit: the old generation (b, d) is forgotten, e and
+	// a are old now.
+	_, shared, _ = serveMsgs(c, user(text("f", 5)))
+	assert.Equal(t, 1, shared)
+	assert.Len(t, c.old, 15)
+	_, shared, _ = serveMsgs(c, a)
+	assert.Equal(t, 8, shared, "a remembered: 7 prefixes came after it")
+	_, shared, _ = serveMsgs(c, d)
+	assert.Equal(t, 1, shared, "d forgotten: 21 came after it")
+	_, shared, _ = serveMsgs(c, b)
+	assert.Equal(t, 3, shared, "b forgotten, but a's first words")
+	assert.LessOrEqual(t, c.size(), 40)
+
+	// A prompt longer than a generation: its first gen prefixes are kept.
+	c = newPromptCache(40, false)
+	long := user(text("y", 30))
+	pieces, _, _ = serveMsgs(c, long)
+	assert.Equal(t, 33, pieces)
+	assert.Equal(t, 20, c.size())
+	_, shared, _ = serveMsgs(c, long)
+	assert.Equal(t, 20, shared)
+	assert.LessOrEqual(t, c.size(), 40)
+}
+
+// Off, nothing is remembered: every prompt is evaluated whole.
+func TestPromptCacheOff(t *testing.T) {
+	c := newPromptCache(cacheCap, true)
+	for range 2 {
+		_, shared, cached := serveMsgs(c, user("the same prompt"))
+		assert.Zero(t, shared)
+		assert.Zero(t, cached)
+	}
+	assert.Zero(t, c.size())
+	assert.Equal(t, PromptTokens("the same prompt"), c.clear(), "the last prompt served")
 }
 
 func TestEvaluated(t *testing.T) {
@@ -95,4 +204,22 @@ func TestWords(t *testing.T) {
 		}
 		assert.Equal(t, strings.Fields(s), got, "%q", s)
 	}
+}
+
+// A reply's tokens depend on its chat's last message only, are the same
+// for the same one, and are words of the vocabulary.
+func TestReplyText(t *testing.T) {
+	a, b := ReplyText("Say something.", 0, 32), ReplyText("Say something else.", 0, 32)
+	assert.NotEqual(t, a, b)
+	assert.Equal(t, a, ReplyText("Say something.", 0, 32))
+	assert.Equal(t, ReplyText("Say something.", 0, 10)+ReplyText("Say something.", 10, 32), a)
+	assert.Equal(t, Token("Say something.", 3), ReplyText("Say something.", 3, 4))
+	assert.Equal(t, replySeed("Say something."), replySeed("Say ", "something."), "parts are one text")
+	seen := map[string]bool{}
+	for i := range 1000 {
+		w := Token("x", i)
+		assert.Contains(t, vocab, w)
+		seen[w] = true
+	}
+	assert.Len(t, seen, len(vocab), "every word comes up")
 }

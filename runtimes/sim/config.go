@@ -106,6 +106,12 @@ type Config struct {
 	// after its t0. Off, the first token comes at TTFT whatever the prompt.
 	PrefillTPS float64 `env:"SIM_PREFILL_TPS"`
 
+	// PrefixCache (SIM_PREFIX_CACHE) turns the prompt cache on
+	// (PrefixCacheOn, the default, also for "") or off (PrefixCacheOff):
+	// off, nothing is ever cached and every prompt is evaluated whole. See
+	// the package documentation.
+	PrefixCache PrefixCacheMode `env:"SIM_PREFIX_CACHE"`
+
 	// LoadTime (SIM_LOAD_TIME, default 0) is how long loading the model
 	// takes: the first chat request after the model was unloaded (or, for
 	// Ollama, asked for another num_ctx) waits that long before its
@@ -170,6 +176,19 @@ const (
 	// ResetRefuse: they answer an HTTP error, as a server that does not
 	// allow them does, and clear nothing.
 	ResetRefuse ResetMode = "refuse"
+)
+
+// PrefixCacheMode says whether the server keeps a prompt cache.
+type PrefixCacheMode string
+
+const (
+	// PrefixCacheOn: a prompt's prefix that an earlier prompt shared is
+	// cached (the default).
+	PrefixCacheOn PrefixCacheMode = "on"
+	// PrefixCacheOff: nothing is cached, as on a server started without
+	// a prefix cache (vLLM --no-enable-prefix-caching, llama-server
+	// with cache_prompt false).
+	PrefixCacheOff PrefixCacheMode = "off"
 )
 
 // refuses reports whether the reset endpoints refuse.
@@ -252,7 +271,8 @@ func DefaultConfig() Config {
 // and SIM_CONTEXT (whole numbers, 1 or more), SIM_SLOTS and
 // SIM_REASONING_TOKENS (whole numbers, 0 or more), SIM_SERVED_MODEL (a
 // name), SIM_REASONING_FIELD (reasoning_content or reasoning), SIM_FLAVOR
-// (vllm, llamacpp or plain), SIM_RESET (ok or refuse),
+// (vllm, llamacpp or plain), SIM_RESET (ok or refuse), SIM_PREFIX_CACHE
+// (on or off),
 // SIM_CLOSE_AFTER_STREAM and SIM_METRICS (booleans: 1 or 0, true or
 // false), and validates them. An empty variable counts as unset. Errors
 // name the variable and its value, e.g. `SIM_SLOTS="x": not a number`.
@@ -309,8 +329,9 @@ func errAtLeast1(name string, n int) error { return fmt.Errorf("%s=%d: must be 1
 // meaning their default), Slots and ReasoningTokens >= 0, 0 <=
 // BatchSlowdown < +Inf, 0 <= PrefillTPS < +Inf, Degrade 0 or in (0, 1],
 // LoadTime >= 0, that ReasoningField is "", ReasoningContent or
-// Reasoning, Flavor "" or one of the Flavor constants and Reset "",
-// ResetOK or ResetRefuse. Its errors name the environment variable, e.g.
+// Reasoning, Flavor "" or one of the Flavor constants, Reset "",
+// ResetOK or ResetRefuse and PrefixCache "", PrefixCacheOn or
+// PrefixCacheOff. Its errors name the environment variable, e.g.
 // `SIM_TOKENS_PER_SEC=0: must be > 0`,
 // `SIM_DEGRADE=2: must be above 0 and at most 1` or
 // `SIM_FAULT="bogus": unknown fault; one of reset, …`.
@@ -387,6 +408,11 @@ func (c Config) Validate() error {
 	case "", ResetOK, ResetRefuse:
 	default:
 		errs = append(errs, fmt.Errorf("SIM_RESET=%q: want %s or %s", c.Reset, ResetOK, ResetRefuse))
+	}
+	switch c.PrefixCache {
+	case "", PrefixCacheOn, PrefixCacheOff:
+	default:
+		errs = append(errs, fmt.Errorf("SIM_PREFIX_CACHE=%q: want %s or %s", c.PrefixCache, PrefixCacheOn, PrefixCacheOff))
 	}
 	return errors.Join(errs...)
 }

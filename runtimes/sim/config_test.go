@@ -141,6 +141,10 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		{"SIM_RESET", "ok", func(c *sim.Config) { c.Reset = sim.ResetOK }, ""},
 		{"SIM_RESET", "refuse", func(c *sim.Config) { c.Reset = sim.ResetRefuse }, ""},
 		{"SIM_RESET", "no", nil, `SIM_RESET="no": want ok or refuse`},
+		{"SIM_PREFIX_CACHE", "on", func(c *sim.Config) { c.PrefixCache = sim.PrefixCacheOn }, ""},
+		{"SIM_PREFIX_CACHE", "off", func(c *sim.Config) { c.PrefixCache = sim.PrefixCacheOff }, ""},
+		{"SIM_PREFIX_CACHE", "0", nil, `SIM_PREFIX_CACHE="0": want on or off`},
+		{"SIM_PREFIX_CACHE", "OFF", nil, `SIM_PREFIX_CACHE="OFF": want on or off`},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			envtest.Clean(t)

@@ -94,7 +94,7 @@ func diag(t *testing.T, path string, conc int, cfg Config, n int) {
 					if err != nil {
 						break
 					}
-					if first.IsZero() && strings.Contains(string(l), Token(0)) {
+					if first.IsZero() && strings.Contains(string(l), Token("hi", 0)) {
 						first = time.Now()
 					}
 				}

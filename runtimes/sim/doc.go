@@ -18,6 +18,7 @@
 //	SIM_TOKENS_PER_SEC      TokensPerSec      400                Schedule
 //	SIM_TOKENS_PER_CHUNK    TokensPerChunk    1                  Schedule
 //	SIM_PREFILL_TPS         PrefillTPS        0 (off)            Schedule
+//	SIM_PREFIX_CACHE        PrefixCache       on                 Prompt cache
 //	SIM_CONTEXT             Context           40960              Context
 //	SIM_SERVED_MODEL        ServedModel       (echo the request) OpenAI-compatible
 //	SIM_FLAVOR              Flavor            vllm               Flavors
@@ -74,9 +75,15 @@
 // deadline is absolute (relative to t0), so lateness never accumulates; a
 // chunk is never written before its deadline. Chunks that fall due while an
 // earlier write was late go out together in one write, each still its own
-// line. Every token chunk carries exactly one non-empty token from a small
-// fixed vocabulary (" lorem", " ipsum", ...; token i is Token(i)), unless
-// SIM_TOKENS_PER_CHUNK says otherwise.
+// line. Every token chunk carries exactly one non-empty token, a word from a
+// small fixed vocabulary (" lorem", " ipsum", ...), unless
+// SIM_TOKENS_PER_CHUNK says otherwise. Which words depends on the prompt,
+// as a model's reply does: token i of the reply to a chat whose last
+// message's text is L (its content, or its text parts one after the
+// other) is Token(L, i), a word picked by a hash of L and i; ReplyText(L,
+// a, b) is tokens a..b-1. The same last message gets the same reply, two
+// different ones (almost surely) different replies; the rest of the prompt
+// changes nothing.
 //
 // SIM_TOKENS_PER_CHUNK=k (Config.TokensPerChunk, default 1) makes each
 // chunk carry the text of k consecutive tokens, as servers that detokenize
@@ -177,35 +184,65 @@
 // # Prompt cache
 //
 // Real servers keep the prompts they have evaluated and evaluate only what
-// a new prompt does not share with an earlier one; the simulator reports
-// the same, always (there is no setting), until a client resets it (see
-// Resets). The cache is kept by words: take a prompt's words, all
-// messages in order, whatever messages they are in, and let k be the
-// length, in words, of the longest prefix of this prompt that some earlier
-// chat request's prompt also began with (either endpoint; a request's
-// prompt is remembered once its body has been parsed and accepted, before
-// it waits for a slot, whether or not its reply then completes; requests
-// turned away, by a 400 or an http-NNN fault, are not). C, the cached
-// tokens, counts in tokens (see Tokens): 0 when k is 0; when the prompt's
-// every word was shared, P−1 (the whole prompt, the template's tokens
-// included, but its last token: a server evaluates at least that one);
-// otherwise the template's tokens up to the end of word k: its words'
-// tokens and MessageTokens for each message up to the one it is in. C is
-// at most P−1. So a prompt sent again is cached but for its last token,
-// and one that starts with a line no other prompt has shares nothing.
+// a new prompt does not share with an earlier one; the simulator does the
+// same, by default (SIM_PREFIX_CACHE=on), until a client resets it (see
+// Resets). It compares prompts as a token-prefix cache does, in order
+// across all their messages, a word at a time. A prompt is, for the cache,
+// a sequence of pieces, as the chat template lays it out (see Tokens): for
+// every message, in order, its header (2 tokens; the header of its role,
+// roles told apart, a missing role being one too), each word of its
+// content (the word's tokens), its end (1 token); then the header of the
+// assistant's reply (ReplyTokens, 2: the header an assistant message
+// starts with). Let k be the length, in pieces, of the longest prefix of
+// this prompt that some earlier chat request's prompt also began with
+// (either endpoint; a request's prompt is remembered once its body has
+// been parsed and accepted, before it waits for a slot, whether or not its
+// reply then completes; requests turned away, by a 400 or an http-NNN
+// fault, are not). C, the cached tokens, is the tokens of those k pieces,
+// at most P−1 (when every piece was shared, the server still evaluates the
+// last token), and 0 when they hold no word: the template's tokens alone
+// are no hit. So:
+//
+//   - a prompt sent again is cached but for its last token: C = P−1;
+//   - a conversation's next turn, which repeats the last turn's messages,
+//     then its reply as an assistant message, then a new user message,
+//     shares all of the last turn's prompt (whose reply header is where
+//     that assistant message begins): C is at least the last turn's P;
+//   - a conversation that starts with the same system message as an
+//     earlier one shares that message, and the next one's header if it
+//     is of the same role;
+//   - the same text in another role, or cut into messages otherwise,
+//     shares nothing from where it differs; a word that differs is not
+//     shared at all, even if its first bytes are the same;
+//   - a prompt whose first word no earlier prompt began with shares
+//     nothing: C = 0.
+//
 // OpenAI replies report C in usage.prompt_tokens_details.cached_tokens
 // (prompt_tokens stays P). Ollama counts cached tokens in
 // prompt_eval_count (P) but times only the evaluated ones:
-// prompt_eval_duration is TTFT·(P−C)/P, so P over prompt_eval_duration
-// reads fast on a hit, as it does on Ollama. The schedule does not change
-// with the cache, unless SIM_PREFILL_TPS gives the prompt a cost (see
-// Schedule): then a cached prompt's first token comes earlier.
+// prompt_eval_duration is TTFT·(P−C)/P (with SIM_PREFILL_TPS=R, (P−C)/R),
+// so P over prompt_eval_duration reads fast on a hit, as it does on Ollama.
+// The schedule does not change with the cache, unless SIM_PREFILL_TPS
+// gives the prompt a cost (see Schedule): then a cached prompt's first
+// token comes earlier.
 //
-// The server remembers prompts as the hashes of their word prefixes, at
-// most 2^18 of them (a few MiB); a prompt that would take it past that
-// empties it first (after its own look-up), and of a longer prompt only the
-// first 2^18 prefixes are kept. Prompts are then forgotten, as a real
-// cache evicts them.
+// The server remembers the hashes of the prompts' piece prefixes, in two
+// generations of at most 2^17 each (about 9 MiB in all when full): a
+// prompt's go into the current one (all of them, those already in the old
+// one too; of a longer prompt, its first 2^17); when they would take it
+// past 2^17, the current generation becomes the old one, and the old one
+// is forgotten, first. A look-up searches both. So a prompt is remembered
+// at least until the prompts sent after it have more than 2^17 pieces
+// between them (a piece is a word or a message's mark: 2^17 are about
+// 600 KiB of English text): the recent ones are, as a real cache evicts
+// the least recently used.
+//
+// SIM_PREFIX_CACHE=off (Config.PrefixCache = PrefixCacheOff) plays a
+// server without a prefix cache: nothing is ever cached, C is 0 for every
+// prompt (cached_tokens 0; prompt_eval_duration TTFT, or P/R with
+// SIM_PREFILL_TPS), so every turn of a conversation evaluates its whole
+// history again. A value other than on or off is an error
+// (`SIM_PREFIX_CACHE="no": want on or off`).
 //
 // # Tokens
 //
@@ -214,8 +251,9 @@
 // a real one: every whitespace-separated word is ceil(len(word)/4) tokens
 // (BytesPerToken, len in bytes): "a cat" is 2 tokens, "extraordinary" 4.
 // A chat's prompt tokens P are what a chat template makes of its messages:
-// MessageTokens (3) plus Tokens(content) for every message (a list of
-// parts: its text parts' tokens; null: none), plus ReplyTokens (2) for the
+// MessageTokens (3: a header of 2 before the content and an end of 1 after
+// it) plus Tokens(content) for every message (a list of parts: its text
+// parts' tokens; null: none), plus ReplyTokens (2) for the header of the
 // assistant's turn: PromptTokens(contents...). That is
 // usage.prompt_tokens, prompt_eval_count (before any cut to num_ctx),
 // vllm:prompt_tokens_total and vLLM-flavor /tokenize's count for the same
@@ -350,7 +388,7 @@
 // SIM_REASONING_TOKENS=N (Config.ReasoningTokens, default 0: none) makes
 // the first min(N, m) tokens of every reply reasoning text and the rest the
 // answer, as a thinking model writes. The text is the same token sequence
-// (token i is Token(i) wherever it goes); only the field changes. A chunk
+// (token i is Token(L, i) wherever it goes); only the field changes. A chunk
 // never carries both. Ollama: a reasoning chunk is
 //
 //	{"model":M,"created_at":T,"message":{"role":"assistant","content":"","thinking":" lorem"},"done":false}
@@ -438,7 +476,7 @@
 // llama.cpp's way (SIM_FLAVOR=llamacpp): POST /slots/{id}?action=erase,
 // for 0 <= id < the slots, → 200 {"id_slot":id,"n_erased":N}, N the prompt
 // tokens of the last chat request remembered since the cache was last
-// forgotten (so erasing the first slot reports them, the next ones 0). An
+// forgotten (with SIM_PREFIX_CACHE=off, the last one served) (so erasing the first slot reports them, the next ones 0). An
 // id out of range or not a number gets 400 "Invalid slot ID", another
 // action 400 "Invalid action", in llama-server's error shape
 // ({"error":{"code":400,"message":…,"type":"invalid_request_error"}}).

@@ -37,9 +37,12 @@ const (
 	openaiPath = "/v1/chat/completions"
 )
 
+// faultPrompt is faultBodies' prompt, wholePrompt wholeBody's.
+const faultPrompt, wholePrompt = "hi there", "hi"
+
 var faultBodies = map[string]string{
-	ollamaPath: fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"hi there"}],"options":{"num_predict":%d}}`, faultN),
-	openaiPath: fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"hi there"}],"stream":true,"max_tokens":%d,"stream_options":{"include_usage":true}}`, faultN),
+	ollamaPath: fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":%q}],"options":{"num_predict":%d}}`, faultPrompt, faultN),
+	openaiPath: fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":%q}],"stream":true,"max_tokens":%d,"stream_options":{"include_usage":true}}`, faultPrompt, faultN),
 }
 
 var paths = []string{ollamaPath, openaiPath}
@@ -173,10 +176,10 @@ func concat(parts ...[]string) []string {
 	return out
 }
 
-func tokens(from, to int) []string {
+func tokens(prompt string, from, to int) []string {
 	var out []string
 	for i := from; i < to; i++ {
-		out = append(out, sim.Token(i))
+		out = append(out, sim.Token(prompt, i))
 	}
 	return out
 }
@@ -219,7 +222,7 @@ func decodeWhole(t *testing.T, w whole) ndjsonChunk {
 	return ch
 }
 
-var wholeBody = fmt.Sprintf(`{"model":"m","stream":false,"messages":[{"role":"user","content":"hi"}],"options":{"num_predict":%d}}`, faultN)
+var wholeBody = fmt.Sprintf(`{"model":"m","stream":false,"messages":[{"role":"user","content":%q}],"options":{"num_predict":%d}}`, wholePrompt, faultN)
 
 // faultCase is what one fault does to a chat request of each protocol:
 // streamed, and (whole) an Ollama "stream": false one.
@@ -248,15 +251,15 @@ var faultCases = []faultCase{
 	{
 		f:     sim.FaultNone,
 		kinds: func(path string) []string { return framed(path, repeat("tok", faultN), true) },
-		texts: tokens(0, faultN),
+		texts: tokens(faultPrompt, 0, faultN),
 		whole: func(t *testing.T, w whole) {
-			assert.Equal(t, strings.Join(tokens(0, faultN), ""), decodeWhole(t, w).Message.Content)
+			assert.Equal(t, strings.Join(tokens(wholePrompt, 0, faultN), ""), decodeWhole(t, w).Message.Content)
 		},
 	},
 	{
 		f:     sim.FaultReset,
 		kinds: cut,
-		texts: tokens(0, faultK),
+		texts: tokens(faultPrompt, 0, faultK),
 		readErr: func(t *testing.T, err error) {
 			require.Error(t, err, "a reset must not read as a clean end")
 			assert.NotErrorIs(t, err, io.EOF)
@@ -277,7 +280,7 @@ var faultCases = []faultCase{
 	{
 		f:     sim.FaultTruncate,
 		kinds: cut, // no final chunk
-		texts: tokens(0, faultK),
+		texts: tokens(faultPrompt, 0, faultK),
 		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
 			assert.NotContains(t, string(w.body), `"done":true`)
 			assert.NotContains(t, string(w.body), `[DONE]`)
@@ -299,7 +302,7 @@ var faultCases = []faultCase{
 		kinds: func(path string) []string {
 			return framed(path, concat(repeat("tok", faultK), []string{"broken"}, repeat("tok", faultN-faultK)), true)
 		},
-		texts: tokens(0, faultN), // every token still comes
+		texts: tokens(faultPrompt, 0, faultN), // every token still comes
 		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
 			var broken []string
 			for _, l := range w.lines() {
@@ -374,7 +377,7 @@ var faultCases = []faultCase{
 		f:     sim.FaultBigLine,
 		kinds: func(path string) []string { return framed(path, repeat("tok", faultN), true) },
 		texts: func() []string {
-			want := tokens(0, faultN)
+			want := tokens(faultPrompt, 0, faultN)
 			want[faultK] = strings.Repeat("x", 1<<20+1)
 			return want
 		}(),
@@ -389,7 +392,7 @@ var faultCases = []faultCase{
 		},
 		whole: func(t *testing.T, w whole) {
 			ch := decodeWhole(t, w)
-			assert.Equal(t, strings.Join(tokens(0, faultK), "")+strings.Repeat("x", 1<<20+1)+strings.Join(tokens(faultK+1, faultN), ""), ch.Message.Content)
+			assert.Equal(t, strings.Join(tokens(wholePrompt, 0, faultK), "")+strings.Repeat("x", 1<<20+1)+strings.Join(tokens(wholePrompt, faultK+1, faultN), ""), ch.Message.Content)
 			assert.Equal(t, faultN, *ch.EvalCount)
 		},
 	},
@@ -403,7 +406,7 @@ var faultCases = []faultCase{
 			}
 			return concat([]string{"keepalive"}, framed(path, body, true))
 		},
-		texts: tokens(0, faultN), // the tokens unchanged
+		texts: tokens(faultPrompt, 0, faultN), // the tokens unchanged
 		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
 			if path == openaiPath {
 				assert.True(t, strings.HasPrefix(string(w.body), ": keepalive\n\n"), "right after the headers")
@@ -413,7 +416,7 @@ var faultCases = []faultCase{
 			}
 		},
 		whole: func(t *testing.T, w whole) {
-			assert.Equal(t, strings.Join(tokens(0, faultN), ""), decodeWhole(t, w).Message.Content)
+			assert.Equal(t, strings.Join(tokens(wholePrompt, 0, faultN), ""), decodeWhole(t, w).Message.Content)
 		},
 	},
 	httpCase(400), httpCase(429), httpCase(500), httpCase(503), httpCase(599),
@@ -432,7 +435,7 @@ func errorCase(f sim.Fault) faultCase {
 			}
 			return framed(path, concat(repeat("tok", faultK), []string{string(f), "done"}), false)
 		},
-		texts: tokens(0, faultK),
+		texts: tokens(faultPrompt, 0, faultK),
 		check: func(t *testing.T, srv *sim.Server, path string, w wire) {
 			ls := w.lines()
 			if path == ollamaPath {
@@ -706,7 +709,7 @@ func TestFaultEvery(t *testing.T) {
 			} else {
 				assert.Equal(t, 200, w.status, "request %d", k+1)
 				_, texts := frames(t, path, w)
-				assert.Equal(t, tokens(0, faultN), texts, "request %d", k+1)
+				assert.Equal(t, tokens(faultPrompt, 0, faultN), texts, "request %d", k+1)
 			}
 		}
 	})
@@ -719,10 +722,10 @@ func TestFaultEvery(t *testing.T) {
 			require.NoError(t, w.err)
 			_, texts := frames(t, path, w)
 			if k%3 == 0 {
-				assert.Equal(t, tokens(0, faultK), texts, "request %d: truncated", k)
+				assert.Equal(t, tokens(faultPrompt, 0, faultK), texts, "request %d: truncated", k)
 				assert.NotContains(t, string(w.body), "DONE")
 			} else {
-				assert.Equal(t, tokens(0, faultN), texts, "request %d: normal", k)
+				assert.Equal(t, tokens(faultPrompt, 0, faultN), texts, "request %d: normal", k)
 				assert.Contains(t, string(w.body), map[string]string{ollamaPath: `"done":true`, openaiPath: "[DONE]"}[path])
 			}
 		}

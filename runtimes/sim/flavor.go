@@ -61,12 +61,12 @@ func (s *Server) vllmTokenize(w http.ResponseWriter, r *http.Request) {
 	case req.Prompt != nil:
 		ids = appendTextIDs([]int{}, *req.Prompt)
 	case req.Messages != nil:
-		texts, err := promptTexts(req.Messages)
+		msgs, err := chatMessages(req.Messages)
 		if err != nil {
 			openaiError(w, err)
 			return
 		}
-		ids = appendChatIDs(nil, texts)
+		ids = appendChatIDs(nil, msgs)
 	default:
 		openaiError(w, errors.New(`want "prompt" or "messages"`))
 		return

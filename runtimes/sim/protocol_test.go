@@ -32,7 +32,7 @@ func TestOllamaStream(t *testing.T) {
 		assert.False(t, ch.Done)
 		require.NotNil(t, ch.Message)
 		assert.Equal(t, "assistant", ch.Message.Role)
-		assert.Equal(t, sim.Token(i), ch.Message.Content)
+		assert.Equal(t, sim.Token("  Say\tsomething\nnice.  ", i), ch.Message.Content, "the last message's reply")
 		assert.NotEmpty(t, strings.TrimSpace(ch.Message.Content))
 		_, err := time.Parse(time.RFC3339Nano, ch.CreatedAt)
 		assert.NoError(t, err, "created_at %q", ch.CreatedAt)
@@ -82,7 +82,7 @@ func TestOllamaDefaultsAndNoStream(t *testing.T) {
 	var whole ndjsonChunk
 	decodeStrict(t, res.lines[0].text, &whole)
 	assert.True(t, whole.Done)
-	assert.Equal(t, sim.Token(0)+sim.Token(1)+sim.Token(2), whole.Message.Content)
+	assert.Equal(t, sim.Token("hi", 0)+sim.Token("hi", 1)+sim.Token("hi", 2), whole.Message.Content)
 	assert.Equal(t, 3, *whole.EvalCount)
 	assert.GreaterOrEqual(t, res.lines[0].at, fast.Offset(3))
 }
@@ -132,7 +132,7 @@ func TestOpenAIStream(t *testing.T) {
 				require.Len(t, ch.Choices, 1)
 				assert.Nil(t, ch.Choices[0].Delta.Role)
 				require.NotNil(t, ch.Choices[0].Delta.Content)
-				assert.Equal(t, sim.Token(i), *ch.Choices[0].Delta.Content)
+				assert.Equal(t, sim.Token("four five", i), *ch.Choices[0].Delta.Content, "the last message's text parts' reply")
 				assert.Nil(t, ch.Choices[0].FinishReason)
 				assert.Nil(t, ch.Usage)
 			}

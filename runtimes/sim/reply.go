@@ -16,6 +16,7 @@ type reply struct {
 	split  int    // a fault's token, where chunking restarts; -1: none
 	p      int    // prompt tokens (P), after any cut to num_ctx
 	cached int    // of them, how many an earlier prompt shared (C)
+	seed   uint64 // its text's (see Token)
 	numCtx int    // Ollama's num_ctx, 0 for OpenAI requests
 
 	// What the server says it spent (Ollama's final line): on the prompt

@@ -47,17 +47,20 @@ func decodeJSON(body []byte, v any) error {
 	return nil
 }
 
-// message is a chat message; only its content matters. Content is a string,
-// or (OpenAI) a list of parts of which the "text" ones count, or null.
+// message is a chat message: its role and its content. Content is a
+// string, or (OpenAI) a list of parts of which the "text" ones count, or
+// null.
 type message struct {
+	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
 }
 
-// promptTexts is the text of every message's content, one list a message,
-// in order: the prompt.
-func promptTexts(msgs []message) ([][]string, error) {
-	texts := make([][]string, len(msgs))
+// chatMessages reads msgs: every message's role and the texts of its
+// content, in order: the prompt.
+func chatMessages(msgs []message) ([]chatMessage, error) {
+	out := make([]chatMessage, len(msgs))
 	for i, m := range msgs {
+		out[i].role = m.Role
 		c := bytes.TrimSpace(m.Content)
 		switch {
 		case len(c) == 0 || string(c) == "null":
@@ -66,7 +69,7 @@ func promptTexts(msgs []message) ([][]string, error) {
 			if err := json.Unmarshal(c, &s); err != nil {
 				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
-			texts[i] = []string{s}
+			out[i].texts = []string{s}
 		case c[0] == '[':
 			var parts []struct {
 				Type string `json:"type"`
@@ -76,13 +79,13 @@ func promptTexts(msgs []message) ([][]string, error) {
 				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
 			for _, p := range parts {
-				texts[i] = append(texts[i], p.Text)
+				out[i].texts = append(out[i].texts, p.Text)
 			}
 		default:
 			return nil, fmt.Errorf("messages[%d].content: want a string or a list of parts", i)
 		}
 	}
-	return texts, nil
+	return out, nil
 }
 
 // words yields the whitespace-separated words of s, as strings.Fields

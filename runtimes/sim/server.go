@@ -60,6 +60,8 @@ type hooks struct {
 	trace func(t0 time.Time, i int, began, flushed time.Time)
 	// onStart is Tap.Start.
 	onStart func(r *http.Request, t0 time.Time)
+	// onBody is Tap.Body.
+	onBody func(r *http.Request, body []byte)
 }
 
 // Start validates cfg and serves on 127.0.0.1 on a free port.
@@ -78,11 +80,16 @@ type Tap struct {
 	// is the index of the last chunk written (n for the final one), began
 	// when the write began and flushed when its flush returned.
 	Flush func(t0 time.Time, last int, began, flushed time.Time)
+	// Body is called with the body of every POST to a chat endpoint
+	// (/api/chat, load and unload requests included, and
+	// /v1/chat/completions) once it has been read, before it is parsed:
+	// what the server was sent. It must not modify body.
+	Body func(r *http.Request, body []byte)
 }
 
 // StartTapped is Start with a Tap.
 func StartTapped(cfg Config, tap Tap) (*Server, error) {
-	return start(cfg, hooks{onStart: tap.Start, trace: tap.Flush})
+	return start(cfg, hooks{onStart: tap.Start, trace: tap.Flush, onBody: tap.Body})
 }
 
 func start(cfg Config, h hooks) (*Server, error) {
@@ -106,7 +113,7 @@ func start(cfg Config, h hooks) (*Server, error) {
 		ln:        ln,
 		serveDone: make(chan struct{}),
 		hooks:     h,
-		cache:     newPromptCache(),
+		cache:     newPromptCache(cacheCap, cfg.PrefixCache == PrefixCacheOff),
 		slots:     newSlots(cfg.Slots),
 		metrics:   newMetrics(cfg.listed()),
 		state:     newState(cfg),

@@ -109,7 +109,7 @@ func TestStopAfter(t *testing.T) {
 				}
 				r := chat(t, c, srv.URL, path, "hi", tc.n, tc.extra)
 				require.True(t, r.ended, "n %d %s", tc.n, tc.extra)
-				assert.Equal(t, strings.Join(tokens(0, tc.want), ""), r.text(false), "n %d %s", tc.n, tc.extra)
+				assert.Equal(t, strings.Join(tokens("hi", 0, tc.want), ""), r.text(false), "n %d %s", tc.n, tc.extra)
 				assert.Len(t, r.pieces, tc.want)
 				assert.Equal(t, tc.finish, r.finish, "n %d %s", tc.n, tc.extra)
 				assert.Equal(t, tc.want, r.count, "eval_count / completion_tokens")
@@ -129,7 +129,7 @@ func TestStopAfter(t *testing.T) {
 	require.NoError(t, res.err)
 	var whole ndjsonChunk
 	decodeStrict(t, res.lines[0].text, &whole)
-	assert.Equal(t, strings.Join(tokens(0, 5), ""), whole.Message.Content)
+	assert.Equal(t, strings.Join(tokens("hi", 0, 5), ""), whole.Message.Content)
 	assert.Equal(t, "stop", whole.DoneReason)
 	assert.Equal(t, 5, *whole.EvalCount)
 }
@@ -147,8 +147,8 @@ func TestReasoning(t *testing.T) {
 				for _, tc := range []struct{ n, think int }{{8, 3}, {3, 3}, {2, 2}} {
 					r := chat(t, c, srv.URL, path, "hi", tc.n, "")
 					require.True(t, r.ended)
-					assert.Equal(t, strings.Join(tokens(0, tc.think), ""), r.text(true), "%s n=%d: reasoning", path, tc.n)
-					assert.Equal(t, strings.Join(tokens(tc.think, tc.n), ""), r.text(false), "%s n=%d: answer", path, tc.n)
+					assert.Equal(t, strings.Join(tokens("hi", 0, tc.think), ""), r.text(true), "%s n=%d: reasoning", path, tc.n)
+					assert.Equal(t, strings.Join(tokens("hi", tc.think, tc.n), ""), r.text(false), "%s n=%d: answer", path, tc.n)
 					require.Len(t, r.pieces, tc.n, "one token per chunk")
 					for i, p := range r.pieces {
 						assert.Equal(t, i < tc.think, p.think, "%s n=%d: chunk %d", path, tc.n, i)
@@ -172,8 +172,8 @@ func TestReasoning(t *testing.T) {
 			var whole ndjsonChunk
 			decodeStrict(t, res.lines[0].text, &whole)
 			require.NotNil(t, whole.Message.Thinking)
-			assert.Equal(t, strings.Join(tokens(0, 3), ""), *whole.Message.Thinking)
-			assert.Equal(t, strings.Join(tokens(3, 5), ""), whole.Message.Content)
+			assert.Equal(t, strings.Join(tokens("hi", 0, 3), ""), *whole.Message.Thinking)
+			assert.Equal(t, strings.Join(tokens("hi", 3, 5), ""), whole.Message.Content)
 			assert.Equal(t, 5, *whole.EvalCount)
 		})
 	}
@@ -193,7 +193,7 @@ func TestTokensPerChunk(t *testing.T) {
 		for _, p := range r.pieces {
 			texts = append(texts, p.text)
 		}
-		join := func(a, b int) string { return strings.Join(tokens(a, b), "") }
+		join := func(a, b int) string { return strings.Join(tokens("hi", a, b), "") }
 		assert.Equal(t, []string{join(0, 3), join(3, 6), join(6, 8)}, texts, path)
 		assert.Equal(t, 8, r.count, "%s: counts in tokens", path)
 		// Each chunk when its last token is due: the first at TTFT + 2/rate.
@@ -211,7 +211,7 @@ func TestTokensPerChunk(t *testing.T) {
 			for _, p := range r.pieces {
 				got = append(got, piece{text: p.text, think: p.think})
 			}
-			join := func(a, b int) string { return strings.Join(tokens(a, b), "") }
+			join := func(a, b int) string { return strings.Join(tokens("hi", a, b), "") }
 			assert.Equal(t, []piece{
 				{join(0, 3), true, 0}, {join(3, 4), true, 0}, // the reasoning's run
 				{join(4, 7), false, 0}, {join(7, 9), false, 0}, // the answer's, restarted
@@ -235,9 +235,9 @@ func TestTokensPerChunk(t *testing.T) {
 				require.NoError(t, w.err)
 				kinds, texts := frames(t, path, w)
 				assert.Equal(t, framed(path, tc.kinds, tc.f == sim.FaultMalformed), kinds, "%s %s", tc.f, path)
-				want := []string{strings.Join(tokens(0, 3), ""), sim.Token(3)}
+				want := []string{strings.Join(tokens(faultPrompt, 0, 3), ""), sim.Token(faultPrompt, 3)}
 				if tc.f == sim.FaultMalformed {
-					want = append(want, strings.Join(tokens(4, 7), ""), sim.Token(7))
+					want = append(want, strings.Join(tokens(faultPrompt, 4, 7), ""), sim.Token(faultPrompt, 7))
 				}
 				assert.Equal(t, want, texts, "%s %s", tc.f, path)
 			}
@@ -245,11 +245,13 @@ func TestTokensPerChunk(t *testing.T) {
 	})
 }
 
-// The prompt cache: C, in tokens, for the longest word prefix an earlier
-// prompt shared (the template's tokens up to its last word; P-1 when every
-// word was), in OpenAI's usage.prompt_tokens_details.cached_tokens and in
-// Ollama's prompt_eval_duration = TTFT * (P-C)/P; the schedule does not
-// change. P is PromptTokens: 3 + the words' tokens + 2 for one message.
+// The prompt cache: C, in tokens, for the longest prefix an earlier prompt
+// shared, compared word by word and message by message (a message's
+// header, 2 tokens, its words, its end, 1 token; the reply's header, 2;
+// P-1 when all of it was shared; 0 when no word was), in OpenAI's
+// usage.prompt_tokens_details.cached_tokens and in Ollama's
+// prompt_eval_duration = TTFT * (P-C)/P; the schedule does not change. P
+// is PromptTokens: 3 + the words' tokens + 2 for one message.
 func TestPromptCache(t *testing.T) {
 	ttft := 10 * time.Millisecond
 	for _, path := range paths {
@@ -262,15 +264,15 @@ func TestPromptCache(t *testing.T) {
 			}{
 				{"a b c d", 9, 0},
 				{"a b c d", 9, 8}, // all of it was seen: the last token is evaluated
-				{"a  b\tx", 8, 5}, // a b: 3 + 2
+				{"a  b\tx", 8, 4}, // the header and a b: 2 + 2
 				{"q", 6, 0},
-				{"a b c d e f", 11, 7},
+				{"a b c d e f", 11, 6},
 				{"b c", 7, 0}, // a prefix, not any substring
 				{"", 5, 0},
 				{"", 5, 0}, // no words: P is the template's, and C 0
 				{"a b c d e f", 11, 10},
 				{"extraordinary claims", 11, 0},   // 4 + 2 tokens
-				{"extraordinary evidence", 11, 7}, // 3 + 4
+				{"extraordinary evidence", 11, 6}, // 2 + 4
 			} {
 				r := chat(t, c, srv.URL, path, tc.prompt, 2, "")
 				require.True(t, r.ended)
@@ -292,12 +294,23 @@ func TestPromptCache(t *testing.T) {
 		c := newClient(t, 1)
 		res := do(context.Background(), c, srv.URL, ollamaPath, `{"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi there"}],"options":{"num_predict":1}}`)
 		require.NoError(t, res.err)
-		// The same words, split differently, asked of the other endpoint:
-		// the 4 words shared end in its third message, after 3 templates'
-		// 9 tokens and their own 6 (brief. and there are 2 each).
-		r := parseReply(t, openaiPath, do(context.Background(), c, srv.URL, openaiPath, `{"messages":[{"content":"Be"},{"content":[{"type":"text","text":"brief. Hi"}]},{"content":"there again"}],"stream":true,"max_tokens":1,"stream_options":{"include_usage":true}}`))
-		assert.Equal(t, 19, r.prompt)
-		assert.Equal(t, 15, r.cached)
+		p1 := sim.PromptTokens("Be brief.", "Hi there") // 14
+		openai := func(msgs string) parsed {
+			return parseReply(t, openaiPath, do(context.Background(), c, srv.URL, openaiPath, `{"messages":`+msgs+`,"stream":true,"max_tokens":1,"stream_options":{"include_usage":true}}`))
+		}
+		// The same words in another role: nothing.
+		r := openai(`[{"role":"user","content":"Be brief."},{"role":"user","content":"Hi there"}]`)
+		assert.Equal(t, p1, r.prompt)
+		assert.Zero(t, r.cached, "another role")
+		// The same words, cut into other messages: up to the cut.
+		r = openai(`[{"role":"system","content":"Be brief. Hi"},{"role":"user","content":"there"}]`)
+		assert.Equal(t, 2+sim.Tokens("Be brief."), r.cached, "the header and the words before the cut")
+		// The conversation's next turn, its text in parts, asked of the
+		// other endpoint: all of the first prompt, whose reply header the
+		// assistant's message begins with.
+		r = openai(`[{"role":"system","content":"Be brief."},{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"text","text":" there"}]},{"role":"assistant","content":"Yes."},{"role":"user","content":"again"}]`)
+		assert.Equal(t, sim.PromptTokens("Be brief.", "Hi there", "Yes.", "again"), r.prompt)
+		assert.Equal(t, p1, r.cached)
 	})
 }
 

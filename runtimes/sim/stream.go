@@ -13,30 +13,71 @@ import (
 	"time"
 )
 
-// vocab is the token vocabulary: token i is vocab[i%len(vocab)].
+// vocab is the token vocabulary: every token of a reply is one of these.
 var vocab = []string{
 	" lorem", " ipsum", " dolor", " sit", " amet", " consectetur", " adipiscing", " elit",
 	" sed", " do", " eiusmod", " tempor", " incididunt", " ut", " labore", " et",
 	" dolore", " magna", " aliqua", " enim",
 }
 
-// Token is the text of token i of every simulated response.
-func Token(i int) string { return vocab[i%len(vocab)] }
+// Token is the text of token i (from 0) of every reply to a chat whose last
+// message's text is last: a word of the vocabulary picked by a hash of
+// last and i. The same last message gets the same reply, another one
+// (almost surely) another reply.
+func Token(last string, i int) string { return vocab[pick(replySeed(last), i)] }
+
+// ReplyText is the text of tokens from..to-1 of every reply to a chat
+// whose last message's text is last: Token(last, from) + … + Token(last,
+// to-1).
+func ReplyText(last string, from, to int) string {
+	seed := replySeed(last)
+	var b []byte
+	for i := from; i < to; i++ {
+		b = append(b, vocab[pick(seed, i)]...)
+	}
+	return string(b)
+}
+
+// replySeed is the seed of the reply to a chat whose last message's text
+// is the concatenation of texts: their FNV-1a hash.
+func replySeed(texts ...string) uint64 {
+	h := uint64(14695981039346656037)
+	for _, t := range texts {
+		for i := 0; i < len(t); i++ {
+			h ^= uint64(t[i])
+			h *= 1099511628211
+		}
+	}
+	return h
+}
+
+// lastSeed is the seed of the reply to msgs (at least one).
+func lastSeed(msgs []chatMessage) uint64 { return replySeed(msgs[len(msgs)-1].texts...) }
+
+// pick is the index in vocab of token i of the reply seeded seed: a
+// SplitMix64 step of seed + i·γ.
+func pick(seed uint64, i int) int {
+	x := seed + uint64(i)*0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return int(x % uint64(len(vocab)))
+}
 
 // maxWrite bounds what one write carries when many chunks are overdue.
 const maxWrite = 32 << 10
 
-// appendTokens appends the text of tokens a..end-1 as a JSON string; token
-// big, if in range, is bigText instead (FaultBigLine). The vocabulary and
-// bigText are plain ASCII with no quotes or backslashes, so the text needs
-// no escaping.
-func appendTokens(b []byte, a, end, big int) []byte {
+// appendTokens appends the text of tokens a..end-1 of the reply seeded
+// seed as a JSON string; token big, if in range, is bigText instead
+// (FaultBigLine). The vocabulary and bigText are plain ASCII with no
+// quotes or backslashes, so the text needs no escaping.
+func appendTokens(b []byte, seed uint64, a, end, big int) []byte {
 	b = append(b, '"')
 	for i := a; i < end; i++ {
 		if i == big {
 			b = append(b, bigText()...)
 		} else {
-			b = append(b, vocab[i%len(vocab)]...)
+			b = append(b, vocab[pick(seed, i)]...)
 		}
 	}
 	return append(b, '"')
@@ -134,17 +175,18 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 }
 
 // newReply is the reply to a chat request that arrived at arrival, named
-// model, asked for n tokens (and, with ignoreEOS, for all of them) and
-// whose prompt is p tokens, cached of them from the prompt cache. Its
-// schedule starts at arrival until begin says otherwise.
-func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool, p, cached int) *reply {
+// model, asked for n tokens (and, with ignoreEOS, for all of them), whose
+// prompt is p tokens, cached of them from the prompt cache, and whose text
+// is seeded seed (see Token). Its schedule starts at arrival until begin
+// says otherwise.
+func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool, p, cached int, seed uint64) *reply {
 	m, reason := n, "length"
 	if stop := s.cfg.StopAfter; stop > 0 && stop <= n && !ignoreEOS {
 		// The end of sequence falls within the length asked for.
 		m, reason = stop, "stop"
 	}
 	rep := &reply{
-		model: s.cfg.replyModel(model), n: n, m: m, reason: reason, p: p, cached: cached,
+		model: s.cfg.replyModel(model), n: n, m: m, reason: reason, p: p, cached: cached, seed: seed,
 		think: min(s.cfg.ReasoningTokens, m),
 		per:   s.cfg.perChunk(), split: -1,
 		arrival: arrival, t0: arrival,
@@ -232,6 +274,9 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
+	if s.onBody != nil {
+		s.onBody(r, body)
+	}
 	var req ollamaChatRequest
 	perr := decodeJSON(body, &req)
 	if perr == nil && len(req.Messages) == 0 {
@@ -255,7 +300,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	texts, err := promptTexts(req.Messages)
+	msgs, err := chatMessages(req.Messages)
 	if err != nil {
 		ollamaError(w, err)
 		return
@@ -263,10 +308,10 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	// Ollama runs the model with num_ctx tokens of context and cuts a
 	// longer prompt to fit, silently.
 	nctx := numCtx(req.Options.NumCtx, s.cfg.ctxLen())
-	pr := s.cache.measure(texts)
+	pr := s.cache.measure(msgs)
 	p, cached := cut(pr.p, pr.cached(s.cache.serve(pr)), nctx)
 	// Ollama's API has no ignore_eos: its replies always stop early.
-	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached)
+	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached, lastSeed(msgs))
 	rep.numCtx = nctx
 	enc := &ollamaEncoder{
 		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
@@ -317,7 +362,7 @@ func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
 }
 
 func (e *ollamaEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
-	e.q = appendTokens(e.q[:0], a, end, -1)
+	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
 	return e.text(b, e.q, a < e.rep.think, now)
 }
 
@@ -342,9 +387,9 @@ func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
 func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
 	var thinking []byte
 	if e.rep.think > 0 {
-		thinking = appendTokens(nil, 0, e.rep.think, big)
+		thinking = appendTokens(nil, e.rep.seed, 0, e.rep.think, big)
 	}
-	content := appendTokens(nil, e.rep.think, e.rep.m, big)
+	content := appendTokens(nil, e.rep.seed, e.rep.think, e.rep.m, big)
 	return e.end(b, now, string(content), thinking, e.rep.reason, e.rep.m)
 }
 
@@ -404,6 +449,9 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, err)
 		return
 	}
+	if s.onBody != nil {
+		s.onBody(r, body)
+	}
 	if s.onStart != nil && s.cfg.Slots == 0 {
 		s.onStart(r, arrival) // t0; with slots, when it gets one (begin)
 	}
@@ -435,18 +483,18 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
 		return
 	}
-	texts, err := promptTexts(req.Messages)
+	msgs, err := chatMessages(req.Messages)
 	if err != nil {
 		openaiError(w, err)
 		return
 	}
 	n := maxTokens(req.MaxCompletionTokens, req.MaxTokens)
-	pr := s.cache.measure(texts)
+	pr := s.cache.measure(msgs)
 	if limit := s.cfg.ctxLen(); pr.p+n > limit {
 		s.contextError(w, pr.p, n, limit)
 		return
 	}
-	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)))
+	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), lastSeed(msgs))
 	enc := &openaiEncoder{
 		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
 			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),
@@ -490,7 +538,7 @@ type openaiEncoder struct {
 }
 
 func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
-	e.q = appendTokens(e.q[:0], a, end, -1)
+	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
 	return e.text(b, e.q, a < e.rep.think, now)
 }
 

@@ -77,15 +77,19 @@ func appendTextIDs(ids []int, s string) []int {
 	return ids
 }
 
-// appendChatIDs appends the token ids of a chat whose messages' texts are
-// msgs, the template applied: PromptTokens of them.
-func appendChatIDs(ids []int, msgs [][]string) []int {
-	for _, texts := range msgs {
-		for i := range MessageTokens {
+// appendChatIDs appends the token ids of a chat of msgs, the template
+// applied: PromptTokens of them, in the order the prompt cache sees them
+// (each message's header, its content's, its end; the reply's header).
+func appendChatIDs(ids []int, msgs []chatMessage) []int {
+	for _, m := range msgs {
+		for i := range headerTokens {
 			ids = append(ids, messageID+i)
 		}
-		for _, t := range texts {
+		for _, t := range m.texts {
 			ids = appendTextIDs(ids, t)
+		}
+		for i := range endTokens {
+			ids = append(ids, messageID+headerTokens+i)
 		}
 	}
 	for i := range ReplyTokens {

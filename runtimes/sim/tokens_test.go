@@ -47,9 +47,10 @@ func TestTokenIDs(t *testing.T) {
 	}
 	assert.Equal(t, appendTextIDs(nil, "claims"), ids[4:6], "a word's ids do not depend on its neighbours")
 
-	chat := appendChatIDs(nil, [][]string{{"a cat"}, {"extra", "ordinary"}})
+	chat := appendChatIDs(nil, []chatMessage{{"user", []string{"a cat"}}, {"assistant", []string{"extra", "ordinary"}}})
 	assert.Len(t, chat, PromptTokens("a cat", "extra ordinary"))
-	assert.Equal(t, []int{messageID, messageID + 1, messageID + 2}, chat[:3])
+	assert.Equal(t, []int{messageID, messageID + 1}, chat[:2], "the first header")
+	assert.Equal(t, messageID+2, chat[4], "its end")
 	assert.Equal(t, []int{replyID, replyID + 1}, chat[len(chat)-2:])
 }
 
