@@ -34,18 +34,29 @@ import (
 // ignore_eos is vLLM's, SGLang's and llama.cpp's extension: generate
 // max_tokens tokens whatever the model would say. go-openai has no field
 // for it.
+//
+// Messages replaces go-openai's the same way: its message type has its own
+// JSON encoder, run once per message (turn 20 of a conversation took 1 ms
+// and 94 allocations to encode), and it leaves out an empty content, which
+// some servers refuse in an assistant message.
 type openAIChatRequest struct {
 	openai.ChatCompletionRequest
-	Temperature float64 `json:"temperature"`
-	IgnoreEOS   bool    `json:"ignore_eos,omitempty"`
+	Messages    []openAIMessage `json:"messages"`
+	Temperature float64         `json:"temperature"`
+	IgnoreEOS   bool            `json:"ignore_eos,omitempty"`
+}
+
+// openAIMessage is a chat message as sent: its content always, "" too.
+type openAIMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
 }
 
 func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
 	return openAIChatRequest{
 		ChatCompletionRequest: openai.ChatCompletionRequest{
-			Model:    model,
-			Messages: openAIMessages(req),
-			Stream:   true,
+			Model:  model,
+			Stream: true,
 			// max_tokens, not max_completion_tokens: Ollama's /v1 only
 			// knows the former, the others accept both.
 			MaxTokens: req.MaxTokens,
@@ -54,6 +65,7 @@ func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
 			// without it, and it is what makes servers report counts.
 			StreamOptions: &openai.StreamOptions{IncludeUsage: true},
 		},
+		Messages:    openAIMessages(req),
 		Temperature: req.Temperature,
 		IgnoreEOS:   req.IgnoreEOS,
 	}
@@ -61,15 +73,15 @@ func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
 
 // openAIMessages are req's messages: its system message, its history, its
 // prompt.
-func openAIMessages(req Request) []openai.ChatCompletionMessage {
-	msgs := make([]openai.ChatCompletionMessage, 0, 2+len(req.History))
+func openAIMessages(req Request) []openAIMessage {
+	msgs := make([]openAIMessage, 0, 2+len(req.History))
 	if req.System != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: req.System})
+		msgs = append(msgs, openAIMessage{Role: openai.ChatMessageRoleSystem, Content: req.System})
 	}
 	for _, m := range req.History {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+		msgs = append(msgs, openAIMessage(m))
 	}
-	return append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
+	return append(msgs, openAIMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
 }
 
 // openAIRequest builds one streaming chat completion request.

@@ -450,3 +450,22 @@ func TestOpenAIRequestOptions(t *testing.T) {
 	assert.Equal(t, 0.0, got["seed"], "a seed of 0, set, is sent")
 	assert.NotContains(t, got, "ignore_eos")
 }
+
+// A conversation's messages go in order, system first, each with its
+// content, an empty one too (an empty reply sent back as history).
+func TestOpenAIMessages(t *testing.T) {
+	req := Request{System: "sys", History: []Message{{"user", "hi"}, {"assistant", ""}}, Prompt: "Go on."}
+	b, err := json.Marshal(newOpenAIChatRequest("m", req))
+	require.NoError(t, err)
+	var body struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(b, &body))
+	assert.Equal(t, []map[string]any{
+		{"role": "system", "content": "sys"},
+		{"role": "user", "content": "hi"},
+		{"role": "assistant", "content": ""},
+		{"role": "user", "content": "Go on."},
+	}, body.Messages)
+	assert.Equal(t, 1, strings.Count(string(b), `"messages"`), "one messages key: ours, not go-openai's too")
+}
