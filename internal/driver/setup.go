@@ -262,7 +262,7 @@ func (d *Driver) checkContext() error {
 				variable = fmt.Sprintf("BENCH_TURNS=%d", st.Turns)
 			}
 			if st.Turns > 1 || st.SharedPrefix > 0 {
-				what = fmt.Sprintf("a conversation of %s (shared prefix %d, %d turns of BENCH_MAX_TOKENS=%d)", p.Name, st.SharedPrefix, st.Turns, st.MaxTokens)
+				what = fmt.Sprintf("a conversation of %s (a shared prefix of %d tokens, %d turn(s) of BENCH_MAX_TOKENS=%d)", p.Name, st.SharedPrefix, st.Turns, st.MaxTokens)
 			}
 			errs = append(errs, fmt.Errorf("%s: %s (%s) takes at most %d tokens (%s), and %s needs about %d",
 				variable, info.Name, info.BaseURL, info.ContextLimit, info.ContextSource, what, need))
