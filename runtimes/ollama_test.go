@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -82,7 +84,7 @@ func TestReadOllamaLines(t *testing.T) {
 }
 
 func TestOllamaRequestBody(t *testing.T) {
-	r, body := captureBody(t, KindOllama, Request{Prompt: "Why is the sky blue?", MaxTokens: 128, Seed: ptr(42), Temperature: 0, KeepAlive: "30m"})
+	r, body := captureBody(t, KindOllama, Request{Prompt: "Why is the sky blue?", MaxTokens: 128, Seed: testkit.Ptr(42), Temperature: 0, KeepAlive: "30m"})
 	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "/api/chat", r.URL.Path)
 	assert.Equal(t, "application/json", r.Header.Get("Content-Type"))

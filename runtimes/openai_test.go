@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -64,7 +66,7 @@ var openAICases = []streamCase{
 		// Eval stays 0: decode time is the client's for OpenAI servers.
 		file: "llamacpp.sse", chunks: 4, firstLine: 5, endLine: 15,
 		outputTokens: 6, promptTokens: 18, promptEval: 41377 * time.Microsecond, finish: "length",
-		ttfcLine: 9, promptEvalTokens: 18, cached: ptr(0), served: "Qwen3-0.6B-Q8_0.gguf",
+		ttfcLine: 9, promptEvalTokens: 18, cached: testkit.Ptr(0), served: "Qwen3-0.6B-Q8_0.gguf",
 	},
 	{
 		// Newer build: usage+timings in a separate choices [] chunk, a
@@ -72,7 +74,7 @@ var openAICases = []streamCase{
 		// usage's 18 includes the 8 cached tokens of cache_n.
 		file: "llamacpp-usage-chunk.sse", chunks: 2, firstLine: 3, endLine: 13,
 		outputTokens: 3, promptTokens: 18, promptEval: 23500 * time.Microsecond, finish: "stop",
-		promptEvalTokens: 10, cached: ptr(8), served: "Qwen3-0.6B-Q8_0.gguf",
+		promptEvalTokens: 10, cached: testkit.Ptr(8), served: "Qwen3-0.6B-Q8_0.gguf",
 	},
 	{
 		// No usage (include_usage unsupported): the server's count from
@@ -182,7 +184,7 @@ func TestReadOpenAILines(t *testing.T) {
 }
 
 func TestOpenAIRequestBody(t *testing.T) {
-	r, body := captureBody(t, KindOpenAI, Request{Prompt: "Why is the sky blue?", MaxTokens: 128, Seed: ptr(7), Temperature: 0})
+	r, body := captureBody(t, KindOpenAI, Request{Prompt: "Why is the sky blue?", MaxTokens: 128, Seed: testkit.Ptr(7), Temperature: 0})
 	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "/v1/chat/completions", r.URL.Path)
 	assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
@@ -444,7 +446,7 @@ func TestOpenAIRequestOptions(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &got))
 	assert.NotContains(t, got, "seed")
 	assert.Equal(t, true, got["ignore_eos"])
-	_, body = captureBody(t, KindOpenAI, Request{Prompt: "p", MaxTokens: 8, Seed: ptr(0)})
+	_, body = captureBody(t, KindOpenAI, Request{Prompt: "p", MaxTokens: 8, Seed: testkit.Ptr(0)})
 	got = nil
 	require.NoError(t, json.Unmarshal(body, &got))
 	assert.Equal(t, 0.0, got["seed"], "a seed of 0, set, is sent")

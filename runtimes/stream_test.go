@@ -554,5 +554,3 @@ func splitLines(data []byte) [][]byte {
 	}
 	return lines
 }
-
-func ptr[T any](v T) *T { return &v }

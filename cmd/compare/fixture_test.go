@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -19,8 +20,6 @@ import (
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
-
-var update = flag.Bool("update", false, "rewrite the fixtures in testdata")
 
 // testdata is the fixtures' folder, from this package's folder.
 const testdata = "testdata"
@@ -38,8 +37,6 @@ const (
 	procs = 12 // GOMAXPROCS of the fixture's Mac, in the benchmark names
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // fixtureRun is one nightly run of the Mac setup: ollama and vllm-metal,
 // prompt short, concurrency 1 and 4, -count 6, -benchtime 3x. vllmVersion
 // is vllm-metal's version and vllmSpeedup how much faster it decodes than
@@ -53,16 +50,16 @@ func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed
 	}
 	r.Arguments = summary.Arguments{
 		OutputDir: "results", Runtime: "ollama,vllm-metal",
-		OllamaModel: ptr("qwen3.8:27b-mlx"),
-		VLLMURL:     ptr("http://127.0.0.1:8001"), VLLMModel: ptr("qwen3.8-27b-nvfp4"),
-		Warmups: 2, Rounds: ptr(3), Concurrency: []int{1, 4}, MaxTokens: 128, Seed: ptr(42),
-		Timeout: 600, Prompts: []string{"short"}, Count: ptr(count), Benchtime: "3x",
+		OllamaModel: testkit.Ptr("qwen3.8:27b-mlx"),
+		VLLMURL:     testkit.Ptr("http://127.0.0.1:8001"), VLLMModel: testkit.Ptr("qwen3.8-27b-nvfp4"),
+		Warmups: 2, Rounds: testkit.Ptr(3), Concurrency: []int{1, 4}, MaxTokens: 128, Seed: testkit.Ptr(42),
+		Timeout: 600, Prompts: []string{"short"}, Count: testkit.Ptr(count), Benchtime: "3x",
 	}
 	r.Runtimes = []summary.RuntimeInfo{
 		{Name: "ollama", Kind: "ollama", BaseURL: "http://127.0.0.1:11434", Model: "qwen3.8:27b-mlx"},
 		{Name: "vllm-metal", Kind: "openai", BaseURL: "http://127.0.0.1:8001", Model: "qwen3.8-27b-nvfp4"},
 	}
-	r.Versions = map[string]*string{"ollama": ptr("0.32.14"), "vllm-metal": ptr(vllmVersion)}
+	r.Versions = map[string]*string{"ollama": testkit.Ptr("0.32.14"), "vllm-metal": testkit.Ptr(vllmVersion)}
 	r.Prompts = []summary.Prompt{{Name: "short", Text: "In exactly four concise bullet points, explain why database transactions are useful. Do not use a heading."}}
 
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
@@ -139,7 +136,7 @@ func fixtures(t *testing.T, dir string) {
 // JSON files every key the committed file has must have the generated
 // value, so a key added to the summary format does not make them stale.
 func TestFixturesUpToDate(t *testing.T) {
-	if *update {
+	if *testkit.Update {
 		fixtures(t, testdata)
 		return
 	}

@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,15 +68,8 @@ func TestMessages(t *testing.T) {
 	}
 }
 
-// golden compares got with the file at path, or writes it with -update.
+// golden compares got with the file at path (testkit.Golden).
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./cmd/compare -update")
-	assert.Equal(t, string(want), got, "%s is stale: run go test ./cmd/compare -update", path)
+	testkit.Golden(t, path, []byte(got), "go test ./cmd/compare -update")
 }

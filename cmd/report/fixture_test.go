@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/testkit"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/fixturetest"
@@ -76,8 +78,6 @@ var (
 	warmCreated = oldCreated.Add(time.Hour)
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // fixture describes one fixture run.
 type fixture struct {
 	created     time.Time
@@ -133,7 +133,7 @@ func (f fixture) run() (*summary.Run, []byte) {
 	r.Complete = true
 	r.Host = summary.Host{
 		Platform: "darwin-24.6.0-arm64", Machine: "arm64", Go: "go1.26.8", OS: "darwin", Arch: "arm64",
-		CPU: "Apple M4 Max", CPUs: 12, MemoryBytes: 64 << 30, PowerSource: ptr("macmon 0.8.2"),
+		CPU: "Apple M4 Max", CPUs: 12, MemoryBytes: 64 << 30, PowerSource: testkit.Ptr("macmon 0.8.2"),
 	}
 	slo, err := summary.ParseSLO(fixtureSLO)
 	if err != nil {
@@ -142,17 +142,17 @@ func (f fixture) run() (*summary.Run, []byte) {
 	r.SLO = slo
 	r.Arguments = summary.Arguments{
 		OutputDir: "results", Runtime: "ollama,vllm-metal",
-		VLLMURL: ptr("http://127.0.0.1:8001"), VLLMModel: ptr(f.vllmModel),
-		Warmups: 2, Rounds: ptr(2), Concurrency: []int{1, 2, 4}, MaxTokens: tokens, Seed: ptr(42), Cache: f.cache,
-		Timeout: 600, Prompts: []string{"short", "code"}, Count: ptr(1), Benchtime: "2x",
-		Rates: fixtureRates, Burstiness: 1, MaxInflight: 4, SLO: ptr(fixtureSLO),
+		VLLMURL: testkit.Ptr("http://127.0.0.1:8001"), VLLMModel: testkit.Ptr(f.vllmModel),
+		Warmups: 2, Rounds: testkit.Ptr(2), Concurrency: []int{1, 2, 4}, MaxTokens: tokens, Seed: testkit.Ptr(42), Cache: f.cache,
+		Timeout: 600, Prompts: []string{"short", "code"}, Count: testkit.Ptr(1), Benchtime: "2x",
+		Rates: fixtureRates, Burstiness: 1, MaxInflight: 4, SLO: testkit.Ptr(fixtureSLO),
 		Sweep: &summary.Sweep{Max: f.sweep, Stops: []summary.SweepStop{}}, Power: "auto",
 	}
 	r.Runtimes = []summary.RuntimeInfo{
 		{Name: "ollama", Kind: "ollama", BaseURL: "http://127.0.0.1:11434", Model: "qwen3.8:27b-mlx"},
 		{Name: "vllm-metal", Kind: "openai", BaseURL: "http://127.0.0.1:8001", Model: f.vllmModel},
 	}
-	r.Versions = map[string]*string{"ollama": ptr("ollama version is 0.32.14"), "vllm-metal": ptr(f.vllmVersion)}
+	r.Versions = map[string]*string{"ollama": testkit.Ptr("ollama version is 0.32.14"), "vllm-metal": testkit.Ptr(f.vllmVersion)}
 	r.Prompts = []summary.Prompt{{Name: "short", Text: "Four bullet points."}, {Name: "code", Text: "merge_intervals"}}
 
 	var ks []summary.Key
@@ -462,9 +462,9 @@ func lengthsRun() (*summary.Run, []byte) {
 		names = append(names, fmt.Sprintf("in%d", n))
 	}
 	r.Arguments = summary.Arguments{
-		OutputDir: "results", Runtime: "ollama,vllm", Warmups: 2, Rounds: ptr(2), Concurrency: []int{1, 4},
-		MaxTokens: tokens, Cache: "cold", Timeout: 600, Prompts: names, Count: ptr(1), Benchtime: "2x",
-		Burstiness: 1, MaxInflight: 256, Power: "off", InputTokens: fixtureLengths, NumCtx: ptr(lengthsNumCtx),
+		OutputDir: "results", Runtime: "ollama,vllm", Warmups: 2, Rounds: testkit.Ptr(2), Concurrency: []int{1, 4},
+		MaxTokens: tokens, Cache: "cold", Timeout: 600, Prompts: names, Count: testkit.Ptr(1), Benchtime: "2x",
+		Burstiness: 1, MaxInflight: 256, Power: "off", InputTokens: fixtureLengths, NumCtx: testkit.Ptr(lengthsNumCtx),
 	}
 	r.Runtimes = []summary.RuntimeInfo{
 		{Name: "ollama", Kind: "ollama", BaseURL: "http://127.0.0.1:11434", Model: "qwen3:8b",
@@ -472,7 +472,7 @@ func lengthsRun() (*summary.Run, []byte) {
 		{Name: "vllm", Kind: "openai", BaseURL: "http://127.0.0.1:8000", Model: "Qwen/Qwen3-8B",
 			ContextLimit: 40960, ContextSource: "/v1/models max_model_len"},
 	}
-	r.Versions = map[string]*string{"ollama": ptr("ollama version is 0.32.14"), "vllm": ptr("0.29.1")}
+	r.Versions = map[string]*string{"ollama": testkit.Ptr("ollama version is 0.32.14"), "vllm": testkit.Ptr("0.29.1")}
 	for i, n := range fixtureLengths {
 		r.Prompts = append(r.Prompts, summary.Prompt{Name: names[i],
 			Text: fmt.Sprintf("(the suite's generated text, sized for each runtime to %d prompt tokens: see runtimes[].input_sizes)", n)})
@@ -563,15 +563,15 @@ func reuseRun(created time.Time, turns, prefix int) *summary.Run {
 		CPU: "Apple M4 Max", CPUs: 12, MemoryBytes: 64 << 30,
 	}
 	r.Arguments = summary.Arguments{
-		OutputDir: "results", Runtime: "ollama,vllm", Warmups: 2, Rounds: ptr(2), Concurrency: []int{1, 4},
-		MaxTokens: tokens, Cache: "cold", Timeout: 600, Prompts: []string{"short"}, Count: ptr(1), Benchtime: "2x",
+		OutputDir: "results", Runtime: "ollama,vllm", Warmups: 2, Rounds: testkit.Ptr(2), Concurrency: []int{1, 4},
+		MaxTokens: tokens, Cache: "cold", Timeout: 600, Prompts: []string{"short"}, Count: testkit.Ptr(1), Benchtime: "2x",
 		Burstiness: 1, MaxInflight: 256, Power: "off", Turns: turns, SharedPrefix: prefix,
 	}
 	r.Runtimes = []summary.RuntimeInfo{
 		{Name: "ollama", Kind: "ollama", BaseURL: "http://127.0.0.1:11434", Model: "qwen3:8b"},
 		{Name: "vllm", Kind: "openai", BaseURL: "http://127.0.0.1:8000", Model: "Qwen/Qwen3-8B"},
 	}
-	r.Versions = map[string]*string{"ollama": ptr("ollama version is 0.32.14"), "vllm": ptr("0.29.1")}
+	r.Versions = map[string]*string{"ollama": testkit.Ptr("ollama version is 0.32.14"), "vllm": testkit.Ptr("0.29.1")}
 	r.Prompts = []summary.Prompt{{Name: "short", Text: "Four bullet points."}}
 	conversation := 0
 	for _, rt := range r.Runtimes {
@@ -687,7 +687,7 @@ func TestFixtures(t *testing.T) {
 		}
 		for name, want := range files {
 			path := filepath.Join("testdata", name)
-			if *update {
+			if *testkit.Update {
 				require.NoError(t, os.WriteFile(path, want, 0o644))
 				continue
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"io"
 	"math"
 	"os"
@@ -15,12 +14,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot/plotter"
 )
-
-var update = flag.Bool("update", false, "rewrite the fixtures and golden files in testdata")
 
 const seed = "../../testdata/seed-summary.json"
 
@@ -29,19 +28,6 @@ func report(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
 	code := command(args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
-}
-
-// golden compares got with testdata/name, or writes it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "go test ./cmd/report -update writes it")
-	assert.Equal(t, string(want), string(got), "%s differs: go test ./cmd/report -update, then review the diff", path)
 }
 
 func readFile(t *testing.T, path string) []byte {
@@ -912,4 +898,10 @@ func (c chart) ys() []float64 {
 		}
 	}
 	return ys
+}
+
+// golden compares got with testdata/name (testkit.Golden).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	testkit.Golden(t, filepath.Join("testdata", name), got, "go test ./cmd/report -update")
 }

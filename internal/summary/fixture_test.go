@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/testkit"
+
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -25,8 +27,6 @@ func failed() runtimes.Result {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // fixtureRun is a fixed run: fixed times and host, an Ollama runtime that
 // reports server timings and a vLLM one that does not, two prompts, two
 // concurrency levels, -count 2, one failed request and one approximate
@@ -43,16 +43,16 @@ func fixtureRun(version string, created time.Time) *Run {
 	}
 	r.Arguments = Arguments{
 		OutputDir: "results", Runtime: "ollama,vllm-metal",
-		OllamaURL: ptr("http://127.0.0.1:11434"), OllamaModel: ptr("qwen3.8:27b-mlx"),
-		VLLMURL: ptr("http://127.0.0.1:8001"), VLLMModel: ptr("qwen3.8-27b-nvfp4"),
-		Warmups: 2, Rounds: ptr(3), Concurrency: []int{1, 2}, MaxTokens: 128, Seed: ptr(42), Cache: "cold",
-		Timeout: 600, Temperature: 0, Prompts: []string{"short", "code"}, Count: ptr(2), Benchtime: "3x", IdleTimeout: 120,
+		OllamaURL: testkit.Ptr("http://127.0.0.1:11434"), OllamaModel: testkit.Ptr("qwen3.8:27b-mlx"),
+		VLLMURL: testkit.Ptr("http://127.0.0.1:8001"), VLLMModel: testkit.Ptr("qwen3.8-27b-nvfp4"),
+		Warmups: 2, Rounds: testkit.Ptr(3), Concurrency: []int{1, 2}, MaxTokens: 128, Seed: testkit.Ptr(42), Cache: "cold",
+		Timeout: 600, Temperature: 0, Prompts: []string{"short", "code"}, Count: testkit.Ptr(2), Benchtime: "3x", IdleTimeout: 120,
 	}
 	r.Runtimes = []RuntimeInfo{
 		{Name: "ollama", Kind: "ollama", BaseURL: "http://127.0.0.1:11434", Model: "qwen3.8:27b-mlx"},
 		{Name: "vllm-metal", Kind: "openai", BaseURL: "http://127.0.0.1:8001", Model: "qwen3.8-27b-nvfp4"},
 	}
-	r.Versions = map[string]*string{"vllm-metal": ptr(version), "ollama": ptr("0.32.14")}
+	r.Versions = map[string]*string{"vllm-metal": testkit.Ptr(version), "ollama": testkit.Ptr("0.32.14")}
 	r.ModelMetadata = map[string]json.RawMessage{
 		"vllm-metal": json.RawMessage(`{"object":"list","data":[{"id":"qwen3.8-27b-nvfp4","parent":null}]}`),
 		"ollama":     nil,

@@ -3,20 +3,18 @@ package summary
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var fixtureCreated = time.Date(2026, 8, 31, 11, 47, 27, 622260000, time.UTC)
 
@@ -233,18 +231,6 @@ func TestGoldenJSON(t *testing.T) {
 	golden(t, "testdata/golden.json", got)
 }
 
-// golden compares got with the file at path, or rewrites it with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -update to create it")
-	assert.Equal(t, string(want), string(got), "%s differs; run go test -update after checking the change", path)
-}
-
 func TestJSONDetails(t *testing.T) {
 	base := func() *Run {
 		r := NewRun(fixtureCreated)
@@ -328,4 +314,10 @@ func TestJSONDetails(t *testing.T) {
 		_, err := r.File().Encode()
 		assert.ErrorContains(t, err, `prompt "short" listed twice`)
 	})
+}
+
+// golden compares got with the file at path (testkit.Golden).
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	testkit.Golden(t, path, got, "go test ./internal/summary -update")
 }

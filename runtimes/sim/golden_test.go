@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -14,13 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // What varies from run to run: the id, the clock, measured durations.
 var volatile = []struct {
@@ -106,7 +105,7 @@ func golden(t *testing.T, cfg sim.Config, prefix string, reqs []struct{ name, pa
 			got = v.re.ReplaceAllString(got, v.with)
 		}
 		file := filepath.Join("testdata", "golden", prefix+g.name)
-		if *update {
+		if *testkit.Update {
 			require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
 			require.NoError(t, os.WriteFile(file, []byte(got), 0o644))
 			continue

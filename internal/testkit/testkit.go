@@ -1,0 +1,41 @@
+// Package testkit holds what the project's tests share and import
+// nothing of the project for: the -update flag, golden files, pointers.
+// It is imported by tests only.
+package testkit
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Update is the -update flag of every test binary that imports testkit:
+// rewrite the golden files and fixtures in testdata rather than compare.
+var Update = flag.Bool("update", false, "rewrite the golden files and fixtures in testdata")
+
+// TestingT is what Golden needs of a *testing.T.
+type TestingT interface {
+	require.TestingT
+	Helper()
+}
+
+// Golden compares got with the file at path; with -update it writes got
+// there (creating its folder) instead. how is the command that does so,
+// for the message of a stale file.
+func Golden(t TestingT, path string, got []byte, how string) {
+	t.Helper()
+	if *Update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "%s writes it", how)
+	assert.Equal(t, string(want), string(got), "%s differs: run %s and review the diff", path, how)
+}
+
+// Ptr returns a pointer to a copy of v.
+func Ptr[T any](v T) *T { return &v }
