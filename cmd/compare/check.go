@@ -9,18 +9,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/summary"
 	"golang.org/x/perf/benchfmt"
 )
 
 // cacheKey is the configuration key that says whether a run's prompts
-// were in the server's prompt cache: "cold" or "warm". A file without it
-// was written before the key existed, and is warm.
-const cacheKey = "cache"
-
-// workloadKeys are the configuration keys that say what work a run's
-// requests did beyond the cache (summary.Run.Workload): runs that differ
-// in one do not compare, whatever is ignored.
-var workloadKeys = []string{"turns", "shared-prefix"}
+// were in the server's prompt cache (summary.KeyCache; a file without it
+// is warm: summary.Absent).
+const cacheKey = summary.KeyCache
 
 // runFile is what compare read of one input.
 type runFile struct {
@@ -225,7 +221,7 @@ func mixedCache(runs []*runFile) bool {
 			switch v, ok := c.lookup(cacheKey); {
 			case !ok:
 				without = true
-			case v == "warm":
+			case v == summary.CacheWarm:
 				with = true
 			default:
 				return false
@@ -322,7 +318,7 @@ func configFailure(old, new *runFile, ignoreCache bool) failure {
 		switch {
 		case k == cacheKey:
 			cacheDiffers = true
-		case slices.Contains(workloadKeys, k):
+		case slices.Contains(summary.WorkloadKeys, k):
 			workloadDiffers = true
 		default:
 			differ = append(differ, k)
@@ -362,16 +358,16 @@ func values(r *runFile, key string) []value {
 
 func same(a, b value) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 
-// effective returns vs as strings, sorted, a missing cache being warm.
+// effective returns vs as strings, sorted, a missing workload key being
+// what its absence means (summary.Absent: a missing cache is warm).
 func effective(vs []value, key string) []string {
 	var out []string
 	for _, v := range vs {
 		s := "\x00none"
-		switch {
-		case v != nil:
+		if v != nil {
 			s = *v
-		case key == cacheKey:
-			s = "warm"
+		} else if absent, _, ok := summary.Absent(key); ok {
+			s = absent
 		}
 		if !slices.Contains(out, s) {
 			out = append(out, s)
@@ -395,12 +391,11 @@ func describeRaw(vs []value, key string) string {
 func describeWith(vs []value, key string, show func(string) string) string {
 	var parts []string
 	for _, v := range vs {
-		switch {
-		case v != nil:
+		if v != nil {
 			parts = append(parts, fmt.Sprintf("%q", show(*v)))
-		case key == cacheKey:
-			parts = append(parts, `"warm" (no cache line: written before the key existed)`)
-		default:
+		} else if absent, why, ok := summary.Absent(key); ok {
+			parts = append(parts, fmt.Sprintf("%q (%s)", absent, why))
+		} else {
 			parts = append(parts, "no "+key+" line")
 		}
 	}
@@ -442,15 +437,14 @@ func fileArg(path string) string {
 	return path
 }
 
-// runtimeOf returns the value of the runtime= part of name, "" if none.
+// runtimeOf returns the runtime of a benchmark of the suite, "" for
+// another name.
 func runtimeOf(name benchfmt.Name) string {
-	_, parts := name.Parts()
-	for _, p := range parts {
-		if v, ok := bytes.CutPrefix(p, []byte("/runtime=")); ok {
-			return string(v)
-		}
+	k, _, err := summary.ParseName(string(name))
+	if err != nil {
+		return ""
 	}
-	return ""
+	return k.Runtime
 }
 
 // withoutRuntime returns name without its runtime= part, as benchstat
@@ -471,7 +465,9 @@ func stripProcs(name string) string {
 	return strings.TrimSuffix(name, procsSuffix(name))
 }
 
-// procsSuffix returns name's GOMAXPROCS suffix ("-2"), "" if none.
+// procsSuffix returns name's GOMAXPROCS suffix ("-2"), "" if none: the
+// last part of any name as benchfmt splits it, also of a name without its
+// runtime= part.
 func procsSuffix(name string) string {
 	_, parts := benchfmt.Name(name).Parts()
 	if n := len(parts); n > 0 && parts[n-1][0] == '-' {

@@ -98,7 +98,7 @@ func TestCheckPair(t *testing.T) {
 		}},
 		{"cold.txt", "turns4.txt", nil, []string{
 			"OLD (cmd/compare/testdata/cold.txt) and NEW (cmd/compare/testdata/turns4.txt) ran in different configurations",
-			`turns differs: no turns line in OLD (cmd/compare/testdata/cold.txt) against "4" in NEW (cmd/compare/testdata/turns4.txt)`,
+			`turns differs: "1" (no turns line: single requests) in OLD (cmd/compare/testdata/cold.txt) against "4" in NEW (cmd/compare/testdata/turns4.txt)`,
 			"runs of different conversations do not compare: a later turn's TTFT includes its history",
 		}},
 		{"gotest-old.txt", "cold.txt", nil, []string{

@@ -12,10 +12,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-)
 
-// module is the module path of the repository whose root compare looks for.
-const module = "github.com/inferencebench/inferencebench"
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
 
 const usageText = `usage: scripts/compare.sh OLD NEW    compare two runs (old vs new, with significance)
        scripts/compare.sh RUN        one run's runtimes side by side (-col /runtime)
@@ -122,7 +121,7 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 	}
 	outdir := p.getenv("BENCH_OUTPUT_DIR")
 	if outdir == "" {
-		outdir = "results"
+		outdir = summary.DefaultOutputDir
 	}
 
 	roles := []string{"OLD", "NEW"}
@@ -167,7 +166,7 @@ func findRoot(dir string) (string, error) {
 		parent := filepath.Dir(d)
 		if parent == d {
 			return "", fail("%s is not inside the inferencebench repository (no go.mod of %s above it): "+
-				"run compare from there (scripts/compare.sh does)", dir, module)
+				"run compare from there (scripts/compare.sh does)", dir, summary.Pkg)
 		}
 		d = parent
 	}
@@ -176,7 +175,7 @@ func findRoot(dir string) (string, error) {
 func isModule(gomod []byte) bool {
 	s := bufio.NewScanner(bytes.NewReader(gomod))
 	for s.Scan() {
-		if f := strings.Fields(s.Text()); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == module {
+		if f := strings.Fields(s.Text()); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == summary.Pkg {
 			return true
 		}
 	}
@@ -213,7 +212,7 @@ func resolve(arg, dir, root, outdir string) (input, error) {
 		if !filepath.IsAbs(outdir) {
 			outdir = filepath.Join(root, outdir)
 		}
-		p = filepath.Join(outdir, arg+".txt")
+		p = summary.PathsOf(outdir, arg).Bench
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
 			return input{}, fail("no run %s: there is no %s (BENCH_OUTPUT_DIR=%s)", arg, p, displayOutdir(outdir, root))
 		}

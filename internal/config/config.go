@@ -69,7 +69,7 @@ type Settings struct {
 	SkipUnreachable bool   `env:"BENCH_SKIP_UNREACHABLE"`
 	Prompts         Names  `env:"BENCH_PROMPTS"`
 	PromptsDir      string `env:"BENCH_PROMPTS_DIR"`
-	OutputDir       string `env:"BENCH_OUTPUT_DIR" envDefault:"results"`
+	OutputDir       string `env:"BENCH_OUTPUT_DIR"` // unset: summary.DefaultOutputDir
 	Progress        string `env:"BENCH_PROGRESS" envDefault:"auto"`
 	// MaxFailures, if set, is the share of failed requests (0 to 1) above
 	// which the run fails; unset, failed requests never fail a run whose
@@ -238,10 +238,10 @@ func (f *Floats) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// The BENCH_CACHE modes.
+// The BENCH_CACHE modes, as the summary writes them.
 const (
-	CacheCold = "cold"
-	CacheWarm = "warm"
+	CacheCold = summary.CacheCold
+	CacheWarm = summary.CacheWarm
 )
 
 // DefaultPrompts is what an unset BENCH_PROMPTS means: the built-ins, plus
@@ -282,6 +282,9 @@ func Load() (Settings, error) {
 	var s Settings
 	if err := parse(&s, ""); err != nil {
 		return s, err
+	}
+	if _, set := os.LookupEnv("BENCH_OUTPUT_DIR"); !set {
+		s.OutputDir = summary.DefaultOutputDir
 	}
 	return s, s.validate()
 }

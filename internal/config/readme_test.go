@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/summary"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,6 +46,9 @@ func TestReadmeSettingsTable(t *testing.T) {
 		def, ok := f.Tag.Lookup("envDefault")
 		if !ok && f.Type.Kind() == reflect.Bool {
 			def = "0"
+		}
+		if name == "BENCH_OUTPUT_DIR" {
+			def = summary.DefaultOutputDir // the format's, which Load applies
 		}
 		read[name] = def
 	}

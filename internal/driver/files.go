@@ -59,11 +59,10 @@ func openFiles(dir, id string) (*files, error) {
 	if err != nil {
 		return nil, err
 	}
+	p := summary.PathsOf(dir, id)
 	return &files{
 		dir: dir, lock: make(chan struct{}, 1), id: id,
-		json:    filepath.Join(dir, id+".json"),
-		txt:     filepath.Join(dir, id+".txt"),
-		records: filepath.Join(dir, id+".requests.jsonl"),
+		json: p.JSON, txt: p.Bench, records: p.Records,
 	}, nil
 }
 
@@ -160,8 +159,9 @@ func freeID(dir, id string) (string, error) {
 	cand := id
 	for i := 2; i <= maxRunsPerID; i++ {
 		free := true
-		for _, ext := range []string{".json", ".requests.jsonl"} {
-			_, err := os.Stat(filepath.Join(dir, cand+ext))
+		p := summary.PathsOf(dir, cand)
+		for _, path := range []string{p.JSON, p.Records} {
+			_, err := os.Stat(path)
 			switch {
 			case err == nil:
 				free = false

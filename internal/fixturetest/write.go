@@ -2,7 +2,6 @@ package fixturetest
 
 import (
 	"os"
-	"path/filepath"
 
 	"github.com/stretchr/testify/require"
 
@@ -14,8 +13,8 @@ import (
 func WriteRun(t TestingT, r *summary.Run, dir string) (jsonPath, txtPath string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	jsonPath = filepath.Join(dir, r.ID+".json")
-	txtPath = filepath.Join(dir, r.ID+".txt")
+	p := summary.PathsOf(dir, r.ID)
+	jsonPath, txtPath = p.JSON, p.Bench
 	js, err := r.File().Encode()
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(jsonPath, js, 0o644))

@@ -12,8 +12,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// Pkg is the pkg config line of the benchstat file.
-const Pkg = "github.com/inferencebench/inferencebench"
 
 // unitBetter is the Unit metadata of the benchstat file.
 var unitBetter = []struct{ unit, better string }{
@@ -41,13 +39,13 @@ func (r *Run) Workload() []benchfmt.Config {
 	var config []benchfmt.Config
 	add := func(k, v string) { config = append(config, benchfmt.Config{Key: k, Value: []byte(v), File: true}) }
 	if r.Cache != "" {
-		add("cache", r.Cache)
+		add(KeyCache, r.Cache)
 	}
 	if t := r.Arguments.Turns; t > 1 {
-		add("turns", strconv.Itoa(t))
+		add(KeyTurns, strconv.Itoa(t))
 	}
 	if p := r.Arguments.SharedPrefix; p > 0 {
-		add("shared-prefix", strconv.Itoa(p))
+		add(KeySharedPrefix, strconv.Itoa(p))
 	}
 	return config
 }

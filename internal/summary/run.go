@@ -34,7 +34,7 @@ type Key struct {
 func (k Key) Levels() string {
 	load := "conc=" + strconv.Itoa(k.Concurrency)
 	if k.Rate > 0 {
-		load = "rate=" + strconv.FormatFloat(k.Rate, 'g', -1, 64)
+		load = "rate=" + FormatRate(k.Rate)
 	}
 	return "runtime=" + Safe(k.Runtime) + "/prompt=" + Safe(k.Prompt) + "/" + load
 }
@@ -159,7 +159,7 @@ type SweepStop struct {
 // existed (every request sent the same prompt).
 func (a Arguments) CacheMode() string {
 	if a.Cache == "" {
-		return "warm"
+		return CacheWarm
 	}
 	return a.Cache
 }

@@ -1,0 +1,130 @@
+package summary
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The facts of the run's files that every reader and writer shares: their
+// names, the configuration keys of the benchstat file and what a missing
+// one means, and the benchmark names.
+
+// Pkg is the module's path: the pkg configuration line of the benchstat
+// file, and the module whose root the tools look for.
+const Pkg = "github.com/inferencebench/inferencebench"
+
+// DefaultOutputDir is where a run writes its files when BENCH_OUTPUT_DIR
+// is unset, and where the tools look for a run named by its ID.
+const DefaultOutputDir = "results"
+
+// The three files of a run in its output folder, each named by the run's
+// ID: the summary JSON, the benchstat file, the request records.
+const (
+	ExtJSON    = ".json"
+	ExtBench   = ".txt"
+	ExtRecords = ".requests.jsonl"
+)
+
+// Paths are the files of run id in dir.
+type Paths struct{ JSON, Bench, Records string }
+
+// PathsOf returns the files of run id in dir.
+func PathsOf(dir, id string) Paths {
+	base := filepath.Join(dir, id)
+	return Paths{JSON: base + ExtJSON, Bench: base + ExtBench, Records: base + ExtRecords}
+}
+
+// RecordsBeside returns the request records of the summary JSON at path:
+// <dir>/<id>.requests.jsonl for <dir>/<id>.json (for a path not ending in
+// .json, the records file named by the whole base name).
+func RecordsBeside(path string) string {
+	return strings.TrimSuffix(path, ExtJSON) + ExtRecords
+}
+
+// The configuration keys of the benchstat file that say what work a run's
+// requests did (Run.Workload): runs must share them to be compared.
+const (
+	KeyCache        = "cache"         // cold or warm
+	KeyTurns        = "turns"         // BENCH_TURNS, when above 1
+	KeySharedPrefix = "shared-prefix" // BENCH_SHARED_PREFIX, when above 0
+)
+
+// WorkloadKeys are the workload keys other than the cache.
+var WorkloadKeys = []string{KeyTurns, KeySharedPrefix}
+
+// Absent is what a workload key means in a file without its line, and why:
+// a file without a cache line was written before the key existed, and was
+// warm; one without turns or shared-prefix ran single requests without a
+// prefix. ok is false for other keys.
+func Absent(key string) (value, why string, ok bool) {
+	switch key {
+	case KeyCache:
+		return CacheWarm, "no cache line: written before the key existed", true
+	case KeyTurns:
+		return "1", "no turns line: single requests", true
+	case KeySharedPrefix:
+		return "0", "no shared-prefix line: none", true
+	}
+	return "", "", false
+}
+
+// The values of the cache key, and of Arguments.Cache.
+const (
+	CacheCold = "cold"
+	CacheWarm = "warm"
+)
+
+// FormatRate is an open-loop rate as benchmark names and reports show it:
+// the shortest decimal that reads back the same (0.5, 2, 12.5).
+func FormatRate(r float64) string { return strconv.FormatFloat(r, 'g', -1, 64) }
+
+// ParseName reads a benchmark name as go test and the .txt write it —
+// "BenchmarkInference/runtime=sim/prompt=short/conc=4-2", with or without
+// "Benchmark" and the GOMAXPROCS suffix — back into the levels of its key
+// (Key.Levels; the model is not in the name, and a name made Safe stays
+// so) and its suffix ("-2", "" without one).
+func ParseName(name string) (k Key, procs string, err error) {
+	rest, ok := strings.CutPrefix(strings.TrimPrefix(name, "Benchmark"), "Inference/")
+	if !ok {
+		return Key{}, "", fmt.Errorf("benchmark name %q: want Inference/runtime=…/prompt=…/conc=… or …/rate=…", name)
+	}
+	if i := strings.LastIndexByte(rest, '-'); i > strings.LastIndexByte(rest, '/') {
+		if _, err := strconv.Atoi(rest[i+1:]); err == nil {
+			rest, procs = rest[:i], rest[i:]
+		}
+	}
+	levels := strings.Split(rest, "/")
+	if len(levels) != 3 {
+		return Key{}, "", fmt.Errorf("benchmark name %q: want 3 levels (runtime, prompt, load), got %d", name, len(levels))
+	}
+	for i, want := range []string{"runtime", "prompt", ""} {
+		key, val, ok := strings.Cut(levels[i], "=")
+		switch {
+		case !ok || (want != "" && key != want):
+			return Key{}, "", fmt.Errorf("benchmark name %q: level %d is %q, want %s=…", name, i+1, levels[i], cmpWant(want))
+		case i == 0:
+			k.Runtime = val
+		case i == 1:
+			k.Prompt = val
+		case key == "conc":
+			k.Concurrency, err = strconv.Atoi(val)
+		case key == "rate":
+			k.Rate, err = strconv.ParseFloat(val, 64)
+		default:
+			return Key{}, "", fmt.Errorf("benchmark name %q: level 3 is %q, want conc=… or rate=…", name, levels[i])
+		}
+		if err != nil {
+			return Key{}, "", fmt.Errorf("benchmark name %q: %q is not a number", name, val)
+		}
+	}
+	return k, procs, nil
+}
+
+func cmpWant(level string) string {
+	if level == "" {
+		return "conc or rate"
+	}
+	return level
+}
