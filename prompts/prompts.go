@@ -97,7 +97,9 @@ func Select(names []string, dir string, inputs []int) ([]Prompt, error) {
 	return out, nil
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+// ValidName matches a name that can stand in a benchmark name as one
+// level (prompt=<name>, runtime=<name>): letters, digits, '.', '_', '-'.
+var ValidName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 // Load returns the named prompts in the order given. Names are looked up in
 // dir (if not empty) and then among the built-ins. A file in dir may not
@@ -130,7 +132,7 @@ func Load(names []string, dir string) ([]Prompt, error) {
 			continue
 		}
 		b, err := builtin.ReadFile(name + ".txt")
-		if err != nil || !validName.MatchString(name) {
+		if err != nil || !ValidName.MatchString(name) {
 			return nil, fmt.Errorf("unknown prompt %q (built-in: %s%s)", name, strings.Join(Builtin, ", "), dirHint(dir, user))
 		}
 		out = append(out, Prompt{Name: name, Text: string(b)})
@@ -155,7 +157,7 @@ func readDir(dir string) (map[string]string, error) {
 	user := map[string]string{}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".txt")
-		if !validName.MatchString(name) {
+		if !ValidName.MatchString(name) {
 			return nil, fmt.Errorf("prompt file %q: name may use only letters, digits, '.', '_' and '-'", f)
 		}
 		if slices.Contains(Builtin, name) {

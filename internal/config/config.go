@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/envvar"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -244,10 +244,6 @@ const (
 	CacheWarm = summary.CacheWarm
 )
 
-// DefaultPrompts is what an unset BENCH_PROMPTS means: the built-ins, plus
-// every prompt in BENCH_PROMPTS_DIR.
-const DefaultPrompts = "short,medium,code"
-
 // Runtime is one runtime's settings.
 type Runtime struct {
 	Name   string
@@ -374,7 +370,7 @@ func (s Settings) validate() error {
 	}
 	dup := map[string]bool{}
 	for _, n := range s.Runtimes {
-		if !validName.MatchString(n) {
+		if !prompts.ValidName.MatchString(n) {
 			bad("BENCH_RUNTIMES", fmt.Sprintf("%q: a name may use only letters, digits, '.', '_' and '-'", n))
 		}
 		if dup[n] {
@@ -384,8 +380,6 @@ func (s Settings) validate() error {
 	}
 	return errors.Join(errs...)
 }
-
-var validName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 type runtimeEnv struct {
 	URL    string `env:"URL"`

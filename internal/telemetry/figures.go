@@ -17,25 +17,26 @@ const MinSamples = 3
 var ErrTooFewSamples = errors.New("telemetry: too few macmon samples in the window")
 
 // Figures are what macmon says about a time window, typically the timed
-// rounds of one benchmark leaf. The JSON names are the summary's; see the
-// package documentation for the exact definitions.
+// rounds of one benchmark leaf, which the summary writes under its own keys
+// (power_w_mean, energy_j, …); see the package documentation for the exact
+// definitions.
 type Figures struct {
-	Samples  int     `json:"samples"`   // samples whose interval overlaps the window
-	WindowS  float64 `json:"window_s"`  // to − from, seconds
-	CoveredS float64 `json:"covered_s"` // part of the window the samples cover, seconds
+	Samples  int     // samples whose interval overlaps the window
+	WindowS  float64 // to − from, seconds
+	CoveredS float64 // part of the window the samples cover, seconds
 
-	AllPowerWMean float64  `json:"all_power_w_mean"`           // CPU+GPU+ANE, W
-	GPUPowerWMean float64  `json:"gpu_power_w_mean"`           // W
-	SysPowerWMean *float64 `json:"sys_power_w_mean,omitempty"` // W; nil if the Mac does not report it
-	EnergyJ       float64  `json:"energy_j"`                   // ∫ all_power dt over the window, J
+	AllPowerWMean float64  // CPU+GPU+ANE, W
+	GPUPowerWMean float64  // W
+	SysPowerWMean *float64 // W; nil if the Mac does not report it
+	EnergyJ       float64  // ∫ all_power dt over the window, J
 
-	RAMUsedBytesMax  uint64 `json:"ram_used_bytes_max"`
-	SwapUsedBytesMax uint64 `json:"swap_used_bytes_max"`
-	SwapGrowthBytes  int64  `json:"swap_growth_bytes"` // last − first sample; negative if swap shrank
+	RAMUsedBytesMax  uint64
+	SwapUsedBytesMax uint64
+	SwapGrowthBytes  int64 // last − first sample; negative if swap shrank
 
-	GPUMHzMean  float64  `json:"gpu_mhz_mean"`
-	CPUTempCMax *float64 `json:"cpu_temp_c_max,omitempty"` // nil if no sample read a sensor
-	GPUTempCMax *float64 `json:"gpu_temp_c_max,omitempty"` // nil if no sample read a sensor
+	GPUMHzMean  float64
+	CPUTempCMax *float64 // nil if no sample read a sensor
+	GPUTempCMax *float64 // nil if no sample read a sensor
 }
 
 // WindowFigures computes Figures for the window [from, to] from samples
