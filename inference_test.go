@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/driver"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
 // d drives the run; TestMain sets it up when benchmarks run.
@@ -22,8 +24,17 @@ func TestMain(m *testing.M) {
 	}
 	count, _ := strconv.Atoi(flagValue("test.count"))
 	opts := driver.Options{Benchtime: flagValue("test.benchtime"), Count: count, CPU: flagValue("test.cpu")}
-	var err error
-	if d, err = driver.Setup(context.Background(), os.Stderr, opts); err != nil {
+	// The only place the run's variables are read: the suite's and the
+	// simulator's.
+	st, err := config.Load()
+	var simCfg sim.Config
+	if err == nil {
+		simCfg, err = sim.ConfigFromEnv()
+	}
+	if err == nil {
+		d, err = driver.Setup(context.Background(), os.Stderr, st, simCfg, opts)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, driver.Prefix+err.Error())
 		os.Exit(2)
 	}

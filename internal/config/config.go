@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -103,6 +104,11 @@ type Settings struct {
 	// SharedPrefix is the length, in tokens, of a system message every
 	// request of the run begins with (0: none), sized as an in<N> prompt.
 	SharedPrefix int `env:"BENCH_SHARED_PREFIX" envDefault:"0"`
+
+	// Specs are the settings of each runtime of BENCH_RUNTIMES, in order,
+	// or with none named, of the known local ones (ProbeOrder) and then
+	// the simulator: read by Load from their NAME_* variables.
+	Specs []Runtime
 }
 
 // MaxTurns bounds BENCH_TURNS.
@@ -185,6 +191,15 @@ const MaxInputTokens = 1_000_000
 // InputTokens is BENCH_INPUT_TOKENS: whole numbers of tokens, "k" for
 // thousands of 1024 ("32k" is 32768). Its errors say which item is wrong.
 type InputTokens []int
+
+// String is the lengths as BENCH_INPUT_TOKENS lists them, in tokens.
+func (in InputTokens) String() string {
+	s := make([]string, len(in))
+	for i, n := range in {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
 
 func (in *InputTokens) UnmarshalText(b []byte) error {
 	*in = nil
@@ -273,23 +288,43 @@ var ProbeOrder = []string{"ollama", "vllm", "llamacpp", "lmstudio", "sglang"}
 // Sim is the simulator's name.
 const Sim = "sim"
 
-// Load reads Settings from the environment and validates them.
-func Load() (Settings, error) {
+// Load reads Settings, and the settings of each runtime they name (or of
+// the known local ones and the simulator), from the process's environment
+// and validates them.
+func Load() (Settings, error) { return LoadFrom(nil) }
+
+// LoadFrom is Load reading the variables of environ instead (nil: the
+// process's environment): a test's settings, built in code.
+func LoadFrom(environ map[string]string) (Settings, error) {
 	var s Settings
-	if err := parse(&s, ""); err != nil {
+	if err := parse(environ, &s, ""); err != nil {
 		return s, err
 	}
-	if _, set := os.LookupEnv("BENCH_OUTPUT_DIR"); !set {
+	if _, set := lookupIn(environ, "BENCH_OUTPUT_DIR"); !set {
 		s.OutputDir = summary.DefaultOutputDir
 	}
-	return s, s.validate()
+	if err := s.validate(environ); err != nil {
+		return s, err
+	}
+	named := s.Runtimes
+	if len(named) == 0 {
+		named = append(slices.Clone(ProbeOrder), Sim)
+	}
+	for _, name := range named {
+		spec, err := loadRuntime(environ, name)
+		if err != nil {
+			return s, err
+		}
+		s.Specs = append(s.Specs, spec)
+	}
+	return s, nil
 }
 
-func (s Settings) validate() error {
+func (s Settings) validate(environ map[string]string) error {
 	var errs []error
 	// The message shows the variable as the user wrote it.
 	bad := func(name, why string) {
-		errs = append(errs, fmt.Errorf("%s=%q: %s", name, lookup(name), why))
+		errs = append(errs, fmt.Errorf("%s=%q: %s", name, envvar.Get(environ, name), why))
 	}
 	if len(s.Concurrency.Levels) == 0 && s.Concurrency.Sweep == 0 {
 		bad("BENCH_CONCURRENCY", "need at least one concurrency, or sweep")
@@ -388,11 +423,14 @@ type runtimeEnv struct {
 	APIKey string `env:"API_KEY"`
 }
 
-// LoadRuntime reads one runtime's settings, applying the known defaults.
-func LoadRuntime(name string) (Runtime, error) {
+// LoadRuntime reads one runtime's settings from the process's
+// environment, applying the known defaults.
+func LoadRuntime(name string) (Runtime, error) { return loadRuntime(nil, name) }
+
+func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 	prefix := EnvPrefix(name)
 	var e runtimeEnv
-	if err := parse(&e, prefix); err != nil {
+	if err := parse(environ, &e, prefix); err != nil {
 		return Runtime{}, err
 	}
 	rt, known := Known[name]
@@ -433,8 +471,17 @@ func EnvPrefix(name string) string {
 	return strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToUpper(name)) + "_"
 }
 
-func parse(v any, prefix string) error {
-	return envvar.Parse(v, env.Options{Prefix: prefix})
+func parse(environ map[string]string, v any, prefix string) error {
+	return envvar.Parse(v, env.Options{Prefix: prefix, Environment: environ})
+}
+
+// lookupIn is os.LookupEnv in environ (nil: the process's environment).
+func lookupIn(environ map[string]string, key string) (string, bool) {
+	if environ == nil {
+		return os.LookupEnv(key)
+	}
+	v, ok := environ[key]
+	return v, ok
 }
 
 // Names is a comma-separated list; blanks around items are dropped.
@@ -499,5 +546,3 @@ var (
 	_ encoding.TextUnmarshaler = (*Ints)(nil)
 	_ encoding.TextUnmarshaler = (*Duration)(nil)
 )
-
-func lookup(key string) string { return os.Getenv(key) }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -60,8 +61,13 @@ func TestValues(t *testing.T) {
 	t.Setenv("BENCH_CONTROL", "off")
 	t.Setenv("BENCH_INPUT_TOKENS", "512, 2048,32k,1000000")
 	t.Setenv("BENCH_NUM_CTX", "40000")
+	t.Setenv("VLLM_METAL_URL", "http://127.0.0.1:8001/v1")
 	s, err := Load()
 	require.NoError(t, err)
+	require.Len(t, s.Specs, 2, "the runtimes named, in order")
+	assert.Equal(t, "vllm-metal", s.Specs[0].Name)
+	assert.Equal(t, "http://127.0.0.1:8001/v1", s.Specs[0].URL)
+	assert.Equal(t, "http://127.0.0.1:11434", s.Specs[1].URL, "ollama's known port")
 	assert.Equal(t, InputTokens{512, 2048, 32768, 1_000_000}, s.InputTokens)
 	assert.Equal(t, 40000, *s.NumCtx)
 	assert.Equal(t, FreshOff, s.Fresh)
@@ -234,4 +240,31 @@ func TestRuntimeErrors(t *testing.T) {
 			assert.NotContains(t, err.Error(), "hunter2")
 		})
 	}
+}
+
+// LoadFrom reads the variables of a map, not the process's environment:
+// a test's settings built in code. With no runtime named, the specs are
+// the known local ones and then the simulator.
+func TestLoadFrom(t *testing.T) {
+	t.Setenv("BENCH_TURNS", "7") // not read
+	s, err := LoadFrom(map[string]string{"BENCH_TURNS": "3", "OLLAMA_URL": "http://10.0.0.2:11434"})
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.Turns)
+	assert.Equal(t, "results", s.OutputDir, "the format's default folder")
+	var names []string
+	for _, sp := range s.Specs {
+		names = append(names, sp.Name)
+	}
+	assert.Equal(t, append(slices.Clone(ProbeOrder), Sim), names)
+	assert.Equal(t, "http://10.0.0.2:11434", s.Specs[0].URL)
+
+	_, err = LoadFrom(map[string]string{"BENCH_TURNS": "zero"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `BENCH_TURNS="zero": not a number`, "the map's value, not the process's")
+	_, err = LoadFrom(map[string]string{"BENCH_TURNS": "0"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `BENCH_TURNS="0": must be`)
+	_, err = LoadFrom(map[string]string{"BENCH_RUNTIMES": "mine"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `runtime "mine" has no URL: set MINE_URL`)
 }

@@ -42,7 +42,10 @@ func TestReadmeSettingsTable(t *testing.T) {
 	st := reflect.TypeFor[Settings]()
 	for i := range st.NumField() {
 		f := st.Field(i)
-		name := f.Tag.Get("env")
+		name, ok := f.Tag.Lookup("env")
+		if !ok {
+			continue // not a variable: Specs
+		}
 		def, ok := f.Tag.Lookup("envDefault")
 		if !ok && f.Type.Kind() == reflect.Bool {
 			def = "0"

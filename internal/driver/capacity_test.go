@@ -31,7 +31,7 @@ func capacityRun(t *testing.T, env map[string]string, arrivals int) (*Driver, []
 	if arrivals > 0 {
 		opts.Benchtime = fmt.Sprintf("%dx", arrivals) // as go test -benchtime=Nx gives it
 	}
-	d, err := Setup(context.Background(), &bytes.Buffer{}, opts)
+	d, err := setupFromEnv(context.Background(), &bytes.Buffer{}, opts)
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	for k := range d.Leaves() {

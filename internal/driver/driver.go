@@ -18,7 +18,6 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -86,35 +85,25 @@ func (d *Driver) nextConversation() int {
 	return d.conversations
 }
 
-// Setup reads the environment and prepares the run. Notices go to log
-// (stderr). Every setting is checked, and the output folder proved
-// writable, before any request is sent.
-func Setup(ctx context.Context, log io.Writer, opts Options) (*Driver, error) {
-	st, err := config.Load()
-	if err != nil {
-		return nil, err
-	}
+// Setup prepares the run of st (config.Load's), with simCfg for the
+// simulator if it runs (sim.ConfigFromEnv's); it reads no variable itself.
+// Notices go to log (stderr). Every setting is checked, and the output
+// folder proved writable, before any request is sent.
+func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Config, opts Options) (*Driver, error) {
 	if err := checkCPU(opts.CPU); err != nil {
 		return nil, err
 	}
 	ps, err := prompts.Select(st.Prompts, st.PromptsDir, st.InputTokens)
 	if err != nil {
 		if len(st.InputTokens) > 0 {
-			return nil, fmt.Errorf("BENCH_PROMPTS=%q, BENCH_INPUT_TOKENS=%q: %w", strings.Join(st.Prompts, ","), os.Getenv("BENCH_INPUT_TOKENS"), err)
+			return nil, fmt.Errorf("BENCH_PROMPTS=%q, BENCH_INPUT_TOKENS=%q: %w", strings.Join(st.Prompts, ","), st.InputTokens, err)
 		}
 		if st.PromptsDir != "" {
 			return nil, fmt.Errorf("BENCH_PROMPTS=%q, BENCH_PROMPTS_DIR=%q: %w", strings.Join(st.Prompts, ","), st.PromptsDir, err)
 		}
 		return nil, fmt.Errorf("BENCH_PROMPTS=%q: %w", strings.Join(st.Prompts, ","), err)
 	}
-	simCfg, err := sim.ConfigFromEnv()
-	if err != nil {
-		return nil, err
-	}
-	specs, err := runtimeSpecs(st.Runtimes)
-	if err != nil {
-		return nil, err
-	}
+	specs := st.Specs
 	run := summary.NewRun(time.Now())
 	out, err := openFiles(st.OutputDir, run.ID)
 	if err != nil {

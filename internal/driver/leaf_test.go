@@ -58,7 +58,7 @@ func checkReachable(d *Driver, k summary.Key) (skip bool, err error) {
 func TestRecordRewritesFilesAfterEachLeaf(t *testing.T) {
 	isolate(t)
 	t.Setenv("BENCH_RUNTIMES", "sim")
-	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 
@@ -112,7 +112,7 @@ func TestCheckReachable(t *testing.T) {
 			if skip {
 				t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
 			}
-			s, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+			s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 			require.NoError(t, err)
 			t.Cleanup(s.Close)
 
@@ -167,7 +167,7 @@ func TestUnavailableIsNotSkipped(t *testing.T) {
 	t.Setenv("MINE_URL", srv.URL)
 	t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log, Options{})
+	s, err := setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	skipped, err := checkReachable(s, summary.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
@@ -191,7 +191,7 @@ func TestAllSkippedFails(t *testing.T) {
 	t.Setenv("MINE_URL", closedURL(t))
 	t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log, Options{})
+	s, err := setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	assert.Contains(t, log.String(), "skipping its benchmarks (BENCH_SKIP_UNREACHABLE=1)")
@@ -222,7 +222,7 @@ func TestFailuresAtTheEnd(t *testing.T) {
 			t.Setenv("BENCH_RUNTIMES", "sim")
 			t.Setenv("BENCH_MAX_FAILURES", tt.max)
 			var log bytes.Buffer
-			s, err := Setup(context.Background(), &log, Options{})
+			s, err := setupFromEnv(context.Background(), &log, Options{})
 			require.NoError(t, err)
 			require.NoError(t, record(s, summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 4}, rounds))
 			require.NoError(t, record(s, summary.Key{Runtime: "sim", Prompt: "code", Concurrency: 4}, okRounds()))
@@ -300,7 +300,7 @@ func TestColdPromptsAndRequestRecords(t *testing.T) {
 			t.Setenv("BENCH_PROMPTS", "short")
 			t.Setenv("BENCH_RECORD_CHUNKS", "1")
 			t.Setenv("BENCH_MAX_TOKENS", "2")
-			d, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+			d, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 			require.NoError(t, err)
 			t.Cleanup(d.Close)
 			assert.Equal(t, "cache: "+cache+"\n", d.ConfigLines())

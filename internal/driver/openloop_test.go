@@ -25,7 +25,7 @@ func TestOpenLoopLeaf(t *testing.T) {
 	t.Setenv("SIM_TTFT", "50ms")
 	t.Setenv("SIM_TOKENS_PER_SEC", "200")
 	t.Setenv("BENCH_MAX_TOKENS", "10") // 100 ms a request
-	d, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	d, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	var k summary.Key

@@ -21,23 +21,6 @@ import (
 // BENCH_RUNTIMES is unset.
 const ProbeTimeout = 300 * time.Millisecond
 
-// runtimeSpecs reads the settings of the runtimes named, or, with none
-// named, of the known local ones followed by the simulator.
-func runtimeSpecs(named []string) ([]config.Runtime, error) {
-	if len(named) == 0 {
-		named = slices.Concat(config.ProbeOrder, []string{config.Sim})
-	}
-	var specs []config.Runtime
-	for _, name := range named {
-		spec, err := config.LoadRuntime(name)
-		if err != nil {
-			return nil, err
-		}
-		specs = append(specs, spec)
-	}
-	return specs, nil
-}
-
 // addNamed adds the runtimes of BENCH_RUNTIMES. One that cannot be
 // described stays, marked unreachable (it does not answer) or unavailable
 // (it answers, but with an error or no model): its benchmarks fail with the

@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
+	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
 // closedURL is a loopback URL where nothing listens.
@@ -63,7 +65,7 @@ func TestProbeFindsAnsweringRuntime(t *testing.T) {
 	srv := fakeOllama(t)
 	t.Setenv("OLLAMA_URL", srv.URL)
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log, Options{})
+	s, err := setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 
@@ -86,7 +88,7 @@ func TestProbeFindsAnsweringRuntime(t *testing.T) {
 func TestProbeFallsBackToSim(t *testing.T) {
 	isolate(t)
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log, Options{})
+	s, err := setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	require.Len(t, s.Runtimes, 1)
@@ -104,13 +106,13 @@ func TestMessagesAreNotBenchstatConfig(t *testing.T) {
 	t.Setenv("BENCH_RUNTIMES", "mine,sim")
 	t.Setenv("MINE_URL", closedURL(t))
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log, Options{})
+	s, err := setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	s.Run.Add(summary.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
 
 	require.NoError(t, s.Finish())
 	isolate(t) // and the fallback's notice
-	s, err = Setup(context.Background(), &log, Options{})
+	s, err = setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	s.Close()
 
@@ -146,7 +148,7 @@ func TestProbeDoesNotWaitForAHungServer(t *testing.T) {
 	}()
 	t.Setenv("VLLM_URL", "http://"+ln.Addr().String())
 	start := time.Now()
-	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	assert.Less(t, time.Since(start), 2*time.Second)
@@ -156,19 +158,19 @@ func TestProbeDoesNotWaitForAHungServer(t *testing.T) {
 func TestBadSettingStopsSetup(t *testing.T) {
 	isolate(t)
 	t.Setenv("BENCH_CONCURRENCY", "1,four")
-	_, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	_, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `BENCH_CONCURRENCY="1,four"`)
 
 	t.Setenv("BENCH_CONCURRENCY", "1")
 	t.Setenv("BENCH_PROMPTS", "short,haiku")
-	_, err = Setup(context.Background(), &bytes.Buffer{}, Options{})
+	_, err = setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `BENCH_PROMPTS="short,haiku": unknown prompt "haiku"`)
 
 	t.Setenv("BENCH_PROMPTS", "")
 	t.Setenv("BENCH_RUNTIMES", "mine")
-	_, err = Setup(context.Background(), &bytes.Buffer{}, Options{})
+	_, err = setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "set MINE_URL")
 }
@@ -182,7 +184,7 @@ func TestUnreachableNamedRuntime(t *testing.T) {
 	t.Setenv("MINE_URL", strings.Replace(url, "http://", "http://me:hunter2@", 1))
 	t.Setenv("MINE_API_KEY", "sk-verysecret")
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log, Options{})
+	s, err := setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	require.Len(t, s.Runtimes, 2)
@@ -204,7 +206,7 @@ func TestFilesHoldNoSecrets(t *testing.T) {
 	t.Setenv("BENCH_RUNTIMES", "ollama")
 	t.Setenv("OLLAMA_URL", strings.Replace(srv.URL, "http://", "http://me:hunter2@", 1))
 	t.Setenv("OLLAMA_API_KEY", "sk-verysecret")
-	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	s.Run.Add(summary.Key{Runtime: "ollama", Model: "tiny:latest", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
 
@@ -226,7 +228,7 @@ func TestFinishWithoutBenchmarksWritesNothing(t *testing.T) {
 	isolate(t)
 	out := filepath.Join(t.TempDir(), "results")
 	t.Setenv("BENCH_OUTPUT_DIR", out)
-	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	require.NoError(t, s.Finish())
 	assert.Empty(t, names(t, out), "the folder is made at the start, to prove it writable, and stays empty")
@@ -250,7 +252,7 @@ func TestSeedArguments(t *testing.T) {
 	t.Setenv("BENCH_RUNTIMES", "vllm-metal")
 	t.Setenv("VLLM_METAL_URL", srv.URL)
 	t.Setenv("VLLM_METAL_MODEL", "qwen3.8-27b-nvfp4")
-	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{Benchtime: "5x", Count: 5})
+	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{Benchtime: "5x", Count: 5})
 	require.NoError(t, err)
 	a := s.Run.Arguments
 	assert.Equal(t, "vllm-metal", a.Runtime)
@@ -275,7 +277,7 @@ func TestProgressLines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.log")
 	t.Setenv("BENCH_PROGRESS", path)
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log, Options{Benchtime: "3x"})
+	s, err := setupFromEnv(context.Background(), &log, Options{Benchtime: "3x"})
 	require.NoError(t, err)
 	before := log.String()
 
@@ -297,7 +299,7 @@ func TestProgressLines(t *testing.T) {
 	assert.Equal(t, before, log.String(), "progress never goes to the log")
 
 	t.Setenv("BENCH_PROGRESS", filepath.Join(t.TempDir(), "missing", "p.log"))
-	_, err = Setup(context.Background(), &log, Options{})
+	_, err = setupFromEnv(context.Background(), &log, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "BENCH_PROGRESS=")
 }
@@ -321,7 +323,7 @@ func TestProbeSkipsARuntimeWithoutModels(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Setenv("OLLAMA_URL", srv.URL)
 	var log bytes.Buffer
-	s, err := Setup(context.Background(), &log, Options{})
+	s, err := setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	require.Len(t, s.Runtimes, 1)
@@ -340,7 +342,7 @@ func TestSimSettingsCheckedBeforeProbing(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Setenv("OLLAMA_URL", srv.URL)
 	t.Setenv("SIM_TOKENS_PER_SEC", "fast")
-	_, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	_, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `SIM_TOKENS_PER_SEC="fast"`)
 	assert.False(t, probed, "a request went out before the settings were checked")
@@ -349,9 +351,9 @@ func TestSimSettingsCheckedBeforeProbing(t *testing.T) {
 // A -cpu list would run each leaf once per value under one summary row.
 func TestCPUListRefused(t *testing.T) {
 	isolate(t)
-	_, err := Setup(context.Background(), &bytes.Buffer{}, Options{CPU: "1,2"})
+	_, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{CPU: "1,2"})
 	assert.ErrorContains(t, err, "-cpu=1,2: give one value or none")
-	s, err := Setup(context.Background(), &bytes.Buffer{}, Options{CPU: "2"})
+	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{CPU: "2"})
 	require.NoError(t, err)
 	s.Close()
 }
@@ -367,7 +369,21 @@ func TestOutputDirCheckedFirst(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "afile")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	t.Setenv("BENCH_OUTPUT_DIR", file)
-	_, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	_, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	assert.EqualError(t, err, `BENCH_OUTPUT_DIR="`+file+`": not a folder`)
 	assert.False(t, probed)
+}
+
+// setupFromEnv sets a run up from the test's environment, as TestMain
+// does: the suite's settings and the simulator's, then Setup.
+func setupFromEnv(ctx context.Context, log io.Writer, opts Options) (*Driver, error) {
+	st, err := config.Load()
+	if err != nil {
+		return nil, err
+	}
+	simCfg, err := sim.ConfigFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return Setup(ctx, log, st, simCfg, opts)
 }

@@ -43,7 +43,7 @@ func startSim(t *testing.T, settings ...map[string]string) (*Driver, *bytes.Buff
 		}
 	}
 	var log bytes.Buffer
-	d, err := Setup(context.Background(), &log, Options{})
+	d, err := setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	return d, &log

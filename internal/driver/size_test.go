@@ -176,7 +176,7 @@ func TestSizingFails(t *testing.T) {
 		t.Setenv("MINE_URL", tc.url)
 		t.Setenv("BENCH_INPUT_TOKENS", "512")
 		t.Setenv("BENCH_CONCURRENCY", "1")
-		d, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+		d, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 		require.NoError(t, err)
 		t.Cleanup(d.Close)
 		k := slices.Collect(d.Leaves())[0]

@@ -64,7 +64,7 @@ func TestSweepLeaves(t *testing.T) {
 	t.Setenv("SIM_TOKENS_PER_SEC", "200")
 	t.Setenv("BENCH_MAX_TOKENS", "10")
 	var log bytes.Buffer
-	d, err := Setup(context.Background(), &log, Options{})
+	d, err := setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	var ran []int

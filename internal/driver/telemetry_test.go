@@ -40,7 +40,7 @@ func TestPowerFigures(t *testing.T) {
 	t.Setenv("SIM_TOKENS_PER_SEC", "1000")
 	t.Setenv("BENCH_MAX_TOKENS", "100") // 120 ms a request
 	var log bytes.Buffer
-	d, err := Setup(context.Background(), &log, Options{})
+	d, err := setupFromEnv(context.Background(), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	require.NotNil(t, d.Run.Host.PowerSource)
@@ -74,13 +74,13 @@ func TestPowerOnNeedsMacmon(t *testing.T) {
 	t.Setenv("BENCH_RUNTIMES", "sim")
 	t.Setenv("BENCH_MACMON", filepath.Join(t.TempDir(), "no-macmon"))
 	t.Setenv("BENCH_POWER", "on")
-	_, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	_, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `BENCH_POWER=on, BENCH_MACMON="`)
 	assert.Contains(t, err.Error(), "brew install macmon")
 
 	t.Setenv("BENCH_POWER", "auto")
-	d, err := Setup(context.Background(), &bytes.Buffer{}, Options{})
+	d, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	d.Close()
 	assert.Nil(t, d.Run.Host.PowerSource)
@@ -126,7 +126,7 @@ func TestServerCounters(t *testing.T) {
 			t.Setenv("BENCH_WARMUPS", "1")
 			t.Setenv("BENCH_MAX_TOKENS", "2") // what the server sends
 			var log bytes.Buffer
-			d, err := Setup(context.Background(), &log, Options{})
+			d, err := setupFromEnv(context.Background(), &log, Options{})
 			require.NoError(t, err)
 			t.Cleanup(d.Close)
 			for range 2 {

@@ -162,7 +162,7 @@ func TestConversationBeyondContextRefused(t *testing.T) {
 			t.Setenv(k, v)
 		}
 		var log bytes.Buffer
-		d, err := Setup(context.Background(), &log, Options{})
+		d, err := setupFromEnv(context.Background(), &log, Options{})
 		if d != nil {
 			d.Close()
 		}

@@ -31,13 +31,22 @@ func Parse(v any, opts env.Options) error {
 		if errors.As(e, &pe) {
 			if f, ok := t.FieldByName(pe.Name); ok {
 				key := opts.Prefix + f.Tag.Get("env")
-				errs = append(errs, fmt.Errorf("%s=%q: %s", key, os.Getenv(key), cause(pe.Err)))
+				errs = append(errs, fmt.Errorf("%s=%q: %s", key, Get(opts.Environment, key), cause(pe.Err)))
 				continue
 			}
 		}
 		errs = append(errs, e)
 	}
 	return errors.Join(errs...)
+}
+
+// Get returns key's value in environ, or in the process's environment
+// when environ is nil (as env.Options.Environment reads).
+func Get(environ map[string]string, key string) string {
+	if environ == nil {
+		return os.Getenv(key)
+	}
+	return environ[key]
 }
 
 // cause strips strconv's wrapping ("strconv.ParseInt: parsing "x": invalid
