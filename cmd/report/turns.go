@@ -17,8 +17,7 @@ import (
 
 // The turns section and its chart: the rows of runs whose requests were
 // conversations (BENCH_TURNS above 1), each with the figures of each of
-// its turns (the row's "turns" list); and the cache-hit column of the
-// prompts' tables.
+// its turns (the row's "turns" list).
 
 // turnsFile is the turns chart's file name.
 const turnsFile = "turns.svg"
@@ -39,17 +38,6 @@ func hasTurnRows(runs []*run) bool {
 	}
 	return false
 }
-
-// showCacheHit reports whether the prompts' tables have the cache-hit
-// column: where some run was made to reuse a prefix, with a shared prefix
-// or conversations of several turns.
-func showCacheHit(runs []*run) bool {
-	return slices.ContainsFunc(runs, func(r *run) bool { return r.SharedPrefix > 0 || r.Turns > 1 })
-}
-
-// cacheHitCol is the share of the prompt tokens the server took from its
-// cache, beside TTFT.
-var cacheHitCol = column{head: "cache hit", value: func(r row) *float64 { return r.CacheHitRatio }, scale: 100, prec: 1, suffix: "%"}
 
 // turnKeys returns the keys of the rows with turns in the order of the
 // turns section.
@@ -124,8 +112,8 @@ func chartsOfTurns(runs []*run) ([]chartFile, error) {
 			}
 			l := turnLine{label: legendLabel(turnName(k, len(ps) > 1), r, runs), color: ci, run: ui}
 			for _, t := range turnsOf(rw) {
-				if finite(t.TTFTP50) && t.Turn > 0 {
-					l.pts = append(l.pts, plotter.XY{X: float64(t.Turn), Y: *t.TTFTP50 * 1e3})
+				if y, ok := ttftP50.value(turnFigures(t)); ok && t.Turn > 0 {
+					l.pts = append(l.pts, plotter.XY{X: float64(t.Turn), Y: y})
 					last = max(last, t.Turn)
 				}
 			}
@@ -141,7 +129,7 @@ func chartsOfTurns(runs []*run) ([]chartFile, error) {
 	if len(ps) == 1 {
 		title += " — prompt " + ps[0]
 	}
-	f := chartFile{name: turnsFile, alt: "TTFT p50 by turn of the conversation", section: secTurns}
+	f := chartFile{name: turnsFile, alt: ttftP50.name + " by turn of the conversation", section: secTurns}
 	var err error
 	f.data, err = turnsChart(title, lines, last)
 	if err != nil {
@@ -184,7 +172,7 @@ func turnsChart(title string, lines []turnLine, last int) ([]byte, error) {
 	p.X.Label.Text = xLabelTurn
 	p.X.Min, p.X.Max = 0.5, float64(last)+0.5
 	p.X.Tick.Marker = turnTicks{}
-	p.Y.Label.Text = "TTFT p50 (ms)"
+	p.Y.Label.Text = ttftP50.yLabel()
 	if ymax <= 0 {
 		ymax = 1
 	}
@@ -237,26 +225,27 @@ func writeTurns(b *strings.Builder, runs []*run, charts []chartFile) {
 		"The prompts' own tables pool every turn. Times are in ms.\n\n")
 	writeCharts(b, charts)
 	ks := turnKeys(runs)
-	several := len(prompts(ks)) > 1
-	if len(ks) > 0 {
-		b.WriteString("| runtime |")
-		if several {
-			b.WriteString(" prompt |")
-		}
-		b.WriteString(" load |")
-		if len(runs) > 1 {
-			b.WriteString(" run |")
-		}
-		b.WriteString(" turn | requests | TTFT p50 ms | TTFT p95 ms | prompt tok | cached tok | cached share | decode tok/s |\n|---|")
-		if several {
-			b.WriteString("---|")
-		}
-		b.WriteString("---|")
-		if len(runs) > 1 {
-			b.WriteString("---|")
-		}
-		b.WriteString("---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	if len(ks) == 0 {
+		writeNotSent(b, runs)
+		return
 	}
+	several := len(prompts(ks)) > 1
+	// The runtime, prompt and load: left empty on the lines after the
+	// first of theirs.
+	heads := []head{{text: "runtime"}}
+	if several {
+		heads = append(heads, head{text: "prompt"})
+	}
+	heads = append(heads, head{text: "load"})
+	keyCols := len(heads)
+	if len(runs) > 1 {
+		heads = append(heads, head{text: "run"})
+	}
+	heads = append(heads, head{"turn", true}, head{"requests", true})
+	for _, c := range turnColumns {
+		heads = append(heads, c.heading())
+	}
+	writeHead(b, heads...)
 	for _, k := range ks {
 		firstOfKey := true
 		for _, r := range runs {
@@ -265,48 +254,41 @@ func writeTurns(b *strings.Builder, runs []*run, charts []chartFile) {
 				continue
 			}
 			for i, t := range turnsOf(rw) {
+				var cells []string
+				blank := keyCols
 				if firstOfKey {
-					b.WriteString("| " + cell(k.Runtime) + " |")
+					blank = 0
+					cells = append(cells, cell(k.Runtime))
 					if several {
-						b.WriteString(" " + cell(k.Prompt) + " |")
+						cells = append(cells, cell(k.Prompt))
 					}
-					b.WriteString(" " + k.load() + " |")
-				} else {
-					b.WriteString("|  |")
-					if several {
-						b.WriteString(" |")
-					}
-					b.WriteString(" |")
+					cells = append(cells, k.load())
 				}
 				firstOfKey = false
 				if len(runs) > 1 {
 					if i == 0 {
-						b.WriteString(" " + cell(r.Label) + " |")
+						cells = append(cells, cell(r.Label))
 					} else {
-						b.WriteString(" |")
+						blank++
 					}
 				}
-				fmt.Fprintf(b, " %d | %d | %s | %s | %s | %s | %s | %s |\n", t.Turn, t.Requests,
-					number(t.TTFTP50, 1e3, 1), number(t.TTFTP95, 1e3, 1),
-					number(t.PromptTokensMean, 1, 1), number(t.CachedPromptTokensMean, 1, 1),
-					cachedShare(t), number(t.DecodeTPSMean, 1, 1))
+				cells = append(cells, strconv.Itoa(t.Turn), strconv.Itoa(t.Requests))
+				tr := row{Row: turnFigures(t)}
+				for _, c := range turnColumns {
+					cells = append(cells, c.say(tr))
+				}
+				writeLine(b, blank, cells...)
 			}
 		}
 	}
-	if len(ks) > 0 {
-		b.WriteString("\n")
-	}
+	b.WriteString("\n")
 	writeNotSent(b, runs)
 }
 
-// cachedShare is a turn's cached prompt tokens over its prompt tokens, in
-// percent, where the server counted both.
-func cachedShare(t summary.TurnFigures) string {
-	if !finite(t.CachedPromptTokensMean) || !finite(t.PromptTokensMean) || *t.PromptTokensMean <= 0 {
-		return missing
-	}
-	share := *t.CachedPromptTokensMean / *t.PromptTokensMean
-	return number(&share, 100, 1) + "%"
+// turnColumns are the turns table's figures, of a turn's successful
+// requests.
+var turnColumns = []column{
+	plain(ttftP50), plain(ttftP95), plain(promptTokens), plain(cachedTokens).as("cached tok"), plain(cachedShare), plain(decodeTPS),
 }
 
 // writeNotSent lists the rows with turns not sent, in the order of the

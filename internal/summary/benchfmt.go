@@ -12,7 +12,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-
 // unitBetter is the Unit metadata of the benchstat file.
 var unitBetter = []struct{ unit, better string }{
 	{UnitTTFT, "lower"},
