@@ -83,13 +83,12 @@ func (k key) open() bool { return k.Rate > 0 }
 // load names k's load for a table cell: the concurrency, or the rate.
 func (k key) load() string {
 	if k.open() {
-		return rate(k.Rate) + " req/s"
+		return summary.FormatRate(k.Rate) + " req/s"
 	}
 	return "conc " + strconv.Itoa(k.Concurrency)
 }
 
 // rate formats a rate in requests per second as the suite names it.
-func rate(r float64) string { return strconv.FormatFloat(r, 'g', -1, 64) }
 
 // readRun reads one summary JSON file, as summary.Read does (once, so that
 // a file the suite rewrites meanwhile is read whole). Its errors name the

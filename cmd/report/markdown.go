@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 // report.md: its sections in order, the warnings at its top, the charts'
@@ -136,7 +138,7 @@ func writeFailures(b *strings.Builder, runs []*run) {
 		for _, rw := range r.Rows {
 			load := strconv.Itoa(rw.Concurrency)
 			if k := keyOf(rw); k.open() {
-				load = rate(k.Rate) + " req/s"
+				load = summary.FormatRate(k.Rate) + " req/s"
 			}
 			classes := slices.Sorted(maps.Keys(rw.Errors))
 			for _, c := range classes {
@@ -149,7 +151,7 @@ func writeFailures(b *strings.Builder, runs []*run) {
 	if len(lines) == 0 {
 		return
 	}
-	b.WriteString("## Failures\n\nBy class, with the first message of each (see the README's Failures section).\n\n")
+	b.WriteString("## Failures\n\nBy class, with the first message of each (see docs/failures.md, \"Failures by class\").\n\n")
 	writeHead(b, head{text: "run"}, head{text: "runtime"}, head{text: "prompt"}, head{"load", true},
 		head{text: "class"}, head{"count", true}, head{text: "first message"})
 	for _, l := range lines {

@@ -168,7 +168,7 @@ func writeCapped(b *strings.Builder, runs []*run, open []key) {
 	for _, k := range open {
 		for _, r := range runs {
 			if rw, ok := r.find(k); ok && rw.InflightCapped != nil && *rw.InflightCapped > 0 {
-				s := fmt.Sprintf("%s at %s req/s", cell(k.Runtime), rate(k.Rate))
+				s := fmt.Sprintf("%s at %s req/s", cell(k.Runtime), summary.FormatRate(k.Rate))
 				if len(runs) > 1 {
 					s += " (" + cell(r.Label) + ")"
 				}

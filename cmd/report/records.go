@@ -40,12 +40,12 @@ type dist struct {
 func recordsFile(r *run) string {
 	dir := filepath.Dir(r.File)
 	if r.ID != "" {
-		if p := filepath.Join(dir, r.ID+".requests.jsonl"); exists(p) {
+		if p := summary.PathsOf(dir, r.ID).Records; exists(p) {
 			return p
 		}
 	}
 	base := strings.TrimSuffix(filepath.Base(r.File), filepath.Ext(r.File))
-	if p := filepath.Join(dir, base+".requests.jsonl"); exists(p) {
+	if p := summary.PathsOf(dir, base).Records; exists(p) {
 		return p
 	}
 	return ""

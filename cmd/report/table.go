@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 // The table engine: Markdown tables, their cells, and the tables of rows
@@ -120,7 +122,7 @@ type table struct {
 // open-loop rows and of rows of either kind, without their columns.
 var (
 	closedLoad = table{load: head{"conc", true}, loadOf: func(k key) string { return strconv.Itoa(k.Concurrency) }}
-	rateLoad   = table{load: head{"rate req/s", true}, loadOf: func(k key) string { return rate(k.Rate) }}
+	rateLoad   = table{load: head{"rate req/s", true}, loadOf: func(k key) string { return summary.FormatRate(k.Rate) }}
 	anyLoad    = table{load: head{"load", false}, loadOf: key.load}
 )
 
