@@ -63,12 +63,12 @@ func TestCompute(t *testing.T) {
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 2, Successes: 2,
-			TTFT:      Stat{N: 2, Mean: 0.75, P50: 0.75, P95: 0.975},
-			Total:     Stat{N: 2, Mean: 2.75, P50: 2.75, P95: 2.975},
-			Decode:    Stat{N: 2, Mean: 40, P50: 40, P95: 49},
-			Request:   Stat{N: 2, Mean: 30, P50: 30, P95: 39},
-			Aggregate: Stat{N: 1, Mean: 160.0 / 3, P50: 160.0 / 3, P95: 160.0 / 3},
-			Wall:      Stat{N: 1, Mean: 3, P50: 3, P95: 3},
+			TTFT:      Stat{N: 2, Mean: 0.75, P50: 0.75, P95: 0.975, P99: 0.995, Max: 1},
+			Total:     Stat{N: 2, Mean: 2.75, P50: 2.75, P95: 2.975, P99: 2.995, Max: 3},
+			Decode:    Stat{N: 2, Mean: 40, P50: 40, P95: 49, P99: 49.8, Max: 50},
+			Request:   Stat{N: 2, Mean: 30, P50: 30, P95: 39, P99: 39.8, Max: 40},
+			Aggregate: Stat{N: 1, Mean: 160.0 / 3, P50: 160.0 / 3, P95: 160.0 / 3, P99: 160.0 / 3, Max: 160.0 / 3},
+			Wall:      Stat{N: 1, Mean: 3, P50: 3, P95: 3, P99: 3, Max: 3},
 		},
 	}, {
 		name: "server eval wins over client timing",
@@ -77,12 +77,12 @@ func TestCompute(t *testing.T) {
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 1, Successes: 1,
-			TTFT:      Stat{N: 1, Mean: 0.5, P50: 0.5, P95: 0.5},
-			Total:     Stat{N: 1, Mean: 2, P50: 2, P95: 2},
-			Decode:    Stat{N: 1, Mean: 25, P50: 25, P95: 25},
-			Request:   Stat{N: 1, Mean: 50, P50: 50, P95: 50},
-			Aggregate: Stat{N: 1, Mean: 50, P50: 50, P95: 50},
-			Wall:      Stat{N: 1, Mean: 2, P50: 2, P95: 2},
+			TTFT:      Stat{N: 1, Mean: 0.5, P50: 0.5, P95: 0.5, P99: 0.5, Max: 0.5},
+			Total:     Stat{N: 1, Mean: 2, P50: 2, P95: 2, P99: 2, Max: 2},
+			Decode:    Stat{N: 1, Mean: 25, P50: 25, P95: 25, P99: 25, Max: 25},
+			Request:   Stat{N: 1, Mean: 50, P50: 50, P95: 50, P99: 50, Max: 50},
+			Aggregate: Stat{N: 1, Mean: 50, P50: 50, P95: 50, P99: 50, Max: 50},
+			Wall:      Stat{N: 1, Mean: 2, P50: 2, P95: 2, P99: 2, Max: 2},
 		},
 	}, {
 		name: "no client decode without TTFT or when total is not after it",
@@ -92,11 +92,11 @@ func TestCompute(t *testing.T) {
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 2, Successes: 2,
-			TTFT:      Stat{N: 1, Mean: 0.8, P50: 0.8, P95: 0.8},
-			Total:     Stat{N: 2, Mean: 0.9, P50: 0.9, P95: 0.99},
-			Request:   Stat{N: 2, Mean: 6.25, P50: 6.25, P95: 11.875},
-			Aggregate: Stat{N: 1, Mean: 10, P50: 10, P95: 10},
-			Wall:      Stat{N: 1, Mean: 1, P50: 1, P95: 1},
+			TTFT:      Stat{N: 1, Mean: 0.8, P50: 0.8, P95: 0.8, P99: 0.8, Max: 0.8},
+			Total:     Stat{N: 2, Mean: 0.9, P50: 0.9, P95: 0.99, P99: 0.998, Max: 1},
+			Request:   Stat{N: 2, Mean: 6.25, P50: 6.25, P95: 11.875, P99: 12.375, Max: 12.5},
+			Aggregate: Stat{N: 1, Mean: 10, P50: 10, P95: 10, P99: 10, Max: 10},
+			Wall:      Stat{N: 1, Mean: 1, P50: 1, P95: 1, P99: 1, Max: 1},
 		},
 	}, {
 		name: "failures are counted and excluded from every figure",
@@ -106,12 +106,12 @@ func TestCompute(t *testing.T) {
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 2, Successes: 1, Failures: 1,
-			TTFT:      Stat{N: 1, Mean: 0.5, P50: 0.5, P95: 0.5},
-			Total:     Stat{N: 1, Mean: 2, P50: 2, P95: 2},
-			Decode:    Stat{N: 1, Mean: 100 / 1.5, P50: 100 / 1.5, P95: 100 / 1.5},
-			Request:   Stat{N: 1, Mean: 50, P50: 50, P95: 50},
-			Aggregate: Stat{N: 1, Mean: 50, P50: 50, P95: 50}, // the failure's tokens don't count, its wall does
-			Wall:      Stat{N: 1, Mean: 2, P50: 2, P95: 2},
+			TTFT:      Stat{N: 1, Mean: 0.5, P50: 0.5, P95: 0.5, P99: 0.5, Max: 0.5},
+			Total:     Stat{N: 1, Mean: 2, P50: 2, P95: 2, P99: 2, Max: 2},
+			Decode:    Stat{N: 1, Mean: 100 / 1.5, P50: 100 / 1.5, P95: 100 / 1.5, P99: 100 / 1.5, Max: 100 / 1.5},
+			Request:   Stat{N: 1, Mean: 50, P50: 50, P95: 50, P99: 50, Max: 50},
+			Aggregate: Stat{N: 1, Mean: 50, P50: 50, P95: 50, P99: 50, Max: 50}, // the failure's tokens don't count, its wall does
+			Wall:      Stat{N: 1, Mean: 2, P50: 2, P95: 2, P99: 2, Max: 2},
 		},
 	}, {
 		name: "nothing but failures: counts only",
@@ -120,7 +120,7 @@ func TestCompute(t *testing.T) {
 		},
 		want: Metrics{
 			Rounds: 1, Requests: 2, Failures: 2,
-			Wall: Stat{N: 1, Mean: 2, P50: 2, P95: 2},
+			Wall: Stat{N: 1, Mean: 2, P50: 2, P95: 2, P99: 2, Max: 2},
 		},
 	}, {
 		name: "aggregate is per round",
@@ -131,12 +131,12 @@ func TestCompute(t *testing.T) {
 		},
 		want: Metrics{
 			Rounds: 3, Requests: 6, Successes: 4, Failures: 2,
-			TTFT:      Stat{N: 4, Mean: 0.1, P50: 0.1, P95: 0.1},
-			Total:     Stat{N: 4, Mean: 2, P50: 1.5, P95: 3.7},
-			Decode:    Stat{N: 4, Mean: (40/0.9 + 60/1.9 + 40/0.9 + 60/3.9) / 4, P50: (60/1.9 + 40/0.9) / 2, P95: 40 / 0.9},
-			Request:   Stat{N: 4, Mean: (40 + 30 + 40 + 15) / 4.0, P50: 35, P95: 40},
-			Aggregate: Stat{N: 2, Mean: 37.5, P50: 37.5, P95: 48.75},
-			Wall:      Stat{N: 3, Mean: 5, P50: 4, P95: 8.5},
+			TTFT:      Stat{N: 4, Mean: 0.1, P50: 0.1, P95: 0.1, P99: 0.1, Max: 0.1},
+			Total:     Stat{N: 4, Mean: 2, P50: 1.5, P95: 3.7, P99: 3.94, Max: 4},
+			Decode:    Stat{N: 4, Mean: (40/0.9 + 60/1.9 + 40/0.9 + 60/3.9) / 4, P50: (60/1.9 + 40/0.9) / 2, P95: 40 / 0.9, P99: 40 / 0.9, Max: 40 / 0.9},
+			Request:   Stat{N: 4, Mean: (40 + 30 + 40 + 15) / 4.0, P50: 35, P95: 40, P99: 40, Max: 40},
+			Aggregate: Stat{N: 2, Mean: 37.5, P50: 37.5, P95: 48.75, P99: 49.75, Max: 50},
+			Wall:      Stat{N: 3, Mean: 5, P50: 4, P95: 8.5, P99: 8.9, Max: 9},
 		},
 	}, {
 		name: "prompt rate where the server reports prompt timing, in a cold round",
@@ -146,13 +146,13 @@ func TestCompute(t *testing.T) {
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 2, Successes: 2,
-			TTFT:      Stat{N: 2, Mean: 0.2, P50: 0.2, P95: 0.2},
-			Total:     Stat{N: 2, Mean: 1, P50: 1, P95: 1},
-			Decode:    Stat{N: 2, Mean: 10, P50: 10, P95: 10},
-			Request:   Stat{N: 2, Mean: 8, P50: 8, P95: 8},
-			Prompt:    Stat{N: 1, Mean: 400, P50: 400, P95: 400},
-			Aggregate: Stat{N: 1, Mean: 16, P50: 16, P95: 16},
-			Wall:      Stat{N: 1, Mean: 1, P50: 1, P95: 1},
+			TTFT:      Stat{N: 2, Mean: 0.2, P50: 0.2, P95: 0.2, P99: 0.2, Max: 0.2},
+			Total:     Stat{N: 2, Mean: 1, P50: 1, P95: 1, P99: 1, Max: 1},
+			Decode:    Stat{N: 2, Mean: 10, P50: 10, P95: 10, P99: 10, Max: 10},
+			Request:   Stat{N: 2, Mean: 8, P50: 8, P95: 8, P99: 8, Max: 8},
+			Prompt:    Stat{N: 1, Mean: 400, P50: 400, P95: 400, P99: 400, Max: 400},
+			Aggregate: Stat{N: 1, Mean: 16, P50: 16, P95: 16, P99: 16, Max: 16},
+			Wall:      Stat{N: 1, Mean: 1, P50: 1, P95: 1, P99: 1, Max: 1},
 		},
 	}, {
 		name: "approximate counts flag only from successes",
@@ -161,12 +161,12 @@ func TestCompute(t *testing.T) {
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 1, Successes: 1, TokensApprox: true,
-			TTFT:      Stat{N: 1, Mean: 0.2, P50: 0.2, P95: 0.2},
-			Total:     Stat{N: 1, Mean: 1, P50: 1, P95: 1},
-			Decode:    Stat{N: 1, Mean: 10, P50: 10, P95: 10},
-			Request:   Stat{N: 1, Mean: 8, P50: 8, P95: 8},
-			Aggregate: Stat{N: 1, Mean: 8, P50: 8, P95: 8},
-			Wall:      Stat{N: 1, Mean: 1, P50: 1, P95: 1},
+			TTFT:      Stat{N: 1, Mean: 0.2, P50: 0.2, P95: 0.2, P99: 0.2, Max: 0.2},
+			Total:     Stat{N: 1, Mean: 1, P50: 1, P95: 1, P99: 1, Max: 1},
+			Decode:    Stat{N: 1, Mean: 10, P50: 10, P95: 10, P99: 10, Max: 10},
+			Request:   Stat{N: 1, Mean: 8, P50: 8, P95: 8, P99: 8, Max: 8},
+			Aggregate: Stat{N: 1, Mean: 8, P50: 8, P95: 8, P99: 8, Max: 8},
+			Wall:      Stat{N: 1, Mean: 1, P50: 1, P95: 1, P99: 1, Max: 1},
 		},
 	}, {
 		name:   "no rounds",
@@ -211,13 +211,13 @@ func TestComputePromptRate(t *testing.T) {
 	assert.True(t, warm.PromptCountsCached)
 	assert.Contains(t, strings.Join(warm.Notes(""), "\n"), "no prompt-tok/s")
 	cold := Compute([]Round{{Wall: time.Second, Cold: true, Results: []runtimes.Result{ollama}}}, SLO{})
-	assertStat(t, Stat{N: 1, Mean: 20000, P50: 20000, P95: 20000}, cold.Prompt, "cold ollama")
+	assertStat(t, Stat{N: 1, Mean: 20000, P50: 20000, P95: 20000, P99: 20000, Max: 20000}, cold.Prompt, "cold ollama")
 	assert.Empty(t, cold.Notes(""))
 
 	lc := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{llamacpp}}}, SLO{})
-	assertStat(t, Stat{N: 1, Mean: 100, P50: 100, P95: 100}, lc.Prompt, "llama.cpp: prompt_n / prompt_ms, warm or cold")
-	assertStat(t, Stat{N: 1, Mean: 200, P50: 200, P95: 200}, lc.PromptTokens, "prompt tokens, cached included")
-	assertStat(t, Stat{N: 1, Mean: 199, P50: 199, P95: 199}, lc.CachedTokens, "cached")
+	assertStat(t, Stat{N: 1, Mean: 100, P50: 100, P95: 100, P99: 100, Max: 100}, lc.Prompt, "llama.cpp: prompt_n / prompt_ms, warm or cold")
+	assertStat(t, Stat{N: 1, Mean: 200, P50: 200, P95: 200, P99: 200, Max: 200}, lc.PromptTokens, "prompt tokens, cached included")
+	assertStat(t, Stat{N: 1, Mean: 199, P50: 199, P95: 199, P99: 199, Max: 199}, lc.CachedTokens, "cached")
 	assert.Zero(t, cold.CachedTokens.N, "no cached count where the server gives none")
 }
 
@@ -236,15 +236,15 @@ func TestComputeStreamFigures(t *testing.T) {
 		FinishReason: "length", ServedModel: "other"}
 	m := Compute([]Round{{Wall: 300 * ms, MaxTokens: 5, Results: []runtimes.Result{a, b, one}}}, SLO{})
 
-	assertStat(t, Stat{N: 3, Mean: (0.2 + 0.1 + 0.1) / 3, P50: 0.1, P95: 0.19}, m.TTFC, "ttfc")
+	assertStat(t, Stat{N: 3, Mean: (0.2 + 0.1 + 0.1) / 3, P50: 0.1, P95: 0.19, P99: 0.198, Max: 0.2}, m.TTFC, "ttfc")
 	// TPOT: (total - TTFT) / (tokens - 1); none for a single token.
-	assertStat(t, Stat{N: 2, Mean: (0.05 + 0.02) / 2, P50: 0.035, P95: 0.0485}, m.TPOT, "tpot")
+	assertStat(t, Stat{N: 2, Mean: (0.05 + 0.02) / 2, P50: 0.035, P95: 0.0485, P99: 0.0497, Max: 0.05}, m.TPOT, "tpot")
 	assert.Equal(t, 5, m.ITL.N, "one gap between each two text chunks, pooled")
 	assert.InDelta(t, 0.14, m.ITL.Max, 1e-6)
 	assert.InDelta(t, 0.05, m.ITL.P50, 1e-6)
 	assert.InDelta(t, (0.05*4+0.14)/5, m.ITL.Mean, 1e-6)
-	assertStat(t, Stat{N: 3, Mean: (1 + 4 + 1) / 3.0, P50: 1, P95: 3.7}, m.TokensPerChunk, "tokens per chunk")
-	assertStat(t, Stat{N: 1, Mean: 2, P50: 2, P95: 2}, m.ReasoningTokens, "reasoning, where reported")
+	assertStat(t, Stat{N: 3, Mean: (1 + 4 + 1) / 3.0, P50: 1, P95: 3.7, P99: 3.94, Max: 4}, m.TokensPerChunk, "tokens per chunk")
+	assertStat(t, Stat{N: 1, Mean: 2, P50: 2, P95: 2, P99: 2, Max: 2}, m.ReasoningTokens, "reasoning, where reported")
 	assert.Equal(t, map[string]int{"length": 2, "stop": 1}, m.FinishReasons)
 	assert.Equal(t, 1, m.Short.Count, "8 tokens are not short of 5; 1 token is")
 	assert.Equal(t, 3, m.Short.Of)
@@ -319,6 +319,8 @@ func assertStat(t *testing.T, want, got Stat, name string) {
 	assert.InDelta(t, want.Mean, got.Mean, 1e-9, "%s mean", name)
 	assert.InDelta(t, want.P50, got.P50, 1e-9, "%s p50", name)
 	assert.InDelta(t, want.P95, got.P95, 1e-9, "%s p95", name)
+	assert.InDelta(t, want.P99, got.P99, 1e-9, "%s p99", name)
+	assert.InDelta(t, want.Max, got.Max, 1e-9, "%s max", name)
 }
 
 type reported map[string]float64
