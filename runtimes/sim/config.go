@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/caarlos0/env/v11"
@@ -159,14 +161,6 @@ const (
 	FlavorPlain Flavor = "plain"
 )
 
-// flavor is Flavor, "" counting as FlavorVLLM.
-func (c Config) flavor() Flavor {
-	if c.Flavor == "" {
-		return FlavorVLLM
-	}
-	return c.Flavor
-}
-
 // ResetMode says whether the server's reset endpoints do their job.
 type ResetMode string
 
@@ -191,29 +185,6 @@ const (
 	PrefixCacheOff PrefixCacheMode = "off"
 )
 
-// refuses reports whether the reset endpoints refuse.
-func (c Config) refuses() bool { return c.Reset == ResetRefuse }
-
-// ctxLen is Context, 0 counting as ContextLength.
-func (c Config) ctxLen() int {
-	if c.Context == 0 {
-		return ContextLength
-	}
-	return c.Context
-}
-
-// numCtxDefault is the num_ctx of an Ollama-kind request that sets none,
-// and of the model as loaded at the start: DefaultNumCtx, at most the
-// context.
-func (c Config) numCtxDefault() int { return min(DefaultNumCtx, c.ctxLen()) }
-
-// slotCount is the number of slots /props and /slots report: Slots, or 1
-// when unlimited.
-func (c Config) slotCount() int { return max(c.Slots, 1) }
-
-// perChunk is TokensPerChunk, 0 counting as 1.
-func (c Config) perChunk() int { return max(c.TokensPerChunk, 1) }
-
 // ReasoningField is the OpenAI delta field that carries reasoning text.
 type ReasoningField string
 
@@ -225,60 +196,75 @@ const (
 	Reasoning ReasoningField = "reasoning"
 )
 
-// reasoningField is the field's name, "" counting as ReasoningContent.
-func (c Config) reasoningField() ReasoningField {
-	if c.ReasoningField == "" {
-		return ReasoningContent
-	}
-	return c.ReasoningField
-}
+// The settings the server plays: a field's zero value stands for its
+// default, which these say once.
+func (c Config) flavor() Flavor                   { return cmp.Or(c.Flavor, FlavorVLLM) }
+func (c Config) resetMode() ResetMode             { return cmp.Or(c.Reset, ResetOK) }
+func (c Config) prefixCacheMode() PrefixCacheMode { return cmp.Or(c.PrefixCache, PrefixCacheOn) }
+func (c Config) reasoningField() ReasoningField   { return cmp.Or(c.ReasoningField, ReasoningContent) }
+func (c Config) ctxLen() int                      { return cmp.Or(c.Context, ContextLength) }
+func (c Config) perChunk() int                    { return max(c.TokensPerChunk, 1) }
+func (c Config) every() int                       { return max(c.FaultEvery, 1) }
+
+func (c Config) refuses() bool { return c.resetMode() == ResetRefuse }
+
+// numCtxDefault is the num_ctx of an Ollama-kind request that sets none,
+// and of the model as loaded at the start.
+func (c Config) numCtxDefault() int { return min(DefaultNumCtx, c.ctxLen()) }
+
+// slotCount is the number of slots /props and /slots report: Slots, or 1
+// when unlimited.
+func (c Config) slotCount() int { return max(c.Slots, 1) }
 
 // listed is the model the listings show.
-func (c Config) listed() string {
-	if c.ServedModel != "" {
-		return c.ServedModel
-	}
-	return Model
-}
+func (c Config) listed() string { return cmp.Or(c.ServedModel, Model) }
 
 // replyModel is what a reply's model field says for a request that named
 // model.
-func (c Config) replyModel(model string) string {
-	switch {
-	case c.ServedModel != "":
-		return c.ServedModel
-	case model == "":
-		return Model
-	}
-	return model
-}
-
-// every is FaultEvery, 0 counting as 1.
-func (c Config) every() int { return max(c.FaultEvery, 1) }
+func (c Config) replyModel(model string) string { return cmp.Or(c.ServedModel, model, Model) }
 
 // DefaultConfig is the Config ConfigFromEnv returns with no variables set:
-// TTFT 50ms, 400 tokens/s, every other field its zero value, which means
-// its default (no fault, one token per chunk, no slot limit, /metrics
-// served, ...).
+// TTFT and TokensPerSec from their envDefault tags, every other field its
+// zero value, which means its default (no fault, one token per chunk, no
+// slot limit, /metrics served, ...).
 func DefaultConfig() Config {
-	return Config{TTFT: 50 * time.Millisecond, TokensPerSec: 400}
+	c, err := load(map[string]string{})
+	if err != nil {
+		panic("sim: Config's envDefault tags: " + err.Error())
+	}
+	return c
 }
 
-// ConfigFromEnv reads every SIM_ variable of Config's fields: SIM_TTFT and
-// SIM_LOAD_TIME (Go durations, e.g. 50ms), SIM_TOKENS_PER_SEC,
-// SIM_BATCH_SLOWDOWN, SIM_PREFILL_TPS and SIM_DEGRADE (numbers), SIM_FAULT
-// (a fault mode), SIM_FAULT_EVERY, SIM_STOP_AFTER, SIM_TOKENS_PER_CHUNK
-// and SIM_CONTEXT (whole numbers, 1 or more), SIM_SLOTS and
-// SIM_REASONING_TOKENS (whole numbers, 0 or more), SIM_SERVED_MODEL (a
-// name), SIM_REASONING_FIELD (reasoning_content or reasoning), SIM_FLAVOR
-// (vllm, llamacpp or plain), SIM_RESET (ok or refuse), SIM_PREFIX_CACHE
-// (on or off),
-// SIM_CLOSE_AFTER_STREAM and SIM_METRICS (booleans: 1 or 0, true or
-// false), and validates them. An empty variable counts as unset. Errors
-// name the variable and its value, e.g. `SIM_SLOTS="x": not a number`.
+// ConfigFromEnv reads the SIM_ variables (see Settings in the package
+// documentation) into a Config and validates it. An empty variable counts
+// as unset. Errors name the variable and its value, e.g. `SIM_SLOTS="x":
+// not a number`. No other function of the package reads the environment.
 func ConfigFromEnv() (Config, error) {
+	environ := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "SIM_") {
+			environ[k] = v
+		}
+	}
+	return load(environ)
+}
+
+// ConfigFrom is ConfigFromEnv reading the SIM_ variables of environ
+// instead of the process's: a test's simulator, configured in code.
+func ConfigFrom(environ map[string]string) (Config, error) {
+	sims := map[string]string{}
+	for k, v := range environ {
+		if strings.HasPrefix(k, "SIM_") {
+			sims[k] = v
+		}
+	}
+	return load(sims)
+}
+
+// load is ConfigFromEnv reading environ instead of the environment.
+func load(environ map[string]string) (Config, error) {
 	var c Config
-	err := envvar.Parse(&c, env.Options{FuncMap: map[reflect.Type]env.ParserFunc{
+	err := envvar.Parse(&c, env.Options{Environment: environ, FuncMap: map[reflect.Type]env.ParserFunc{
 		reflect.TypeFor[float64](): func(v string) (any, error) {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
@@ -299,7 +285,7 @@ func ConfigFromEnv() (Config, error) {
 	}})
 	// SIM_METRICS is on by default: its field says the opposite, so that
 	// the zero Config serves /metrics.
-	if v := os.Getenv("SIM_METRICS"); v != "" {
+	if v := environ["SIM_METRICS"]; v != "" {
 		on, perr := strconv.ParseBool(v)
 		if perr != nil {
 			err = errors.Join(err, fmt.Errorf("SIM_METRICS=%q: not a boolean (use 1 or 0, true or false)", v))
@@ -315,7 +301,7 @@ func ConfigFromEnv() (Config, error) {
 		name string
 		v    int
 	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}, {"SIM_TOKENS_PER_CHUNK", c.TokensPerChunk}, {"SIM_CONTEXT", c.Context}} {
-		if v.v == 0 && os.Getenv(v.name) != "" {
+		if v.v == 0 && environ[v.name] != "" {
 			err = errors.Join(err, errAtLeast1(v.name, 0))
 		}
 	}
@@ -324,14 +310,9 @@ func ConfigFromEnv() (Config, error) {
 
 func errAtLeast1(name string, n int) error { return fmt.Errorf("%s=%d: must be 1 or more", name, n) }
 
-// Validate checks TTFT >= 0, 0 < TokensPerSec < +Inf, that Fault is a
-// known mode, FaultEvery, StopAfter, TokensPerChunk and Context >= 0 (0
-// meaning their default), Slots and ReasoningTokens >= 0, 0 <=
-// BatchSlowdown < +Inf, 0 <= PrefillTPS < +Inf, Degrade 0 or in (0, 1],
-// LoadTime >= 0, that ReasoningField is "", ReasoningContent or
-// Reasoning, Flavor "" or one of the Flavor constants, Reset "",
-// ResetOK or ResetRefuse and PrefixCache "", PrefixCacheOn or
-// PrefixCacheOff. Its errors name the environment variable, e.g.
+// Validate checks that every field holds a value its variable accepts (see
+// the field), 0 standing for the default where the zero value does. Its
+// errors name the environment variable, e.g.
 // `SIM_TOKENS_PER_SEC=0: must be > 0`,
 // `SIM_DEGRADE=2: must be above 0 and at most 1` or
 // `SIM_FAULT="bogus": unknown fault; one of reset, …`.
@@ -443,10 +424,8 @@ func satAdd(a, b time.Duration) time.Duration {
 	return a + b
 }
 
-// decode is i/TokensPerSec.
 func (c Config) decode(i int) time.Duration { return decodeAt(i, c.TokensPerSec) }
 
-// decodeAt is i/rate, rounded to the nanosecond, at most maxOffset.
 func decodeAt(i int, rate float64) time.Duration {
 	d := math.Round(float64(i) * 1e9 / rate)
 	if !(d < float64(maxOffset)) { // also catches NaN

@@ -247,62 +247,6 @@ func (s *Server) write(w io.Writer, rc *http.ResponseController, rep *reply, las
 	return nil
 }
 
-// ollamaWhole answers an Ollama "stream": false request, with fault f.
-func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, rep *reply, enc *ollamaEncoder, f Fault) {
-	ctx := r.Context()
-	n := rep.m
-	switch f {
-	case FaultReset, FaultStall, FaultError, FaultObjectError:
-		k := half(n)
-		due := rep.pace.due(k)
-		if err := s.clock.sleepUntil(ctx, newSleeper(), due); err != nil {
-			s.abort()
-			return
-		}
-		if f != FaultStall {
-			rep.endDue = due
-		}
-		switch f {
-		case FaultReset:
-			resetConn(w)
-		case FaultStall:
-			stall(ctx)
-			s.abort()
-		default:
-			writeJSON(w, http.StatusInternalServerError, mustJSON(map[string]string{"error": faultMessage(f, k, n)}))
-		}
-		return
-	}
-	due := rep.pace.due(n)
-	if err := s.clock.sleepUntil(ctx, newSleeper(), due); err != nil {
-		s.abort()
-		return
-	}
-	rep.endDue = due
-	var b []byte
-	switch now := time.Now(); f {
-	case FaultEmpty:
-		b = enc.empty(nil, now)
-	case FaultBigLine:
-		b = enc.whole(nil, now, min(half(n), n-1))
-	default:
-		b = enc.whole(nil, now, -1)
-	}
-	b = b[:len(b)-1] // without the newline
-	if f == FaultTruncate || f == FaultMalformed {
-		b = b[:len(b)/2] // cut in the middle, but the body ends cleanly
-	}
-	writeJSON(w, http.StatusOK, b)
-	if f != FaultTruncate && f != FaultMalformed && http.NewResponseController(w).Flush() == nil {
-		// Complete. Its tokens were not sent one by one: the first
-		// counts as produced when it was due.
-		rep.ended, rep.end = true, time.Now()
-		if f != FaultEmpty && n > 0 {
-			rep.sent, rep.first = n, rep.pace.due(0)
-		}
-	}
-}
-
 // faultEncoder changes some chunks of a stream that otherwise goes as
 // usual.
 type faultEncoder struct {

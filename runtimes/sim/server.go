@@ -113,7 +113,7 @@ func start(cfg Config, h hooks) (*Server, error) {
 		ln:        ln,
 		serveDone: make(chan struct{}),
 		hooks:     h,
-		cache:     newPromptCache(cacheCap, cfg.PrefixCache == PrefixCacheOff),
+		cache:     newPromptCache(cacheCap, cfg.prefixCacheMode() == PrefixCacheOff),
 		slots:     newSlots(cfg.Slots),
 		metrics:   newMetrics(cfg.listed()),
 		state:     newState(cfg),
@@ -325,14 +325,4 @@ func (s *Server) ollamaShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, s.showBody)
-}
-
-func ollamaError(w http.ResponseWriter, err error) {
-	writeJSON(w, http.StatusBadRequest, mustJSON(map[string]string{"error": err.Error()}))
-}
-
-func openaiError(w http.ResponseWriter, err error) {
-	writeJSON(w, http.StatusBadRequest, mustJSON(map[string]any{
-		"object": "error", "message": err.Error(), "type": "BadRequestError", "param": nil, "code": http.StatusBadRequest,
-	}))
 }

@@ -6,10 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"reflect"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -312,31 +308,4 @@ func TestPromptCache(t *testing.T) {
 		assert.Equal(t, sim.PromptTokens("Be brief.", "Hi there", "Yes.", "again"), r.prompt)
 		assert.Equal(t, p1, r.cached)
 	})
-}
-
-// The settings tables, docs/simulator.md's and the package
-// documentation's, list every SIM_ variable Config reads, and only those.
-func TestSettingsDocumented(t *testing.T) {
-	want := []string{"SIM_METRICS"} // Config.NoMetrics, read apart
-	ty := reflect.TypeFor[sim.Config]()
-	for i := range ty.NumField() {
-		if v := ty.Field(i).Tag.Get("env"); v != "" {
-			want = append(want, v)
-		}
-	}
-	slices.Sort(want)
-	name := regexp.MustCompile(`SIM_[A-Z_]+`)
-	rows := func(file string, row *regexp.Regexp) []string {
-		t.Helper()
-		b, err := os.ReadFile(file)
-		require.NoError(t, err)
-		var got []string
-		for _, m := range row.FindAllStringSubmatch(string(b), -1) {
-			got = append(got, name.FindAllString(m[1], -1)...)
-		}
-		slices.Sort(got)
-		return slices.Compact(got)
-	}
-	assert.Equal(t, want, rows("../../docs/simulator.md", regexp.MustCompile("(?m)^\\| (`SIM_[^|]*)\\|")), "docs/simulator.md's settings table")
-	assert.Equal(t, want, rows("doc.go", regexp.MustCompile(`(?m)^//\t(SIM_[A-Z_]+) `)), "the package documentation's settings table")
 }

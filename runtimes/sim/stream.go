@@ -2,16 +2,16 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"time"
 )
+
+// This file holds what both protocols share: a reply's words, the encoder
+// each protocol implements (ollama.go, openai.go), the loop that writes a
+// stream on its schedule, and a chat request's admission, slot and end.
+// fault.go changes a stream for the faults.
 
 // vocab is the token vocabulary: every token of a reply is one of these.
 var vocab = []string{
@@ -174,6 +174,22 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 	}
 }
 
+// admit starts the schedule of a chat request that arrived at arrival,
+// unless slots do (begin), and picks its fault. An HTTP status fault is
+// answered at once, in the protocol's shape (openai or Ollama's), and admit
+// returns false: the request is done.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, arrival time.Time, openai bool) (Fault, bool) {
+	if s.onStart != nil && s.cfg.Slots == 0 {
+		s.onStart(r, arrival)
+	}
+	f := s.faultFor()
+	if code := f.httpStatus(); code != 0 {
+		httpFault(w, r, code, openai)
+		return f, false
+	}
+	return f, true
+}
+
 // newReply is the reply to a chat request that arrived at arrival, named
 // model, asked for n tokens (and, with ignoreEOS, for all of them), whose
 // prompt is p tokens, cached of them from the prompt cache, and whose text
@@ -252,365 +268,3 @@ func (s *Server) finish(rep *reply) {
 	}
 	s.slots.release(at)
 }
-
-// ---- Ollama ----
-
-// ollamaChatRequest is what the simulator reads of an /api/chat body.
-type ollamaChatRequest struct {
-	Model     string          `json:"model"`
-	Messages  []message       `json:"messages"`
-	Stream    *bool           `json:"stream"`
-	KeepAlive json.RawMessage `json:"keep_alive"`
-	Options   struct {
-		NumPredict *float64 `json:"num_predict"`
-		NumCtx     *float64 `json:"num_ctx"`
-	} `json:"options"`
-}
-
-func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
-	arrival := time.Now()
-	body, err := readBody(w, r)
-	if err != nil {
-		ollamaError(w, err)
-		return
-	}
-	if s.onBody != nil {
-		s.onBody(r, body)
-	}
-	var req ollamaChatRequest
-	perr := decodeJSON(body, &req)
-	if perr == nil && len(req.Messages) == 0 {
-		// Not a chat: a load or an unload (reset.go).
-		s.ollamaLoad(w, r, &req)
-		return
-	}
-	if s.onStart != nil && s.cfg.Slots == 0 {
-		s.onStart(r, arrival) // t0; with slots, when it gets one (begin)
-	}
-	f := s.faultFor()
-	if code := f.httpStatus(); code != 0 {
-		httpFault(w, r, code, false)
-		return
-	}
-	if perr != nil {
-		ollamaError(w, perr)
-		return
-	}
-	if _, _, err := keepAlive(req.KeepAlive); err != nil {
-		ollamaError(w, err)
-		return
-	}
-	msgs, err := chatMessages(req.Messages)
-	if err != nil {
-		ollamaError(w, err)
-		return
-	}
-	// Ollama runs the model with num_ctx tokens of context and cuts a
-	// longer prompt to fit, silently.
-	nctx := numCtx(req.Options.NumCtx, s.cfg.ctxLen())
-	pr := s.cache.measure(msgs)
-	p, cached := cut(pr.p, pr.cached(s.cache.serve(pr)), nctx)
-	// Ollama's API has no ignore_eos: its replies always stop early.
-	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached, lastSeed(msgs))
-	rep.numCtx = nctx
-	enc := &ollamaEncoder{
-		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
-		rep:  rep,
-	}
-	if req.Stream != nil && !*req.Stream {
-		if s.begin(r, rep) != nil {
-			s.abort()
-			return
-		}
-		defer s.finish(rep)
-		s.ollamaWhole(w, r, rep, enc, f)
-		return
-	}
-	// The headers go out at once (Ollama sends them with the first chunk):
-	// the client parses them before the first token is due, not in the
-	// same instant.
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	s.closeAfterReply(r)
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	if f == FaultKeepAlive {
-		if _, err := w.Write(enc.keepAlive(nil)); err != nil {
-			return
-		}
-	}
-	if rc.Flush() != nil {
-		return
-	}
-	if s.begin(r, rep) != nil {
-		s.abort()
-		return
-	}
-	defer s.finish(rep)
-	s.serve(w, r, rc, rep, enc, f)
-}
-
-type ollamaEncoder struct {
-	head []byte // {"model":M,"created_at":"
-	rep  *reply
-	q    []byte // scratch for a chunk's text
-}
-
-func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
-	b = append(b, e.head...)
-	b = now.UTC().AppendFormat(b, time.RFC3339Nano)
-	return append(b, `","message":{"role":"assistant","content":`...)
-}
-
-func (e *ollamaEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
-	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
-	return e.text(b, e.q, a < e.rep.think, now)
-}
-
-// text is a chunk with content quoted or, if think, content "" and thinking
-// quoted.
-func (e *ollamaEncoder) text(b []byte, quoted []byte, think bool, now time.Time) []byte {
-	b = e.start(b, now)
-	if think {
-		b = append(b, `"","thinking":`...)
-	}
-	b = append(b, quoted...)
-	return append(b, "},\"done\":false}\n"...)
-}
-
-func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
-	return e.end(b, now, `""`, nil, e.rep.reason, e.rep.m)
-}
-
-// whole is the "stream": false response: the final line whose message
-// carries all the text, the answer in content and the reasoning, if any,
-// in thinking; token big (if in range) is bigText.
-func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
-	var thinking []byte
-	if e.rep.think > 0 {
-		thinking = appendTokens(nil, e.rep.seed, 0, e.rep.think, big)
-	}
-	content := appendTokens(nil, e.rep.seed, e.rep.think, e.rep.m, big)
-	return e.end(b, now, string(content), thinking, e.rep.reason, e.rep.m)
-}
-
-func (e *ollamaEncoder) empty(b []byte, now time.Time) []byte {
-	return e.end(b, now, `""`, nil, "stop", 0)
-}
-
-// end renders a final line whose message content is the JSON string
-// content and thinking, if not nil, the JSON string thinking, with
-// eval_count count.
-func (e *ollamaEncoder) end(b []byte, now time.Time, content string, thinking []byte, reason string, count int) []byte {
-	b = e.start(b, now)
-	b = append(b, content...)
-	if thinking != nil {
-		b = append(b, `,"thinking":`...)
-		b = append(b, thinking...)
-	}
-	b = append(b, `},"done":true,"done_reason":"`...)
-	b = append(b, reason...)
-	b = append(b, `","total_duration":`...)
-	b = strconv.AppendInt(b, int64(now.Sub(e.rep.arrival)), 10)
-	b = append(b, `,"load_duration":`...)
-	b = strconv.AppendInt(b, int64(e.rep.load), 10)
-	b = append(b, `,"prompt_eval_count":`...)
-	b = strconv.AppendInt(b, int64(e.rep.p), 10)
-	b = append(b, `,"prompt_eval_duration":`...)
-	b = strconv.AppendInt(b, int64(e.rep.promptEval), 10)
-	b = append(b, `,"eval_count":`...)
-	b = strconv.AppendInt(b, int64(count), 10)
-	b = append(b, `,"eval_duration":`...)
-	b = strconv.AppendInt(b, int64(e.rep.pace.decode(count)), 10)
-	return append(b, "}\n"...)
-}
-
-func (e *ollamaEncoder) broken(b []byte, now time.Time) []byte {
-	b = e.start(b, now)
-	b = append(b, brokenText...)
-	return append(b, '\n')
-}
-
-// failure is Ollama's in-stream error line; the response ends after it.
-func (e *ollamaEncoder) failure(b []byte, _ Fault, msg string) []byte {
-	b = append(b, `{"error":`...)
-	b = strconv.AppendQuote(b, msg) // plain ASCII: Go and JSON quoting agree
-	return append(b, "}\n"...)
-}
-
-// keepAlive is an empty line.
-func (e *ollamaEncoder) keepAlive(b []byte) []byte { return append(b, '\n') }
-
-// ---- OpenAI-compatible (vLLM) ----
-
-func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
-	arrival := time.Now()
-	body, err := readBody(w, r)
-	if err != nil {
-		openaiError(w, err)
-		return
-	}
-	if s.onBody != nil {
-		s.onBody(r, body)
-	}
-	if s.onStart != nil && s.cfg.Slots == 0 {
-		s.onStart(r, arrival) // t0; with slots, when it gets one (begin)
-	}
-	f := s.faultFor()
-	if code := f.httpStatus(); code != 0 {
-		httpFault(w, r, code, true)
-		return
-	}
-	var req struct {
-		Model               string    `json:"model"`
-		Messages            []message `json:"messages"`
-		Stream              bool      `json:"stream"`
-		MaxTokens           *float64  `json:"max_tokens"`
-		MaxCompletionTokens *float64  `json:"max_completion_tokens"`
-		IgnoreEOS           bool      `json:"ignore_eos"`
-		StreamOptions       *struct {
-			IncludeUsage bool `json:"include_usage"`
-		} `json:"stream_options"`
-	}
-	if err := decodeJSON(body, &req); err != nil {
-		openaiError(w, err)
-		return
-	}
-	if len(req.Messages) == 0 {
-		openaiError(w, errNoMessages)
-		return
-	}
-	if !req.Stream {
-		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
-		return
-	}
-	msgs, err := chatMessages(req.Messages)
-	if err != nil {
-		openaiError(w, err)
-		return
-	}
-	n := maxTokens(req.MaxCompletionTokens, req.MaxTokens)
-	pr := s.cache.measure(msgs)
-	if limit := s.cfg.ctxLen(); pr.p+n > limit {
-		s.contextError(w, pr.p, n, limit)
-		return
-	}
-	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), lastSeed(msgs))
-	enc := &openaiEncoder{
-		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
-			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),
-		usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
-		rep:   rep,
-		field: s.cfg.reasoningField(),
-		// The reasoning count is reported only where there is reasoning.
-		details: s.cfg.ReasoningTokens > 0,
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	s.closeAfterReply(r)
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	// The role-only chunk goes out at once; it is not a token.
-	role := make([]byte, 0, len(enc.head)+120)
-	if f == FaultKeepAlive {
-		role = enc.keepAlive(role)
-	}
-	role = append(append(role, enc.head...),
-		`[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
-	if _, err := w.Write(role); err != nil || rc.Flush() != nil {
-		return
-	}
-	if s.begin(r, rep) != nil {
-		s.abort()
-		return
-	}
-	defer s.finish(rep)
-	s.serve(w, r, rc, rep, enc, f)
-}
-
-type openaiEncoder struct {
-	head    []byte // data: {"id":…,"object":…,"created":…,"model":M,"choices":
-	usage   bool
-	rep     *reply
-	field   ReasoningField // the delta field of reasoning text
-	details bool           // usage has completion_tokens_details
-	q       []byte         // scratch for a chunk's text
-}
-
-func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
-	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
-	return e.text(b, e.q, a < e.rep.think, now)
-}
-
-func (e *openaiEncoder) text(b []byte, quoted []byte, think bool, _ time.Time) []byte {
-	b = append(b, e.head...)
-	if think {
-		b = append(b, `[{"index":0,"delta":{"`...)
-		b = append(b, e.field...)
-		b = append(b, `":`...)
-	} else {
-		b = append(b, `[{"index":0,"delta":{"content":`...)
-	}
-	b = append(b, quoted...)
-	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
-}
-
-func (e *openaiEncoder) final(b []byte, _ time.Time) []byte {
-	return e.end(b, e.rep.reason, e.rep.m, e.rep.think)
-}
-
-func (e *openaiEncoder) empty(b []byte, _ time.Time) []byte { return e.end(b, "stop", 0, 0) }
-
-// end is the finish chunk with reason, the usage chunk if asked for (with
-// completion_tokens n, of them reasoning reasoning tokens) and [DONE].
-func (e *openaiEncoder) end(b []byte, reason string, n, reasoning int) []byte {
-	b = append(b, e.head...)
-	b = append(b, `[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"`...)
-	b = append(b, reason...)
-	b = append(b, `","stop_reason":null}]}`+"\n\n"...)
-	if e.usage {
-		p := e.rep.p
-		b = append(b, e.head...)
-		b = append(b, `[],"usage":{"prompt_tokens":`...)
-		b = strconv.AppendInt(b, int64(p), 10)
-		b = append(b, `,"total_tokens":`...)
-		b = strconv.AppendInt(b, int64(p+n), 10)
-		b = append(b, `,"completion_tokens":`...)
-		b = strconv.AppendInt(b, int64(n), 10)
-		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
-		b = strconv.AppendInt(b, int64(e.rep.cached), 10)
-		b = append(b, '}')
-		if e.details {
-			b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
-			b = strconv.AppendInt(b, int64(reasoning), 10)
-			b = append(b, '}')
-		}
-		b = append(b, "}}\n\n"...)
-	}
-	return append(b, "data: [DONE]\n\n"...)
-}
-
-func (e *openaiEncoder) broken(b []byte, _ time.Time) []byte {
-	b = append(b, e.head...)
-	b = append(b, `[{"index":0,"delta":{"content":`...)
-	b = append(b, brokenText...)
-	return append(b, "\n\n"...)
-}
-
-// failure is an in-stream error, vLLM's newer {"error":{…}} shape or, for
-// FaultObjectError, the older {"object":"error",…}, then [DONE].
-func (e *openaiEncoder) failure(b []byte, f Fault, msg string) []byte {
-	if f == FaultObjectError {
-		b = append(b, `data: {"object":"error","message":`...)
-		b = strconv.AppendQuote(b, msg) // plain ASCII: Go and JSON quoting agree
-		b = append(b, `,"type":"InternalServerError","param":null,"code":500}`+"\n\n"...)
-	} else {
-		b = append(b, `data: {"error":{"message":`...)
-		b = strconv.AppendQuote(b, msg)
-		b = append(b, `,"type":"InternalServerError","code":500}}`+"\n\n"...)
-	}
-	return append(b, "data: [DONE]\n\n"...)
-}
-
-// keepAlive is an SSE comment.
-func (e *openaiEncoder) keepAlive(b []byte) []byte { return append(b, ": keepalive\n\n"...) }

@@ -1,0 +1,255 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Ollama's native chat API: POST /api/chat. A streamed reply is one JSON
+// object per line (NDJSON): token chunks carry message.content or
+// message.thinking, and the last line has "done":true with the counts and
+// durations. "stream": false gets that last line alone, carrying the whole
+// text. A request without messages is a load or an unload (reset.go).
+
+// ollamaChatRequest is what the simulator reads of an /api/chat body.
+type ollamaChatRequest struct {
+	Model     string          `json:"model"`
+	Messages  []message       `json:"messages"`
+	Stream    *bool           `json:"stream"`
+	KeepAlive json.RawMessage `json:"keep_alive"`
+	Options   struct {
+		NumPredict *float64 `json:"num_predict"`
+		NumCtx     *float64 `json:"num_ctx"`
+	} `json:"options"`
+}
+
+func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
+	arrival := time.Now()
+	body, err := readBody(w, r)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	if s.onBody != nil {
+		s.onBody(r, body)
+	}
+	var req ollamaChatRequest
+	perr := decodeJSON(body, &req)
+	if perr == nil && len(req.Messages) == 0 {
+		// Not a chat: a load or an unload (reset.go).
+		s.ollamaLoad(w, r, &req)
+		return
+	}
+	f, ok := s.admit(w, r, arrival, false)
+	if !ok {
+		return
+	}
+	if perr != nil {
+		ollamaError(w, perr)
+		return
+	}
+	if _, _, err := keepAlive(req.KeepAlive); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	msgs, err := chatMessages(req.Messages)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	// Ollama runs the model with num_ctx tokens of context and cuts a
+	// longer prompt to fit, silently.
+	nctx := numCtx(req.Options.NumCtx, s.cfg.ctxLen())
+	pr := s.cache.measure(msgs)
+	p, cached := cut(pr.p, pr.cached(s.cache.serve(pr)), nctx)
+	// Ollama's API has no ignore_eos: its replies always stop early.
+	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached, lastSeed(msgs))
+	rep.numCtx = nctx
+	enc := &ollamaEncoder{
+		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
+		rep:  rep,
+	}
+	if req.Stream != nil && !*req.Stream {
+		if s.begin(r, rep) != nil {
+			s.abort()
+			return
+		}
+		defer s.finish(rep)
+		s.ollamaWhole(w, r, rep, enc, f)
+		return
+	}
+	// The headers go out at once (Ollama sends them with the first chunk):
+	// the client parses them before the first token is due, not in the
+	// same instant.
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	s.closeAfterReply(r)
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if f == FaultKeepAlive {
+		if _, err := w.Write(enc.keepAlive(nil)); err != nil {
+			return
+		}
+	}
+	if rc.Flush() != nil {
+		return
+	}
+	if s.begin(r, rep) != nil {
+		s.abort()
+		return
+	}
+	defer s.finish(rep)
+	s.serve(w, r, rc, rep, enc, f)
+}
+
+// ollamaWhole answers an Ollama "stream": false request, with fault f.
+func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, rep *reply, enc *ollamaEncoder, f Fault) {
+	ctx := r.Context()
+	n := rep.m
+	switch f {
+	case FaultReset, FaultStall, FaultError, FaultObjectError:
+		k := half(n)
+		due := rep.pace.due(k)
+		if err := s.clock.sleepUntil(ctx, newSleeper(), due); err != nil {
+			s.abort()
+			return
+		}
+		if f != FaultStall {
+			rep.endDue = due
+		}
+		switch f {
+		case FaultReset:
+			resetConn(w)
+		case FaultStall:
+			stall(ctx)
+			s.abort()
+		default:
+			writeJSON(w, http.StatusInternalServerError, mustJSON(map[string]string{"error": faultMessage(f, k, n)}))
+		}
+		return
+	}
+	due := rep.pace.due(n)
+	if err := s.clock.sleepUntil(ctx, newSleeper(), due); err != nil {
+		s.abort()
+		return
+	}
+	rep.endDue = due
+	var b []byte
+	switch now := time.Now(); f {
+	case FaultEmpty:
+		b = enc.empty(nil, now)
+	case FaultBigLine:
+		b = enc.whole(nil, now, min(half(n), n-1))
+	default:
+		b = enc.whole(nil, now, -1)
+	}
+	b = b[:len(b)-1] // without the newline
+	if f == FaultTruncate || f == FaultMalformed {
+		b = b[:len(b)/2] // cut in the middle, but the body ends cleanly
+	}
+	writeJSON(w, http.StatusOK, b)
+	if f != FaultTruncate && f != FaultMalformed && http.NewResponseController(w).Flush() == nil {
+		// Complete. Its tokens were not sent one by one: the first
+		// counts as produced when it was due.
+		rep.ended, rep.end = true, time.Now()
+		if f != FaultEmpty && n > 0 {
+			rep.sent, rep.first = n, rep.pace.due(0)
+		}
+	}
+}
+
+type ollamaEncoder struct {
+	head []byte // {"model":M,"created_at":"
+	rep  *reply
+	q    []byte // scratch for a chunk's text
+}
+
+func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
+	b = append(b, e.head...)
+	b = now.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, `","message":{"role":"assistant","content":`...)
+}
+
+func (e *ollamaEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
+	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
+	return e.text(b, e.q, a < e.rep.think, now)
+}
+
+// text is a chunk with content quoted or, if think, content "" and thinking
+// quoted.
+func (e *ollamaEncoder) text(b []byte, quoted []byte, think bool, now time.Time) []byte {
+	b = e.start(b, now)
+	if think {
+		b = append(b, `"","thinking":`...)
+	}
+	b = append(b, quoted...)
+	return append(b, "},\"done\":false}\n"...)
+}
+
+func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
+	return e.end(b, now, `""`, nil, e.rep.reason, e.rep.m)
+}
+
+// whole is the "stream": false response: the final line whose message
+// carries all the text, the answer in content and the reasoning, if any,
+// in thinking; token big (if in range) is bigText.
+func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
+	var thinking []byte
+	if e.rep.think > 0 {
+		thinking = appendTokens(nil, e.rep.seed, 0, e.rep.think, big)
+	}
+	content := appendTokens(nil, e.rep.seed, e.rep.think, e.rep.m, big)
+	return e.end(b, now, string(content), thinking, e.rep.reason, e.rep.m)
+}
+
+func (e *ollamaEncoder) empty(b []byte, now time.Time) []byte {
+	return e.end(b, now, `""`, nil, "stop", 0)
+}
+
+// end renders a final line whose message content is the JSON string
+// content and thinking, if not nil, the JSON string thinking, with
+// eval_count count.
+func (e *ollamaEncoder) end(b []byte, now time.Time, content string, thinking []byte, reason string, count int) []byte {
+	b = e.start(b, now)
+	b = append(b, content...)
+	if thinking != nil {
+		b = append(b, `,"thinking":`...)
+		b = append(b, thinking...)
+	}
+	b = append(b, `},"done":true,"done_reason":"`...)
+	b = append(b, reason...)
+	b = append(b, `","total_duration":`...)
+	b = strconv.AppendInt(b, int64(now.Sub(e.rep.arrival)), 10)
+	b = append(b, `,"load_duration":`...)
+	b = strconv.AppendInt(b, int64(e.rep.load), 10)
+	b = append(b, `,"prompt_eval_count":`...)
+	b = strconv.AppendInt(b, int64(e.rep.p), 10)
+	b = append(b, `,"prompt_eval_duration":`...)
+	b = strconv.AppendInt(b, int64(e.rep.promptEval), 10)
+	b = append(b, `,"eval_count":`...)
+	b = strconv.AppendInt(b, int64(count), 10)
+	b = append(b, `,"eval_duration":`...)
+	b = strconv.AppendInt(b, int64(e.rep.pace.decode(count)), 10)
+	return append(b, "}\n"...)
+}
+
+func (e *ollamaEncoder) broken(b []byte, now time.Time) []byte {
+	b = e.start(b, now)
+	b = append(b, brokenText...)
+	return append(b, '\n')
+}
+
+// failure is Ollama's in-stream error line; the response ends after it.
+func (e *ollamaEncoder) failure(b []byte, _ Fault, msg string) []byte {
+	b = append(b, `{"error":`...)
+	b = strconv.AppendQuote(b, msg) // plain ASCII: Go and JSON quoting agree
+	return append(b, "}\n"...)
+}
+
+func (e *ollamaEncoder) keepAlive(b []byte) []byte { return append(b, '\n') }
+
+func ollamaError(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusBadRequest, mustJSON(map[string]string{"error": err.Error()}))
+}

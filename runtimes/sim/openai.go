@@ -1,0 +1,191 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// The OpenAI-compatible chat API, as vLLM serves it: POST
+// /v1/chat/completions with "stream": true (the simulator only streams). The
+// reply is server-sent events: a role-only chunk, "data: {chunk}" lines of
+// delta.content (or the reasoning field), a chunk with the finish reason,
+// the usage chunk if stream_options.include_usage asked for it, and
+// "data: [DONE]".
+
+func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
+	arrival := time.Now()
+	body, err := readBody(w, r)
+	if err != nil {
+		openaiError(w, err)
+		return
+	}
+	if s.onBody != nil {
+		s.onBody(r, body)
+	}
+	f, ok := s.admit(w, r, arrival, true)
+	if !ok {
+		return
+	}
+	var req struct {
+		Model               string    `json:"model"`
+		Messages            []message `json:"messages"`
+		Stream              bool      `json:"stream"`
+		MaxTokens           *float64  `json:"max_tokens"`
+		MaxCompletionTokens *float64  `json:"max_completion_tokens"`
+		IgnoreEOS           bool      `json:"ignore_eos"`
+		StreamOptions       *struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	if err := decodeJSON(body, &req); err != nil {
+		openaiError(w, err)
+		return
+	}
+	if len(req.Messages) == 0 {
+		openaiError(w, errNoMessages)
+		return
+	}
+	if !req.Stream {
+		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
+		return
+	}
+	msgs, err := chatMessages(req.Messages)
+	if err != nil {
+		openaiError(w, err)
+		return
+	}
+	n := maxTokens(req.MaxCompletionTokens, req.MaxTokens)
+	pr := s.cache.measure(msgs)
+	if limit := s.cfg.ctxLen(); pr.p+n > limit {
+		s.contextError(w, pr.p, n, limit)
+		return
+	}
+	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), lastSeed(msgs))
+	enc := &openaiEncoder{
+		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
+			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),
+		usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
+		rep:   rep,
+		field: s.cfg.reasoningField(),
+		// The reasoning count is reported only where there is reasoning.
+		details: s.cfg.ReasoningTokens > 0,
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	s.closeAfterReply(r)
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	// The role-only chunk goes out at once; it is not a token.
+	role := make([]byte, 0, len(enc.head)+120)
+	if f == FaultKeepAlive {
+		role = enc.keepAlive(role)
+	}
+	role = append(append(role, enc.head...),
+		`[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
+	if _, err := w.Write(role); err != nil || rc.Flush() != nil {
+		return
+	}
+	if s.begin(r, rep) != nil {
+		s.abort()
+		return
+	}
+	defer s.finish(rep)
+	s.serve(w, r, rc, rep, enc, f)
+}
+
+type openaiEncoder struct {
+	head    []byte // data: {"id":…,"object":…,"created":…,"model":M,"choices":
+	usage   bool
+	rep     *reply
+	field   ReasoningField // the delta field of reasoning text
+	details bool           // usage has completion_tokens_details
+	q       []byte         // scratch for a chunk's text
+}
+
+func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
+	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
+	return e.text(b, e.q, a < e.rep.think, now)
+}
+
+func (e *openaiEncoder) text(b []byte, quoted []byte, think bool, _ time.Time) []byte {
+	b = append(b, e.head...)
+	if think {
+		b = append(b, `[{"index":0,"delta":{"`...)
+		b = append(b, e.field...)
+		b = append(b, `":`...)
+	} else {
+		b = append(b, `[{"index":0,"delta":{"content":`...)
+	}
+	b = append(b, quoted...)
+	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+}
+
+func (e *openaiEncoder) final(b []byte, _ time.Time) []byte {
+	return e.end(b, e.rep.reason, e.rep.m, e.rep.think)
+}
+
+func (e *openaiEncoder) empty(b []byte, _ time.Time) []byte { return e.end(b, "stop", 0, 0) }
+
+// end is the finish chunk with reason, the usage chunk if asked for (with
+// completion_tokens n, of them reasoning reasoning tokens) and [DONE].
+func (e *openaiEncoder) end(b []byte, reason string, n, reasoning int) []byte {
+	b = append(b, e.head...)
+	b = append(b, `[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"`...)
+	b = append(b, reason...)
+	b = append(b, `","stop_reason":null}]}`+"\n\n"...)
+	if e.usage {
+		p := e.rep.p
+		b = append(b, e.head...)
+		b = append(b, `[],"usage":{"prompt_tokens":`...)
+		b = strconv.AppendInt(b, int64(p), 10)
+		b = append(b, `,"total_tokens":`...)
+		b = strconv.AppendInt(b, int64(p+n), 10)
+		b = append(b, `,"completion_tokens":`...)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(e.rep.cached), 10)
+		b = append(b, '}')
+		if e.details {
+			b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
+			b = strconv.AppendInt(b, int64(reasoning), 10)
+			b = append(b, '}')
+		}
+		b = append(b, "}}\n\n"...)
+	}
+	return append(b, "data: [DONE]\n\n"...)
+}
+
+func (e *openaiEncoder) broken(b []byte, _ time.Time) []byte {
+	b = append(b, e.head...)
+	b = append(b, `[{"index":0,"delta":{"content":`...)
+	b = append(b, brokenText...)
+	return append(b, "\n\n"...)
+}
+
+// failure is an in-stream error, vLLM's newer {"error":{…}} shape or, for
+// FaultObjectError, the older {"object":"error",…}, then [DONE].
+func (e *openaiEncoder) failure(b []byte, f Fault, msg string) []byte {
+	if f == FaultObjectError {
+		b = append(b, `data: {"object":"error","message":`...)
+		b = strconv.AppendQuote(b, msg) // plain ASCII: Go and JSON quoting agree
+		b = append(b, `,"type":"InternalServerError","param":null,"code":500}`+"\n\n"...)
+	} else {
+		b = append(b, `data: {"error":{"message":`...)
+		b = strconv.AppendQuote(b, msg)
+		b = append(b, `,"type":"InternalServerError","code":500}}`+"\n\n"...)
+	}
+	return append(b, "data: [DONE]\n\n"...)
+}
+
+func (e *openaiEncoder) keepAlive(b []byte) []byte { return append(b, ": keepalive\n\n"...) }
+
+func openaiError(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusBadRequest, mustJSON(map[string]any{
+		"object": "error", "message": err.Error(), "type": "BadRequestError", "param": nil, "code": http.StatusBadRequest,
+	}))
+}
