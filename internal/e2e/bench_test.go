@@ -44,38 +44,38 @@ BenchmarkModel/name=m 1 955829958 ns/request
 	return 0
 }
 
-func fakeRun(t *testing.T, mode string) BenchRun {
+func fakeRun(t *testing.T, mode string) benchRun {
 	t.Setenv(fakeBenchEnv, mode)
 	self, err := os.Executable()
 	require.NoError(t, err)
-	return BenchRun{Bin: self, URL: "http://127.0.0.1:41103", Model: "m", Prompt: "say hi", Epochs: 4, MaxTokens: 128, Seed: 42}
+	return benchRun{bin: self, url: "http://127.0.0.1:41103", model: "m", prompt: "say hi", epochs: 4, maxTokens: 128, seed: 42}
 }
 
 func TestRunBench(t *testing.T) {
 	ctx := context.Background()
-	out, err := RunBench(ctx, fakeRun(t, "ok"))
+	out, err := runBench(ctx, fakeRun(t, "ok"))
 	require.NoError(t, err)
 	assert.Contains(t, out, "# -model m -epochs 4 -max-tokens 128 -temperature 0 -seed 42 -p say hi -format benchstat OLLAMA_HOST=http://127.0.0.1:41103\n")
-	rates, err := ParseBench(out, "m", 128)
+	rates, err := parseBench(out, "m", 128)
 	require.NoError(t, err)
 	assert.Equal(t, []float64{135.48}, rates)
 
-	_, err = RunBench(ctx, fakeRun(t, "request error"))
+	_, err = runBench(ctx, fakeRun(t, "request error"))
 	assert.ErrorContains(t, err, `ERROR: Couldn't chat with model 'm'`, "an ERROR line on stderr fails, though cmd/bench exits 0")
 
-	_, err = RunBench(ctx, fakeRun(t, "exit"))
+	_, err = runBench(ctx, fakeRun(t, "exit"))
 	assert.ErrorContains(t, err, "exit status 2: flag provided but not defined: -seed")
 
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = RunBench(short, fakeRun(t, "hang"))
+	_, err = runBench(short, fakeRun(t, "hang"))
 	assert.Error(t, err)
 	assert.Less(t, time.Since(start), 30*time.Second, "the context ends the run")
 
 	noSeed := fakeRun(t, "ok")
-	noSeed.Seed = 0
-	_, err = RunBench(ctx, noSeed)
+	noSeed.seed = 0
+	_, err = runBench(ctx, noSeed)
 	assert.ErrorContains(t, err, "no seed")
 }
 
@@ -87,18 +87,18 @@ BenchmarkModel/name=m/step=load 1 1705728 ns/request
 BenchmarkModel/name=m 1 955829958 ns/request
   BenchmarkModel/name=m/step=generate 128 7779680.20 ns/token 128.54 token/sec
 `
-	rates, err := ParseBench(out, "m", 128)
+	rates, err := parseBench(out, "m", 128)
 	require.NoError(t, err)
 	assert.Equal(t, []float64{135.48, 128.54}, rates, "generate steps only, in order")
 
-	_, err = ParseBench(out, "m", 100)
+	_, err = parseBench(out, "m", 100)
 	assert.EqualError(t, err, "cmd/bench output: a request generated 128 tokens, want 100; a request generated 128 tokens, want 100")
-	_, err = ParseBench(out, "other", 128)
+	_, err = parseBench(out, "other", 128)
 	assert.ErrorContains(t, err, `a result for model "m"`)
-	_, err = ParseBench("BenchmarkModel/name=m/step=generate 128 0 ns/token 0 token/sec\n", "m", 128)
+	_, err = parseBench("BenchmarkModel/name=m/step=generate 128 0 ns/token 0 token/sec\n", "m", 128)
 	assert.ErrorContains(t, err, "generate rate 0")
 
-	rates, err = ParseBench("ERROR: no\n", "m", 128)
+	rates, err = parseBench("ERROR: no\n", "m", 128)
 	assert.NoError(t, err)
 	assert.Empty(t, rates, "no rates from no results: the caller counts them")
 }

@@ -74,5 +74,6 @@
 // benchstat output, medians, the client-side decode rate, prompt rates,
 // the capacity and open-loop rates, tolerances) is in
 // the package's ordinary files, and its unit tests run with go test ./...
-// like every other package's.
+// like every other package's. Nothing outside the package imports it, so
+// it exports nothing but its tests.
 package e2e

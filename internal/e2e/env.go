@@ -7,22 +7,22 @@ import (
 	"strings"
 )
 
-// Env reads the live tests' settings from E2E_* variables. Each getter
+// envVars reads the live tests' settings from E2E_* variables. Each getter
 // returns the zero value for a variable that is unset, empty or malformed
-// and remembers it; Err then names every one. Use one Env per test:
+// and remembers it; err then names every one. Use one envVars per test:
 //
-//	var env e2e.Env
-//	url := env.String("E2E_URL")
-//	n := env.Int("E2E_MAX_TOKENS")
-//	if err := env.Err(); err != nil {
+//	var env envVars
+//	url := env.str("E2E_URL")
+//	n := env.integer("E2E_MAX_TOKENS")
+//	if err := env.err(); err != nil {
 //		t.Fatal(err)
 //	}
-type Env struct {
+type envVars struct {
 	missing []string
 	bad     []string
 }
 
-func (e *Env) get(name string) (string, bool) {
+func (e *envVars) get(name string) (string, bool) {
 	v := strings.TrimSpace(os.Getenv(name))
 	if v == "" {
 		e.missing = append(e.missing, name)
@@ -31,18 +31,18 @@ func (e *Env) get(name string) (string, bool) {
 	return v, true
 }
 
-func (e *Env) badf(name, format string, args ...any) {
+func (e *envVars) badf(name, format string, args ...any) {
 	e.bad = append(e.bad, fmt.Sprintf("%s=%q: ", name, os.Getenv(name))+fmt.Sprintf(format, args...))
 }
 
-// String returns the variable's value.
-func (e *Env) String(name string) string {
+// str returns the variable's value.
+func (e *envVars) str(name string) string {
 	v, _ := e.get(name)
 	return v
 }
 
-// Int returns the variable as an integer of 1 or more.
-func (e *Env) Int(name string) int {
+// integer returns the variable as an integer of 1 or more.
+func (e *envVars) integer(name string) int {
 	v, ok := e.get(name)
 	if !ok {
 		return 0
@@ -55,8 +55,8 @@ func (e *Env) Int(name string) int {
 	return n
 }
 
-// Ints returns the variable as a comma list of integers of 1 or more.
-func (e *Env) Ints(name string) []int {
+// integers returns the variable as a comma list of integers of 1 or more.
+func (e *envVars) integers(name string) []int {
 	v, ok := e.get(name)
 	if !ok {
 		return nil
@@ -73,9 +73,9 @@ func (e *Env) Ints(name string) []int {
 	return out
 }
 
-// Names returns the variable as a comma list of names, empty entries
+// names returns the variable as a comma list of names, empty entries
 // dropped.
-func (e *Env) Names(name string) []string {
+func (e *envVars) names(name string) []string {
 	v, ok := e.get(name)
 	if !ok {
 		return nil
@@ -92,10 +92,10 @@ func (e *Env) Names(name string) []string {
 	return out
 }
 
-// Err names every variable that was unset, empty or malformed, or returns
+// err names every variable that was unset, empty or malformed, or returns
 // nil if there was none. A missing variable means the test was not run by
 // scripts/e2e-ollama.sh, and the error says so.
-func (e *Env) Err() error {
+func (e *envVars) err() error {
 	var parts []string
 	if len(e.missing) > 0 {
 		parts = append(parts, fmt.Sprintf("not set: %s. This test runs against a live Ollama that scripts/e2e-ollama.sh starts and describes in E2E_* variables: run `bash scripts/e2e-ollama.sh`",

@@ -11,12 +11,12 @@ func TestEnv(t *testing.T) {
 	t.Setenv("E2E_TEST_N", "128")
 	t.Setenv("E2E_TEST_CONC", "1, 4")
 	t.Setenv("E2E_TEST_NAMES", "ollama,,ollama-v1")
-	var env Env
-	assert.Equal(t, "http://127.0.0.1:41103", env.String("E2E_TEST_URL"))
-	assert.Equal(t, 128, env.Int("E2E_TEST_N"))
-	assert.Equal(t, []int{1, 4}, env.Ints("E2E_TEST_CONC"))
-	assert.Equal(t, []string{"ollama", "ollama-v1"}, env.Names("E2E_TEST_NAMES"))
-	assert.NoError(t, env.Err())
+	var env envVars
+	assert.Equal(t, "http://127.0.0.1:41103", env.str("E2E_TEST_URL"))
+	assert.Equal(t, 128, env.integer("E2E_TEST_N"))
+	assert.Equal(t, []int{1, 4}, env.integers("E2E_TEST_CONC"))
+	assert.Equal(t, []string{"ollama", "ollama-v1"}, env.names("E2E_TEST_NAMES"))
+	assert.NoError(t, env.err())
 }
 
 // A missing variable is an error that says how the test is meant to run:
@@ -27,15 +27,15 @@ func TestEnvMissing(t *testing.T) {
 	t.Setenv("E2E_TEST_ZERO", "0")
 	t.Setenv("E2E_TEST_CONC", "1,0")
 	t.Setenv("E2E_TEST_NAMES", " , ")
-	var env Env
-	assert.Empty(t, env.String("E2E_TEST_URL"))
-	assert.Zero(t, env.Int("E2E_TEST_N"))
-	assert.Zero(t, env.Int("E2E_TEST_ZERO"))
-	assert.Nil(t, env.Ints("E2E_TEST_CONC"))
-	assert.Nil(t, env.Names("E2E_TEST_NAMES"))
+	var env envVars
+	assert.Empty(t, env.str("E2E_TEST_URL"))
+	assert.Zero(t, env.integer("E2E_TEST_N"))
+	assert.Zero(t, env.integer("E2E_TEST_ZERO"))
+	assert.Nil(t, env.integers("E2E_TEST_CONC"))
+	assert.Nil(t, env.names("E2E_TEST_NAMES"))
 	t.Setenv("E2E_TEST_UNSET", "")
-	assert.Zero(t, env.Int("E2E_TEST_UNSET"))
-	assert.EqualError(t, env.Err(), "not set: E2E_TEST_URL, E2E_TEST_UNSET. "+
+	assert.Zero(t, env.integer("E2E_TEST_UNSET"))
+	assert.EqualError(t, env.err(), "not set: E2E_TEST_URL, E2E_TEST_UNSET. "+
 		"This test runs against a live Ollama that scripts/e2e-ollama.sh starts and describes in E2E_* variables: run `bash scripts/e2e-ollama.sh`; "+
 		`E2E_TEST_N="x": want an integer of 1 or more; `+
 		`E2E_TEST_ZERO="0": want an integer of 1 or more; `+

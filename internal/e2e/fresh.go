@@ -7,36 +7,36 @@ import (
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
-// FreshWant is what two suite runs of the same leaves against one server
+// freshWant is what two suite runs of the same leaves against one server
 // must show, one with BENCH_FRESH=leaf and one with BENCH_FRESH=off, both
 // with the control leaf on.
-type FreshWant struct {
-	Runtime string
-	// First and Later are two prompts whose conc=1 leaves ran in that
+type freshWant struct {
+	runtime string
+	// first and later are two prompts whose conc=1 leaves ran in that
 	// order, a concurrent leaf between them: with fresh starts their
-	// decode rates agree within Tol.
-	First, Later string
-	// Tol bounds |Later / First − 1|, and ControlTol the fresh run's
+	// decode rates agree within tol.
+	first, later string
+	// tol bounds |later / first − 1|, and controlTol the fresh run's
 	// control's decode change.
-	Tol, ControlTol float64
-	// Contrast is how much higher Later/First must be with fresh starts
+	tol, controlTol float64
+	// contrast is how much higher later/first must be with fresh starts
 	// than without.
-	Contrast float64
-	// Drift is the least decode slowdown the stale run's control must
+	contrast float64
+	// drift is the least decode slowdown the stale run's control must
 	// show (0.2: 20% slower at the end than at the start).
-	Drift float64
+	drift float64
 }
 
-// CheckFresh compares a fresh run and a stale one: the table has every
+// checkFresh compares a fresh run and a stale one: the table has every
 // row's decode rate in the order the leaves ran, and each control.
-func CheckFresh(fresh, stale *summary.File, w FreshWant) (table, fails []string) {
+func checkFresh(fresh, stale *summary.File, w freshWant) (table, fails []string) {
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	table = append(table, fmt.Sprintf("%-34s %18s %18s", "leaf, in order", "fresh=leaf tok/s", "fresh=off tok/s"))
 	decode := map[string][2]*float64{}
 	var order []string
 	for i, f := range []*summary.File{fresh, stale} {
 		for _, r := range f.Summary {
-			if r.Runtime != w.Runtime {
+			if r.Runtime != w.runtime {
 				continue
 			}
 			name := rowName(r)
@@ -57,9 +57,9 @@ func CheckFresh(fresh, stale *summary.File, w FreshWant) (table, fails []string)
 		if f.Arguments.Fresh != mode {
 			fail("the BENCH_FRESH=%s run's arguments.fresh is %q", mode, f.Arguments.Fresh)
 		}
-		c := control(f, w.Runtime)
+		c := control(f, w.runtime)
 		if c == nil {
-			fail("the BENCH_FRESH=%s run has no control for %s", mode, w.Runtime)
+			fail("the BENCH_FRESH=%s run has no control for %s", mode, w.runtime)
 			continue
 		}
 		table = append(table, fmt.Sprintf("control, fresh=%s: %s decode %s → %s tok/s (%+.1f%%), TTFT p50 %s → %s ms (%+.1f%%), drifted %v",
@@ -67,32 +67,32 @@ func CheckFresh(fresh, stale *summary.File, w FreshWant) (table, fails []string)
 			fixedOrNull(scaled(c.First.TTFTP50, 1e3), 1), fixedOrNull(scaled(c.End.TTFTP50, 1e3), 1), 100*float64(c.TTFTChange), c.Drifted))
 	}
 
-	first, later := row(fresh, w.Runtime, w.First, 1), row(fresh, w.Runtime, w.Later, 1)
+	first, later := row(fresh, w.runtime, w.first, 1), row(fresh, w.runtime, w.later, 1)
 	switch {
 	case first == nil || later == nil || first.DecodeTPSMean == nil || later.DecodeTPSMean == nil:
-		fail("the BENCH_FRESH=leaf run lacks the conc=1 decode rate of prompt %s or %s", w.First, w.Later)
+		fail("the BENCH_FRESH=leaf run lacks the conc=1 decode rate of prompt %s or %s", w.first, w.later)
 	default:
 		ratio := *later.DecodeTPSMean / *first.DecodeTPSMean
-		table = append(table, fmt.Sprintf("fresh=leaf: %s conc=1 decodes at %.2f× %s's", w.Later, ratio, w.First))
-		if !Within(ratio, w.Tol) {
+		table = append(table, fmt.Sprintf("fresh=leaf: %s conc=1 decodes at %.2f× %s's", w.later, ratio, w.first))
+		if !within(ratio, w.tol) {
 			fail("with BENCH_FRESH=leaf, prompt %s at conc=1 decoded %.1f tok/s against %s's %.1f (%.2f×): want within %.0f%%: the server kept state between leaves",
-				w.Later, *later.DecodeTPSMean, w.First, *first.DecodeTPSMean, ratio, 100*w.Tol)
+				w.later, *later.DecodeTPSMean, w.first, *first.DecodeTPSMean, ratio, 100*w.tol)
 		}
 	}
 	// And against the same leaves without fresh starts: the later leaf's
 	// ratio must be clearly higher with them.
 	if fr, st := ratio(fresh, w), ratio(stale, w); fr > 0 && st > 0 {
-		table = append(table, fmt.Sprintf("%s/%s at conc=1: %.2f with fresh starts, %.2f without", w.Later, w.First, fr, st))
-		if fr-st < w.Contrast {
-			fail("%s/%s at conc=1 is %.2f with fresh starts and %.2f without: want at least %.2f apart", w.Later, w.First, fr, st, w.Contrast)
+		table = append(table, fmt.Sprintf("%s/%s at conc=1: %.2f with fresh starts, %.2f without", w.later, w.first, fr, st))
+		if fr-st < w.contrast {
+			fail("%s/%s at conc=1 is %.2f with fresh starts and %.2f without: want at least %.2f apart", w.later, w.first, fr, st, w.contrast)
 		}
 	}
-	if c := control(fresh, w.Runtime); c != nil && !(math.Abs(float64(c.DecodeChange)) <= w.ControlTol) {
-		fail("with BENCH_FRESH=leaf the control decoded %+.1f%% against the first run: want within %.0f%%", 100*float64(c.DecodeChange), 100*w.ControlTol)
+	if c := control(fresh, w.runtime); c != nil && !(math.Abs(float64(c.DecodeChange)) <= w.controlTol) {
+		fail("with BENCH_FRESH=leaf the control decoded %+.1f%% against the first run: want within %.0f%%", 100*float64(c.DecodeChange), 100*w.controlTol)
 	}
-	if c := control(stale, w.Runtime); c != nil {
-		if !(float64(c.DecodeChange) <= -w.Drift) {
-			fail("with BENCH_FRESH=off the control decoded %+.1f%% against the first run: want at least %.0f%% slower, the drift a concurrent leaf leaves on Ollama", 100*float64(c.DecodeChange), 100*w.Drift)
+	if c := control(stale, w.runtime); c != nil {
+		if !(float64(c.DecodeChange) <= -w.drift) {
+			fail("with BENCH_FRESH=off the control decoded %+.1f%% against the first run: want at least %.0f%% slower, the drift a concurrent leaf leaves on Ollama", 100*float64(c.DecodeChange), 100*w.drift)
 		}
 		if !c.Drifted {
 			fail("with BENCH_FRESH=off the control is not marked drifted")
@@ -119,10 +119,10 @@ func row(f *summary.File, runtime, prompt string, conc int) *summary.Row {
 	return nil
 }
 
-// ratio is the Later prompt's conc=1 decode rate over the First's, 0
+// ratio is the later prompt's conc=1 decode rate over the first's, 0
 // where either is missing.
-func ratio(f *summary.File, w FreshWant) float64 {
-	a, b := row(f, w.Runtime, w.First, 1), row(f, w.Runtime, w.Later, 1)
+func ratio(f *summary.File, w freshWant) float64 {
+	a, b := row(f, w.runtime, w.first, 1), row(f, w.runtime, w.later, 1)
 	if a == nil || b == nil || a.DecodeTPSMean == nil || b.DecodeTPSMean == nil || *a.DecodeTPSMean <= 0 {
 		return 0
 	}

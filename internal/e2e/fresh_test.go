@@ -23,22 +23,22 @@ func freshFile(mode string, short, medium float64, c *summary.Control) *summary.
 }
 
 func TestCheckFresh(t *testing.T) {
-	w := FreshWant{Runtime: "ollama", First: "short", Later: "medium", Tol: 0.3, ControlTol: 0.15, Contrast: 0.15, Drift: 0.2}
+	w := freshWant{runtime: "ollama", first: "short", later: "medium", tol: 0.3, controlTol: 0.15, contrast: 0.15, drift: 0.2}
 	steady := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: 0.03}
 	drifted := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: -0.5, Drifted: true}
 
-	table, fails := CheckFresh(freshFile("leaf", 270, 260, steady), freshFile("off", 270, 150, drifted), w)
+	table, fails := checkFresh(freshFile("leaf", 270, 260, steady), freshFile("off", 270, 150, drifted), w)
 	assert.Empty(t, fails)
 	assert.Contains(t, strings.Join(table, "\n"), "row ollama/medium/conc=1                        260.0              150.0")
 
-	_, fails = CheckFresh(freshFile("leaf", 270, 170, steady), freshFile("off", 270, 150, drifted), w)
+	_, fails = checkFresh(freshFile("leaf", 270, 170, steady), freshFile("off", 270, 150, drifted), w)
 	assert.Len(t, fails, 2, "a fresh run whose later conc=1 leaf is slow fails, and is too close to the stale run")
 	assert.Contains(t, fails[0], "the server kept state between leaves")
 	assert.Contains(t, fails[1], "medium/short at conc=1 is 0.63 with fresh starts and 0.56 without: want at least 0.15 apart")
 
-	_, fails = CheckFresh(freshFile("leaf", 270, 260, drifted), freshFile("off", 270, 150, steady), w)
+	_, fails = checkFresh(freshFile("leaf", 270, 260, drifted), freshFile("off", 270, 150, steady), w)
 	assert.Len(t, fails, 3, "a drifted fresh control, and a stale control that neither moved nor is marked")
 
-	_, fails = CheckFresh(freshFile("off", 270, 260, steady), freshFile("off", 270, 150, nil), w)
+	_, fails = checkFresh(freshFile("off", 270, 260, steady), freshFile("off", 270, 150, nil), w)
 	assert.Len(t, fails, 2, "the wrong mode, and no control")
 }

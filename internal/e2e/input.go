@@ -10,31 +10,31 @@ import (
 	"github.com/inferencebench/inferencebench/prompts"
 )
 
-// InputWant is what a run of in<N> prompts against Ollama must show.
-type InputWant struct {
-	Runtime string
-	Lengths []int // BENCH_INPUT_TOKENS
+// inputWant is what a run of in<N> prompts against Ollama must show.
+type inputWant struct {
+	runtime string
+	lengths []int // BENCH_INPUT_TOKENS
 }
 
-// CheckInputLengths checks a run of in<N> prompts: every row's prompt
+// checkInputLengths checks a run of in<N> prompts: every row's prompt
 // tokens within 1% (or 4) of N by the server's count, none cut, TTFT p50
 // rising with N, and the num_ctx sent, which the server's /api/ps
 // confirms it loaded the model with.
-func CheckInputLengths(f *summary.File, w InputWant) (table, fails []string) {
+func checkInputLengths(f *summary.File, w inputWant) (table, fails []string) {
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	var sizes map[string]summary.InputSize
 	for _, rt := range f.Runtimes {
-		if rt.Name == w.Runtime {
+		if rt.Name == w.runtime {
 			sizes = rt.InputSizes
 		}
 	}
 	table = append(table, fmt.Sprintf("%-8s %7s %9s %8s %12s %12s %11s %s", "N", "words", "prompt", "cut", "TTFT p50 s", "prefill t/s", "decode t/s", "sized by"))
 	var ttft []float64
-	for _, n := range w.Lengths {
+	for _, n := range w.lengths {
 		name := prompts.InputName(n)
-		r := row(f, w.Runtime, name, 1)
+		r := row(f, w.runtime, name, 1)
 		if r == nil {
-			fail("no row %s/%s/conc=1", w.Runtime, name)
+			fail("no row %s/%s/conc=1", w.runtime, name)
 			continue
 		}
 		s := sizes[name]
@@ -61,7 +61,7 @@ func CheckInputLengths(f *summary.File, w InputWant) (table, fails []string) {
 	if !slices.IsSorted(ttft) {
 		fail("TTFT p50 does not rise with the input: %v s", ttft)
 	}
-	want := slices.Max(w.Lengths) + f.Arguments.MaxTokens
+	want := slices.Max(w.lengths) + f.Arguments.MaxTokens
 	switch {
 	case f.Arguments.NumCtx == nil:
 		fail("arguments.num_ctx is null, want %d", want)
@@ -71,7 +71,7 @@ func CheckInputLengths(f *summary.File, w InputWant) (table, fails []string) {
 	// Ollama's default num_ctx (2048 in 0.6) would have cut the longest
 	// prompt: none cut means the num_ctx sent was used. Newer versions
 	// also say so in /api/ps.
-	switch got := loadedContext(f, w.Runtime); {
+	switch got := loadedContext(f, w.runtime); {
 	case got == 0:
 		table = append(table, fmt.Sprintf("num_ctx %d sent; the longest prompt was not cut (/api/ps has no context_length)", want))
 	case got != want:
@@ -82,10 +82,10 @@ func CheckInputLengths(f *summary.File, w InputWant) (table, fails []string) {
 	return table, fails
 }
 
-// CheckCut checks a run whose BENCH_NUM_CTX is below its in<N> prompt:
+// checkCut checks a run whose BENCH_NUM_CTX is below its in<N> prompt:
 // every request of it was cut, as Ollama reports (num_ctx as its count),
 // and the row says so.
-func CheckCut(f *summary.File, runtime string, n int) (table, fails []string) {
+func checkCut(f *summary.File, runtime string, n int) (table, fails []string) {
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	r := row(f, runtime, prompts.InputName(n), 1)
 	if r == nil || f.Arguments.NumCtx == nil {

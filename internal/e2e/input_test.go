@@ -23,20 +23,20 @@ func inputFile(tokens, ttft []float64, cut int, numCtx int) *summary.File {
 func itoa(n int) string { return map[int]string{256: "256", 1024: "1024", 3000: "3000"}[n] }
 
 func TestCheckInputLengths(t *testing.T) {
-	w := InputWant{Runtime: "ollama", Lengths: []int{256, 1024, 3000}}
-	_, fails := CheckInputLengths(inputFile([]float64{256, 1029, 2996.5}, []float64{0.9, 4.5, 20.5}, 0, 3032), w)
+	w := inputWant{runtime: "ollama", lengths: []int{256, 1024, 3000}}
+	_, fails := checkInputLengths(inputFile([]float64{256, 1029, 2996.5}, []float64{0.9, 4.5, 20.5}, 0, 3032), w)
 	assert.Empty(t, fails)
 
-	_, fails = CheckInputLengths(inputFile([]float64{256, 1040, 2996.5}, []float64{0.9, 4.5, 20.5}, 0, 3032), w)
+	_, fails = checkInputLengths(inputFile([]float64{256, 1040, 2996.5}, []float64{0.9, 4.5, 20.5}, 0, 3032), w)
 	assert.Len(t, fails, 1, "1040 is more than 1% from 1024")
-	_, fails = CheckInputLengths(inputFile([]float64{256, 1029, 2996.5}, []float64{0.9, 24.5, 20.5}, 0, 3032), w)
+	_, fails = checkInputLengths(inputFile([]float64{256, 1029, 2996.5}, []float64{0.9, 24.5, 20.5}, 0, 3032), w)
 	assert.Len(t, fails, 1, "TTFT fell")
-	_, fails = CheckInputLengths(inputFile([]float64{256, 1029, 2996.5}, []float64{0.9, 4.5, 20.5}, 1, 2048), w)
+	_, fails = checkInputLengths(inputFile([]float64{256, 1029, 2996.5}, []float64{0.9, 4.5, 20.5}, 1, 2048), w)
 	assert.Len(t, fails, 4, "three rows cut, and the wrong num_ctx")
 
-	table, fails := CheckCut(inputFile([]float64{256, 1029, 2048}, []float64{0.9, 4.5, 11}, 2, 2048), "ollama", 3000)
+	table, fails := checkCut(inputFile([]float64{256, 1029, 2048}, []float64{0.9, 4.5, 11}, 2, 2048), "ollama", 3000)
 	assert.Empty(t, fails)
 	assert.Equal(t, []string{"num_ctx 2048, in3000: 2 of 2 requests cut, the server counted 2048.0 prompt tokens"}, table)
-	_, fails = CheckCut(inputFile([]float64{256, 1029, 2048}, []float64{0.9, 4.5, 11}, 1, 2048), "ollama", 3000)
+	_, fails = checkCut(inputFile([]float64{256, 1029, 2048}, []float64{0.9, 4.5, 11}, 1, 2048), "ollama", 3000)
 	assert.Len(t, fails, 1)
 }

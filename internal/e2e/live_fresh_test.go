@@ -18,11 +18,11 @@ import (
 // runner keeps after concurrent requests, and the run's log
 // (E2E_STALE_LOG) says so.
 func TestFresh(t *testing.T) {
-	var env Env
-	fresh, stale := env.String("E2E_FRESH_SUMMARY"), env.String("E2E_STALE_SUMMARY")
-	staleLog := env.String("E2E_STALE_LOG")
-	prompts := env.Names("E2E_FRESH_PROMPTS")
-	if err := env.Err(); err != nil {
+	var env envVars
+	fresh, stale := env.str("E2E_FRESH_SUMMARY"), env.str("E2E_STALE_SUMMARY")
+	staleLog := env.str("E2E_STALE_LOG")
+	prompts := env.names("E2E_FRESH_PROMPTS")
+	if err := env.err(); err != nil {
 		t.Fatal(err)
 	}
 	if len(prompts) != 2 {
@@ -33,8 +33,8 @@ func TestFresh(t *testing.T) {
 	// with fresh starts the ratio was 0.81 to 1.16 over six runs here
 	// (0.81 to 0.85 on a quiet machine), against 0.48 to 0.55 without
 	// them; so 30% rather than 15%, and the two must differ by 0.15.
-	w := FreshWant{Runtime: "ollama", First: prompts[0], Later: prompts[1], Tol: 0.3, ControlTol: 0.15, Contrast: 0.15, Drift: 0.2}
-	table, fails := CheckFresh(readSummary(t, fresh), readSummary(t, stale), w)
+	w := freshWant{runtime: "ollama", first: prompts[0], later: prompts[1], tol: 0.3, controlTol: 0.15, contrast: 0.15, drift: 0.2}
+	table, fails := checkFresh(readSummary(t, fresh), readSummary(t, stale), w)
 	logChecks(t, table, fails)
 	log, err := os.ReadFile(staleLog)
 	if err != nil {

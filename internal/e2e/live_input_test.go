@@ -14,17 +14,17 @@ import (
 // E2E_CUT_LOG): Ollama cuts those prompts silently, and the suite counts
 // and says it.
 func TestInputLengths(t *testing.T) {
-	var env Env
-	path, cut, cutLog := env.String("E2E_INPUT_SUMMARY"), env.String("E2E_CUT_SUMMARY"), env.String("E2E_CUT_LOG")
-	lengths := env.Ints("E2E_INPUT_TOKENS")
-	if err := env.Err(); err != nil {
+	var env envVars
+	path, cut, cutLog := env.str("E2E_INPUT_SUMMARY"), env.str("E2E_CUT_SUMMARY"), env.str("E2E_CUT_LOG")
+	lengths := env.integers("E2E_INPUT_TOKENS")
+	if err := env.err(); err != nil {
 		t.Fatal(err)
 	}
-	table, fails := CheckInputLengths(readSummary(t, path), InputWant{Runtime: "ollama", Lengths: lengths})
+	table, fails := checkInputLengths(readSummary(t, path), inputWant{runtime: "ollama", lengths: lengths})
 	logChecks(t, table, fails)
 
 	longest := lengths[len(lengths)-1]
-	table, fails = CheckCut(readSummary(t, cut), "ollama", longest)
+	table, fails = checkCut(readSummary(t, cut), "ollama", longest)
 	logChecks(t, table, fails)
 	log, err := os.ReadFile(cutLog)
 	if err != nil {

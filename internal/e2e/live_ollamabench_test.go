@@ -25,11 +25,11 @@ const (
 // interleaved phases: ours, theirs, ours, theirs, …, so that a change in
 // the machine's load touches both.
 func TestAgainstOllamaBench(t *testing.T) {
-	var env Env
-	url, model := env.String("E2E_URL"), env.String("E2E_MODEL")
-	bench := env.String("E2E_BENCH_BIN")
-	maxTokens := env.Int("E2E_MAX_TOKENS")
-	if err := env.Err(); err != nil {
+	var env envVars
+	url, model := env.str("E2E_URL"), env.str("E2E_MODEL")
+	bench := env.str("E2E_BENCH_BIN")
+	maxTokens := env.integer("E2E_MAX_TOKENS")
+	if err := env.err(); err != nil {
 		t.Fatal(err)
 	}
 	ps, err := prompts.Load([]string{peerPrompt}, "")
@@ -62,34 +62,34 @@ func TestAgainstOllamaBench(t *testing.T) {
 				t.Errorf("ours, pair %d #%d: %d output tokens in %v of server eval, want %d", pair, i+1, r.OutputTokens, r.Eval, maxTokens)
 				continue
 			}
-			phase = append(phase, ServerDecode(r))
-			phaseClient = append(phaseClient, ClientDecode(r))
+			phase = append(phase, serverDecode(r))
+			phaseClient = append(phaseClient, clientDecode(r))
 		}
 		t.Logf("  pair %d ours:   decode (server eval rate, the suite's decode-tok/s for Ollama) median %7.1f tok/s, client-side median %7.1f tok/s, %d requests",
-			pair, Median(phase), Median(phaseClient), len(phase))
+			pair, median(phase), median(phaseClient), len(phase))
 		ours, oursClient = append(ours, phase...), append(oursClient, phaseClient...)
 
 		bctx, cancel := context.WithTimeout(ctx, time.Duration(peerRequests)*requestTimeout)
-		out, err := RunBench(bctx, BenchRun{Bin: bench, URL: url, Model: model, Prompt: prompt.Text,
-			Epochs: peerRequests, MaxTokens: maxTokens, Seed: seed})
+		out, err := runBench(bctx, benchRun{bin: bench, url: url, model: model, prompt: prompt.Text,
+			epochs: peerRequests, maxTokens: maxTokens, seed: seed})
 		cancel()
 		if err != nil {
 			t.Errorf("theirs, pair %d: %v", pair, err)
 		}
-		gen, err := ParseBench(out, model, maxTokens)
+		gen, err := parseBench(out, model, maxTokens)
 		if err != nil {
 			t.Errorf("theirs, pair %d: %v", pair, err)
 		}
 		if len(gen) != peerRequests {
 			t.Errorf("theirs, pair %d: %d generate results, want %d", pair, len(gen), peerRequests)
 		}
-		t.Logf("  pair %d theirs: generate median %7.1f tok/s, %d requests", pair, Median(gen), len(gen))
+		t.Logf("  pair %d theirs: generate median %7.1f tok/s, %d requests", pair, median(gen), len(gen))
 		theirs = append(theirs, gen...)
 	}
-	mo, mt := Median(ours), Median(theirs)
+	mo, mt := median(ours), median(theirs)
 	t.Logf("ours: median decode %.1f tok/s over %d requests (client-side %.1f); ollama cmd/bench: median generate %.1f tok/s over %d requests; ours/theirs %.3f (limit 1 ± %.2f)",
-		mo, len(ours), Median(oursClient), mt, len(theirs), mo/mt, peerTol)
-	if !Within(mo/mt, peerTol) {
+		mo, len(ours), median(oursClient), mt, len(theirs), mo/mt, peerTol)
+	if !within(mo/mt, peerTol) {
 		t.Errorf("our median decode rate %.1f tok/s is %+.1f%% off cmd/bench's %.1f tok/s (limit ±%.0f%%)", mo, 100*(mo/mt-1), mt, 100*peerTol)
 	}
 	if !t.Failed() {

@@ -25,15 +25,15 @@ const (
 // capacityFrom reads the closed-loop run (E2E_SUMMARY) and returns the
 // native runtime's capacity with prompt E2E_OPEN_PROMPT, and the two
 // open-loop rates from it.
-func capacityFrom(t *testing.T, env *Env) (c Capacity, low, high float64) {
+func capacityFrom(t *testing.T, env *envVars) (c capacity, low, high float64) {
 	t.Helper()
-	path := env.String("E2E_SUMMARY")
-	prompt := env.String("E2E_OPEN_PROMPT")
-	if err := env.Err(); err != nil {
+	path := env.str("E2E_SUMMARY")
+	prompt := env.str("E2E_OPEN_PROMPT")
+	if err := env.err(); err != nil {
 		t.Fatal(err)
 	}
 	f := readSummary(t, path)
-	c, err := FindCapacity(f, openRuntime, prompt)
+	c, err := findCapacity(f, openRuntime, prompt)
 	if err != nil {
 		t.Fatalf("capacity from %s: %v", path, err)
 	}
@@ -44,7 +44,7 @@ func capacityFrom(t *testing.T, env *Env) (c Capacity, low, high float64) {
 				*r.OutputTokensMax, val(r.TotalMean))
 		}
 	}
-	low, high = OpenLoopRates(c.RPS)
+	low, high = openLoopRates(c.rps)
 	t.Logf("capacity: %s; open-loop rates %v and %v req/s", c, low, high)
 	return c, low, high
 }
@@ -53,10 +53,10 @@ func capacityFrom(t *testing.T, env *Env) (c Capacity, low, high float64) {
 // and writes the two open-loop rates, as BENCH_RATES takes them, to
 // E2E_RATES_FILE for the script's open-loop run.
 func TestCapacity(t *testing.T) {
-	var env Env
-	out := env.String("E2E_RATES_FILE")
+	var env envVars
+	out := env.str("E2E_RATES_FILE")
 	_, low, high := capacityFrom(t, &env)
-	if err := os.WriteFile(out, []byte(FormatRates(low, high)+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(out, []byte(formatRates(low, high)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -66,18 +66,18 @@ func TestCapacity(t *testing.T) {
 // twice it, each of E2E_OPEN_ARRIVALS arrivals. Below the capacity the
 // server keeps up; above it a queue builds, and TTFT p95 with it.
 func TestOpenLoop(t *testing.T) {
-	var env Env
-	path := env.String("E2E_OPEN_SUMMARY")
-	arrivals := env.Int("E2E_OPEN_ARRIVALS")
-	maxTokens := env.Int("E2E_MAX_TOKENS")
-	prompt := env.String("E2E_OPEN_PROMPT")
+	var env envVars
+	path := env.str("E2E_OPEN_SUMMARY")
+	arrivals := env.integer("E2E_OPEN_ARRIVALS")
+	maxTokens := env.integer("E2E_MAX_TOKENS")
+	prompt := env.str("E2E_OPEN_PROMPT")
 	c, low, high := capacityFrom(t, &env)
 	f := readSummary(t, path)
-	w := OpenLoopWant{
-		Runtime: openRuntime, Prompt: prompt, Low: low, High: high, Arrivals: arrivals, MaxTokens: maxTokens,
-		RateTol: openRateTol, MaxSendLag: openMaxLag, TTFTFactor: openTTFTRatio,
+	w := openLoopWant{
+		runtime: openRuntime, prompt: prompt, low: low, high: high, arrivals: arrivals, maxTokens: maxTokens,
+		rateTol: openRateTol, maxSendLag: openMaxLag, ttftFactor: openTTFTRatio,
 	}
-	table, fails := CheckOpenLoop(f, w)
+	table, fails := checkOpenLoop(f, w)
 	t.Logf("Open loop %s: %d arrivals per leaf, gaps gamma of shape %v (1: Poisson), in-flight cap %d:",
 		path, arrivals, f.Arguments.Burstiness, f.Arguments.MaxInflight)
 	logChecks(t, table, fails)
@@ -100,7 +100,7 @@ func TestOpenLoop(t *testing.T) {
 	}
 	if lo != nil && hi != nil {
 		t.Logf("open loop TTFT p95: %.3f s at %v req/s (½ capacity %.3f), %.3f s at %v req/s (2× capacity): %.1f× (limit ≥ %g×)",
-			val(lo.TTFTP95), low, c.RPS, val(hi.TTFTP95), high, val(hi.TTFTP95)/val(lo.TTFTP95), openTTFTRatio)
+			val(lo.TTFTP95), low, c.rps, val(hi.TTFTP95), high, val(hi.TTFTP95)/val(lo.TTFTP95), openTTFTRatio)
 	}
 	if !t.Failed() {
 		t.Logf("open loop OK: every request succeeded, achieved rates within ±%.0f%%, send lag p99 ≤ %g ms, TTFT p95 rose ≥ %g× above capacity",

@@ -35,20 +35,20 @@ const (
 // many times faster (its count includes the cached tokens, its time does
 // not): one repeated request shows by how much.
 func TestColdPromptRate(t *testing.T) {
-	var env Env
-	url, model := env.String("E2E_URL"), env.String("E2E_MODEL")
-	path := env.String("E2E_SUMMARY")
-	if err := env.Err(); err != nil {
+	var env envVars
+	url, model := env.str("E2E_URL"), env.str("E2E_MODEL")
+	path := env.str("E2E_SUMMARY")
+	if err := env.err(); err != nil {
 		t.Fatal(err)
 	}
 	f := readSummary(t, path)
 	kind := kinds(f)
 	// The prompts and concurrencies of the run's native rows, in the
 	// order the run measured them.
-	var keys []SideKey
-	seen := map[SideKey]bool{}
+	var keys []sideKey
+	seen := map[sideKey]bool{}
 	for _, r := range f.Summary {
-		k := SideKey{r.Prompt, r.Concurrency}
+		k := sideKey{r.Prompt, r.Concurrency}
 		if r.RateRPS == nil && kind[r.Runtime] == runtimes.KindOllama && !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
@@ -60,8 +60,8 @@ func TestColdPromptRate(t *testing.T) {
 		text[p.Name] = p.Text
 	}
 	for _, k := range keys {
-		if text[k.Prompt] == "" {
-			t.Fatalf("%s: no text of prompt %q under \"prompts\"", path, k.Prompt)
+		if text[k.prompt] == "" {
+			t.Fatalf("%s: no text of prompt %q under \"prompts\"", path, k.prompt)
 		}
 	}
 	maxTokens := f.Arguments.MaxTokens
@@ -73,50 +73,50 @@ func TestColdPromptRate(t *testing.T) {
 	}
 
 	uctx, cancel := context.WithTimeout(ctx, time.Minute)
-	err := UnloadModel(uctx, http.DefaultClient, url, model, 100*time.Millisecond)
+	err := unloadModel(uctx, http.DefaultClient, url, model, 100*time.Millisecond)
 	cancel()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("Cold prompt rate on the side: model %s unloaded; the run's native leaves replayed in order, %d rounds each, max_tokens %d, on %s/api/chat, every prompt unique (marker %q…)",
 		model, sideRounds, maxTokens, url, marker.Run)
-	side := map[SideKey]SideRate{}
+	side := map[sideKey]sideRate{}
 	for i, k := range keys {
 		if i > 0 && f.Arguments.Fresh == "leaf" {
 			// The run unloaded the model before each leaf run
 			// (BENCH_FRESH=leaf): each leaf started on an empty cache.
 			uctx, cancel := context.WithTimeout(ctx, time.Minute)
-			err := UnloadModel(uctx, http.DefaultClient, url, model, 100*time.Millisecond)
+			err := unloadModel(uctx, http.DefaultClient, url, model, 100*time.Millisecond)
 			cancel()
 			if err != nil {
 				t.Fatal(err)
 			}
 		}
-		s := SideRate{Prompt: k.Prompt, Concurrency: k.Concurrency}
+		s := sideRate{prompt: k.prompt, concurrency: k.concurrency}
 		for round := 1; round <= sideRounds; round++ {
-			reqs := make([]runtimes.Request, k.Concurrency)
+			reqs := make([]runtimes.Request, k.concurrency)
 			for j := range reqs {
 				m := marker
 				m.Leaf, m.Round, m.Request = i+1, round, j
-				reqs[j] = req(k.Prompt, m)
+				reqs[j] = req(k.prompt, m)
 			}
 			_, results := rt.Round(ctx, reqs)
 			var rates []float64
 			for j, r := range results {
-				if rate := PromptRate(r); r.OK() && rate > 0 {
+				if rate := promptRate(r); r.OK() && rate > 0 {
 					rates = append(rates, rate)
 					continue
 				}
 				t.Errorf("side %s/conc=%d round %d #%d: %v; prompt_eval_count %d, prompt_eval_duration %v",
-					k.Prompt, k.Concurrency, round, j+1, r.Err, r.PromptTokens, r.PromptEval)
+					k.prompt, k.concurrency, round, j+1, r.Err, r.PromptTokens, r.PromptEval)
 			}
 			if len(rates) > 0 {
-				s.Rounds = append(s.Rounds, rates)
+				s.rounds = append(s.rounds, rates)
 			}
 		}
 		side[k] = s
 		t.Logf("  %-7s conc=%d: %s tok/s by round; figure (median of round means) %.1f tok/s",
-			k.Prompt, k.Concurrency, roundsString(s.Rounds), s.Figure())
+			k.prompt, k.concurrency, roundsString(s.rounds), s.figure())
 	}
 
 	// The control: a prompt sent again, which the server answers from its
@@ -126,20 +126,20 @@ func TestColdPromptRate(t *testing.T) {
 		k := keys[0]
 		m := marker
 		m.Leaf, m.Round = len(keys)+1, 1
-		first, again := rt.Do(ctx, req(k.Prompt, m)), rt.Do(ctx, req(k.Prompt, m))
+		first, again := rt.Do(ctx, req(k.prompt, m)), rt.Do(ctx, req(k.prompt, m))
 		if !first.OK() || !again.OK() {
 			t.Errorf("control: %v; %v", first.Err, again.Err)
 		}
-		cold, cached := PromptRate(first), PromptRate(again)
+		cold, cached := promptRate(first), promptRate(again)
 		t.Logf("control: prompt %q sent twice: %.1f tok/s the first time (%d tokens in %.1f ms), %.1f tok/s again (%d tokens in %.1f ms, cached), %.1f×",
-			k.Prompt, cold, first.PromptTokens, Ms(first.PromptEval), cached, again.PromptTokens, Ms(again.PromptEval), cached/cold)
+			k.prompt, cold, first.PromptTokens, millis(first.PromptEval), cached, again.PromptTokens, millis(again.PromptEval), cached/cold)
 		if !(cached > 2*coldFactor*cold) {
 			t.Errorf("control: the repeated prompt read %.1f tok/s against %.1f tok/s cold: a cached prompt must read far faster (> %g×) for this check to tell cold from cached",
 				cached, cold, 2*coldFactor)
 		}
 	}
 
-	table, fails := CheckColdPromptRates(f, side, coldFactor)
+	table, fails := checkColdPromptRates(f, side, coldFactor)
 	t.Logf("Cold run %s (cache %s) against the side figure of its prompt and concurrency:", path, f.Arguments.Cache)
 	logChecks(t, table, fails)
 	var lo, hi float64
@@ -151,8 +151,8 @@ func TestColdPromptRate(t *testing.T) {
 				v1Null++
 			}
 		}
-		if s, ok := side[SideKey{r.Prompt, r.Concurrency}]; ok && r.PromptTPSMean != nil && kind[r.Runtime] == runtimes.KindOllama {
-			ratio := *r.PromptTPSMean / s.Figure()
+		if s, ok := side[sideKey{r.Prompt, r.Concurrency}]; ok && r.PromptTPSMean != nil && kind[r.Runtime] == runtimes.KindOllama {
+			ratio := *r.PromptTPSMean / s.figure()
 			if n == 0 || ratio < lo {
 				lo = ratio
 			}
@@ -188,13 +188,13 @@ func roundsString(rounds [][]float64) string {
 // as the server's prompt count then includes cached tokens that its prompt
 // time does not.
 func TestWarmPromptRate(t *testing.T) {
-	var env Env
-	path := env.String("E2E_WARM_SUMMARY")
-	if err := env.Err(); err != nil {
+	var env envVars
+	path := env.str("E2E_WARM_SUMMARY")
+	if err := env.err(); err != nil {
 		t.Fatal(err)
 	}
 	f := readSummary(t, path)
-	table, fails := CheckWarmPromptRates(f)
+	table, fails := checkWarmPromptRates(f)
 	t.Logf("Warm run %s (cache %s):", path, f.Arguments.Cache)
 	logChecks(t, table, fails)
 	var rows []string

@@ -24,11 +24,11 @@ const (
 // against the server's eval rate, TTFT against the server's prompt
 // evaluation time, and the exact output token count.
 func TestClientAgainstServer(t *testing.T) {
-	var env Env
-	url, model := env.String("E2E_URL"), env.String("E2E_MODEL")
-	promptNames := env.Names("E2E_PROMPTS")
-	maxTokens := env.Int("E2E_MAX_TOKENS")
-	if err := env.Err(); err != nil {
+	var env envVars
+	url, model := env.str("E2E_URL"), env.str("E2E_MODEL")
+	promptNames := env.names("E2E_PROMPTS")
+	maxTokens := env.integer("E2E_MAX_TOKENS")
+	if err := env.err(); err != nil {
 		t.Fatal(err)
 	}
 	ps, err := prompts.Load(promptNames, "")
@@ -53,32 +53,32 @@ func TestClientAgainstServer(t *testing.T) {
 				t.Errorf("%s: %v", name, r.Err)
 				continue
 			}
-			c, s := ClientDecode(r), ServerDecode(r)
+			c, s := clientDecode(r), serverDecode(r)
 			t.Logf("%-7s %2d %6d %6s %9.1f %9.1f %9.1f %9.1f %10.1f %10.1f %6.3f",
-				p.Name, i+1, r.OutputTokens, r.FinishReason, Ms(r.TTFT), Ms(r.PromptEval), Ms(r.Total), Ms(r.Eval), c, s, c/s)
-			for _, msg := range CheckTokens(r, maxTokens) {
+				p.Name, i+1, r.OutputTokens, r.FinishReason, millis(r.TTFT), millis(r.PromptEval), millis(r.Total), millis(r.Eval), c, s, c/s)
+			for _, msg := range checkTokens(r, maxTokens) {
 				t.Errorf("%s: %s", name, msg)
 			}
-			for _, msg := range CheckAgainstServer(r, decodeTol) {
+			for _, msg := range checkAgainstServer(r, decodeTol) {
 				t.Errorf("%s: %s", name, msg)
 			}
-			if !HasServerTimes(r) {
+			if !hasServerTimes(r) {
 				continue
 			}
 			if r.TTFT < r.PromptEval {
 				ttftBelow++
 			}
 			clientRates, serverRates, ratios = append(clientRates, c), append(serverRates, s), append(ratios, c/s)
-			ttfts, pevals = append(ttfts, Ms(r.TTFT)), append(pevals, Ms(r.PromptEval))
+			ttfts, pevals = append(ttfts, millis(r.TTFT)), append(pevals, millis(r.PromptEval))
 		}
 	}
 	if len(ratios) > 0 {
 		t.Logf("client-side decode (output tokens / (total - TTFT)): median %.1f tok/s; server eval rate (eval_count / eval_duration): median %.1f tok/s",
-			Median(clientRates), Median(serverRates))
+			median(clientRates), median(serverRates))
 		t.Logf("client / server per request: median %.3f, range %.3f..%.3f (limit 1 ± %.2f)",
-			Median(ratios), slices.Min(ratios), slices.Max(ratios), decodeTol)
+			median(ratios), slices.Min(ratios), slices.Max(ratios), decodeTol)
 		t.Logf("TTFT: median %.1f ms, range %.1f..%.1f; server prompt evaluation: median %.1f ms, range %.1f..%.1f; TTFT >= prompt eval on %d of %d requests",
-			Median(ttfts), slices.Min(ttfts), slices.Max(ttfts), Median(pevals), slices.Min(pevals), slices.Max(pevals), len(ttfts)-ttftBelow, len(ttfts))
+			median(ttfts), slices.Min(ttfts), slices.Max(ttfts), median(pevals), slices.Min(pevals), slices.Max(pevals), len(ttfts)-ttftBelow, len(ttfts))
 	}
 
 	t.Logf("Token counts on %s/v1/chat/completions: %d requests per prompt", url, openAIRequests)
@@ -91,8 +91,8 @@ func TestClientAgainstServer(t *testing.T) {
 				t.Errorf("%s: %v", name, r.Err)
 				continue
 			}
-			t.Logf("%-7s %2d %6d %6s %9.1f %9s %9.1f %9s %10.1f", p.Name, i+1, r.OutputTokens, r.FinishReason, Ms(r.TTFT), "-", Ms(r.Total), "-", ClientDecode(r))
-			for _, msg := range CheckTokens(r, maxTokens) {
+			t.Logf("%-7s %2d %6d %6s %9.1f %9s %9.1f %9s %10.1f", p.Name, i+1, r.OutputTokens, r.FinishReason, millis(r.TTFT), "-", millis(r.Total), "-", clientDecode(r))
+			for _, msg := range checkTokens(r, maxTokens) {
 				t.Errorf("%s: %s", name, msg)
 			}
 		}

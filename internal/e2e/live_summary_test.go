@@ -19,25 +19,25 @@ import (
 // and the version Ollama reported; go tool benchstat reads the .txt
 // beside it.
 func TestSummary(t *testing.T) {
-	var env Env
-	path := env.String("E2E_SUMMARY")
-	want := SummaryWant{
-		Runtimes:    env.Names("E2E_RUNTIMES"),
-		Prompts:     env.Names("E2E_PROMPTS"),
-		Concurrency: env.Ints("E2E_CONCURRENCY"),
-		Rounds:      env.Int("E2E_ROUNDS"),
-		Count:       env.Int("E2E_COUNT"),
-		MaxTokens:   env.Int("E2E_MAX_TOKENS"),
-		Version:     env.String("E2E_OLLAMA_VERSION"),
+	var env envVars
+	path := env.str("E2E_SUMMARY")
+	want := summaryWant{
+		runtimes:    env.names("E2E_RUNTIMES"),
+		prompts:     env.names("E2E_PROMPTS"),
+		concurrency: env.integers("E2E_CONCURRENCY"),
+		rounds:      env.integer("E2E_ROUNDS"),
+		count:       env.integer("E2E_COUNT"),
+		maxTokens:   env.integer("E2E_MAX_TOKENS"),
+		version:     env.str("E2E_OLLAMA_VERSION"),
 	}
-	if err := env.Err(); err != nil {
+	if err := env.err(); err != nil {
 		t.Fatal(err)
 	}
 
 	t.Run("JSON", func(t *testing.T) {
 		f := readSummary(t, path)
-		fails := CheckSummary(f, want)
-		logChecks(t, SummaryTable(f), fails)
+		fails := checkSummary(f, want)
+		logChecks(t, summaryTable(f), fails)
 		if len(fails) == 0 {
 			var natives []string
 			for _, rt := range f.Runtimes {
@@ -46,7 +46,7 @@ func TestSummary(t *testing.T) {
 				}
 			}
 			t.Logf("summary OK: %s: %d rows, every request succeeded with %d output tokens, %s reports version %s",
-				path, len(f.Summary), want.MaxTokens, strings.Join(natives, ", "), want.Version)
+				path, len(f.Summary), want.maxTokens, strings.Join(natives, ", "), want.version)
 		}
 	})
 

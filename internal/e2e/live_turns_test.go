@@ -40,9 +40,9 @@ const (
 // assistant's being exactly the replies streamed before, the user's the
 // prompt and the follow-ups in order.
 func TestTurns(t *testing.T) {
-	var env Env
-	base, model, path := env.String("E2E_URL"), env.String("E2E_MODEL"), env.String("E2E_TURNS_SUMMARY")
-	if err := env.Err(); err != nil {
+	var env envVars
+	base, model, path := env.str("E2E_URL"), env.str("E2E_MODEL"), env.str("E2E_TURNS_SUMMARY")
+	if err := env.err(); err != nil {
 		t.Fatal(err)
 	}
 
@@ -56,7 +56,7 @@ func TestTurns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		table, fails := CheckTurns(f, recs, DefaultTurnsWant("ollama", f.Arguments.Prompts[0], e2eTurns))
+		table, fails := checkTurns(f, recs, defaultTurnsWant("ollama", f.Arguments.Prompts[0], e2eTurns))
 		logChecks(t, table, fails)
 	})
 
@@ -87,13 +87,13 @@ func TestTurns(t *testing.T) {
 		for k, r := range results {
 			roles, n, reply := "-", 0, 0
 			if k < len(ex) {
-				roles, n, reply = ex[k].roles(), len(ex[k].Messages), len(ex[k].Reply)
+				roles, n, reply = ex[k].roles(), len(ex[k].messages), len(ex[k].reply)
 			}
 			perToken := "-"
 			if r.PromptTokens > 0 {
-				perToken = fmt.Sprintf("%.3f", Ms(r.PromptEval)/float64(r.PromptTokens))
+				perToken = fmt.Sprintf("%.3f", millis(r.PromptEval)/float64(r.PromptTokens))
 			}
-			t.Logf("%-4d %8d %-38s %13d %14.2f %15s %9.1f %8.1f %11d", k+1, n, roles, r.PromptTokens, Ms(r.PromptEval), perToken, Ms(r.TTFT), Ms(r.LoadDuration), reply)
+			t.Logf("%-4d %8d %-38s %13d %14.2f %15s %9.1f %8.1f %11d", k+1, n, roles, r.PromptTokens, millis(r.PromptEval), perToken, millis(r.TTFT), millis(r.LoadDuration), reply)
 		}
 		for k, r := range results {
 			if !r.OK() {
@@ -106,7 +106,7 @@ func TestTurns(t *testing.T) {
 		if len(results) != e2eTurns {
 			t.Errorf("%d results, want %d", len(results), e2eTurns)
 		}
-		for _, msg := range CheckMessages(ex, first.Prompt, follow) {
+		for _, msg := range checkMessages(ex, first.Prompt, follow) {
 			t.Error(msg)
 		}
 		if !t.Failed() {
@@ -119,13 +119,13 @@ func TestTurns(t *testing.T) {
 // the order the requests arrived.
 type chatLog struct {
 	mu sync.Mutex
-	ex []*Exchange
+	ex []*exchange
 }
 
-func (c *chatLog) all() []Exchange {
+func (c *chatLog) all() []exchange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]Exchange, len(c.ex))
+	out := make([]exchange, len(c.ex))
 	for i, e := range c.ex {
 		out[i] = *e
 	}
@@ -154,14 +154,14 @@ func (c *chatLog) proxy(target *url.URL) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		// The reply as the server writes it, not compressed.
 		r.Header.Del("Accept-Encoding")
-		e := &Exchange{}
+		e := &exchange{}
 		var req struct {
 			Messages []runtimes.Message `json:"messages"`
 		}
 		if err := json.Unmarshal(body, &req); err != nil {
-			e.Err = fmt.Sprintf("request body: %v", err)
+			e.err = fmt.Sprintf("request body: %v", err)
 		}
-		e.Messages = req.Messages
+		e.messages = req.Messages
 		c.mu.Lock()
 		c.ex = append(c.ex, e)
 		c.mu.Unlock()
@@ -171,9 +171,9 @@ func (c *chatLog) proxy(target *url.URL) http.Handler {
 		reply, done, err := ollamaAnswer(tw.buf.Bytes())
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		e.Reply, e.Done = reply, done
-		if err != nil && e.Err == "" {
-			e.Err = fmt.Sprintf("reply: %v", err)
+		e.reply, e.done = reply, done
+		if err != nil && e.err == "" {
+			e.err = fmt.Sprintf("reply: %v", err)
 		}
 	})
 }

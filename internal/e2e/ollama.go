@@ -12,12 +12,12 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
-// UnloadModel asks the Ollama server at url to unload model at once, as
+// unloadModel asks the Ollama server at url to unload model at once, as
 // `ollama stop` does (POST /api/generate with no prompt and keep_alive
 // 0), and waits until GET /api/ps no longer lists it, polling every
 // interval. The next request loads the model again, with an empty KV
 // cache: the state the server was in when a suite run began.
-func UnloadModel(ctx context.Context, client *http.Client, url, model string, interval time.Duration) error {
+func unloadModel(ctx context.Context, client *http.Client, url, model string, interval time.Duration) error {
 	body, _ := json.Marshal(map[string]any{"model": model, "keep_alive": 0})
 	if _, err := call(ctx, client, http.MethodPost, url+"/api/generate", body); err != nil {
 		return fmt.Errorf("unloading %s: %w", model, err)

@@ -62,7 +62,7 @@ func TestUnloadModel(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	ctx := context.Background()
-	require.NoError(t, UnloadModel(ctx, srv.Client(), srv.URL, "m", time.Millisecond))
+	require.NoError(t, unloadModel(ctx, srv.Client(), srv.URL, "m", time.Millisecond))
 	fake.set(func(f *fakeOllama) {
 		assert.Equal(t, map[string]any{"model": "m", "keep_alive": 0.0}, f.asked, "as `ollama stop` asks")
 		assert.Zero(t, f.polls, "it waited until /api/ps no longer listed the model")
@@ -70,14 +70,14 @@ func TestUnloadModel(t *testing.T) {
 	})
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	err := UnloadModel(short, srv.Client(), srv.URL, "m", time.Millisecond)
+	err := unloadModel(short, srv.Client(), srv.URL, "m", time.Millisecond)
 	assert.ErrorContains(t, err, "waiting for m to unload")
 
 	fake.set(func(f *fakeOllama) { f.polls, f.status = 0, http.StatusNotFound })
-	err = UnloadModel(ctx, srv.Client(), srv.URL, "m", time.Millisecond)
+	err = unloadModel(ctx, srv.Client(), srv.URL, "m", time.Millisecond)
 	assert.ErrorContains(t, err, `unloading m: POST `+srv.URL+`/api/generate: 404 Not Found: {"error":"model \"m\" not found"}`)
 
 	fake.set(func(f *fakeOllama) { f.status, f.psStatus = 0, http.StatusInternalServerError })
-	err = UnloadModel(ctx, srv.Client(), srv.URL, "m", time.Millisecond)
+	err = unloadModel(ctx, srv.Client(), srv.URL, "m", time.Millisecond)
 	assert.ErrorContains(t, err, "waiting for m to unload: GET "+srv.URL+"/api/ps: 500 Internal Server Error: no")
 }

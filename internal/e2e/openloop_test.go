@@ -48,12 +48,12 @@ func encodeDecode(t *testing.T, r *summary.Run) *summary.File {
 
 func TestFindCapacity(t *testing.T) {
 	f := closedRun(t)
-	c, err := FindCapacity(f, "ollama", "short")
+	c, err := findCapacity(f, "ollama", "short")
 	require.NoError(t, err)
-	assert.Equal(t, 4, c.Concurrency, "the highest concurrency: the server saturated")
-	assert.Equal(t, 128, c.TokensPerRequest)
-	assert.InDelta(t, 160.0, c.AggregateTPS, 1e-9)
-	assert.InDelta(t, 1.25, c.RPS, 1e-9)
+	assert.Equal(t, 4, c.concurrency, "the highest concurrency: the server saturated")
+	assert.Equal(t, 128, c.tokensPerRequest)
+	assert.InDelta(t, 160.0, c.aggregateTPS, 1e-9)
+	assert.InDelta(t, 1.25, c.rps, 1e-9)
 	assert.Equal(t, "1.250 req/s (ollama/short/conc=4: aggregate_output_tps_mean 160.0 tok/s / 128 output tokens per request)", c.String())
 
 	for name, tc := range map[string]struct {
@@ -91,11 +91,11 @@ func TestFindCapacity(t *testing.T) {
 			if rt == "" {
 				rt, p = "ollama", "short"
 			}
-			c, err := FindCapacity(f, rt, p)
+			c, err := findCapacity(f, rt, p)
 			if tc.wantE == "" {
 				require.NoError(t, err)
-				assert.Equal(t, 1, c.Concurrency)
-				assert.InDelta(t, 1.6, c.RPS, 1e-9)
+				assert.Equal(t, 1, c.concurrency)
+				assert.InDelta(t, 1.6, c.rps, 1e-9)
 				return
 			}
 			assert.ErrorContains(t, err, tc.wantE)
@@ -111,14 +111,14 @@ func TestOpenLoopRates(t *testing.T) {
 		{0.128, 0.064, 0.26},
 		{12.3, 6.2, 25},
 	} {
-		low, high := OpenLoopRates(tc.c)
+		low, high := openLoopRates(tc.c)
 		assert.Equal(t, tc.low, low, "capacity %v", tc.c)
 		assert.Equal(t, tc.high, high, "capacity %v", tc.c)
 		assert.Less(t, low, tc.c)
 		assert.Greater(t, high, tc.c)
 	}
-	assert.Equal(t, "0.58,2.3", FormatRates(0.58, 2.3))
-	assert.Equal(t, "1.5,6", FormatRates(1.5, 6))
+	assert.Equal(t, "0.58,2.3", formatRates(0.58, 2.3))
+	assert.Equal(t, "1.5,6", formatRates(1.5, 6))
 }
 
 // openRow is one open-loop leaf of n arrivals at rate requests per second
@@ -138,9 +138,9 @@ func openRow(n int, rate, achieved float64, ttft time.Duration, lag float64) (su
 	return summary.Key{Runtime: "ollama", Model: "m", Prompt: "short", Rate: rate}, []summary.Round{rd}
 }
 
-var openWant = OpenLoopWant{
-	Runtime: "ollama", Prompt: "short", Low: 0.62, High: 2.5, Arrivals: 65, MaxTokens: 128,
-	RateTol: 0.15, MaxSendLag: 0.005, TTFTFactor: 2,
+var openWant = openLoopWant{
+	runtime: "ollama", prompt: "short", low: 0.62, high: 2.5, arrivals: 65, maxTokens: 128,
+	rateTol: 0.15, maxSendLag: 0.005, ttftFactor: 2,
 }
 
 // openRun is an open-loop run of openWant's two rates: at the low one
@@ -160,7 +160,7 @@ func openRun(t *testing.T, lowAchieved, highAchieved float64, highTTFT time.Dura
 
 func TestCheckOpenLoop(t *testing.T) {
 	f := openRun(t, 0.6, 2.45, 6*time.Second)
-	table, fails := CheckOpenLoop(f, openWant)
+	table, fails := checkOpenLoop(f, openWant)
 	assert.Empty(t, fails)
 	require.Len(t, table, 1+2)
 	assert.Regexp(t, `^rate/s +req +ok +achieved +ratio +inflight +done/s +lag_p50ms +lag_p99ms +ttft_p50s +ttft_p95s +total_p95$`, table[0])
@@ -170,7 +170,7 @@ func TestCheckOpenLoop(t *testing.T) {
 	for name, tc := range map[string]struct {
 		f    func() *summary.File
 		edit func(f *summary.File)
-		w    func(w *OpenLoopWant)
+		w    func(w *openLoopWant)
 		want string
 	}{
 		"slow sender": {
@@ -198,7 +198,7 @@ func TestCheckOpenLoop(t *testing.T) {
 			want: "row ollama/short/rate=0.62: 63 of 65 requests succeeded, 2 failed; want all 65",
 		},
 		"arrivals": {
-			w:    func(w *OpenLoopWant) { w.Arrivals = 80 },
+			w:    func(w *openLoopWant) { w.arrivals = 80 },
 			want: "row ollama/short/rate=0.62: 65 of 65 requests succeeded, 0 failed; want all 80",
 		},
 		"short outputs": {
@@ -206,7 +206,7 @@ func TestCheckOpenLoop(t *testing.T) {
 			want: "row ollama/short/rate=0.62: output tokens per request from 90 to 128, want every request exactly 128",
 		},
 		"other rates": {
-			w:    func(w *OpenLoopWant) { w.High = 3 },
+			w:    func(w *openLoopWant) { w.high = 3 },
 			want: "unexpected row ollama/short/rate=2.5: want rates 0.62 and 3\nno row ollama/short/rate=3",
 		},
 		"closed-loop row": {
@@ -230,7 +230,7 @@ func TestCheckOpenLoop(t *testing.T) {
 			if tc.w != nil {
 				tc.w(&w)
 			}
-			_, fails := CheckOpenLoop(f, w)
+			_, fails := checkOpenLoop(f, w)
 			assert.Contains(t, strings.Join(fails, "\n"), tc.want)
 		})
 	}

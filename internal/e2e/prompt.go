@@ -8,48 +8,48 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
-// PromptRate is the server's prompt rate of one request as Ollama reports
+// promptRate is the server's prompt rate of one request as Ollama reports
 // it, prompt_eval_count / prompt_eval_duration, in tokens per second: the
 // figure the suite's prompt_tps is made of. NaN when the server reported
 // no count or no time. For a prompt the server had cached, the count
 // includes the cached tokens and the time does not, so the ratio is far
 // above the real rate.
-func PromptRate(r runtimes.Result) float64 {
+func promptRate(r runtimes.Result) float64 {
 	if r.PromptTokens <= 0 || r.PromptEval <= 0 {
 		return math.NaN()
 	}
 	return float64(r.PromptTokens) / r.PromptEval.Seconds()
 }
 
-// SideRate is the server's cold prompt rate measured beside a suite run
+// sideRate is the server's cold prompt rate measured beside a suite run
 // for one prompt at one concurrency, as the suite's rounds send it: rounds
-// of Concurrency requests at once, each request's prompt unique.
-type SideRate struct {
-	Prompt      string
-	Concurrency int
-	// Rounds holds each round's prompt rates, one per request.
-	Rounds [][]float64
+// of concurrency requests at once, each request's prompt unique.
+type sideRate struct {
+	prompt      string
+	concurrency int
+	// rounds holds each round's prompt rates, one per request.
+	rounds [][]float64
 }
 
-// Figure is what a row's prompt_tps_mean is compared with: the median
+// figure is what a row's prompt_tps_mean is compared with: the median
 // over the rounds of each round's mean rate. At concurrency 1 that is the
 // median of the requests. At higher concurrency a round's rates are not
 // alike (Ollama evaluates one prompt alone and the others together, each
 // of those over the whole batch's time), so each round is taken whole,
 // as the row's mean takes it, and the median over rounds keeps one
 // disturbed round from moving the figure.
-func (s SideRate) Figure() float64 {
+func (s sideRate) figure() float64 {
 	var means []float64
-	for _, rd := range s.Rounds {
+	for _, rd := range s.rounds {
 		means = append(means, mean(rd))
 	}
-	return Median(means)
+	return median(means)
 }
 
-// Requests returns every request's rate.
-func (s SideRate) Requests() []float64 {
+// requests returns every request's rate.
+func (s sideRate) requests() []float64 {
 	var all []float64
-	for _, rd := range s.Rounds {
+	for _, rd := range s.rounds {
 		all = append(all, rd...)
 	}
 	return all
@@ -66,16 +66,16 @@ func mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
-// WithinFactor reports whether x is within a factor f of ref: ref/f ≤ x
+// withinFactor reports whether x is within a factor f of ref: ref/f ≤ x
 // ≤ ref·f. A missing figure (NaN) or a ref of 0 is never within.
-func WithinFactor(x, ref, f float64) bool {
+func withinFactor(x, ref, f float64) bool {
 	return ref > 0 && x >= ref/f && x <= ref*f
 }
 
-// SideKey names a side measurement: a prompt at a concurrency.
-type SideKey struct {
-	Prompt      string
-	Concurrency int
+// sideKey names a side measurement: a prompt at a concurrency.
+type sideKey struct {
+	prompt      string
+	concurrency int
 }
 
 // kinds maps each runtime of the file to its protocol kind.
@@ -94,15 +94,15 @@ func rowName(r summary.Row) string {
 	return fmt.Sprintf("row %s/%s/conc=%d", r.Runtime, r.Prompt, r.Concurrency)
 }
 
-// CheckColdPromptRates compares a cold run's rows with the server's cold
+// checkColdPromptRates compares a cold run's rows with the server's cold
 // prompt rate measured on the side (side, by prompt and concurrency):
 // every row of a runtime of kind ollama must have a prompt_tps_mean within
-// a factor of factor of the side figure (SideRate.Figure) of its prompt
+// a factor of factor of the side figure (sideRate.figure) of its prompt
 // and concurrency. Rows of kind openai must have prompt_tps null: Ollama's
 // /v1 reports no prompt timing, and nothing else may stand in for it. It
 // returns a table of what was compared (a header first) and the failed
 // checks.
-func CheckColdPromptRates(f *summary.File, side map[SideKey]SideRate, factor float64) (table, fails []string) {
+func checkColdPromptRates(f *summary.File, side map[sideKey]sideRate, factor float64) (table, fails []string) {
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	if f.Arguments.Cache != "cold" {
 		fail("arguments.cache is %q, want \"cold\": the run's prompts were not unique", f.Arguments.Cache)
@@ -118,18 +118,18 @@ func CheckColdPromptRates(f *summary.File, side map[SideKey]SideRate, factor flo
 		name := rowName(r)
 		switch kind[r.Runtime] {
 		case runtimes.KindOllama:
-			s, ok := side[SideKey{r.Prompt, r.Concurrency}]
-			ref := s.Figure()
+			s, ok := side[sideKey{r.Prompt, r.Concurrency}]
+			ref := s.figure()
 			row := val(r.PromptTPSMean)
 			ratio := row / ref
 			table = append(table, fmt.Sprintf("%-10s %-7s %4d %8.1f %10s %10.1f %10.1f %7.3f",
-				r.Runtime, r.Prompt, r.Concurrency, val(r.PromptTokensMean), fixedOrNull(r.PromptTPSMean, 1), ref, Median(s.Requests()), ratio))
+				r.Runtime, r.Prompt, r.Concurrency, val(r.PromptTokensMean), fixedOrNull(r.PromptTPSMean, 1), ref, median(s.requests()), ratio))
 			switch {
 			case !ok || math.IsNaN(ref):
 				fail("%s: no side measurement of prompt %q at concurrency %d", name, r.Prompt, r.Concurrency)
 			case r.PromptTPSMean == nil:
 				fail("%s: prompt_tps_mean is null, want about %.1f tok/s, the server's cold prompt rate", name, ref)
-			case !WithinFactor(row, ref, factor):
+			case !withinFactor(row, ref, factor):
 				fail("%s: prompt_tps_mean %.1f tok/s is %.2f× the server's cold prompt rate measured on the side, %.1f tok/s (limit ×%g either way)",
 					name, row, ratio, ref, factor)
 			}
@@ -150,7 +150,7 @@ func CheckColdPromptRates(f *summary.File, side map[SideKey]SideRate, factor flo
 	return table, fails
 }
 
-// CheckWarmPromptRates checks the rows of a warm run (every request of a
+// checkWarmPromptRates checks the rows of a warm run (every request of a
 // leaf sends the same prompt): every request succeeded, and no row has a
 // prompt rate. Ollama counts cached prompt tokens in prompt_eval_count but
 // not in prompt_eval_duration, so the suite must leave the figure out
@@ -158,7 +158,7 @@ func CheckColdPromptRates(f *summary.File, side map[SideKey]SideRate, factor flo
 // both (prompt_tokens_mean is set). Ollama's /v1 reports no prompt timing
 // at all. It returns a table of the rows (a header first) and the failed
 // checks.
-func CheckWarmPromptRates(f *summary.File) (table, fails []string) {
+func checkWarmPromptRates(f *summary.File) (table, fails []string) {
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	if f.Arguments.Cache != "warm" {
 		fail("arguments.cache is %q, want \"warm\"", f.Arguments.Cache)

@@ -13,34 +13,34 @@ import (
 )
 
 func TestPromptRate(t *testing.T) {
-	assert.InDelta(t, 504.0, PromptRate(runtimes.Result{PromptTokens: 126, PromptEval: 250 * ms}), 1e-9)
-	assert.True(t, math.IsNaN(PromptRate(runtimes.Result{PromptTokens: 126})), "no prompt_eval_duration (Ollama's /v1)")
-	assert.True(t, math.IsNaN(PromptRate(runtimes.Result{PromptEval: 250 * ms})), "no prompt_eval_count")
+	assert.InDelta(t, 504.0, promptRate(runtimes.Result{PromptTokens: 126, PromptEval: 250 * ms}), 1e-9)
+	assert.True(t, math.IsNaN(promptRate(runtimes.Result{PromptTokens: 126})), "no prompt_eval_duration (Ollama's /v1)")
+	assert.True(t, math.IsNaN(promptRate(runtimes.Result{PromptEval: 250 * ms})), "no prompt_eval_count")
 }
 
 func TestSideRateFigure(t *testing.T) {
-	one := SideRate{Prompt: "short", Concurrency: 1, Rounds: [][]float64{{500}, {400}, {520}}}
-	assert.Equal(t, 500.0, one.Figure(), "at concurrency 1 the median of the requests")
+	one := sideRate{prompt: "short", concurrency: 1, rounds: [][]float64{{500}, {400}, {520}}}
+	assert.Equal(t, 500.0, one.figure(), "at concurrency 1 the median of the requests")
 	// Ollama evaluates one prompt of a round alone and the other three
 	// together: a round's rates are one fast and three slow.
-	four := SideRate{Prompt: "short", Concurrency: 4, Rounds: [][]float64{
+	four := sideRate{prompt: "short", concurrency: 4, rounds: [][]float64{
 		{500, 100, 100, 100}, {480, 90, 90, 90}, {100, 100, 100, 100},
 	}}
-	assert.Equal(t, 187.5, four.Figure(), "the median of the round means 200, 187.5 and 100")
-	assert.Len(t, four.Requests(), 12)
-	assert.Equal(t, 100.0, Median(four.Requests()), "the requests' median, which the slow ones make")
-	assert.True(t, math.IsNaN(SideRate{}.Figure()), "no rounds, no figure")
+	assert.Equal(t, 187.5, four.figure(), "the median of the round means 200, 187.5 and 100")
+	assert.Len(t, four.requests(), 12)
+	assert.Equal(t, 100.0, median(four.requests()), "the requests' median, which the slow ones make")
+	assert.True(t, math.IsNaN(sideRate{}.figure()), "no rounds, no figure")
 }
 
 func TestWithinFactor(t *testing.T) {
-	assert.True(t, WithinFactor(100, 100, 2))
-	assert.True(t, WithinFactor(200, 100, 2))
-	assert.True(t, WithinFactor(50, 100, 2))
-	assert.False(t, WithinFactor(201, 100, 2))
-	assert.False(t, WithinFactor(49, 100, 2))
-	assert.False(t, WithinFactor(math.NaN(), 100, 2), "a missing figure fails")
-	assert.False(t, WithinFactor(100, math.NaN(), 2))
-	assert.False(t, WithinFactor(0, 0, 2))
+	assert.True(t, withinFactor(100, 100, 2))
+	assert.True(t, withinFactor(200, 100, 2))
+	assert.True(t, withinFactor(50, 100, 2))
+	assert.False(t, withinFactor(201, 100, 2))
+	assert.False(t, withinFactor(49, 100, 2))
+	assert.False(t, withinFactor(math.NaN(), 100, 2), "a missing figure fails")
+	assert.False(t, withinFactor(100, math.NaN(), 2))
+	assert.False(t, withinFactor(0, 0, 2))
 }
 
 // promptRun is the summary of a run of the short prompt at concurrency 1
@@ -92,10 +92,10 @@ func promptRun(t *testing.T, cache string) *summary.File {
 	return f
 }
 
-func sideAt(conc1, conc4 float64) map[SideKey]SideRate {
-	return map[SideKey]SideRate{
-		{"short", 1}: {Prompt: "short", Concurrency: 1, Rounds: [][]float64{{conc1}, {conc1}, {conc1}}},
-		{"short", 4}: {Prompt: "short", Concurrency: 4, Rounds: [][]float64{{conc4}, {conc4}, {conc4}}},
+func sideAt(conc1, conc4 float64) map[sideKey]sideRate {
+	return map[sideKey]sideRate{
+		{"short", 1}: {prompt: "short", concurrency: 1, rounds: [][]float64{{conc1}, {conc1}, {conc1}}},
+		{"short", 4}: {prompt: "short", concurrency: 4, rounds: [][]float64{{conc4}, {conc4}, {conc4}}},
 	}
 }
 
@@ -105,7 +105,7 @@ func TestCheckColdPromptRates(t *testing.T) {
 	require.InDelta(t, 220.5, val(f.Summary[1].PromptTPSMean), 1e-6)
 	require.Nil(t, f.Summary[2].PromptTPSMean, "no prompt time on /v1")
 
-	table, fails := CheckColdPromptRates(f, sideAt(480, 200), 2)
+	table, fails := checkColdPromptRates(f, sideAt(480, 200), 2)
 	assert.Empty(t, fails)
 	require.Len(t, table, 1+4)
 	assert.Regexp(t, `^runtime +prompt +conc +p_tokens +row_mean/s +side/s +side_med/s +ratio$`, table[0])
@@ -113,12 +113,12 @@ func TestCheckColdPromptRates(t *testing.T) {
 	assert.Regexp(t, `^ollama-v1 +short +4 +126\.0 +null +- +- +-$`, table[4])
 
 	// The edges of a factor of 2, either way.
-	_, fails = CheckColdPromptRates(f, sideAt(252, 441), 2)
+	_, fails = checkColdPromptRates(f, sideAt(252, 441), 2)
 	assert.Empty(t, fails)
 
 	for name, tc := range map[string]struct {
 		f    func() *summary.File
-		side map[SideKey]SideRate
+		side map[sideKey]sideRate
 		want string
 	}{
 		"cached": {
@@ -130,7 +130,7 @@ func TestCheckColdPromptRates(t *testing.T) {
 			want: "row ollama/short/conc=4: prompt_tps_mean 220.5 tok/s is 0.49× the server's cold prompt rate",
 		},
 		"no side": {
-			side: map[SideKey]SideRate{{"short", 1}: sideAt(480, 0)[SideKey{"short", 1}]},
+			side: map[sideKey]sideRate{{"short", 1}: sideAt(480, 0)[sideKey{"short", 1}]},
 			want: `row ollama/short/conc=4: no side measurement of prompt "short" at concurrency 4`,
 		},
 		"no rate": {
@@ -180,7 +180,7 @@ func TestCheckColdPromptRates(t *testing.T) {
 			if side == nil {
 				side = sideAt(480, 200)
 			}
-			_, fails := CheckColdPromptRates(f, side, 2)
+			_, fails := checkColdPromptRates(f, side, 2)
 			assert.Contains(t, strings.Join(fails, "\n"), tc.want)
 		})
 	}
@@ -188,7 +188,7 @@ func TestCheckColdPromptRates(t *testing.T) {
 
 func TestCheckWarmPromptRates(t *testing.T) {
 	f := promptRun(t, "warm")
-	table, fails := CheckWarmPromptRates(f)
+	table, fails := checkWarmPromptRates(f)
 	assert.Empty(t, fails)
 	require.Len(t, table, 1+4)
 	assert.Regexp(t, `^ollama +short +1 +3 +3 +126\.0 +null +null +null$`, table[1])
@@ -236,7 +236,7 @@ func TestCheckWarmPromptRates(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, fails := CheckWarmPromptRates(tc.f())
+			_, fails := checkWarmPromptRates(tc.f())
 			assert.Contains(t, strings.Join(fails, "\n"), tc.want)
 		})
 	}

@@ -12,30 +12,30 @@ import (
 
 func TestClientDecode(t *testing.T) {
 	r := runtimes.Result{TTFT: 20 * ms, Total: 1020 * ms, OutputTokens: 128}
-	assert.InDelta(t, 128.0, ClientDecode(r), 1e-9, "tokens / (total - TTFT)")
+	assert.InDelta(t, 128.0, clientDecode(r), 1e-9, "tokens / (total - TTFT)")
 	for name, r := range map[string]runtimes.Result{
 		"no text":          {Total: time.Second, OutputTokens: 128},
 		"ended with TTFT":  {TTFT: time.Second, Total: time.Second, OutputTokens: 128},
 		"total below TTFT": {TTFT: time.Second, Total: 900 * ms, OutputTokens: 128},
 	} {
-		assert.True(t, math.IsNaN(ClientDecode(r)), name)
+		assert.True(t, math.IsNaN(clientDecode(r)), name)
 	}
 }
 
 func TestServerDecode(t *testing.T) {
-	assert.InDelta(t, 200.0, ServerDecode(runtimes.Result{OutputTokens: 128, Eval: 640 * ms}), 1e-9)
-	assert.True(t, math.IsNaN(ServerDecode(runtimes.Result{OutputTokens: 128})), "no eval_duration")
+	assert.InDelta(t, 200.0, serverDecode(runtimes.Result{OutputTokens: 128, Eval: 640 * ms}), 1e-9)
+	assert.True(t, math.IsNaN(serverDecode(runtimes.Result{OutputTokens: 128})), "no eval_duration")
 }
 
 func TestCheckTokens(t *testing.T) {
-	assert.Empty(t, CheckTokens(request(128), 128))
+	assert.Empty(t, checkTokens(request(128), 128))
 	short := request(100)
 	short.FinishReason = "stop"
 	assert.Equal(t, []string{`100 output tokens, want 128 (finish reason "stop")`, `finish reason "stop", want "length"`},
-		CheckTokens(short, 128))
+		checkTokens(short, 128))
 	approx := request(128)
 	approx.TokensApprox, approx.Chunks = true, 128
-	assert.Equal(t, []string{"the server gave no token count (128 chunks counted)"}, CheckTokens(approx, 128))
+	assert.Equal(t, []string{"the server gave no token count (128 chunks counted)"}, checkTokens(approx, 128))
 }
 
 func TestCheckAgainstServer(t *testing.T) {
@@ -60,7 +60,7 @@ func TestCheckAgainstServer(t *testing.T) {
 		{"no prompt eval", at(time.Second, 20*ms, 0), "the server reported eval_duration 1s, prompt_eval_duration 0s"},
 		{"no text", at(time.Second, 0, 10*ms), "client-side decode NaN tok/s"},
 	} {
-		fails := CheckAgainstServer(tc.r, 0.15)
+		fails := checkAgainstServer(tc.r, 0.15)
 		if tc.want == "" {
 			assert.Empty(t, fails, tc.name)
 			continue

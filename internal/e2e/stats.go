@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// Median returns the median of xs, the mean of the middle two for an even
+// median returns the median of xs, the mean of the middle two for an even
 // count; NaN if xs is empty. xs is not changed.
-func Median(xs []float64) float64 {
+func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
@@ -24,14 +24,14 @@ func Median(xs []float64) float64 {
 	return (s[m-1] + s[m]) / 2
 }
 
-// Within reports whether ratio is within 1 ± tol. NaN, from a figure that
+// within reports whether ratio is within 1 ± tol. NaN, from a figure that
 // is missing, is never within.
-func Within(ratio, tol float64) bool {
+func within(ratio, tol float64) bool {
 	return math.Abs(ratio-1) <= tol
 }
 
-// Ms returns d in milliseconds.
-func Ms(d time.Duration) float64 { return float64(d) / 1e6 }
+// millis returns d in milliseconds.
+func millis(d time.Duration) float64 { return float64(d) / 1e6 }
 
 // val returns *p, or NaN for nil (a figure the summary has as null).
 func val(p *float64) float64 {

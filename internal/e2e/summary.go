@@ -8,35 +8,35 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
-// SummaryWant is what the summary of a suite run against Ollama must show.
-type SummaryWant struct {
-	// Runtimes, Prompts and Concurrency are the leaves the run benchmarked:
+// summaryWant is what the summary of a suite run against Ollama must show.
+type summaryWant struct {
+	// runtimes, prompts and concurrency are the leaves the run benchmarked:
 	// one row for each combination, and no other row.
-	Runtimes, Prompts []string
-	Concurrency       []int
-	// Rounds (-benchtime=Nx) and Count (go test -count) give each row's
+	runtimes, prompts []string
+	concurrency       []int
+	// rounds (-benchtime=Nx) and count (go test -count) give each row's
 	// requests: concurrency × rounds × count.
-	Rounds, Count int
-	// MaxTokens is the token limit: every request must produce exactly that
+	rounds, count int
+	// maxTokens is the token limit: every request must produce exactly that
 	// many output tokens, by the server's count.
-	MaxTokens int
-	// Version is the version every runtime of kind ollama must report.
-	Version string
+	maxTokens int
+	// version is the version every runtime of kind ollama must report.
+	version string
 }
 
-// CheckSummary returns the failed checks of a suite run's summary, one
+// checkSummary returns the failed checks of a suite run's summary, one
 // message each; none for a summary that passes. Every request's token
 // count is checked through the rows' output_tokens_min and
 // output_tokens_max.
-func CheckSummary(f *summary.File, w SummaryWant) []string {
+func checkSummary(f *summary.File, w summaryWant) []string {
 	var fails []string
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 
 	if f.Complete == nil || !*f.Complete {
 		fail("complete is %s, want true: the suite run did not finish", boolOrNull(f.Complete))
 	}
-	if f.Arguments.MaxTokens != w.MaxTokens {
-		fail("arguments.max_tokens is %d, want %d", f.Arguments.MaxTokens, w.MaxTokens)
+	if f.Arguments.MaxTokens != w.maxTokens {
+		fail("arguments.max_tokens is %d, want %d", f.Arguments.MaxTokens, w.maxTokens)
 	}
 	natives := 0
 	for _, rt := range f.Runtimes {
@@ -44,12 +44,12 @@ func CheckSummary(f *summary.File, w SummaryWant) []string {
 			continue
 		}
 		natives++
-		if v := f.Versions[rt.Name]; v == nil || *v != w.Version {
+		if v := f.Versions[rt.Name]; v == nil || *v != w.version {
 			got := "null"
 			if v != nil {
 				got = fmt.Sprintf("%q", *v)
 			}
-			fail("versions.%s is %s, want %q", rt.Name, got, w.Version)
+			fail("versions.%s is %s, want %q", rt.Name, got, w.version)
 		}
 		if !hasKey(f.ModelMetadata[rt.Name], "show") {
 			fail("model_metadata.%s has no /api/show reply", rt.Name)
@@ -72,7 +72,7 @@ func CheckSummary(f *summary.File, w SummaryWant) []string {
 		name := rowName(r)
 		seen[k] = true // summary.Decode refuses a file with a row twice
 
-		if want := k.conc * w.Rounds * w.Count; r.Requests != want {
+		if want := k.conc * w.rounds * w.count; r.Requests != want {
 			fail("%s: %d requests, want %d (conc × rounds × count)", name, r.Requests, want)
 		}
 		if r.Successes <= 0 || r.Successes != r.Requests {
@@ -96,14 +96,14 @@ func CheckSummary(f *summary.File, w SummaryWant) []string {
 			}
 		}
 		if r.OutputTokensMin == nil || r.OutputTokensMax == nil ||
-			*r.OutputTokensMin != w.MaxTokens || *r.OutputTokensMax != w.MaxTokens {
+			*r.OutputTokensMin != w.maxTokens || *r.OutputTokensMax != w.maxTokens {
 			fail("%s: output tokens per request from %s to %s, want every request exactly %d",
-				name, intOrNull(r.OutputTokensMin), intOrNull(r.OutputTokensMax), w.MaxTokens)
+				name, intOrNull(r.OutputTokensMin), intOrNull(r.OutputTokensMax), w.maxTokens)
 		}
 	}
-	for _, rt := range w.Runtimes {
-		for _, p := range w.Prompts {
-			for _, c := range w.Concurrency {
+	for _, rt := range w.runtimes {
+		for _, p := range w.prompts {
+			for _, c := range w.concurrency {
 				if !seen[key{rt, p, c}] {
 					fail("no row for %s/%s/conc=%d", rt, p, c)
 				}
@@ -111,16 +111,16 @@ func CheckSummary(f *summary.File, w SummaryWant) []string {
 		}
 	}
 	for _, r := range f.Summary {
-		if !slices.Contains(w.Runtimes, r.Runtime) || !slices.Contains(w.Prompts, r.Prompt) || !slices.Contains(w.Concurrency, r.Concurrency) {
+		if !slices.Contains(w.runtimes, r.Runtime) || !slices.Contains(w.prompts, r.Prompt) || !slices.Contains(w.concurrency, r.Concurrency) {
 			fail("unexpected row %s/%s/conc=%d", r.Runtime, r.Prompt, r.Concurrency)
 		}
 	}
 	return fails
 }
 
-// SummaryTable returns the summary's rows as a table to print, a header
+// summaryTable returns the summary's rows as a table to print, a header
 // line first.
-func SummaryTable(f *summary.File) []string {
+func summaryTable(f *summary.File) []string {
 	lines := []string{fmt.Sprintf("%-10s %-7s %4s %5s %5s %5s %9s %9s %9s %8s",
 		"runtime", "prompt", "conc", "req", "ok", "fail", "ttft_ms", "decode/s", "agg/s", "tokens")}
 	for _, r := range f.Summary {

@@ -14,9 +14,9 @@ import (
 
 const ms = time.Millisecond
 
-var want = SummaryWant{
-	Runtimes: []string{"ollama", "ollama-v1"}, Prompts: []string{"short", "code"}, Concurrency: []int{1, 4},
-	Rounds: 3, Count: 2, MaxTokens: 128, Version: "0.6.5",
+var want = summaryWant{
+	runtimes: []string{"ollama", "ollama-v1"}, prompts: []string{"short", "code"}, concurrency: []int{1, 4},
+	rounds: 3, count: 2, maxTokens: 128, version: "0.6.5",
 }
 
 // request is one successful request of n output tokens, as the native API
@@ -31,14 +31,14 @@ func request(n int) runtimes.Result {
 // leafFunc returns the rounds of one -count repetition (0 or 1) of a leaf.
 type leafFunc func(k summary.Key, rep int) []summary.Round
 
-// rounds is a leaf as it should be: want.Rounds rounds of k.Concurrency
-// requests of want.MaxTokens tokens each.
+// rounds is a leaf as it should be: want.rounds rounds of k.Concurrency
+// requests of want.maxTokens tokens each.
 func rounds(k summary.Key, _ int) []summary.Round {
 	var out []summary.Round
-	for range want.Rounds {
+	for range want.rounds {
 		rd := summary.Round{Wall: 750 * ms}
 		for range k.Concurrency {
-			rd.Results = append(rd.Results, request(want.MaxTokens))
+			rd.Results = append(rd.Results, request(want.maxTokens))
 		}
 		out = append(out, rd)
 	}
@@ -63,7 +63,7 @@ func suiteFile(t *testing.T, leaf leafFunc) *summary.File {
 	t.Helper()
 	r := summary.NewRun(time.Date(2026, 12, 2, 18, 0, 0, 0, time.UTC))
 	r.Complete = true
-	r.Arguments = summary.Arguments{MaxTokens: want.MaxTokens, Concurrency: want.Concurrency, Prompts: want.Prompts}
+	r.Arguments = summary.Arguments{MaxTokens: want.maxTokens, Concurrency: want.concurrency, Prompts: want.prompts}
 	r.Runtimes = []summary.RuntimeInfo{
 		{Name: "ollama", Kind: "ollama", BaseURL: "http://127.0.0.1:41103", Model: "m"},
 		{Name: "ollama-v1", Kind: "openai", BaseURL: "http://127.0.0.1:41103", Model: "m"},
@@ -74,10 +74,10 @@ func suiteFile(t *testing.T, leaf leafFunc) *summary.File {
 		"ollama":    json.RawMessage(`{"object":"list","data":[{"id":"m"}],"show":{"details":{"family":"llama"}},"ps":{"name":"m:latest","size":145503232}}`),
 		"ollama-v1": json.RawMessage(`{"object":"list","data":[{"id":"m"}]}`),
 	}
-	for rep := range want.Count {
-		for _, rt := range want.Runtimes {
-			for _, p := range want.Prompts {
-				for _, c := range want.Concurrency {
+	for rep := range want.count {
+		for _, rt := range want.runtimes {
+			for _, p := range want.prompts {
+				for _, c := range want.concurrency {
 					k := summary.Key{Runtime: rt, Model: "m", Prompt: p, Concurrency: c}
 					r.Add(k, leaf(k, rep), summary.Telemetry{})
 				}
@@ -93,9 +93,9 @@ func suiteFile(t *testing.T, leaf leafFunc) *summary.File {
 
 func TestCheckSummaryPasses(t *testing.T) {
 	f := suiteFile(t, rounds)
-	assert.Empty(t, CheckSummary(f, want))
+	assert.Empty(t, checkSummary(f, want))
 
-	table := SummaryTable(f)
+	table := summaryTable(f)
 	require.Len(t, table, 1+8, "a header and one line per row")
 	assert.Regexp(t, `^runtime +prompt +conc +req +ok +fail +ttft_ms +decode/s +agg/s +tokens$`, table[0])
 	assert.Regexp(t, `^ollama-v1 +code +4 +24 +24 +0 +20\.0 +184\.2 +682\.7 +128$`, table[8])
@@ -202,7 +202,7 @@ func TestCheckSummaryFailures(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(f)
 			}
-			fails := CheckSummary(f, want)
+			fails := checkSummary(f, want)
 			assert.Contains(t, strings.Join(fails, "\n"), tc.want)
 		})
 	}
@@ -213,8 +213,8 @@ func TestSummaryTableShowsTokenRange(t *testing.T) {
 		rds[0].Results[1] = request(100)
 		return rds
 	}))
-	assert.Regexp(t, ` 100-128$`, SummaryTable(f)[2])
+	assert.Regexp(t, ` 100-128$`, summaryTable(f)[2])
 	f.Summary[0].OutputTokensMin, f.Summary[0].OutputTokensMax = nil, nil
 	f.Summary[0].DecodeTPSMean = nil
-	assert.Regexp(t, ` NaN .* null$`, SummaryTable(f)[1])
+	assert.Regexp(t, ` NaN .* null$`, summaryTable(f)[1])
 }

@@ -10,13 +10,14 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
-// TurnsWant is what a run of conversations (BENCH_TURNS) at concurrency 1
+// turnsWant is what a run of conversations (BENCH_TURNS) at concurrency 1
 // against Ollama must show.
-type TurnsWant struct {
-	Runtime, Prompt string
-	// Turns is BENCH_TURNS: every conversation has turns 1 to Turns.
-	Turns int
-	// EvalRatio bounds the prompt evaluation time per prompt token of
+type turnsWant struct {
+	runtime, prompt string
+	// turns is BENCH_TURNS: every conversation has that many turns,
+	// numbered from 1.
+	turns int
+	// evalRatio bounds the prompt evaluation time per prompt token of
 	// every later turn over turn 1's. Ollama keeps each slot's tokens (the
 	// prompt and the reply it generated) in its KV cache and evaluates a
 	// later turn's prompt only from where it leaves the longest cached
@@ -34,16 +35,16 @@ type TurnsWant struct {
 	// Ollama had left out (so that nothing of them was cached). 0.5 is
 	// between the two, 1.5× above the highest cached figure and 1.6×
 	// below the lowest uncached one.
-	EvalRatio float64
-	// TTFTFactor bounds TTFT p50 of every later turn over turn 1's: a
+	evalRatio float64
+	// ttftFactor bounds TTFT p50 of every later turn over turn 1's: a
 	// later turn's prompt is longer, but its history is cached.
-	TTFTFactor float64
+	ttftFactor float64
 }
 
-// DefaultTurnsWant is what scripts/e2e-ollama.sh's run of conversations
+// defaultTurnsWant is what scripts/e2e-ollama.sh's run of conversations
 // must show.
-func DefaultTurnsWant(runtime, prompt string, turns int) TurnsWant {
-	return TurnsWant{Runtime: runtime, Prompt: prompt, Turns: turns, EvalRatio: 0.5, TTFTFactor: 2}
+func defaultTurnsWant(runtime, prompt string, turns int) turnsWant {
+	return turnsWant{runtime: runtime, prompt: prompt, turns: turns, evalRatio: 0.5, ttftFactor: 2}
 }
 
 // turnFigures are one turn's figures from the timed request records of a
@@ -63,20 +64,20 @@ func (t turnFigures) evalMsMean() float64       { return 1e3 * t.promptEval / fl
 // turn's requests: their time over their tokens.
 func (t turnFigures) msPerToken() float64 { return 1e3 * t.promptEval / float64(t.evalTokens) }
 
-// CheckTurns checks a run of conversations of w.Turns turns at
+// checkTurns checks a run of conversations of w.turns turns at
 // concurrency 1 against Ollama, from its summary and its request records:
 // the row has each turn's figures, every turn of every conversation was
 // sent and succeeded, in order; each turn's prompt is longer than the one
 // before (it carries the history), and Ollama's cache is at work on the
 // later turns: their prompt evaluation per prompt token far below turn
-// 1's, and their TTFT p50 within w.TTFTFactor of turn 1's.
-func CheckTurns(f *summary.File, recs []summary.Record, w TurnsWant) (table, fails []string) {
+// 1's, and their TTFT p50 within w.ttftFactor of turn 1's.
+func checkTurns(f *summary.File, recs []summary.Record, w turnsWant) (table, fails []string) {
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
-	name := fmt.Sprintf("%s/%s/conc=1", w.Runtime, w.Prompt)
-	if f.Arguments.Turns != w.Turns {
-		fail("arguments.turns is %d, want %d", f.Arguments.Turns, w.Turns)
+	name := fmt.Sprintf("%s/%s/conc=1", w.runtime, w.prompt)
+	if f.Arguments.Turns != w.turns {
+		fail("arguments.turns is %d, want %d", f.Arguments.Turns, w.turns)
 	}
-	r := row(f, w.Runtime, w.Prompt, 1)
+	r := row(f, w.runtime, w.prompt, 1)
 	if r == nil {
 		return nil, append(fails, fmt.Sprintf("no row %s", name))
 	}
@@ -88,9 +89,9 @@ func CheckTurns(f *summary.File, recs []summary.Record, w TurnsWant) (table, fai
 	if conversations == 0 {
 		fail("arguments.rounds or arguments.count is null: the run's conversations are unknown")
 	}
-	if r.Failures > 0 || r.Successes != r.Requests || r.Requests != conversations*w.Turns {
+	if r.Failures > 0 || r.Successes != r.Requests || r.Requests != conversations*w.turns {
 		fail("row %s: %d requests, %d failed, want %d (%d conversations of %d turns), none failed",
-			name, r.Requests, r.Failures, conversations*w.Turns, conversations, w.Turns)
+			name, r.Requests, r.Failures, conversations*w.turns, conversations, w.turns)
 	}
 	if r.NotSent != 0 {
 		fail("row %s: not_sent is %d, want 0: a turn failed and ended its conversation", name, r.NotSent)
@@ -98,8 +99,8 @@ func CheckTurns(f *summary.File, recs []summary.Record, w TurnsWant) (table, fai
 	if r.CacheHitRatio != nil {
 		fail("row %s: cache_hit_ratio is %g, want null: Ollama's prompt_eval_count counts cached tokens with the rest and says nothing of its cache", name, *r.CacheHitRatio)
 	}
-	if len(r.Turns) != w.Turns {
-		fail("row %s has the figures of %d turns, want %d", name, len(r.Turns), w.Turns)
+	if len(r.Turns) != w.turns {
+		fail("row %s has the figures of %d turns, want %d", name, len(r.Turns), w.turns)
 	}
 	for i, t := range r.Turns {
 		if t.Turn != i+1 || t.Requests != conversations {
@@ -109,11 +110,11 @@ func CheckTurns(f *summary.File, recs []summary.Record, w TurnsWant) (table, fai
 
 	// The timed requests of the row, by turn, and each conversation's
 	// turns in the order they were recorded.
-	turns := make([]turnFigures, w.Turns)
+	turns := make([]turnFigures, w.turns)
 	order := map[int][]int{}
 	var ids []int
 	for _, rec := range recs {
-		if rec.Runtime != w.Runtime || rec.Prompt != w.Prompt || rec.Concurrency != 1 || rec.RateRPS != nil ||
+		if rec.Runtime != w.runtime || rec.Prompt != w.prompt || rec.Concurrency != 1 || rec.RateRPS != nil ||
 			rec.Warmup || rec.Control || rec.Calibration {
 			continue
 		}
@@ -121,7 +122,7 @@ func CheckTurns(f *summary.File, recs []summary.Record, w TurnsWant) (table, fai
 			ids = append(ids, rec.Conversation)
 		}
 		order[rec.Conversation] = append(order[rec.Conversation], rec.Turn)
-		if rec.Turn < 1 || rec.Turn > w.Turns {
+		if rec.Turn < 1 || rec.Turn > w.turns {
 			continue
 		}
 		t := &turns[rec.Turn-1]
@@ -141,7 +142,7 @@ func CheckTurns(f *summary.File, recs []summary.Record, w TurnsWant) (table, fai
 			t.timed++
 		}
 	}
-	want := make([]int, w.Turns)
+	want := make([]int, w.turns)
 	for i := range want {
 		want[i] = i + 1
 	}
@@ -159,7 +160,7 @@ func CheckTurns(f *summary.File, recs []summary.Record, w TurnsWant) (table, fai
 	}
 
 	table = append(table, fmt.Sprintf("row %s: %d conversations of %d turns, not_sent %d, cache_hit_ratio %s",
-		name, len(ids), w.Turns, r.NotSent, fixedOrNull(r.CacheHitRatio, 3)))
+		name, len(ids), w.turns, r.NotSent, fixedOrNull(r.CacheHitRatio, 3)))
 	table = append(table, fmt.Sprintf("%-4s %8s %13s %14s %15s %12s %11s", "turn", "requests", "prompt tokens", "prompt_eval ms", "ms/prompt-token", "TTFT p50 ms", "decode t/s"))
 	for i, t := range turns {
 		var ttft, decode *float64
@@ -176,12 +177,12 @@ func CheckTurns(f *summary.File, recs []summary.Record, w TurnsWant) (table, fai
 			fail("turn %d: %d of %d successful requests have Ollama's prompt_eval_count, %d its prompt_eval_duration: want all", i+1, t.counted, t.ok, t.timed)
 		}
 	}
-	if len(r.Turns) != w.Turns || turns[0].timed == 0 {
+	if len(r.Turns) != w.turns || turns[0].timed == 0 {
 		return table, fails
 	}
 
 	first := turns[0]
-	for i := 1; i < w.Turns; i++ {
+	for i := 1; i < w.turns; i++ {
 		t, prev := turns[i], turns[i-1]
 		if t.counted == 0 || prev.counted == 0 || !(t.promptTokensMean() > prev.promptTokensMean()) {
 			fail("turn %d's prompt has %s tokens on average, turn %d's %s: want more, as it carries the history%s",
@@ -190,15 +191,15 @@ func CheckTurns(f *summary.File, recs []summary.Record, w TurnsWant) (table, fai
 		if t.timed > 0 {
 			ratio := t.msPerToken() / first.msPerToken()
 			table = append(table, fmt.Sprintf("turn %d: prompt evaluation per prompt token %.3f× turn 1's (limit %.2f×), TTFT p50 %s× turn 1's (limit %.1f×)",
-				i+1, ratio, w.EvalRatio, fixedOrNull(finiteOrNil(val(r.Turns[i].TTFTP50)/val(r.Turns[0].TTFTP50)), 2), w.TTFTFactor))
-			if !(ratio < w.EvalRatio) {
+				i+1, ratio, w.evalRatio, fixedOrNull(finiteOrNil(val(r.Turns[i].TTFTP50)/val(r.Turns[0].TTFTP50)), 2), w.ttftFactor))
+			if !(ratio < w.evalRatio) {
 				fail("turn %d: prompt evaluation took %.3f ms per prompt token, %.2f× turn 1's %.3f: want below %.2f×, the history taken from Ollama's cache",
-					i+1, t.msPerToken(), ratio, first.msPerToken(), w.EvalRatio)
+					i+1, t.msPerToken(), ratio, first.msPerToken(), w.evalRatio)
 			}
 		}
-		if a, b := r.Turns[i].TTFTP50, r.Turns[0].TTFTP50; a == nil || b == nil || !(*a <= w.TTFTFactor**b) {
+		if a, b := r.Turns[i].TTFTP50, r.Turns[0].TTFTP50; a == nil || b == nil || !(*a <= w.ttftFactor**b) {
 			fail("turn %d: TTFT p50 %s ms, turn 1's %s ms: want at most %.1f× turn 1's", i+1,
-				fixedOrNull(scaled(a, 1e3), 1), fixedOrNull(scaled(b, 1e3), 1), w.TTFTFactor)
+				fixedOrNull(scaled(a, 1e3), 1), fixedOrNull(scaled(b, 1e3), 1), w.ttftFactor)
 		}
 	}
 	return table, fails
@@ -225,32 +226,32 @@ func finiteOrNil(x float64) *float64 {
 	return &x
 }
 
-// Exchange is one /api/chat request as it went over the wire: its
+// exchange is one /api/chat request as it went over the wire: its
 // messages, and the answer text of its reply (every line's
 // message.content, in order), whether the reply ended with its done line,
 // and what could not be read of either.
-type Exchange struct {
-	Messages []runtimes.Message
-	Reply    string
-	Done     bool
-	Err      string
+type exchange struct {
+	messages []runtimes.Message
+	reply    string
+	done     bool
+	err      string
 }
 
 // roles are the exchange's message roles, "user,assistant,user".
-func (e Exchange) roles() string {
-	rs := make([]string, len(e.Messages))
-	for i, m := range e.Messages {
+func (e exchange) roles() string {
+	rs := make([]string, len(e.messages))
+	for i, m := range e.messages {
 		rs[i] = m.Role
 	}
 	return strings.Join(rs, ",")
 }
 
-// CheckMessages checks the requests of one conversation as they went over
+// checkMessages checks the requests of one conversation as they went over
 // the wire, ex[k] turn k+1's: turn k has 2k−1 messages, user and
 // assistant in turn from a user's; the user messages are prompt and then
 // follow in order, and each assistant message is, byte for byte, the
 // answer text streamed in reply to the turn it follows.
-func CheckMessages(ex []Exchange, prompt string, follow []string) []string {
+func checkMessages(ex []exchange, prompt string, follow []string) []string {
 	var fails []string
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	if len(ex) != len(follow)+1 {
@@ -258,19 +259,19 @@ func CheckMessages(ex []Exchange, prompt string, follow []string) []string {
 	}
 	for k, e := range ex {
 		turn := k + 1
-		if e.Err != "" {
-			fail("turn %d: %s", turn, e.Err)
+		if e.err != "" {
+			fail("turn %d: %s", turn, e.err)
 		}
-		if !e.Done {
+		if !e.done {
 			fail("turn %d: the reply did not end with its done line", turn)
 		}
-		if k < len(ex)-1 && e.Reply == "" {
+		if k < len(ex)-1 && e.reply == "" {
 			fail("turn %d: the reply streamed no answer text", turn)
 		}
-		if len(e.Messages) != 2*turn-1 {
-			fail("turn %d sent %d messages (%s), want %d", turn, len(e.Messages), e.roles(), 2*turn-1)
+		if len(e.messages) != 2*turn-1 {
+			fail("turn %d sent %d messages (%s), want %d", turn, len(e.messages), e.roles(), 2*turn-1)
 		}
-		for i, m := range e.Messages {
+		for i, m := range e.messages {
 			j := i / 2
 			if i%2 == 0 {
 				want := prompt
@@ -288,9 +289,9 @@ func CheckMessages(ex []Exchange, prompt string, follow []string) []string {
 			switch {
 			case j >= len(ex):
 				fail("turn %d, message %d: assistant %q, but turn %d was never sent", turn, i+1, clipText(m.Content), j+1)
-			case m.Content != ex[j].Reply:
+			case m.Content != ex[j].reply:
 				fail("turn %d, message %d: assistant %q (%d bytes), want turn %d's reply as streamed, %q (%d bytes)",
-					turn, i+1, clipText(m.Content), len(m.Content), j+1, clipText(ex[j].Reply), len(ex[j].Reply))
+					turn, i+1, clipText(m.Content), len(m.Content), j+1, clipText(ex[j].reply), len(ex[j].reply))
 			}
 		}
 	}

@@ -56,11 +56,11 @@ func (tr turnsRun) files() (*summary.File, []summary.Record) {
 	return f, recs
 }
 
-var turnsWant = DefaultTurnsWant("ollama", "short", 3)
+var threeTurns = defaultTurnsWant("ollama", "short", 3)
 
 func TestCheckTurnsPasses(t *testing.T) {
 	f, recs := measured.files()
-	table, fails := CheckTurns(f, recs, turnsWant)
+	table, fails := checkTurns(f, recs, threeTurns)
 	assert.Empty(t, fails)
 	assert.Equal(t, []string{
 		"row ollama/short/conc=1: 2 conversations of 3 turns, not_sent 0, cache_hit_ratio null",
@@ -154,12 +154,12 @@ func TestCheckTurnsFailures(t *testing.T) {
 			if tc.edit != nil {
 				recs = tc.edit(f, recs)
 			}
-			_, fails := CheckTurns(f, recs, turnsWant)
+			_, fails := checkTurns(f, recs, threeTurns)
 			assert.Equal(t, tc.want, fails)
 		})
 	}
 
-	_, fails := CheckTurns(&summary.File{Arguments: summary.Arguments{Turns: 3}}, nil, turnsWant)
+	_, fails := checkTurns(&summary.File{Arguments: summary.Arguments{Turns: 3}}, nil, threeTurns)
 	assert.Equal(t, []string{"no row ollama/short/conc=1"}, fails)
 }
 
@@ -167,25 +167,25 @@ func TestCheckMessages(t *testing.T) {
 	prompt, follow := "Name three uses of a hash table.", []string{"Go on.", "Give a shorter version."}
 	user := func(s string) runtimes.Message { return runtimes.Message{Role: "user", Content: s} }
 	assistant := func(s string) runtimes.Message { return runtimes.Message{Role: "assistant", Content: s} }
-	good := func() []Exchange {
-		return []Exchange{
-			{Messages: []runtimes.Message{user(prompt)}, Reply: " caching, sets\n", Done: true},
-			{Messages: []runtimes.Message{user(prompt), assistant(" caching, sets\n"), user("Go on.")}, Reply: "indexes", Done: true},
-			{Messages: []runtimes.Message{user(prompt), assistant(" caching, sets\n"), user("Go on."), assistant("indexes"), user("Give a shorter version.")},
-				Reply: "ok", Done: true},
+	good := func() []exchange {
+		return []exchange{
+			{messages: []runtimes.Message{user(prompt)}, reply: " caching, sets\n", done: true},
+			{messages: []runtimes.Message{user(prompt), assistant(" caching, sets\n"), user("Go on.")}, reply: "indexes", done: true},
+			{messages: []runtimes.Message{user(prompt), assistant(" caching, sets\n"), user("Go on."), assistant("indexes"), user("Give a shorter version.")},
+				reply: "ok", done: true},
 		}
 	}
-	assert.Empty(t, CheckMessages(good(), prompt, follow))
+	assert.Empty(t, checkMessages(good(), prompt, follow))
 	assert.Equal(t, "user,assistant,user", good()[1].roles())
 
 	for _, tc := range []struct {
 		name string
-		edit func(ex []Exchange) []Exchange
+		edit func(ex []exchange) []exchange
 		want []string
 	}{{
 		name: "the replies sent back empty",
-		edit: func(ex []Exchange) []Exchange {
-			ex[1].Messages[1].Content, ex[2].Messages[1].Content, ex[2].Messages[3].Content = "", "", ""
+		edit: func(ex []exchange) []exchange {
+			ex[1].messages[1].Content, ex[2].messages[1].Content, ex[2].messages[3].Content = "", "", ""
 			return ex
 		},
 		want: []string{
@@ -195,13 +195,13 @@ func TestCheckMessages(t *testing.T) {
 		},
 	}, {
 		name: "a reply trimmed",
-		edit: func(ex []Exchange) []Exchange { ex[2].Messages[1].Content = "caching, sets"; return ex },
+		edit: func(ex []exchange) []exchange { ex[2].messages[1].Content = "caching, sets"; return ex },
 		want: []string{`turn 3, message 2: assistant "caching, sets" (13 bytes), want turn 1's reply as streamed, " caching, sets\n" (15 bytes)`},
 	}, {
 		name: "no history, and the follow-ups swapped",
-		edit: func(ex []Exchange) []Exchange {
-			ex[1].Messages = []runtimes.Message{user("Go on.")}
-			ex[2].Messages[2], ex[2].Messages[4] = user("Give a shorter version."), user("Go on.")
+		edit: func(ex []exchange) []exchange {
+			ex[1].messages = []runtimes.Message{user("Go on.")}
+			ex[2].messages[2], ex[2].messages[4] = user("Give a shorter version."), user("Go on.")
 			return ex
 		},
 		want: []string{
@@ -212,10 +212,10 @@ func TestCheckMessages(t *testing.T) {
 		},
 	}, {
 		name: "roles out of turn, a reply without text or its done line",
-		edit: func(ex []Exchange) []Exchange {
-			ex[0].Reply, ex[0].Done = "", false
-			ex[1].Messages[1] = user("")
-			ex[2].Messages[1].Content, ex[2].Messages[1].Role = "", "system"
+		edit: func(ex []exchange) []exchange {
+			ex[0].reply, ex[0].done = "", false
+			ex[1].messages[1] = user("")
+			ex[2].messages[1].Content, ex[2].messages[1].Role = "", "system"
 			return ex
 		},
 		want: []string{
@@ -226,8 +226,8 @@ func TestCheckMessages(t *testing.T) {
 		},
 	}, {
 		name: "a turn missing, one unreadable",
-		edit: func(ex []Exchange) []Exchange {
-			ex[1].Err = "reply: line \"{\": unexpected end of JSON input"
+		edit: func(ex []exchange) []exchange {
+			ex[1].err = "reply: line \"{\": unexpected end of JSON input"
 			return ex[:2]
 		},
 		want: []string{
@@ -236,7 +236,7 @@ func TestCheckMessages(t *testing.T) {
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, CheckMessages(tc.edit(good()), prompt, follow))
+			assert.Equal(t, tc.want, checkMessages(tc.edit(good()), prompt, follow))
 		})
 	}
 	require.Equal(t, "a", clipText("a"))
