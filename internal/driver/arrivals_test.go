@@ -13,8 +13,10 @@ import (
 // its gaps keep their distribution: mean 1/r and a coefficient of
 // variation of 1/√shape (1 for Poisson arrivals).
 func TestArrivalsKeepTheRate(t *testing.T) {
+	t.Parallel()
 	for _, shape := range []float64{1, 0.5, 4} {
 		t.Run(fmt.Sprintf("burstiness=%v", shape), func(t *testing.T) {
+			t.Parallel()
 			var all []float64
 			for seed := range 200 {
 				a := newArrivals(64, shape, fmt.Sprintf("leaf %d", seed), 200)

@@ -17,21 +17,15 @@ import (
 // 40 requests a second at most.
 func capacityRun(t *testing.T, env map[string]string, arrivals int) (*Driver, []summary.Row) {
 	t.Helper()
-	isolate(t)
-	for k, v := range map[string]string{
+	settings := merge(isolated(t), map[string]string{
 		"BENCH_RUNTIMES": "sim", "BENCH_PROMPTS": "short", "BENCH_WARMUPS": "0",
 		"BENCH_MAX_TOKENS": "17", "SIM_TTFT": "10ms", "SIM_TOKENS_PER_SEC": "400", "SIM_SLOTS": "2",
-	} {
-		t.Setenv(k, v)
-	}
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
+	}, env)
 	var opts Options
 	if arrivals > 0 {
 		opts.Benchtime = fmt.Sprintf("%dx", arrivals) // as go test -benchtime=Nx gives it
 	}
-	d, err := setupFromEnv(context.Background(), &bytes.Buffer{}, opts)
+	d, err := setup(context.Background(), settings, &bytes.Buffer{}, opts)
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	for k := range d.Leaves() {
@@ -47,6 +41,8 @@ func capacityRun(t *testing.T, env map[string]string, arrivals int) (*Driver, []
 // Below the server's capacity an open loop's requests find a free slot and
 // keep the schedule's TTFT; above it they queue: TTFT grows with every
 // arrival, and goodput against a TTFT target falls.
+// Not parallel: its figures are timed, to tolerances that allow for a
+// busy machine, not for this package's other tests as well.
 func TestOpenLoopAgainstCapacity(t *testing.T) {
 	_, rows := capacityRun(t, map[string]string{
 		"BENCH_CONCURRENCY": "1", "BENCH_RATES": "10,150", "BENCH_SLO": "ttft=50ms",
@@ -71,8 +67,8 @@ func TestOpenLoopAgainstCapacity(t *testing.T) {
 // A concurrency sweep on a server with 4 slots stops when more streams no
 // longer give more throughput: at 8, the knee at 4 (one step either way
 // allowed on a busy machine).
+// Not parallel: the knee is found by timed throughput.
 func TestSweepFindsTheSlots(t *testing.T) {
-	t.Setenv("SIM_SLOTS", "4")
 	d, _ := capacityRun(t, map[string]string{"BENCH_CONCURRENCY": "sweep:64", "SIM_SLOTS": "4"}, 0)
 	sw := d.Run.Arguments.Sweep
 	require.Len(t, sw.Stops, 1)

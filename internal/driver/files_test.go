@@ -14,6 +14,7 @@ import (
 
 // A reader never sees a partial file, however often it is rewritten.
 func TestWriteAtomic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.json")
 	data := []byte(`{"summary": [{"runtime": "a", "concurrency": 1}]}` + "\n")
@@ -49,6 +50,7 @@ func TestWriteAtomic(t *testing.T) {
 // as root in CI, where permission bits stop nothing, so the unwritable
 // places are under a regular file, and /proc.
 func TestOpenFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "afile")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
@@ -81,6 +83,7 @@ func TestOpenFiles(t *testing.T) {
 // error other than "not there" is an error, not a reason to try the next
 // name for ever.
 func TestFreeID(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	id, err := freeID(dir, "20261202T120000Z")
 	require.NoError(t, err)
@@ -112,6 +115,7 @@ func TestFreeID(t *testing.T) {
 
 // An interrupt waits for a write under way, but not for ever.
 func TestFreeze(t *testing.T) {
+	t.Parallel()
 	f, err := openFiles(t.TempDir(), "20261202T120000Z")
 	require.NoError(t, err)
 	f.lock <- struct{}{} // a write that hangs

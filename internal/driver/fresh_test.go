@@ -43,7 +43,8 @@ func degradingRun(t *testing.T, fresh string, env map[string]string) (map[string
 
 // With BENCH_FRESH=leaf, a conc=1 leaf run after a concurrent one decodes
 // as fast as the first, on every kind of server the simulator plays, each
-// reset its own way; the control agrees with the first run.
+// reset its own way; the control agrees with the first run. Not parallel:
+// decode rates are compared to 5%.
 func TestFreshLeavesOnADegradingServer(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -74,7 +75,7 @@ func TestFreshLeavesOnADegradingServer(t *testing.T) {
 
 // With BENCH_FRESH=off the same run shows the server's habit: the later
 // conc=1 leaf decodes at half the rate, and so does the control, which
-// the log says.
+// the log says. Not parallel: decode rates are compared to 5%.
 func TestControlShowsDriftWithoutFreshLeaves(t *testing.T) {
 	rows, rt, log := degradingRun(t, "off", map[string]string{"SIM_KIND": "ollama"})
 	first := *rows["runtime=sim/prompt=short/conc=1"].DecodeTPSMean
@@ -90,6 +91,7 @@ func TestControlShowsDriftWithoutFreshLeaves(t *testing.T) {
 
 // A server that refuses to be reset is said once, and the run goes on.
 func TestFreshRefusedOnce(t *testing.T) {
+	t.Parallel()
 	rows, rt, log := degradingRun(t, "leaf", map[string]string{"SIM_FLAVOR": "llamacpp", "SIM_RESET": "refuse"})
 	assert.Len(t, rows, 4, "every leaf ran")
 	require.NotNil(t, rt.FreshError)

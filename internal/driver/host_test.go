@@ -16,6 +16,7 @@ import (
 )
 
 func TestDetectHostFromSources(t *testing.T) {
+	t.Parallel()
 	linuxFiles := map[string]string{
 		"/proc/sys/kernel/osrelease": "6.1.0\n",
 		"/proc/cpuinfo": "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\n\n" +
@@ -56,6 +57,7 @@ func TestDetectHostFromSources(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			readFile := func(name string) ([]byte, error) {
 				if s, ok := tt.files[name]; ok {
 					return []byte(s), nil
@@ -79,6 +81,7 @@ func TestDetectHostFromSources(t *testing.T) {
 }
 
 func TestDetectHostHere(t *testing.T) {
+	t.Parallel()
 	h := DetectHost()
 	assert.Equal(t, runtime.GOOS, h.OS)
 	assert.Equal(t, runtime.GOARCH, h.Arch)
@@ -96,6 +99,7 @@ func TestDetectHostHere(t *testing.T) {
 // takes the x86 brand string first; /proc/cpuinfo's model name (with its
 // clock, as Go adds it) only where there is none.
 func TestCPUNameAsGoTestPrintsIt(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"/proc/cpuinfo": "processor\t: 0\nmodel name\t: AMD EPYC\ncpu MHz\t\t: 2450.000\n"}
 	readFile := func(name string) ([]byte, error) {
 		if s, ok := files[name]; ok {

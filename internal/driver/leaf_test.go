@@ -56,9 +56,10 @@ func checkReachable(d *Driver, k summary.Key) (skip bool, err error) {
 // Each finished leaf run is on disk before the next starts, so that an
 // interrupted run keeps it; only the last write says the run is complete.
 func TestRecordRewritesFilesAfterEachLeaf(t *testing.T) {
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "sim")
-	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_RUNTIMES"] = "sim"
+	s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 
@@ -102,17 +103,19 @@ func trimProcs(names []string) []string {
 // with BENCH_SKIP_UNREACHABLE=1, with one message naming it, its URL and
 // the error; either way its rows say why, and nothing holds a secret.
 func TestCheckReachable(t *testing.T) {
+	t.Parallel()
 	for _, skip := range []bool{false, true} {
 		t.Run(map[bool]string{false: "fail", true: "skip"}[skip], func(t *testing.T) {
-			isolate(t)
+			t.Parallel()
+			env := isolated(t)
 			url := closedURL(t)
-			t.Setenv("BENCH_RUNTIMES", "mine,sim")
-			t.Setenv("MINE_URL", strings.Replace(url, "http://", "http://me:hunter2@", 1))
-			t.Setenv("MINE_API_KEY", "sk-verysecret")
+			env["BENCH_RUNTIMES"] = "mine,sim"
+			env["MINE_URL"] = strings.Replace(url, "http://", "http://me:hunter2@", 1)
+			env["MINE_API_KEY"] = "sk-verysecret"
 			if skip {
-				t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
+				env["BENCH_SKIP_UNREACHABLE"] = "1"
 			}
-			s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+			s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 			require.NoError(t, err)
 			t.Cleanup(s.Close)
 
@@ -158,16 +161,17 @@ func TestCheckReachable(t *testing.T) {
 // is not "unreachable": its benchmarks fail even with
 // BENCH_SKIP_UNREACHABLE=1, and its rows say unavailable.
 func TestUnavailableIsNotSkipped(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	env := isolated(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"invalid api key"}}`, http.StatusUnauthorized)
 	}))
 	t.Cleanup(srv.Close)
-	t.Setenv("BENCH_RUNTIMES", "mine")
-	t.Setenv("MINE_URL", srv.URL)
-	t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
+	env["BENCH_RUNTIMES"] = "mine"
+	env["MINE_URL"] = srv.URL
+	env["BENCH_SKIP_UNREACHABLE"] = "1"
 	var log bytes.Buffer
-	s, err := setupFromEnv(context.Background(), &log, Options{})
+	s, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	skipped, err := checkReachable(s, summary.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
@@ -186,12 +190,13 @@ func TestUnavailableIsNotSkipped(t *testing.T) {
 
 // Every runtime skipped: the run fails, though each benchmark only skipped.
 func TestAllSkippedFails(t *testing.T) {
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "mine")
-	t.Setenv("MINE_URL", closedURL(t))
-	t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_RUNTIMES"] = "mine"
+	env["MINE_URL"] = closedURL(t)
+	env["BENCH_SKIP_UNREACHABLE"] = "1"
 	var log bytes.Buffer
-	s, err := setupFromEnv(context.Background(), &log, Options{})
+	s, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	assert.Contains(t, log.String(), "skipping its benchmarks (BENCH_SKIP_UNREACHABLE=1)")
@@ -206,6 +211,7 @@ func TestAllSkippedFails(t *testing.T) {
 // A run whose requests partly failed ends with one line that says how many
 // and where to read them; BENCH_MAX_FAILURES makes it fail above a share.
 func TestFailuresAtTheEnd(t *testing.T) {
+	t.Parallel()
 	failed := runtimes.Result{Err: runtimes.NewError(runtimes.ClassReset, "connection reset by peer")}
 	ok := okRounds()[0].Results[0]
 	rounds := []summary.Round{{Wall: time.Second, Results: []runtimes.Result{ok, ok, ok, failed}}}
@@ -218,11 +224,10 @@ func TestFailuresAtTheEnd(t *testing.T) {
 		{"0.01", "1 of 5 requests failed (20.0%), more than BENCH_MAX_FAILURES=0.01 allows"},
 	} {
 		t.Run("max="+tt.max, func(t *testing.T) {
-			isolate(t)
-			t.Setenv("BENCH_RUNTIMES", "sim")
-			t.Setenv("BENCH_MAX_FAILURES", tt.max)
+			t.Parallel()
+			env := merge(isolated(t), map[string]string{"BENCH_RUNTIMES": "sim", "BENCH_MAX_FAILURES": tt.max})
 			var log bytes.Buffer
-			s, err := setupFromEnv(context.Background(), &log, Options{})
+			s, err := setup(context.Background(), env, &log, Options{})
 			require.NoError(t, err)
 			require.NoError(t, record(s, summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 4}, rounds))
 			require.NoError(t, record(s, summary.Key{Runtime: "sim", Prompt: "code", Concurrency: 4}, okRounds()))
@@ -289,18 +294,16 @@ func runLeaf(t *testing.T, d *Driver, k summary.Key, rounds int) Outcome {
 // word; warm sends the prompt as it is. Either way every request, warm-ups
 // included, is recorded.
 func TestColdPromptsAndRequestRecords(t *testing.T) {
+	t.Parallel()
 	for _, cache := range []string{"cold", "warm"} {
 		t.Run(cache, func(t *testing.T) {
-			isolate(t)
+			t.Parallel()
 			url, sent := promptServer(t)
-			t.Setenv("BENCH_RUNTIMES", "mine")
-			t.Setenv("MINE_URL", url)
-			t.Setenv("BENCH_CACHE", cache)
-			t.Setenv("BENCH_WARMUPS", "1")
-			t.Setenv("BENCH_PROMPTS", "short")
-			t.Setenv("BENCH_RECORD_CHUNKS", "1")
-			t.Setenv("BENCH_MAX_TOKENS", "2")
-			d, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+			env := merge(isolated(t), map[string]string{
+				"BENCH_RUNTIMES": "mine", "MINE_URL": url, "BENCH_CACHE": cache, "BENCH_WARMUPS": "1",
+				"BENCH_PROMPTS": "short", "BENCH_RECORD_CHUNKS": "1", "BENCH_MAX_TOKENS": "2",
+			})
+			d, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 			require.NoError(t, err)
 			t.Cleanup(d.Close)
 			assert.Equal(t, "cache: "+cache+"\n", d.ConfigLines())

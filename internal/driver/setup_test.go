@@ -18,29 +18,47 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/inferencebench/inferencebench/internal/config"
-	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
-// closedURL is a loopback URL where nothing listens.
+// closedURL is a loopback URL where nothing listens: port 1, which no
+// test server is ever given (they get ephemeral ports), so that a port
+// closed here cannot be taken by a parallel test's server before a probe.
 func closedURL(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	url := "http://" + ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return url
+	t.Helper()
+	return "http://127.0.0.1:1"
 }
 
-// isolate points every known runtime at a closed port, so that probing
-// never reaches a server that happens to run on this machine.
-func isolate(t *testing.T) {
-	envtest.Clean(t)
+// isolated returns the settings of a run that reaches no server by
+// chance: every known runtime points at a closed port, so that probing
+// never reaches a server that happens to run on this machine, and the
+// results go to a folder of the test's own. A test adds its own settings
+// to the map; nothing is read from the process's environment.
+func isolated(t *testing.T) map[string]string {
+	t.Helper()
+	env := map[string]string{"BENCH_OUTPUT_DIR": t.TempDir()}
 	for _, name := range config.ProbeOrder {
-		t.Setenv(config.EnvPrefix(name)+"URL", closedURL(t))
+		env[config.EnvPrefix(name)+"URL"] = closedURL(t)
 	}
-	t.Setenv("BENCH_OUTPUT_DIR", t.TempDir())
+	return env
+}
+
+// merge adds the settings of each map to env in turn (a later one wins)
+// and returns env. An empty value unsets the variable, as an empty
+// variable in the environment counts as unset.
+func merge(env map[string]string, settings ...map[string]string) map[string]string {
+	for _, m := range settings {
+		for k, v := range m {
+			if v == "" {
+				delete(env, k)
+			} else {
+				env[k] = v
+			}
+		}
+	}
+	return env
 }
 
 func fakeOllama(t *testing.T) *httptest.Server {
@@ -61,11 +79,12 @@ func fakeOllama(t *testing.T) *httptest.Server {
 }
 
 func TestProbeFindsAnsweringRuntime(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	env := isolated(t)
 	srv := fakeOllama(t)
-	t.Setenv("OLLAMA_URL", srv.URL)
+	env["OLLAMA_URL"] = srv.URL
 	var log bytes.Buffer
-	s, err := setupFromEnv(context.Background(), &log, Options{})
+	s, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 
@@ -86,9 +105,9 @@ func TestProbeFindsAnsweringRuntime(t *testing.T) {
 
 // Nothing answers: the simulator runs, and the user is told so.
 func TestProbeFallsBackToSim(t *testing.T) {
-	isolate(t)
+	t.Parallel()
 	var log bytes.Buffer
-	s, err := setupFromEnv(context.Background(), &log, Options{})
+	s, err := setup(context.Background(), isolated(t), &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	require.Len(t, s.Runtimes, 1)
@@ -102,17 +121,18 @@ func TestProbeFallsBackToSim(t *testing.T) {
 // suite prints may become a configuration line there, or the file names
 // and run ids in it would split benchstat's tables between runs.
 func TestMessagesAreNotBenchstatConfig(t *testing.T) {
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "mine,sim")
-	t.Setenv("MINE_URL", closedURL(t))
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_RUNTIMES"] = "mine,sim"
+	env["MINE_URL"] = closedURL(t)
 	var log bytes.Buffer
-	s, err := setupFromEnv(context.Background(), &log, Options{})
+	s, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	s.Run.Add(summary.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
 
 	require.NoError(t, s.Finish())
-	isolate(t) // and the fallback's notice
-	s, err = setupFromEnv(context.Background(), &log, Options{})
+	// And a run that falls back to the simulator, for its notice.
+	s, err = setup(context.Background(), isolated(t), &log, Options{})
 	require.NoError(t, err)
 	s.Close()
 
@@ -133,7 +153,8 @@ func TestMessagesAreNotBenchstatConfig(t *testing.T) {
 // A server that accepts and never answers costs the probe its timeout, not
 // the run.
 func TestProbeDoesNotWaitForAHungServer(t *testing.T) {
-	isolate(t)
+	// Not parallel: it times the probe against a wall-clock bound.
+	env := isolated(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { ln.Close() })
@@ -146,9 +167,9 @@ func TestProbeDoesNotWaitForAHungServer(t *testing.T) {
 			t.Cleanup(func() { c.Close() })
 		}
 	}()
-	t.Setenv("VLLM_URL", "http://"+ln.Addr().String())
+	env["VLLM_URL"] = "http://" + ln.Addr().String()
 	start := time.Now()
-	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	assert.Less(t, time.Since(start), 2*time.Second)
@@ -156,21 +177,22 @@ func TestProbeDoesNotWaitForAHungServer(t *testing.T) {
 }
 
 func TestBadSettingStopsSetup(t *testing.T) {
-	isolate(t)
-	t.Setenv("BENCH_CONCURRENCY", "1,four")
-	_, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_CONCURRENCY"] = "1,four"
+	_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `BENCH_CONCURRENCY="1,four"`)
 
-	t.Setenv("BENCH_CONCURRENCY", "1")
-	t.Setenv("BENCH_PROMPTS", "short,haiku")
-	_, err = setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	env["BENCH_CONCURRENCY"] = "1"
+	env["BENCH_PROMPTS"] = "short,haiku"
+	_, err = setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `BENCH_PROMPTS="short,haiku": unknown prompt "haiku"`)
 
-	t.Setenv("BENCH_PROMPTS", "")
-	t.Setenv("BENCH_RUNTIMES", "mine")
-	_, err = setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	delete(env, "BENCH_PROMPTS")
+	env["BENCH_RUNTIMES"] = "mine"
+	_, err = setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "set MINE_URL")
 }
@@ -178,13 +200,14 @@ func TestBadSettingStopsSetup(t *testing.T) {
 // A named runtime that does not answer is not dropped in silence: its
 // benchmarks get the reason, with its name and URL, and no secret.
 func TestUnreachableNamedRuntime(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	env := isolated(t)
 	url := closedURL(t)
-	t.Setenv("BENCH_RUNTIMES", "mine,sim")
-	t.Setenv("MINE_URL", strings.Replace(url, "http://", "http://me:hunter2@", 1))
-	t.Setenv("MINE_API_KEY", "sk-verysecret")
+	env["BENCH_RUNTIMES"] = "mine,sim"
+	env["MINE_URL"] = strings.Replace(url, "http://", "http://me:hunter2@", 1)
+	env["MINE_API_KEY"] = "sk-verysecret"
 	var log bytes.Buffer
-	s, err := setupFromEnv(context.Background(), &log, Options{})
+	s, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	require.Len(t, s.Runtimes, 2)
@@ -201,12 +224,13 @@ func TestUnreachableNamedRuntime(t *testing.T) {
 
 // The files of a run carry no credentials, though the URL and key were set.
 func TestFilesHoldNoSecrets(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	env := isolated(t)
 	srv := fakeOllama(t)
-	t.Setenv("BENCH_RUNTIMES", "ollama")
-	t.Setenv("OLLAMA_URL", strings.Replace(srv.URL, "http://", "http://me:hunter2@", 1))
-	t.Setenv("OLLAMA_API_KEY", "sk-verysecret")
-	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	env["BENCH_RUNTIMES"] = "ollama"
+	env["OLLAMA_URL"] = strings.Replace(srv.URL, "http://", "http://me:hunter2@", 1)
+	env["OLLAMA_API_KEY"] = "sk-verysecret"
+	s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	s.Run.Add(summary.Key{Runtime: "ollama", Model: "tiny:latest", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
 
@@ -225,10 +249,11 @@ func TestFilesHoldNoSecrets(t *testing.T) {
 
 // A run in which no benchmark ran writes nothing.
 func TestFinishWithoutBenchmarksWritesNothing(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	env := isolated(t)
 	out := filepath.Join(t.TempDir(), "results")
-	t.Setenv("BENCH_OUTPUT_DIR", out)
-	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	env["BENCH_OUTPUT_DIR"] = out
+	s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	require.NoError(t, s.Finish())
 	assert.Empty(t, names(t, out), "the folder is made at the start, to prove it writable, and stays empty")
@@ -237,7 +262,8 @@ func TestFinishWithoutBenchmarksWritesNothing(t *testing.T) {
 // The seed's run, as the README gives it: its arguments come out in the
 // seed's terms.
 func TestSeedArguments(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	env := isolated(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/v1/models":
@@ -249,10 +275,10 @@ func TestSeedArguments(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	t.Setenv("BENCH_RUNTIMES", "vllm-metal")
-	t.Setenv("VLLM_METAL_URL", srv.URL)
-	t.Setenv("VLLM_METAL_MODEL", "qwen3.8-27b-nvfp4")
-	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{Benchtime: "5x", Count: 5})
+	env["BENCH_RUNTIMES"] = "vllm-metal"
+	env["VLLM_METAL_URL"] = srv.URL
+	env["VLLM_METAL_MODEL"] = "qwen3.8-27b-nvfp4"
+	s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{Benchtime: "5x", Count: 5})
 	require.NoError(t, err)
 	a := s.Run.Arguments
 	assert.Equal(t, "vllm-metal", a.Runtime)
@@ -273,11 +299,12 @@ func TestSeedArguments(t *testing.T) {
 // Progress goes where BENCH_PROGRESS says, never to the log (stderr, which
 // go test copies into benchstat's input).
 func TestProgressLines(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	env := isolated(t)
 	path := filepath.Join(t.TempDir(), "progress.log")
-	t.Setenv("BENCH_PROGRESS", path)
+	env["BENCH_PROGRESS"] = path
 	var log bytes.Buffer
-	s, err := setupFromEnv(context.Background(), &log, Options{Benchtime: "3x"})
+	s, err := setup(context.Background(), env, &log, Options{Benchtime: "3x"})
 	require.NoError(t, err)
 	before := log.String()
 
@@ -298,8 +325,8 @@ func TestProgressLines(t *testing.T) {
 `, string(b))
 	assert.Equal(t, before, log.String(), "progress never goes to the log")
 
-	t.Setenv("BENCH_PROGRESS", filepath.Join(t.TempDir(), "missing", "p.log"))
-	_, err = setupFromEnv(context.Background(), &log, Options{})
+	env["BENCH_PROGRESS"] = filepath.Join(t.TempDir(), "missing", "p.log")
+	_, err = setup(context.Background(), env, &log, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "BENCH_PROGRESS=")
 }
@@ -307,7 +334,8 @@ func TestProgressLines(t *testing.T) {
 // An Ollama with no model pulled answers its port but cannot be
 // benchmarked: it is skipped with the reason, and the simulator runs.
 func TestProbeSkipsARuntimeWithoutModels(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	env := isolated(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/version":
@@ -321,9 +349,9 @@ func TestProbeSkipsARuntimeWithoutModels(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	t.Setenv("OLLAMA_URL", srv.URL)
+	env["OLLAMA_URL"] = srv.URL
 	var log bytes.Buffer
-	s, err := setupFromEnv(context.Background(), &log, Options{})
+	s, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	require.Len(t, s.Runtimes, 1)
@@ -336,13 +364,14 @@ func TestProbeSkipsARuntimeWithoutModels(t *testing.T) {
 // Settings are all checked before the first request: a bad simulator
 // setting stops the run before any port is probed.
 func TestSimSettingsCheckedBeforeProbing(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	env := isolated(t)
 	probed := false
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { probed = true }))
 	t.Cleanup(srv.Close)
-	t.Setenv("OLLAMA_URL", srv.URL)
-	t.Setenv("SIM_TOKENS_PER_SEC", "fast")
-	_, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	env["OLLAMA_URL"] = srv.URL
+	env["SIM_TOKENS_PER_SEC"] = "fast"
+	_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `SIM_TOKENS_PER_SEC="fast"`)
 	assert.False(t, probed, "a request went out before the settings were checked")
@@ -350,10 +379,11 @@ func TestSimSettingsCheckedBeforeProbing(t *testing.T) {
 
 // A -cpu list would run each leaf once per value under one summary row.
 func TestCPUListRefused(t *testing.T) {
-	isolate(t)
-	_, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{CPU: "1,2"})
+	t.Parallel()
+	env := isolated(t)
+	_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{CPU: "1,2"})
 	assert.ErrorContains(t, err, "-cpu=1,2: give one value or none")
-	s, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{CPU: "2"})
+	s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{CPU: "2"})
 	require.NoError(t, err)
 	s.Close()
 }
@@ -361,27 +391,29 @@ func TestCPUListRefused(t *testing.T) {
 // An output folder that cannot hold the results stops the run at setup,
 // before any port is probed or request sent, however it is wrong.
 func TestOutputDirCheckedFirst(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	env := isolated(t)
 	probed := false
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { probed = true }))
 	t.Cleanup(srv.Close)
-	t.Setenv("OLLAMA_URL", srv.URL)
+	env["OLLAMA_URL"] = srv.URL
 	file := filepath.Join(t.TempDir(), "afile")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
-	t.Setenv("BENCH_OUTPUT_DIR", file)
-	_, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	env["BENCH_OUTPUT_DIR"] = file
+	_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	assert.EqualError(t, err, `BENCH_OUTPUT_DIR="`+file+`": not a folder`)
 	assert.False(t, probed)
 }
 
-// setupFromEnv sets a run up from the test's environment, as TestMain
-// does: the suite's settings and the simulator's, then Setup.
-func setupFromEnv(ctx context.Context, log io.Writer, opts Options) (*Driver, error) {
-	st, err := config.Load()
+// setup sets a run up from the settings of env, as TestMain does from the
+// process's environment: the suite's settings and the simulator's, then
+// Setup.
+func setup(ctx context.Context, env map[string]string, log io.Writer, opts Options) (*Driver, error) {
+	st, err := config.LoadFrom(env)
 	if err != nil {
 		return nil, err
 	}
-	simCfg, err := sim.ConfigFromEnv()
+	simCfg, err := sim.ConfigFrom(env)
 	if err != nil {
 		return nil, err
 	}

@@ -35,15 +35,11 @@ var simKinds = []string{"ollama", "openai"}
 // ends, and returns it with its log.
 func startSim(t *testing.T, settings ...map[string]string) (*Driver, *bytes.Buffer) {
 	t.Helper()
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "sim")
-	for _, env := range settings {
-		for k, v := range env {
-			t.Setenv(k, v)
-		}
-	}
+	env := isolated(t)
+	env["BENCH_RUNTIMES"] = "sim"
+	merge(env, settings...)
 	var log bytes.Buffer
-	d, err := setupFromEnv(context.Background(), &log, Options{})
+	d, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	return d, &log
@@ -55,8 +51,10 @@ func startSim(t *testing.T, settings ...map[string]string) (*Driver, *bytes.Buff
 // which makes its count/duration no prompt rate: the suite leaves it out
 // and says why.
 func TestColdAndWarmPromptsOnTheSimulator(t *testing.T) {
+	t.Parallel()
 	for _, kind := range simKinds {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			cold, notes, _ := simRun(t, kind, map[string]string{"BENCH_CACHE": "cold"})
 			warm, warmNotes, _ := simRun(t, kind, map[string]string{"BENCH_CACHE": "warm"})
 			require.NotNil(t, cold.PromptTokensMean)
@@ -83,8 +81,10 @@ func TestColdAndWarmPromptsOnTheSimulator(t *testing.T) {
 // makes an OpenAI-kind server run to the length asked; Ollama's API has no
 // such option.
 func TestShortOutputsOnTheSimulator(t *testing.T) {
+	t.Parallel()
 	for _, kind := range simKinds {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			row, notes, _ := simRun(t, kind, map[string]string{"SIM_STOP_AFTER": "5"})
 			assert.Equal(t, 8, row.ShortOutputs, "every timed request: 2 rounds of 4")
 			assert.Equal(t, map[string]int{"stop": 8}, row.FinishReasons)
@@ -107,8 +107,10 @@ func TestShortOutputsOnTheSimulator(t *testing.T) {
 // llama-server does): the row says which, the leaf says so, and the
 // summary's model stays the one asked for.
 func TestServedModelOnTheSimulator(t *testing.T) {
+	t.Parallel()
 	for _, kind := range simKinds {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			row, notes, _ := simRun(t, kind, map[string]string{"SIM_SERVED_MODEL": "/models/real.gguf", "SIM_MODEL": "nope"})
 			assert.Equal(t, "nope", row.Model)
 			assert.Equal(t, "/models/real.gguf", row.ServedModel)
@@ -121,6 +123,7 @@ func TestServedModelOnTheSimulator(t *testing.T) {
 // server's count of generated tokens over a leaf is the client's.
 // Without /metrics (SIM_METRICS=0) the row has none, and nothing fails.
 func TestServerCountersOnTheSimulator(t *testing.T) {
+	t.Parallel()
 	row, notes, _ := simRun(t, "openai", nil)
 	assert.Empty(t, notes)
 	require.NotNil(t, row.ServerGeneratedTokens)

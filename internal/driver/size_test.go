@@ -53,7 +53,7 @@ func inputRun(t *testing.T, env map[string]string) (*summary.File, []summary.Rec
 // within 1% or 4, on every kind of server: with its tokenize endpoint
 // (vLLM's, llama.cpp's) and one request, or with calibration requests
 // (Ollama, and OpenAI servers without one), at most 6, each recorded.
-// TTFT grows with the uncached prompt.
+// TTFT grows with the uncached prompt. Not parallel: TTFTs are compared.
 func TestInputLengthsAreSizedOnEveryServer(t *testing.T) {
 	for _, tc := range []struct {
 		name, method string
@@ -118,6 +118,7 @@ func TestInputLengthsAreSizedOnEveryServer(t *testing.T) {
 // as its count: the row counts it and the leaf says so; a prompt of
 // another name is checked the same way.
 func TestTruncatedPromptsOnOllama(t *testing.T) {
+	t.Parallel()
 	f, _, log := inputRun(t, map[string]string{
 		"SIM_KIND": "ollama", "BENCH_INPUT_TOKENS": "500,3000", "BENCH_NUM_CTX": "2000", "BENCH_PROMPTS": "in500,in3000,medium",
 	})
@@ -141,6 +142,7 @@ func TestTruncatedPromptsOnOllama(t *testing.T) {
 // comes within its tolerance; on a server that reports counts but was
 // given room to size, a cut later shows in truncated_prompts.
 func TestTruncatedCount(t *testing.T) {
+	t.Parallel()
 	ok := summary.Round{InputTokens: 3000, Context: 4096}
 	cut := func(tokens int, rd summary.Round) int {
 		m := summary.Compute([]summary.Round{{InputTokens: rd.InputTokens, Context: rd.Context, Results: okResults(tokens)}}, summary.SLO{})
@@ -158,6 +160,7 @@ func TestTruncatedCount(t *testing.T) {
 // that says so, and its row counts it; a later run of the leaf is refused
 // without another request.
 func TestSizingFails(t *testing.T) {
+	t.Parallel()
 	noUsage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" {
 			io.WriteString(w, `{"object":"list","data":[{"id":"m"}]}`)
@@ -171,12 +174,10 @@ func TestSizingFails(t *testing.T) {
 		{constant, "cannot size prompt in512 to 512 tokens after 6 calibration requests (requests): the count did not come within 5 tokens (512 words: 5 tokens;"},
 		{noUsage.URL, "cannot size prompt in512 to 512 tokens after 1 calibration requests (requests): it reports no prompt token count"},
 	} {
-		isolate(t)
-		t.Setenv("BENCH_RUNTIMES", "mine")
-		t.Setenv("MINE_URL", tc.url)
-		t.Setenv("BENCH_INPUT_TOKENS", "512")
-		t.Setenv("BENCH_CONCURRENCY", "1")
-		d, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+		env := merge(isolated(t), map[string]string{
+			"BENCH_RUNTIMES": "mine", "MINE_URL": tc.url, "BENCH_INPUT_TOKENS": "512", "BENCH_CONCURRENCY": "1",
+		})
+		d, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 		require.NoError(t, err)
 		t.Cleanup(d.Close)
 		k := slices.Collect(d.Leaves())[0]

@@ -15,6 +15,7 @@ import (
 )
 
 func TestSweepStop(t *testing.T) {
+	t.Parallel()
 	row := func(agg, ttftP95 float64) *summary.Row {
 		return &summary.Row{Runtime: "r", Prompt: "p", AggregateTPSMean: &agg, TTFTP95: &ttftP95}
 	}
@@ -36,6 +37,7 @@ func TestSweepStop(t *testing.T) {
 		{"nothing succeeded", &summary.Row{}, row(100, 0.1), 4, 2, "no request succeeded"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			stop := sweepStop(tt.row, tt.prev, slo, tt.n, 64)
 			if tt.reason == "" {
 				assert.Nil(t, stop)
@@ -53,18 +55,14 @@ func TestSweepStop(t *testing.T) {
 // growing or the bound is reached, and the stop is in the summary's
 // arguments. The simulator does not slow down with more streams, and its
 // slow schedule leaves the CPU idle, so each step doubles the throughput
-// even on a busy machine.
+// even on a busy machine. Not parallel all the same: the steps are timed.
 func TestSweepLeaves(t *testing.T) {
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "sim")
-	t.Setenv("BENCH_CONCURRENCY", "sweep:8")
-	t.Setenv("BENCH_PROMPTS", "short")
-	t.Setenv("BENCH_WARMUPS", "0")
-	t.Setenv("SIM_TTFT", "20ms")
-	t.Setenv("SIM_TOKENS_PER_SEC", "200")
-	t.Setenv("BENCH_MAX_TOKENS", "10")
+	env := merge(isolated(t), map[string]string{
+		"BENCH_RUNTIMES": "sim", "BENCH_CONCURRENCY": "sweep:8", "BENCH_PROMPTS": "short", "BENCH_WARMUPS": "0",
+		"SIM_TTFT": "20ms", "SIM_TOKENS_PER_SEC": "200", "BENCH_MAX_TOKENS": "10",
+	})
 	var log bytes.Buffer
-	d, err := setupFromEnv(context.Background(), &log, Options{})
+	d, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	var ran []int

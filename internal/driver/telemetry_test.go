@@ -28,19 +28,18 @@ func standInMacmon(t *testing.T) string {
 // With macmon, a leaf's timed part gets power and energy figures: here a
 // stand-in that draws 20 W, so the energy is 20 W × the timed part, and
 // each output token's share of it is on the result line as J/tok.
+//
+// Not parallel: the stand-in, a process of its own, reads its power from
+// the process's environment, and the energy is timed.
 func TestPowerFigures(t *testing.T) {
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "sim")
-	t.Setenv("BENCH_POWER", "on")
-	t.Setenv("BENCH_MACMON", standInMacmon(t))
-	t.Setenv("BENCH_POWER_INTERVAL", "100ms")
 	t.Setenv("FAKE_MACMON_WATTS", "20")
-	t.Setenv("BENCH_WARMUPS", "0")
-	t.Setenv("SIM_TTFT", "20ms")
-	t.Setenv("SIM_TOKENS_PER_SEC", "1000")
-	t.Setenv("BENCH_MAX_TOKENS", "100") // 120 ms a request
+	env := merge(isolated(t), map[string]string{
+		"BENCH_RUNTIMES": "sim", "BENCH_POWER": "on", "BENCH_MACMON": standInMacmon(t), "BENCH_POWER_INTERVAL": "100ms",
+		"BENCH_WARMUPS": "0", "SIM_TTFT": "20ms", "SIM_TOKENS_PER_SEC": "1000",
+		"BENCH_MAX_TOKENS": "100", // 120 ms a request
+	})
 	var log bytes.Buffer
-	d, err := setupFromEnv(context.Background(), &log, Options{})
+	d, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	require.NotNil(t, d.Run.Host.PowerSource)
@@ -70,17 +69,17 @@ func TestPowerFigures(t *testing.T) {
 // BENCH_POWER=on with no macmon stops the run at setup; auto goes on
 // without power figures.
 func TestPowerOnNeedsMacmon(t *testing.T) {
-	isolate(t)
-	t.Setenv("BENCH_RUNTIMES", "sim")
-	t.Setenv("BENCH_MACMON", filepath.Join(t.TempDir(), "no-macmon"))
-	t.Setenv("BENCH_POWER", "on")
-	_, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	t.Parallel()
+	env := merge(isolated(t), map[string]string{
+		"BENCH_RUNTIMES": "sim", "BENCH_MACMON": filepath.Join(t.TempDir(), "no-macmon"), "BENCH_POWER": "on",
+	})
+	_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `BENCH_POWER=on, BENCH_MACMON="`)
 	assert.Contains(t, err.Error(), "brew install macmon")
 
-	t.Setenv("BENCH_POWER", "auto")
-	d, err := setupFromEnv(context.Background(), &bytes.Buffer{}, Options{})
+	env["BENCH_POWER"] = "auto"
+	d, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	d.Close()
 	assert.Nil(t, d.Run.Host.PowerSource)
@@ -90,9 +89,10 @@ func TestPowerOnNeedsMacmon(t *testing.T) {
 // timed part in its row; one without (404) is asked once, and nothing
 // fails.
 func TestServerCounters(t *testing.T) {
+	t.Parallel()
 	for _, withMetrics := range []bool{true, false} {
 		t.Run(fmt.Sprint("metrics=", withMetrics), func(t *testing.T) {
-			isolate(t)
+			t.Parallel()
 			url, _ := promptServer(t)
 			var generated, scrapes atomic.Int64
 			metrics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -121,12 +121,12 @@ func TestServerCounters(t *testing.T) {
 				fmt.Fprintf(w, "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total{model_name=\"m\"} %d\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"m\"} 0\n", generated.Load())
 			}))
 			t.Cleanup(metrics.Close)
-			t.Setenv("BENCH_RUNTIMES", "mine")
-			t.Setenv("MINE_URL", metrics.URL)
-			t.Setenv("BENCH_WARMUPS", "1")
-			t.Setenv("BENCH_MAX_TOKENS", "2") // what the server sends
+			env := merge(isolated(t), map[string]string{
+				"BENCH_RUNTIMES": "mine", "MINE_URL": metrics.URL, "BENCH_WARMUPS": "1",
+				"BENCH_MAX_TOKENS": "2", // what the server sends
+			})
 			var log bytes.Buffer
-			d, err := setupFromEnv(context.Background(), &log, Options{})
+			d, err := setup(context.Background(), env, &log, Options{})
 			require.NoError(t, err)
 			t.Cleanup(d.Close)
 			for range 2 {

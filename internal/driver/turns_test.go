@@ -32,8 +32,10 @@ func timedTurns(recs []summary.Record) map[int][]summary.Record {
 // prompt grows by the history, and a server that reports its cache (the
 // simulator's OpenAI endpoint) served each turn's history from it.
 func TestConversationsOnTheSimulator(t *testing.T) {
+	t.Parallel()
 	for _, kind := range simKinds {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			f, recs, log := inputRun(t, map[string]string{
 				"SIM_KIND": kind, "BENCH_TURNS": "3", "BENCH_CONCURRENCY": "2", "BENCH_PROMPTS": "short",
 			})
@@ -88,6 +90,7 @@ func TestConversationsOnTheSimulator(t *testing.T) {
 // output and of the .txt, so that benchstat never compares runs of
 // different workloads; a run of single requests has neither.
 func TestWorkloadConfigLines(t *testing.T) {
+	t.Parallel()
 	d, _ := startSim(t, map[string]string{"BENCH_TURNS": "4", "BENCH_SHARED_PREFIX": "300", "BENCH_CACHE": "warm"})
 	assert.Equal(t, "cache: warm\nturns: 4\nshared-prefix: 300\n", d.ConfigLines())
 	d.Run.Add(summary.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: 1, Results: okResults(10)}}, summary.Telemetry{})
@@ -103,6 +106,7 @@ func TestWorkloadConfigLines(t *testing.T) {
 // tokens on each runtime, the same in every request: a server with a
 // prefix cache serves it from there after the first request.
 func TestSharedPrefix(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, method string
 		env          map[string]string
@@ -111,6 +115,7 @@ func TestSharedPrefix(t *testing.T) {
 		{"ollama", "requests", map[string]string{"SIM_KIND": "ollama"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			env := map[string]string{"BENCH_SHARED_PREFIX": "500", "BENCH_PROMPTS": "short", "BENCH_CONCURRENCY": "2"}
 			for k, v := range tc.env {
 				env[k] = v
@@ -146,6 +151,7 @@ func TestSharedPrefix(t *testing.T) {
 // A conversation longer than a runtime's stated context is refused before
 // any request, naming the variable and the value.
 func TestConversationBeyondContextRefused(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		env  map[string]string
 		want string
@@ -153,23 +159,18 @@ func TestConversationBeyondContextRefused(t *testing.T) {
 		{map[string]string{"BENCH_SHARED_PREFIX": "1900"}, `BENCH_SHARED_PREFIX=1900: sim (`},
 		{map[string]string{"BENCH_TURNS": "20"}, `BENCH_TURNS=20: sim (`},
 	} {
-		isolate(t)
-		t.Setenv("BENCH_RUNTIMES", "sim")
-		t.Setenv("SIM_CONTEXT", "2000")
-		t.Setenv("BENCH_MAX_TOKENS", "128")
-		t.Setenv("BENCH_PROMPTS", "short")
-		for k, v := range tc.env {
-			t.Setenv(k, v)
-		}
+		env := merge(isolated(t), map[string]string{
+			"BENCH_RUNTIMES": "sim", "SIM_CONTEXT": "2000", "BENCH_MAX_TOKENS": "128", "BENCH_PROMPTS": "short",
+		}, tc.env)
 		var log bytes.Buffer
-		d, err := setupFromEnv(context.Background(), &log, Options{})
+		d, err := setup(context.Background(), env, &log, Options{})
 		if d != nil {
 			d.Close()
 		}
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tc.want)
 		assert.Contains(t, err.Error(), "takes at most 2000 tokens")
-		entries, _ := os.ReadDir(os.Getenv("BENCH_OUTPUT_DIR"))
+		entries, _ := os.ReadDir(env["BENCH_OUTPUT_DIR"])
 		assert.Empty(t, entries, "no request, no file")
 	}
 }
@@ -178,6 +179,7 @@ func TestConversationBeyondContextRefused(t *testing.T) {
 // its class, the later turns are not sent and are counted, and the run
 // goes on.
 func TestFailedTurnEndsItsConversation(t *testing.T) {
+	t.Parallel()
 	// The simulator's chat requests are numbered from 1 across the run:
 	// every 5th is reset.
 	f, recs, log := inputRun(t, map[string]string{
@@ -205,6 +207,7 @@ func TestFailedTurnEndsItsConversation(t *testing.T) {
 // With BENCH_RATES an arrival starts a conversation, whose later turns
 // follow at once: the send lag is the first turn's.
 func TestConversationsOnArrival(t *testing.T) {
+	t.Parallel()
 	f, recs, _ := inputRun(t, map[string]string{
 		"BENCH_TURNS": "2", "BENCH_PROMPTS": "short", "BENCH_RATES": "20", "BENCH_CONCURRENCY": "",
 	})
@@ -235,6 +238,7 @@ func TestConversationsOnArrival(t *testing.T) {
 // is sent only when the context Ollama gives a model unasked may be too
 // small; an in<N> prompt alone keeps its exact N + max tokens.
 func TestNumCtxFitsConversations(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		env  map[string]string
 		want int
