@@ -89,7 +89,7 @@ func round2(x float64) float64 {
 
 // formatRates is the rates as BENCH_RATES takes them: "0.59,2.4".
 func formatRates(low, high float64) string {
-	return strconv.FormatFloat(low, 'g', -1, 64) + "," + strconv.FormatFloat(high, 'g', -1, 64)
+	return summary.FormatRate(low) + "," + summary.FormatRate(high)
 }
 
 // openLoopWant is what the rows of an open-loop run must show.
