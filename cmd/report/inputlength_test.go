@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -178,27 +177,17 @@ func TestInputLengthNone(t *testing.T) {
 // and run, a runtime and load's colour shared by its runs.
 func TestInputLengthRuns(t *testing.T) {
 	dir := t.TempDir()
-	var f map[string]any
-	require.NoError(t, json.Unmarshal(readFile(t, "testdata/lengths.json"), &f))
-	f["run_id"] = "20261204T021700Z"
-	var rows []any
-	for _, x := range f["summary"].([]any) {
-		rw := x.(map[string]any)
+	later := laterRun(t, dir, "testdata/lengths.json", "20261204T021700Z", func(rw map[string]any) bool {
 		switch {
 		case rw["runtime"] == "vllm" && rw["prompt"] == "in4096" && rw["concurrency"] == 4.0:
-			continue // not run
+			return false // not run
 		case rw["runtime"] == "ollama" && rw["prompt"] == "in512" && rw["concurrency"] == 1.0:
 			rw["prompt_tps_mean"] = nil
 		case rw["runtime"] == "ollama" && rw["prompt"] == "in32768" && rw["concurrency"] == 4.0:
 			rw["truncated_prompts"] = 0 // num_ctx raised
 		}
-		rows = append(rows, rw)
-	}
-	f["summary"] = rows
-	data, err := json.Marshal(f)
-	require.NoError(t, err)
-	later := filepath.Join(dir, "later.json")
-	require.NoError(t, os.WriteFile(later, data, 0o644))
+		return true
+	})
 
 	code, _, stderr := report("-o", filepath.Join(dir, "out"), "testdata/lengths.json", later)
 	require.Equal(t, 0, code, stderr)

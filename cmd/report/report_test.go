@@ -905,3 +905,25 @@ func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	testkit.Golden(t, filepath.Join("testdata", name), got, "go test ./cmd/report -update")
 }
+
+// laterRun writes to dir/later.json the run of fixture as a later run
+// (run_id id) would have it: each row passed through edit, which may
+// change it, or drop it by returning false. It returns the file's path.
+func laterRun(t *testing.T, dir, fixture, id string, edit func(row map[string]any) bool) string {
+	t.Helper()
+	var f map[string]any
+	require.NoError(t, json.Unmarshal(readFile(t, fixture), &f))
+	f["run_id"] = id
+	var rows []any
+	for _, x := range f["summary"].([]any) {
+		if rw := x.(map[string]any); edit(rw) {
+			rows = append(rows, rw)
+		}
+	}
+	f["summary"] = rows
+	data, err := json.Marshal(f)
+	require.NoError(t, err)
+	later := filepath.Join(dir, "later.json")
+	require.NoError(t, os.WriteFile(later, data, 0o644))
+	return later
+}

@@ -259,27 +259,17 @@ func TestCacheHitColumn(t *testing.T) {
 // and each run's dash; the turns not sent of each run.
 func TestTurnsRuns(t *testing.T) {
 	dir := t.TempDir()
-	var f map[string]any
-	require.NoError(t, json.Unmarshal(readFile(t, "testdata/turns.json"), &f))
-	f["run_id"] = "20261206T021700Z"
-	var rows []any
-	for _, x := range f["summary"].([]any) {
-		rw := x.(map[string]any)
+	later := laterRun(t, dir, "testdata/turns.json", "20261206T021700Z", func(rw map[string]any) bool {
 		switch {
 		case rw["runtime"] == "vllm" && rw["concurrency"] == 4.0:
-			continue // not run
+			return false // not run
 		case rw["runtime"] == "ollama" && rw["concurrency"] == 1.0:
 			rw["turns"].([]any)[3].(map[string]any)["ttft_s_p50"] = nil // every turn 4 failed
 		case rw["runtime"] == "vllm" && rw["concurrency"] == 1.0:
 			rw["not_sent"] = 1
 		}
-		rows = append(rows, rw)
-	}
-	f["summary"] = rows
-	data, err := json.Marshal(f)
-	require.NoError(t, err)
-	later := filepath.Join(dir, "later.json")
-	require.NoError(t, os.WriteFile(later, data, 0o644))
+		return true
+	})
 
 	code, _, stderr := report("-o", filepath.Join(dir, "out"), "testdata/turns.json", later)
 	require.Equal(t, 0, code, stderr)
