@@ -15,6 +15,7 @@
 package runtimes
 
 import (
+	"strings"
 	"time"
 )
 
@@ -137,10 +138,10 @@ type Result struct {
 	// whatever was measured before the failure.
 	Err error
 
-	last     time.Duration // when the last text chunk arrived, from Start
-	answered bool          // an answer chunk has arrived (TTFC is set)
-	keep     bool          // keep the answer text (Request.KeepText)
-	text     []byte        // the answer text so far, when keep
+	last     time.Duration   // when the last text chunk arrived, from Start
+	answered bool            // an answer chunk has arrived (TTFC is set)
+	keep     bool            // keep the answer text (Request.KeepText)
+	text     strings.Builder // the answer text so far, when keep
 }
 
 // OK reports whether the request completed.

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -18,9 +20,13 @@ import (
 // connection to the pool.
 
 const (
-	// lineBufSize is the reader's buffer. Lines longer than this are
-	// gathered in a growing side buffer, so it is not a line limit.
-	lineBufSize = 64 << 10
+	// lineBufSize is the reader's buffer: a stream's text chunks are a few
+	// hundred bytes, and a stream holds its buffer while it is open, so at
+	// hundreds of streams its size is most of the client's memory. Lines
+	// longer than this (llama.cpp's last chunk with its timings can be,
+	// Ollama's /api/generate context array is) are gathered in a side
+	// buffer that grows as far as they need, so it is not a line limit.
+	lineBufSize = 4 << 10
 	// maxLineSize bounds one line so a broken server cannot make us grow
 	// without end. Ollama's /api/generate final line (the context array)
 	// is the biggest legitimate line we know of: a few MiB at most.
@@ -34,6 +40,11 @@ const (
 	// connection goes back to the pool instead of being closed.
 	drainLimit   = 256 << 10
 	drainTimeout = 500 * time.Millisecond
+	// gapsRoom is the most gaps a Result has room for from the start,
+	// 4 KiB of them: at hundreds of streams, room for the 65536 tokens a
+	// request may ask for would be 256 KiB each, held whether or not they
+	// come.
+	gapsRoom = 1024
 )
 
 // lineReader returns a stream's lines one at a time. It does not allocate
@@ -146,11 +157,16 @@ func readStream(r io.Reader, start time.Time, now func() time.Time, res *Result,
 // failure after the reply began, or on a fresh connection, is not retried.
 func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l limits, hreq *http.Request, read streamReader, req Request) (res Result) {
 	// The gaps between chunks are kept for every request: room for the
-	// tokens asked for, so that keeping them costs no allocation per chunk.
-	res = Result{Gaps: make([]float32, 0, min(max(req.MaxTokens, 16), 1<<16)), keep: req.KeepText}
+	// tokens asked for, up to gapsRoom, so that keeping them costs no
+	// allocation per chunk; a longer reply's grow by doubling, a handful
+	// of allocations, each after the stamp of the chunk that needs it.
+	res = Result{Gaps: make([]float32, 0, min(max(req.MaxTokens, 16), gapsRoom)), keep: req.KeepText}
 	defer func() {
 		if res.keep {
-			res.Text = string(res.text)
+			// The builder's bytes become the string, uncopied; the
+			// Result keeps the string alone.
+			res.Text = res.text.String()
+			res.text = strings.Builder{}
 		}
 	}()
 	attempts := 0
@@ -201,7 +217,7 @@ func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l
 // answerText keeps s, a chunk's answer text, when the request asked for it.
 func answerText(res *Result, s string) {
 	if res.keep {
-		res.text = append(res.text, s...)
+		res.text.WriteString(s)
 	}
 }
 
@@ -212,6 +228,11 @@ func textChunk(res *Result, start, t time.Time, answer bool) {
 	if res.Chunks == 0 {
 		res.TTFT = d
 	} else {
+		if len(res.Gaps) == cap(res.Gaps) {
+			// Doubled, not grown by append's quarter: a reply longer
+			// than gapsRoom costs a handful of allocations.
+			res.Gaps = slices.Grow(res.Gaps, max(cap(res.Gaps), 16))
+		}
 		res.Gaps = append(res.Gaps, float32((d - res.last).Seconds()))
 	}
 	if answer && !res.answered {

@@ -148,6 +148,35 @@ func TestEveryRecordedStreamIsTested(t *testing.T) {
 	}
 }
 
+// ---- gaps ----
+
+// A reply longer than the room made for its gaps from the start (gapsRoom)
+// keeps every gap; its slice is doubled a few times, not grown a quarter
+// at a time.
+func TestGapsBeyondTheirRoom(t *testing.T) {
+	const n = 40 * gapsRoom
+	start := time.Now()
+	res := Result{Gaps: make([]float32, 0, gapsRoom)}
+	grew := 0
+	for i := range n {
+		c := cap(res.Gaps)
+		textChunk(&res, start, start.Add(time.Duration(i+1)*time.Millisecond), true)
+		if cap(res.Gaps) != c {
+			grew++
+		}
+	}
+	require.Len(t, res.Gaps, n-1)
+	wrong := 0
+	for _, g := range res.Gaps {
+		if g != float32(0.001) {
+			wrong++
+		}
+	}
+	assert.Zero(t, wrong, "gaps other than 1 ms")
+	assert.Equal(t, n, res.Chunks)
+	assert.LessOrEqual(t, grew, 6, "40 times the room: 6 doublings")
+}
+
 // ---- lineReader ----
 
 func readAllLines(t *testing.T, r io.Reader) (lines []string, partial bool) {
