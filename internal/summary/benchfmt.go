@@ -27,9 +27,6 @@ var unitBetter = []struct{ unit, better string }{
 	{UnitPower, "lower"},
 }
 
-// Benchfmt returns what `go test -bench` would have printed for r's leaf
-// runs, in the Go benchmark format that benchstat reads. See the package
-// doc for names, units and config lines.
 // Workload are the configuration lines that say what work the run's
 // requests did, which runs must share to be compared: cache (cold or
 // warm), and, when not 1 and 0, turns and shared-prefix. The driver
@@ -49,6 +46,9 @@ func (r *Run) Workload() []benchfmt.Config {
 	return config
 }
 
+// Benchfmt returns what `go test -bench` would have printed for r's leaf
+// runs, in the Go benchmark format that benchstat reads; docs/metrics.md
+// lists its names, units and configuration lines.
 func (r *Run) Benchfmt() ([]byte, error) {
 	var buf bytes.Buffer
 	w := benchfmt.NewWriter(&buf)

@@ -273,7 +273,7 @@ type samples struct {
 	gaps                                                        []float32
 }
 
-// Compute returns the figures of rounds, as defined in the package doc,
+// Compute returns the figures of rounds, as docs/metrics.md defines them,
 // with goodput against slo (none for the zero SLO).
 func Compute(rounds []Round, slo SLO) Metrics { return compute(rounds, slo, true) }
 
