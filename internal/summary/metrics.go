@@ -357,7 +357,11 @@ func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 	m.TokensPerChunk = stat(s.perChunk)
 	m.ReasoningTokens, m.PromptTokens, m.CachedTokens = stat(s.reasoning), stat(s.promptTokens), stat(s.cached)
 	if turns > 1 {
-		m.Reuse = "history"
+		if m.Reuse == "" {
+			m.Reuse = "history"
+		} else {
+			m.Reuse = "history or of the shared prefix"
+		}
 		if perTurn {
 			m.Turns = byTurn(rounds, turns)
 		}

@@ -74,6 +74,9 @@ func TestNoReuseIsSaid(t *testing.T) {
 	prefix := Compute([]Round{{Wall: time.Second, SharedPrefix: 1000, Results: []runtimes.Result{turn(1, 10, 1100, 0), turn(1, 11, 1100, 0)}}}, SLO{})
 	assert.Contains(t, prefix.Notes(""), "the server reused none of the shared prefix (0 of 2200 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
 
+	both := Compute([]Round{{Wall: time.Second, SharedPrefix: 500, Results: []runtimes.Result{turn(1, 10, 600, 0), turn(2, 30, 800, 0)}}}, SLO{})
+	assert.Contains(t, both.Notes(""), "the server reused none of the history or of the shared prefix (0 of 1400 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
+
 	// Ollama says nothing of its cache: nothing to conclude.
 	ollama := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{turn(1, 10, 100, -1), turn(2, 30, 300, -1)}}}, SLO{})
 	for _, n := range ollama.Notes("") {

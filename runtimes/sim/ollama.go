@@ -28,13 +28,10 @@ type ollamaChatRequest struct {
 
 func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	arrival := time.Now()
-	body, err := readBody(w, r)
+	body, err := s.chatBody(w, r)
 	if err != nil {
 		ollamaError(w, err)
 		return
-	}
-	if s.onBody != nil {
-		s.onBody(r, body)
 	}
 	var req ollamaChatRequest
 	perr := decodeJSON(body, &req)

@@ -18,13 +18,10 @@ import (
 
 func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	arrival := time.Now()
-	body, err := readBody(w, r)
+	body, err := s.chatBody(w, r)
 	if err != nil {
 		openaiError(w, err)
 		return
-	}
-	if s.onBody != nil {
-		s.onBody(r, body)
 	}
 	f, ok := s.admit(w, r, arrival, true)
 	if !ok {

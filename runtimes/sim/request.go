@@ -27,6 +27,16 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	return decodeJSON(body, v)
 }
 
+// chatBody reads a chat request's whole body and hands it to the body
+// hook (Tap.Body), if there is one.
+func (s *Server) chatBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := readBody(w, r)
+	if err == nil && s.onBody != nil {
+		s.onBody(r, body)
+	}
+	return body, err
+}
+
 // readBody reads the whole body, at most maxBody bytes.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
