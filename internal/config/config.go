@@ -3,8 +3,8 @@
 // Every setting is an environment variable (see the README's table). A bad
 // value is an error that names the variable and the value, returned before
 // any request is sent. Runtimes are configured per name: BENCH_RUNTIMES
-// lists names, and each name NAME has NAME_URL, NAME_MODEL, NAME_KIND and
-// NAME_API_KEY, with NAME upper-cased and '-' and '.' turned into '_'
+// lists names, and each name NAME has NAME_URL, NAME_MODEL, NAME_KIND,
+// NAME_API_KEY and NAME_VERSION, with NAME upper-cased and '-' and '.' turned into '_'
 // (vllm-metal → VLLM_METAL_URL).
 package config
 
@@ -104,6 +104,23 @@ type Settings struct {
 	// SharedPrefix is the length, in tokens, of a system message every
 	// request of the run begins with (0: none), sized as an in<N> prompt.
 	SharedPrefix int `env:"BENCH_SHARED_PREFIX" envDefault:"0"`
+	// Order is interleaved (for each prompt and load, every runtime in
+	// turn) or grouped (every leaf of one runtime, then the next's).
+	Order string `env:"BENCH_ORDER" envDefault:"interleaved"`
+	// Fallback is what runs when BENCH_RUNTIMES is unset and no runtime
+	// answers on the known local ports: the simulator (sim), or nothing
+	// (none: the run fails, naming the runtimes tried).
+	Fallback string `env:"BENCH_FALLBACK" envDefault:"sim"`
+	// Canary is on (after a leaf run's warm-ups, one untimed request at
+	// temperature 0 whose reply is kept in the row) or off.
+	Canary string `env:"BENCH_CANARY" envDefault:"on"`
+	// RecordText keeps every reply's text in the request records.
+	RecordText bool `env:"BENCH_RECORD_TEXT"`
+	// HostLabel names the machine in host.label; empty: its host name.
+	HostLabel string `env:"BENCH_HOST_LABEL"`
+	// IdlePowerS is how long, in seconds, power is sampled with nothing
+	// in flight before the first leaf, for the idle baseline; 0: none.
+	IdlePowerS float64 `env:"BENCH_IDLE_POWER_S" envDefault:"5"`
 
 	// Specs are the settings of each runtime of BENCH_RUNTIMES, in order,
 	// or with none named, of the known local ones (ProbeOrder) and then
@@ -113,6 +130,30 @@ type Settings struct {
 
 // MaxTurns bounds BENCH_TURNS.
 const MaxTurns = 100
+
+// MaxIdlePowerS bounds BENCH_IDLE_POWER_S.
+const MaxIdlePowerS = 600
+
+// The BENCH_ORDER modes.
+const (
+	OrderInterleaved = "interleaved"
+	OrderGrouped     = "grouped"
+)
+
+// The BENCH_FALLBACK modes.
+const (
+	FallbackSim  = "sim"
+	FallbackNone = "none"
+)
+
+// The BENCH_CANARY modes.
+const (
+	CanaryOn  = "on"
+	CanaryOff = "off"
+)
+
+// MaxVersion bounds the length of NAME_VERSION.
+const MaxVersion = 100
 
 // The BENCH_FRESH modes.
 const (
@@ -266,6 +307,9 @@ type Runtime struct {
 	URL    string // may hold user:pass@; print runtimes.RedactURL(URL)
 	Model  string // empty: the server's first listed model
 	APIKey string
+	// Version is NAME_VERSION: the runtime's version as the user states
+	// it, recorded instead of the server's (or where it states none).
+	Version string
 	// Known is set for the names with built-in defaults.
 	Known bool
 }
@@ -376,6 +420,21 @@ func (s Settings) validate(environ map[string]string) error {
 	if s.SharedPrefix < 0 || s.SharedPrefix > MaxInputTokens {
 		bad("BENCH_SHARED_PREFIX", fmt.Sprintf("must be a whole number of tokens from 0 (none) to %d", MaxInputTokens))
 	}
+	if s.Order != OrderInterleaved && s.Order != OrderGrouped {
+		bad("BENCH_ORDER", "must be interleaved or grouped")
+	}
+	if s.Fallback != FallbackSim && s.Fallback != FallbackNone {
+		bad("BENCH_FALLBACK", "must be sim or none")
+	}
+	if s.Canary != CanaryOn && s.Canary != CanaryOff {
+		bad("BENCH_CANARY", "must be on or off")
+	}
+	if strings.ContainsAny(s.HostLabel, "\r\n") || len(s.HostLabel) > 100 {
+		bad("BENCH_HOST_LABEL", "must be one line of at most 100 characters")
+	}
+	if !(s.IdlePowerS >= 0 && s.IdlePowerS <= MaxIdlePowerS) {
+		bad("BENCH_IDLE_POWER_S", fmt.Sprintf("must be a number of seconds from 0 (no idle baseline) to %d", MaxIdlePowerS))
+	}
 	if s.Warmups < 0 {
 		bad("BENCH_WARMUPS", "must be 0 or more")
 	}
@@ -417,10 +476,11 @@ func (s Settings) validate(environ map[string]string) error {
 }
 
 type runtimeEnv struct {
-	URL    string `env:"URL"`
-	Model  string `env:"MODEL"`
-	Kind   string `env:"KIND"`
-	APIKey string `env:"API_KEY"`
+	URL     string `env:"URL"`
+	Model   string `env:"MODEL"`
+	Kind    string `env:"KIND"`
+	APIKey  string `env:"API_KEY"`
+	Version string `env:"VERSION"`
 }
 
 // LoadRuntime reads one runtime's settings from the process's
@@ -462,6 +522,10 @@ func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 	}
 	rt.Model = strings.TrimSpace(e.Model)
 	rt.APIKey = e.APIKey
+	rt.Version = strings.TrimSpace(e.Version)
+	if strings.ContainsAny(rt.Version, "\r\n") || len(rt.Version) > MaxVersion {
+		return Runtime{}, fmt.Errorf("%sVERSION=%q: must be one line of at most %d characters", prefix, e.Version, MaxVersion)
+	}
 	return rt, nil
 }
 

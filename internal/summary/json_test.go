@@ -190,13 +190,13 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 		"power_w_mean", "gpu_power_w_mean", "sys_power_w_mean", "energy_j", "energy_j_per_output_token",
 		"ram_used_bytes_max", "swap_used_bytes_max", "swap_growth_bytes", "gpu_mhz_mean", "cpu_temp_c_max", "gpu_temp_c_max", "power_samples",
 		"server_prefill_s_mean", "server_decode_s_mean", "server_generated_tokens", "model_loads", "warmup_model_loads",
-		"input_tokens_target", "truncated_prompts", "cache_hit_ratio", "not_sent",
+		"input_tokens_target", "truncated_prompts", "cache_hit_ratio", "not_sent", "canary",
 		"rate_rps", "achieved_rps", "send_lag_s_p50", "send_lag_s_p99", "inflight_max", "inflight_capped", "throughput_rps",
 		"goodput_rps", "slo_attainment")
 	assert.Equal(t, want, row.keys, "rows: the seed's keys with prompt after model, errors after failures, and then the keys added since")
 	assert.Equal(t, append(append([]string{}, seed.obj["measurement_notes"].keys...),
 		"request_tps", "prompt_tps", "percentiles", "output_tokens", "ttfc", "tpot", "itl", "turns"), ours.obj["measurement_notes"].keys)
-	assert.Equal(t, []string{"platform", "machine", "python", "go", "os", "arch", "cpu", "cpus", "memory_bytes", "power_source"},
+	assert.Equal(t, []string{"platform", "machine", "python", "go", "os", "arch", "cpu", "cpus", "memory_bytes", "power_source", "label"},
 		ours.obj["host"].keys)
 	assert.Equal(t, append(append([]string{}, seed.obj["arguments"].keys...),
 		"temperature", "prompts", "count", "benchtime", "idle_timeout", "cache", "ignore_eos", "keep_alive",

@@ -77,6 +77,9 @@ type Host struct {
 	MemoryBytes uint64  `json:"memory_bytes"`
 	// PowerSource is what measured power ("macmon 0.8.2"), nil if nothing.
 	PowerSource *string `json:"power_source"`
+	// Label names the machine among several that run the suite
+	// (BENCH_HOST_LABEL, else the host name); "" in files before it.
+	Label string `json:"label"`
 }
 
 // Arguments are the settings of a run, written under "arguments" in this
@@ -526,6 +529,12 @@ type Row struct {
 	NotSent       int           `json:"not_sent"`
 	Turns         []TurnFigures `json:"turns,omitempty"`
 
+	// Canary is the reply to the leaf's canary request (BENCH_CANARY): its
+	// prompt without marker, at temperature 0, sent once per leaf run
+	// after the warm-ups and timed by nothing; the first leaf run's. Nil
+	// with BENCH_CANARY=off, or when every canary failed.
+	Canary *Canary `json:"canary"`
+
 	// Open-loop leaves (rate=…): the rate asked for and achieved, the
 	// client's send lag, the most requests in flight and the arrivals the
 	// in-flight cap held back, completed requests per second; null for
@@ -543,6 +552,18 @@ type Row struct {
 	GoodputRPS    *float64 `json:"goodput_rps"`
 	SLOAttainment *float64 `json:"slo_attainment"`
 }
+
+// Canary is a canary request's reply, so that a run whose answers
+// changed is seen: the SHA-256 of its whole text (hex), its output
+// tokens, and its first CanaryTextMax characters.
+type Canary struct {
+	TextSHA256   string `json:"text_sha256"`
+	OutputTokens int    `json:"output_tokens"`
+	Text         string `json:"text"`
+}
+
+// CanaryTextMax is how many characters of a canary's reply a row keeps.
+const CanaryTextMax = 2000
 
 // TurnFigures are the figures of one turn of a row's conversations, over
 // its successful requests (Requests counts them all).
