@@ -95,7 +95,7 @@ func charts(runs []*run) (map[string][]chartFile, []string, error) {
 		slug := uniqueSlug(slugify(p), slugs)
 		c := chartSet{runs: runs, ks: ks, names: names, prompt: p, slug: slug}
 		for _, draw := range []func() (chartFile, bool, error){
-			c.ttft, c.throughput, c.latency, c.distribution(recs), c.energy, c.rateLatency, c.goodput,
+			c.ttft, c.throughput, c.latency, c.distribution(recs), c.energy, c.requestEnergyChart, c.rateLatency, c.goodput,
 		} {
 			f, ok, err := draw()
 			if err != nil {

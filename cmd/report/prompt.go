@@ -68,6 +68,7 @@ func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []c
 		b.WriteString("The machine's power over the timed rounds (macmon): energy per successful output token, " +
 			"mean CPU + GPU + ANE power, and the samples they come from.\n\n")
 		anyLoad.with(powerColumns...).write(b, runs, all)
+		writeEnergy(b, runs, all)
 		writeCharts(b, chartsOf(secPower))
 	}
 	if anyRow(all, hasServer) {

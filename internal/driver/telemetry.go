@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -38,6 +41,7 @@ func (d *Driver) startPower() (*telemetry.Sampler, *string, error) {
 		var s *telemetry.Sampler
 		if s, err = telemetry.Start(bin, telemetry.Options{Interval: time.Duration(st.PowerInterval)}); err == nil {
 			d.logf("measuring power with %s (%s) every %v", version, bin, s.Interval())
+			d.idleBaseline(s)
 			return s, &version, nil
 		}
 	}
@@ -70,4 +74,139 @@ func (d *Driver) scrape(ctx context.Context, rt *runtimes.Runtime) *telemetry.Sn
 		d.logf("%s: not reading the server's counters: %v", rt.Name, err)
 	}
 	return nil
+}
+
+// idleBaseline samples BENCH_IDLE_POWER_S seconds of power with nothing
+// in flight (before the first leaf) and records it in the host as the
+// baseline net figures subtract. A baseline whose samples spread widely
+// (the Mac was doing something else) is said and kept; one that could not
+// be taken is said, and the run goes on without net figures.
+func (d *Driver) idleBaseline(s *telemetry.Sampler) {
+	secs := d.Settings.IdlePowerS
+	if secs <= 0 {
+		return
+	}
+	from := time.Now()
+	time.Sleep(time.Duration(secs * float64(time.Second)))
+	f, err := s.Figures(context.Background(), from, time.Now())
+	if err != nil {
+		d.logf("no idle baseline, so no net energy figures: %v (BENCH_IDLE_POWER_S=%g with samples every %v)", err, secs, s.Interval())
+		return
+	}
+	h := &d.Run.Host
+	h.IdlePowerW, h.IdleCPUPowerW, h.IdleGPUPowerW, h.IdleANEPowerW = ptr(f.AllPowerWMean), ptr(f.CPUPowerWMean), ptr(f.GPUPowerWMean), ptr(f.ANEPowerWMean)
+	h.IdlePowerWSD = ptr(f.AllPowerWSD)
+	d.logf("idle power %.2f W (CPU %.2f, GPU %.2f, ANE %.2f; sd %.2f W) over %gs with nothing in flight: net figures subtract it (BENCH_IDLE_POWER_S)",
+		f.AllPowerWMean, f.CPUPowerWMean, f.GPUPowerWMean, f.ANEPowerWMean, f.AllPowerWSD, secs)
+	if f.Coverage() < telemetry.MinCoverage {
+		d.logf("the idle baseline's samples cover %.0f%% of its %gs: macmon lagged; the baseline is kept", 100*f.Coverage(), secs)
+	}
+	if f.IdleSpreadLarge() {
+		d.logf("the idle baseline spread widely (sd %.2f W around %.2f W): the Mac was not idle (another program, Spotlight, a download?); it is kept, and net figures are less certain", f.AllPowerWSD, f.AllPowerWMean)
+	}
+}
+
+func ptr(x float64) *float64 { return &x }
+
+// measurePower returns the power figures of the leaf run's timed part,
+// from its start to to, with the idle baseline subtracted where there is
+// one, and its net energy shared among its requests; notes gets what the
+// log must say (too few samples, too little of the window covered).
+func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *summary.Energy, []string) {
+	d := l.d
+	f, err := d.power.Figures(l.ctx, l.timedFrom, to)
+	switch {
+	case errors.Is(err, telemetry.ErrTooFewSamples):
+		return nil, nil, append(notes, fmt.Sprintf("no power figures: the timed part took %v, too short for 3 macmon samples %v apart (BENCH_POWER_INTERVAL)",
+			to.Sub(l.timedFrom).Round(time.Millisecond), d.power.Interval()))
+	case err != nil:
+		return nil, nil, append(notes, "no power figures: "+err.Error())
+	}
+	if idle := d.Run.Host.IdlePowerW; idle != nil {
+		f.SetIdle(*idle)
+	}
+	if !f.Covered() {
+		why := "macmon lagged or stopped"
+		if err := d.power.Err(); err != nil {
+			why = err.Error()
+		}
+		notes = append(notes, fmt.Sprintf("no energy figures: macmon's samples cover %.0f%% of the timed part (%.2fs of %.2fs), less than %.0f%% (%s); power_coverage says so in the row",
+			100*f.Coverage(), f.CoveredS, f.WindowS, 100*telemetry.MinCoverage, why))
+	}
+	return &f, summary.ShareEnergy(l.rounds, &f), notes
+}
+
+// hold keeps a timed round's records until the leaf run's end, where
+// their share of the energy is known, and reports whether it did: with
+// power figures, for a leaf run that ends with End (not a control's).
+// An interrupted leaf run loses them, as it loses its figures.
+func (l *Leaf) hold(recs []summary.Record) bool {
+	if l.d.power == nil || l.control {
+		return false
+	}
+	l.held = append(l.held, recs)
+	return true
+}
+
+// powerAdded writes the held records with their energy, once the leaf run
+// is added to the run, and says when runtimes compared at the leaf's
+// prompt and load started their timed parts more than
+// startTempApart apart.
+func (l *Leaf) powerAdded(e *summary.Energy) {
+	if l.held != nil {
+		summary.SetEnergy(l.held, e)
+		for _, recs := range l.held {
+			l.appendRecords(recs)
+		}
+		l.held = nil
+	}
+	if l.d.power != nil && !l.control && l.count == 1 {
+		l.d.compareStartTemps(l.key)
+	}
+}
+
+// startTempApart is how far apart, in °C, the CPU or GPU temperatures at
+// the start of two runtimes' rows of one prompt and load make the log
+// warn: the hotter may have been throttled.
+const startTempApart = 10
+
+// compareStartTemps says on the log which runtimes' rows at k's prompt
+// and load started more than startTempApart from k's row.
+func (d *Driver) compareStartTemps(k summary.Key) {
+	rows := d.Run.Rows()
+	var mine *summary.Row
+	for i := range rows {
+		if sameLoad(rows[i], k) && rows[i].Runtime == k.Runtime {
+			mine = &rows[i]
+		}
+	}
+	if mine == nil {
+		return
+	}
+	for _, r := range rows {
+		if !sameLoad(r, k) || r.Runtime == k.Runtime {
+			continue
+		}
+		for _, t := range []struct {
+			what     string
+			his, own *float64
+		}{{"CPU", r.CPUTempCStart, mine.CPUTempCStart}, {"GPU", r.GPUTempCStart, mine.GPUTempCStart}} {
+			if t.his == nil || t.own == nil || math.Abs(*t.his-*t.own) <= startTempApart {
+				continue
+			}
+			d.logf("%s: %s started at %s %.0f °C, %s at %.0f °C, more than %d °C apart: the hotter may have run throttled (BENCH_ORDER=interleaved alternates runtimes; a pause or a cooler Mac evens it)",
+				strings.TrimPrefix(k.Levels(), "runtime="+summary.Safe(k.Runtime)+"/"), r.Runtime, t.what, *t.his, k.Runtime, *t.own, startTempApart)
+		}
+	}
+}
+
+// sameLoad reports whether row r is of k's prompt and load.
+func sameLoad(r summary.Row, k summary.Key) bool {
+	if r.Prompt != k.Prompt || r.Concurrency != k.Concurrency {
+		return false
+	}
+	if k.Rate > 0 {
+		return r.RateRPS != nil && *r.RateRPS == k.Rate
+	}
+	return r.RateRPS == nil
 }

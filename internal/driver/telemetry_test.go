@@ -36,7 +36,8 @@ func TestPowerFigures(t *testing.T) {
 	env := merge(isolated(t), map[string]string{
 		"BENCH_RUNTIMES": "sim", "BENCH_POWER": "on", "BENCH_MACMON": standInMacmon(t), "BENCH_POWER_INTERVAL": "100ms",
 		"BENCH_WARMUPS": "0", "SIM_TTFT": "20ms", "SIM_TOKENS_PER_SEC": "1000",
-		"BENCH_MAX_TOKENS": "100", // 120 ms a request
+		"BENCH_MAX_TOKENS":   "100", // 120 ms a request
+		"BENCH_IDLE_POWER_S": "0",   // no baseline: energy_test.go has it
 	})
 	var log bytes.Buffer
 	d, err := setup(context.Background(), env, &log, Options{})

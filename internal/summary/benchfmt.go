@@ -24,6 +24,7 @@ var unitBetter = []struct{ unit, better string }{
 	{UnitRequests, "higher"},
 	{UnitGoodput, "higher"},
 	{UnitEnergy, "lower"},
+	{UnitNetEnergy, "lower"},
 	{UnitPower, "lower"},
 }
 

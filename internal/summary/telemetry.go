@@ -8,14 +8,22 @@ import (
 // its timed rounds: the machine's power and memory (macmon) and the
 // server's own counters (Prometheus /metrics).
 type Telemetry struct {
-	// Power is nil where there was no macmon, or too few samples.
+	// Power is nil where there was no macmon, or too few samples. With
+	// an idle baseline its net figures are set (Figures.SetIdle).
 	Power *telemetry.Figures
+	// Energy is Power's net energy shared among the requests
+	// (ShareEnergy), nil without an idle baseline or when the samples
+	// cover too little of the timed part.
+	Energy *Energy
 	// Server is nil where the server has no /metrics.
 	Server *telemetry.ServerDelta
 	// WarmupLoads counts the warm-up requests during which the server
 	// loaded the model (see Loaded): after a fresh start (BENCH_FRESH=leaf
 	// on Ollama) the requests of the first warm-up round.
 	WarmupLoads int
+	// Canary is the reply to the leaf run's canary request (nil: none
+	// sent, or it failed); the row keeps the first leaf run's.
+	Canary *Canary
 }
 
 // pooledTelemetry is the telemetry of a row's leaf runs together.
@@ -26,13 +34,47 @@ type pooledTelemetry struct {
 	tempCPU        bool
 	server         *telemetry.ServerDelta
 	serverRequests int // requests sent while the server's counters were read
+
+	// Energy, from the leaf runs whose samples covered enough of their
+	// timed part (telemetry.MinCoverage): their gross energy and output
+	// tokens; with an idle baseline, their net energy, and the power
+	// above idle weighted by covered time; their requests' shares.
+	energyLeaves    int
+	energyJ         float64
+	energyTokens    int
+	netLeaves       int
+	netJ            float64
+	netTokens       int
+	netW, netCover  float64
+	shared          *Energy
+	tempCPU0, tempG *float64 // at the start of the first leaf run with power
 }
 
-func (p *pooledTelemetry) add(t Telemetry, requests int) {
+func (p *pooledTelemetry) add(t Telemetry, m Metrics) {
+	requests := m.Requests
 	p.warmupLoads += t.WarmupLoads
 	if f := t.Power; f != nil {
 		if p.power == nil {
 			p.power = &telemetry.Figures{}
+			p.tempCPU0, p.tempG = f.CPUTempCStart, f.GPUTempCStart
+		}
+		if f.Covered() {
+			p.energyLeaves++
+			p.energyJ += f.EnergyJ
+			p.energyTokens += m.OutputTokens
+			if f.IdlePowerW != nil {
+				p.netLeaves++
+				p.netJ += f.NetEnergyJ
+				p.netTokens += m.OutputTokens
+				p.netW += f.NetPowerWMean * f.CoveredS
+				p.netCover += f.CoveredS
+			}
+		}
+		if t.Energy != nil {
+			if p.shared == nil {
+				p.shared = &Energy{}
+			}
+			p.shared.add(t.Energy)
 		}
 		q, w := p.power, f.CoveredS
 		q.Samples += f.Samples
@@ -91,16 +133,60 @@ func maxPtr(a, b *float64) *float64 {
 	return a
 }
 
+// addEnergy sets the row's energy figures from the pooled leaf runs:
+// gross and net energy of those whose samples covered enough of their
+// timed part, the coverage of all, the requests' shares, and the
+// temperatures at the start.
+func (row *Row) addEnergy(p *pooledTelemetry, f *telemetry.Figures) {
+	row.PowerCoverage = num(f.Coverage())
+	row.CPUTempCStart, row.GPUTempCStart = p.tempCPU0, p.tempG
+	row.EnergyJ, row.EnergyJPerOutputToken = nil, nil
+	if p.energyLeaves > 0 {
+		row.EnergyJ = num(p.energyJ)
+		if p.energyTokens > 0 {
+			row.EnergyJPerOutputToken = num(p.energyJ / float64(p.energyTokens))
+		}
+	}
+	if p.netLeaves > 0 {
+		row.NetEnergyJ = num(p.netJ)
+		if p.netCover > 0 {
+			row.NetPowerWMean = num(p.netW / p.netCover)
+		}
+		if p.netTokens > 0 {
+			row.NetEnergyJPerOutputToken = num(p.netJ / float64(p.netTokens))
+		}
+	}
+	if e := p.shared; e != nil {
+		if e.Requests > 0 {
+			n := float64(e.Requests)
+			row.EnergyJPerRequestMean = num(e.RequestsJ / n)
+			row.PrefillEnergyJPerRequestMean = num(e.RequestsPrefillJ / n)
+			row.DecodeEnergyJPerRequestMean = num((e.RequestsJ - e.RequestsPrefillJ) / n)
+		}
+		if e.PromptTokens > 0 {
+			row.PrefillEnergyJPerPromptToken = num(e.PrefillJ / float64(e.PromptTokens))
+		}
+		if e.OutputTokens > 0 {
+			row.DecodeEnergyJPerOutputToken = num(e.DecodeJ / float64(e.OutputTokens))
+		}
+	}
+}
+
 // Report reports a leaf run's figures through r (a *testing.B), as its
 // result line in the .txt has them: m's (see Metrics.Report) and, where
-// there are power figures, energy per output token and mean power.
+// there are power figures, mean power and, where the samples covered
+// enough of the timed part (telemetry.MinCoverage), energy per output
+// token, gross (J/tok) and, with an idle baseline, net (net-J/tok).
 func Report(r interface{ ReportMetric(float64, string) }, m Metrics, power *telemetry.Figures) {
 	m.Report(r)
 	if power == nil {
 		return
 	}
-	if m.OutputTokens > 0 {
+	if m.OutputTokens > 0 && power.Covered() {
 		r.ReportMetric(power.EnergyJ/float64(m.OutputTokens), UnitEnergy)
+		if power.IdlePowerW != nil {
+			r.ReportMetric(power.NetEnergyJ/float64(m.OutputTokens), UnitNetEnergy)
+		}
 	}
 	r.ReportMetric(power.AllPowerWMean, UnitPower)
 }

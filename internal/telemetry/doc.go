@@ -51,6 +51,18 @@
 //	cpu_temp_c_max       max temp.cpu_temp_avg (°C) over the samples used;
 //	                     absent if no sample read a sensor (macmon prints 0)
 //	gpu_temp_c_max       likewise for temp.gpu_temp_avg
+//	cpu_temp_c_start     temp.cpu_temp_avg of the last sample read at or
+//	gpu_temp_c_start     before from (else the first): as the window began
+//
+// Figures also hold the CPU, GPU and ANE means, the standard deviation of
+// all_power, and the Spans: each sample's interval clipped to the window,
+// with its power, for sharing the energy among the requests of the window.
+// [Figures.SetIdle] subtracts an idle baseline (the Figures of a window
+// with nothing in flight): NetPowerWMean = AllPowerWMean − idle, NetEnergyJ
+// = EnergyJ − idle × CoveredS. [Figures.Covered] is false when the samples
+// cover less than MinCoverage (80%) of the window: macmon lagged or
+// stopped, and the energy would miss the rest. [Figures.IdleSpreadLarge]
+// says a baseline spread too widely to be an idle machine's.
 //
 // With samples 200 ms apart every weight is 200 ms but the two at the
 // window's edges, so the means are the plain means of the samples with the
@@ -69,7 +81,8 @@
 // come with the old names as aliases) and a later development layout; see
 // the comment at the top of macmon.go for what was read where in macmon's
 // source. testdata/macmon is a stand-in that answers --version and pipe
-// like macmon 0.8.2 with a constant power, for tests on any machine.
+// like macmon 0.8.2 with a constant power, or a scripted trace of powers
+// that may stop (FAKE_MACMON_TRACE), for tests on any machine.
 //
 // # The server's own Prometheus counters
 //

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -26,7 +27,10 @@ type Figures struct {
 	CoveredS float64 // part of the window the samples cover, seconds
 
 	AllPowerWMean float64  // CPU+GPU+ANE, W
+	AllPowerWSD   float64  // standard deviation of all_power over the window (time-weighted), W
+	CPUPowerWMean float64  // W
 	GPUPowerWMean float64  // W
+	ANEPowerWMean float64  // W
 	SysPowerWMean *float64 // W; nil if the Mac does not report it
 	EnergyJ       float64  // ∫ all_power dt over the window, J
 
@@ -37,6 +41,65 @@ type Figures struct {
 	GPUMHzMean  float64
 	CPUTempCMax *float64 // nil if no sample read a sensor
 	GPUTempCMax *float64 // nil if no sample read a sensor
+	// CPUTempCStart and GPUTempCStart are the temperatures of the last
+	// sample read at or before from (else the first used): the machine's
+	// heat as the window began. nil if that sample read no sensor.
+	CPUTempCStart *float64
+	GPUTempCStart *float64
+
+	// Spans are the samples' intervals clipped to the window, in order,
+	// each with its power: what sharing the energy among requests needs.
+	Spans []Span
+
+	// IdlePowerW is the idle baseline SetIdle subtracted, nil before; the
+	// net figures are the gross ones less it.
+	IdlePowerW    *float64
+	NetPowerWMean float64 // AllPowerWMean − idle, W
+	NetEnergyJ    float64 // EnergyJ − idle × CoveredS, J
+}
+
+// Span is the part of one sample's interval inside a window, during
+// which its power holds.
+type Span struct {
+	From, To  time.Time
+	AllPowerW float64
+}
+
+// Seconds is the span's length.
+func (s Span) Seconds() float64 { return s.To.Sub(s.From).Seconds() }
+
+// MinCoverage is the least share of a window its samples must cover for
+// energy figures: below it macmon lagged or stopped, and the energy would
+// miss the part not covered.
+const MinCoverage = 0.8
+
+// Coverage is the share of the window the samples cover, CoveredS /
+// WindowS (0 for an empty window).
+func (f *Figures) Coverage() float64 {
+	if f.WindowS <= 0 {
+		return 0
+	}
+	return f.CoveredS / f.WindowS
+}
+
+// Covered reports whether the samples cover enough of the window
+// (MinCoverage) for energy figures.
+func (f *Figures) Covered() bool { return f.Coverage() >= MinCoverage }
+
+// SetIdle sets the net figures: the power above idleW, an idle baseline
+// of all_power (see Idle), and its energy over the covered time.
+func (f *Figures) SetIdle(idleW float64) {
+	f.IdlePowerW = &idleW
+	f.NetPowerWMean = f.AllPowerWMean - idleW
+	f.NetEnergyJ = f.EnergyJ - idleW*f.CoveredS
+}
+
+// IdleSpreadLarge reports whether an idle baseline's samples spread too
+// much for it to be an idle machine's: a standard deviation above a
+// quarter of the mean and above half a watt (the Mac was busy with
+// something else). Such a baseline is kept, and said.
+func (f *Figures) IdleSpreadLarge() bool {
+	return f.AllPowerWSD > 0.25*f.AllPowerWMean && f.AllPowerWSD > 0.5
 }
 
 // WindowFigures computes Figures for the window [from, to] from samples
@@ -58,6 +121,7 @@ func WindowFigures(samples []Sample, interval time.Duration, from, to time.Time)
 
 	var (
 		weight, allW, gpuW, mhzW float64 // Σ w, Σ P·w, …
+		cpuW, aneW, allW2        float64
 		sysWeight, sysW          float64
 		firstSwap, lastSwap      uint64
 		cpuTemp, gpuTemp         float64
@@ -77,10 +141,14 @@ func WindowFigures(samples []Sample, interval time.Duration, from, to time.Time)
 		}
 		lastSwap = s.SwapUsedBytes
 		f.Samples++
+		f.Spans = append(f.Spans, Span{From: lo, To: hi, AllPowerW: s.AllPowerW})
 
 		weight += w
 		allW += s.AllPowerW * w
+		allW2 += s.AllPowerW * s.AllPowerW * w
+		cpuW += s.CPUPowerW * w
 		gpuW += s.GPUPowerW * w
+		aneW += s.ANEPowerW * w
 		mhzW += s.GPUMHz * w
 		if s.SysPowerW > 0 {
 			sysWeight += w
@@ -98,6 +166,9 @@ func WindowFigures(samples []Sample, interval time.Duration, from, to time.Time)
 	f.EnergyJ = allW
 	f.AllPowerWMean = allW / weight
 	f.GPUPowerWMean = gpuW / weight
+	f.CPUPowerWMean = cpuW / weight
+	f.ANEPowerWMean = aneW / weight
+	f.AllPowerWSD = math.Sqrt(max(allW2/weight-f.AllPowerWMean*f.AllPowerWMean, 0))
 	f.GPUMHzMean = mhzW / weight
 	if sysWeight > 0 {
 		v := sysW / sysWeight
@@ -110,7 +181,30 @@ func WindowFigures(samples []Sample, interval time.Duration, from, to time.Time)
 	if gpuTemp > 0 {
 		f.GPUTempCMax = &gpuTemp
 	}
+	f.CPUTempCStart, f.GPUTempCStart = startTemps(samples, from)
 	return f, nil
+}
+
+// startTemps are the temperatures of the last sample read at or before
+// from, or else of the first sample.
+func startTemps(samples []Sample, from time.Time) (cpu, gpu *float64) {
+	if len(samples) == 0 {
+		return nil, nil
+	}
+	at := samples[0]
+	for _, s := range samples {
+		if s.At.After(from) {
+			break
+		}
+		at = s
+	}
+	if c := at.CPUTempC; c > 0 {
+		cpu = &c
+	}
+	if g := at.GPUTempC; g > 0 {
+		gpu = &g
+	}
+	return cpu, gpu
 }
 
 func later(a, b time.Time) time.Time {
