@@ -1,13 +1,18 @@
 package runtimes
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -18,8 +23,12 @@ type Info struct {
 	// Version is the server's version, or nil where its API has none.
 	Version *string
 	// Models is the raw reply of GET /v1/models; for Ollama it also carries
-	// the model's POST /api/show reply under "show". Nil if unavailable.
+	// the model's POST /api/show reply under "show", for llama-server its
+	// GET /props under "props", for LM Studio the model's GET
+	// /api/v0/models entry under "lmstudio". Nil if unavailable.
 	Models json.RawMessage
+	// Served is what those say of the model, normalized (see Served).
+	Served Served
 }
 
 // ErrNoModel is Describe's error for a server that lists no model while
@@ -30,43 +39,79 @@ var ErrNoModel = errors.New("the server lists no model")
 // completions answers these quickly.
 const metaTimeout = 10 * time.Second
 
-// Ping checks that the server answers at all, within ctx's deadline.
-func (rt *Runtime) Ping(ctx context.Context) error {
-	path := "/v1/models"
-	if rt.Kind == KindOllama {
-		path = "/api/version"
-	}
-	_, err := rt.get(ctx, http.MethodGet, path, nil)
-	return err
-}
+// optTimeout bounds each request for a server's other metadata (version,
+// settings, the model's details): endpoints that many servers lack, asked
+// all at once, whose failure only leaves facts unknown.
+const optTimeout = 3 * time.Second
 
-// Describe reads the server's version and model list. If Model is empty it
-// becomes the first listed model; with none listed that is an error naming
-// the runtime, as is a server that does not answer.
+// Describe reads the server's version, model list and what it says of
+// the model. If Model is empty it becomes the first listed model; with
+// none listed that is an error naming the runtime, as is a server that
+// does not answer. The other endpoints (see Info) are asked at once, each
+// within optTimeout; one that fails or is missing leaves its facts
+// unknown, never an error.
 func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
-	ctx, cancel := context.WithTimeout(ctx, metaTimeout)
-	defer cancel()
 	var info Info
-	models, err := rt.get(ctx, http.MethodGet, "/v1/models", nil)
+	lctx, cancel := context.WithTimeout(ctx, metaTimeout)
+	models, err := rt.get(lctx, http.MethodGet, "/v1/models", nil)
 	if err != nil && rt.Kind != KindOllama {
+		cancel()
 		return info, rt.errorf("listing models: %w", err)
 	}
 	if err == nil && json.Valid(models) {
 		info.Models = models
 	}
 	if rt.Model == "" {
-		rt.Model, err = rt.firstModel(ctx, models)
+		rt.Model, err = rt.firstModel(lctx, models)
 		if err != nil {
+			cancel()
 			return info, err
 		}
 	}
-	info.Version = rt.version(ctx)
+	cancel()
+
+	paths := []string{"/version", "/props", "/api/version", "/api/v0/models"}
 	if rt.Kind == KindOllama {
-		info.Models = withKey(info.Models, "show", rt.show(ctx))
-	} else {
-		info.Models = withKey(info.Models, "props", rt.props(ctx))
+		paths = []string{"/api/version"}
 	}
+	bodies := rt.getAll(ctx, paths)
+	info.Version = version(bodies)
+	if rt.Kind == KindOllama || bodies["/api/version"] != nil {
+		// Ollama, or an OpenAI-kind runtime that is Ollama's /v1.
+		info.Models = withKey(info.Models, "show", rt.show(ctx))
+	}
+	info.Models = withKey(info.Models, "props", props(bodies["/props"]))
+	info.Models = withKey(info.Models, "lmstudio", lmstudioEntry(bodies["/api/v0/models"], rt.Model))
+	info.Served = ServedOf(info.Models, rt.Model)
 	return info, nil
+}
+
+// getAll GETs paths at once, each within optTimeout, and returns the
+// bodies that came back as a JSON object without an "error" key (LM
+// Studio answers an unknown endpoint 200 {"error":…}), by path.
+func (rt *Runtime) getAll(ctx context.Context, paths []string) map[string]json.RawMessage {
+	bodies := make([]json.RawMessage, len(paths))
+	var wg sync.WaitGroup
+	for i, path := range paths {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, optTimeout)
+			defer cancel()
+			body, err := rt.get(ctx, http.MethodGet, path, nil)
+			var m map[string]json.RawMessage
+			if err != nil || json.Unmarshal(body, &m) != nil || m == nil || has(m, "error") {
+				return
+			}
+			bodies[i] = body
+		})
+	}
+	wg.Wait()
+	out := map[string]json.RawMessage{}
+	for i, b := range bodies {
+		if b != nil {
+			out[paths[i]] = b
+		}
+	}
+	return out
 }
 
 // Loaded returns what an Ollama server says of the model it has loaded
@@ -132,22 +177,14 @@ func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error
 	return "", rt.errorf("%w", ErrNoModel)
 }
 
-// version asks the endpoints the runtimes offer, in turn: Ollama
-// /api/version, vLLM and SGLang /version, llama.cpp /props build_info,
-// and for an OpenAI-kind runtime that is Ollama's /v1, /api/version.
-func (rt *Runtime) version(ctx context.Context) *string {
-	type try struct{ path, field string }
-	tries := []try{{"/version", "version"}, {"/props", "build_info"}, {"/api/version", "version"}}
-	if rt.Kind == KindOllama {
-		tries = []try{{"/api/version", "version"}}
-	}
-	for _, t := range tries {
-		body, err := rt.get(ctx, http.MethodGet, t.path, nil)
-		if err != nil {
-			continue
-		}
+// version is the first the servers state of: vLLM's and SGLang's
+// /version, llama.cpp's /props build_info, Ollama's /api/version (also
+// for an OpenAI-kind runtime that is Ollama's /v1); nil where none does
+// (LM Studio, mlx_lm.server).
+func version(bodies map[string]json.RawMessage) *string {
+	for _, t := range []struct{ path, field string }{{"/version", "version"}, {"/props", "build_info"}, {"/api/version", "version"}} {
 		var m map[string]any
-		if json.Unmarshal(body, &m) != nil {
+		if json.Unmarshal(bodies[t.path], &m) != nil {
 			continue
 		}
 		if v, ok := m[t.field].(string); ok && v != "" {
@@ -159,6 +196,8 @@ func (rt *Runtime) version(ctx context.Context) *string {
 
 // show is Ollama's POST /api/show reply for the model, or nil.
 func (rt *Runtime) show(ctx context.Context) json.RawMessage {
+	ctx, cancel := context.WithTimeout(ctx, optTimeout)
+	defer cancel()
 	req, _ := json.Marshal(map[string]string{"model": rt.Model})
 	show, err := rt.get(ctx, http.MethodPost, "/api/show", req)
 	if err != nil || !json.Valid(show) {
@@ -167,21 +206,18 @@ func (rt *Runtime) show(ctx context.Context) json.RawMessage {
 	return show
 }
 
-// props is what llama-server's GET /props says of the settings that change
-// results: total_slots (parallel sequences), n_ctx, build_info and the
-// default generation settings; nil where there is no such endpoint. (Its
-// chat template, often kilobytes, is left out.)
-func (rt *Runtime) props(ctx context.Context) json.RawMessage {
-	body, err := rt.get(ctx, http.MethodGet, "/props", nil)
-	if err != nil {
-		return nil
-	}
+// props is what llama-server's GET /props (body) says of the settings
+// that change results: total_slots (parallel sequences), n_ctx,
+// build_info, the default generation settings and the model's file; nil
+// where there is no such endpoint. (Its chat template, often kilobytes,
+// is left out.)
+func props(body json.RawMessage) json.RawMessage {
 	var p map[string]json.RawMessage
-	if json.Unmarshal(body, &p) != nil {
+	if body == nil || json.Unmarshal(body, &p) != nil {
 		return nil
 	}
 	keep := map[string]json.RawMessage{}
-	for _, k := range []string{"total_slots", "n_ctx", "build_info", "default_generation_settings", "model_path"} {
+	for _, k := range []string{"total_slots", "n_ctx", "build_info", "default_generation_settings", "model_path", "model_alias"} {
 		if v, ok := p[k]; ok {
 			keep[k] = v
 		}
@@ -191,6 +227,27 @@ func (rt *Runtime) props(ctx context.Context) json.RawMessage {
 	}
 	out, _ := json.Marshal(keep)
 	return out
+}
+
+// lmstudioEntry is the model's entry in LM Studio's GET /api/v0/models
+// (body), which lists every model it has, loaded or not; nil where there
+// is none.
+func lmstudioEntry(body json.RawMessage, model string) json.RawMessage {
+	var list struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if body == nil || json.Unmarshal(body, &list) != nil {
+		return nil
+	}
+	for _, e := range list.Data {
+		var id struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(e, &id) == nil && id.ID == model {
+			return e
+		}
+	}
+	return nil
 }
 
 // withKey adds raw to the model list under key, so that every kind keeps
@@ -294,4 +351,262 @@ func (rt *Runtime) Metrics(ctx context.Context) ([]byte, error) {
 		return nil, ErrNoMetrics
 	}
 	return body, nil
+}
+
+// Served is what a server says of the model it serves, normalized across
+// servers; a nil field is one it does not say. It is the summary's
+// model_metadata.<runtime>.served.
+type Served struct {
+	// Family is the model's architecture as the server names it, lower
+	// case: Ollama's details.family, LM Studio's arch.
+	Family *string `json:"family"`
+	// Parameters is the model's size: Ollama's parameter_size ("8.2B"),
+	// llama.cpp's /v1/models meta.n_params written the same way.
+	Parameters *string `json:"parameters"`
+	// Quantization is the weights' type: Ollama's quantization_level, LM
+	// Studio's quantization, else read from the model's file or name
+	// (GGUF types as Q4_K_M, MLX bits as "4-bit", NVFP4, AWQ, …).
+	Quantization *string `json:"quantization"`
+	// Format is the weights' format: "GGUF", "MLX" or "safetensors".
+	Format *string `json:"format"`
+	// Context is the context length in tokens the server states (see
+	// Info.ContextLimit; LM Studio's loaded or max_context_length;
+	// llama.cpp's n_ctx_train).
+	Context *int `json:"context"`
+}
+
+// The formats of Served.Format.
+const (
+	FormatGGUF        = "GGUF"
+	FormatMLX         = "MLX"
+	FormatSafetensors = "safetensors"
+)
+
+// ServedOf reads Served for model from what Describe fetched (models:
+// Info.Models). Each server says it its own way:
+//
+//   - Ollama: /api/show details (family, parameter_size,
+//     quantization_level, format) and model_info <arch>.context_length;
+//   - llama.cpp: /props model_path (the GGUF file, whose name carries the
+//     quantization) and n_ctx, /v1/models meta (n_params, n_ctx_train);
+//   - LM Studio: its /api/v0/models entry (arch, quantization,
+//     compatibility_type "gguf" or "mlx", max_context_length);
+//   - vLLM: /v1/models max_model_len, and the model's name (root);
+//   - mlx_lm.server: /v1/models lists ids only (no owned_by, unlike every
+//     other server): MLX weights, quantization read from the name
+//     (mlx-community's "-4bit").
+func ServedOf(models json.RawMessage, model string) Served {
+	var m struct {
+		Data []struct {
+			ID      string          `json:"id"`
+			Root    string          `json:"root"`
+			OwnedBy json.RawMessage `json:"owned_by"`
+			Meta    *struct {
+				NParams   float64 `json:"n_params"`
+				NCtxTrain int     `json:"n_ctx_train"`
+			} `json:"meta"`
+		} `json:"data"`
+		Props *struct {
+			ModelPath string `json:"model_path"`
+		} `json:"props"`
+		Show *struct {
+			Details struct {
+				Family            string `json:"family"`
+				ParameterSize     string `json:"parameter_size"`
+				QuantizationLevel string `json:"quantization_level"`
+				Format            string `json:"format"`
+			} `json:"details"`
+			ModelInfo map[string]json.RawMessage `json:"model_info"`
+		} `json:"show"`
+		LMStudio *struct {
+			Arch                string `json:"arch"`
+			Quantization        string `json:"quantization"`
+			CompatibilityType   string `json:"compatibility_type"`
+			MaxContextLength    int    `json:"max_context_length"`
+			LoadedContextLength int    `json:"loaded_context_length"`
+		} `json:"lmstudio"`
+	}
+	var s Served
+	if len(models) == 0 || json.Unmarshal(models, &m) != nil {
+		return s
+	}
+	set := func(p **string, v string) {
+		if v = strings.TrimSpace(v); *p == nil && v != "" {
+			*p = &v
+		}
+	}
+	// The model's /v1/models entry: by id, or the only one.
+	entry := -1
+	for i, d := range m.Data {
+		if d.ID == model || (entry < 0 && len(m.Data) == 1) {
+			entry = i
+		}
+	}
+	var names []string // the model's names, the most telling first
+	if p := m.Props; p != nil && p.ModelPath != "" {
+		names = append(names, p.ModelPath)
+	}
+	if entry >= 0 {
+		names = append(names, m.Data[entry].Root, m.Data[entry].ID)
+	}
+	names = append(names, model)
+
+	if sh := m.Show; sh != nil {
+		d := sh.Details
+		set(&s.Family, strings.ToLower(d.Family))
+		if n, ok := ParseParameters(d.ParameterSize); ok && n > 0 {
+			set(&s.Parameters, strings.ToUpper(d.ParameterSize))
+		}
+		set(&s.Quantization, NormalizeQuantization(d.QuantizationLevel))
+		set(&s.Format, normalizeFormat(d.Format))
+		if a, ok := sh.ModelInfo["general.architecture"]; ok && s.Family == nil {
+			var arch string
+			if json.Unmarshal(a, &arch) == nil {
+				set(&s.Family, strings.ToLower(arch))
+			}
+		}
+	}
+	if l := m.LMStudio; l != nil {
+		set(&s.Family, strings.ToLower(l.Arch))
+		set(&s.Quantization, NormalizeQuantization(l.Quantization))
+		set(&s.Format, normalizeFormat(l.CompatibilityType))
+		if n := cmp.Or(l.LoadedContextLength, l.MaxContextLength); n > 0 {
+			s.Context = &n
+		}
+	}
+	llama := m.Props != nil
+	if entry >= 0 {
+		d := m.Data[entry]
+		if meta := d.Meta; meta != nil {
+			llama = true
+			if meta.NParams > 0 {
+				set(&s.Parameters, FormatParameters(meta.NParams))
+			}
+			if s.Context == nil && meta.NCtxTrain > 0 && m.Props == nil {
+				n := meta.NCtxTrain
+				s.Context = &n
+			}
+		}
+		var owner string
+		if json.Unmarshal(d.OwnedBy, &owner) == nil && owner == "llamacpp" {
+			llama = true
+		}
+		if d.OwnedBy == nil && m.Show == nil && m.LMStudio == nil && !llama {
+			set(&s.Format, FormatMLX) // mlx_lm.server
+		}
+	}
+	if llama {
+		set(&s.Format, FormatGGUF)
+	}
+	for _, n := range names {
+		set(&s.Quantization, QuantizationInName(n))
+	}
+	for _, n := range names {
+		set(&s.Format, formatInName(n))
+	}
+	if limit, _ := (Info{Models: models}).ContextLimit(model); limit > 0 && (s.Context == nil || m.LMStudio == nil) {
+		s.Context = &limit
+	}
+	return s
+}
+
+// quantInName finds a quantization in a model's name or file: a GGUF type
+// (Q4_K_M, IQ4_XS, Q8_0, F16), MLX bits (4bit), or a scheme (NVFP4, AWQ,
+// GPTQ, FP8), between separators.
+var quantInName = regexp.MustCompile(`(?i)(?:^|[-.:/_ ])(I?Q[1-8](?:_[A-Z0-9]{1,2})*|BF16|FP16|F16|F32|FP8|NVFP4|MXFP4|AWQ|GPTQ(?:-INT[348])?|[2-8]-?BITS?)(?:$|[-.:/ ])`)
+
+// QuantizationInName returns the quantization a model's name or file
+// states, normalized (see NormalizeQuantization), or "".
+func QuantizationInName(name string) string {
+	all := quantInName.FindAllStringSubmatch(name, -1)
+	if len(all) == 0 {
+		return ""
+	}
+	return NormalizeQuantization(all[len(all)-1][1])
+}
+
+var bitsRE = regexp.MustCompile(`(?i)^([1-8])[-_ ]?bits?$`)
+
+// NormalizeQuantization writes a quantization one way whatever the server:
+// GGUF types and schemes upper case (q4_k_m → Q4_K_M, FP16 → F16), bits as
+// "4-bit" (LM Studio's and mlx-community's "4bit"). "" and "unknown" are
+// "".
+func NormalizeQuantization(q string) string {
+	q = strings.TrimSpace(q)
+	switch strings.ToLower(q) {
+	case "", "unknown", "n/a":
+		return ""
+	}
+	if b := bitsRE.FindStringSubmatch(q); b != nil {
+		return b[1] + "-bit"
+	}
+	q = strings.ToUpper(q)
+	if q == "FP16" {
+		q = "F16"
+	}
+	return q
+}
+
+// normalizeFormat names a format as Served.Format does.
+func normalizeFormat(f string) string {
+	switch strings.ToLower(strings.TrimSpace(f)) {
+	case "":
+		return ""
+	case "gguf":
+		return FormatGGUF
+	case "mlx":
+		return FormatMLX
+	case "safetensors":
+		return FormatSafetensors
+	}
+	return strings.TrimSpace(f)
+}
+
+// formatInName is the format a model's name or file states: a .gguf file
+// or a -GGUF repository, an mlx-community or -MLX one; else "".
+func formatInName(name string) string {
+	l := strings.ToLower(name)
+	switch {
+	case strings.HasSuffix(l, ".gguf") || strings.Contains(l, "-gguf") || strings.Contains(l, "_gguf"):
+		return FormatGGUF
+	case strings.HasPrefix(l, "mlx-community/") || strings.Contains(l, "-mlx"):
+		return FormatMLX
+	}
+	return ""
+}
+
+// ParseParameters reads a parameter count written as Ollama writes it
+// ("8.2B", "494.03M", "1.5T", or a plain number).
+func ParseParameters(s string) (float64, bool) {
+	s = strings.TrimSpace(strings.ToUpper(s))
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(s, "T"):
+		mult, s = 1e12, strings.TrimSuffix(s, "T")
+	case strings.HasSuffix(s, "B"):
+		mult, s = 1e9, strings.TrimSuffix(s, "B")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1e6, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1e3, strings.TrimSuffix(s, "K")
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, false
+	}
+	return v * mult, true
+}
+
+// FormatParameters writes a parameter count as Ollama does: "8.2B",
+// "494.03M".
+func FormatParameters(n float64) string {
+	switch {
+	case n >= 1e12:
+		return strconv.FormatFloat(n/1e12, 'f', 1, 64) + "T"
+	case n >= 1e9:
+		return strconv.FormatFloat(n/1e9, 'f', 1, 64) + "B"
+	case n >= 1e6:
+		return strconv.FormatFloat(n/1e6, 'f', 2, 64) + "M"
+	}
+	return strconv.FormatFloat(n, 'f', 0, 64)
 }

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 )
 
 // The endpoints an OpenAI-kind server has beside its chat, by SIM_FLAVOR:
 // vLLM's /tokenize and /version, llama-server's /props, /slots and
-// /tokenize; and each one's context error.
+// /tokenize, LM Studio's /api/v0/models; each one's /v1/models; and each
+// one's context error.
 
 // contextError answers an OpenAI-kind chat request whose prompt of p
 // tokens and length of n do not fit in the context limit: 400 with vLLM's
@@ -91,3 +93,49 @@ func (s *Server) llamaTokenize(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, mustJSON(map[string]any{"tokens": appendTextIDs(ids, req.Content)}))
 }
+
+// modelsEntry is the model's entry in GET /v1/models, in the flavor's
+// shape: vLLM's (owned_by, root, max_model_len) by default; llama-server's
+// with its meta (n_params, n_ctx_train, …); LM Studio's; mlx_lm.server's,
+// an id and no owner.
+func (s *Server) modelsEntry() map[string]any {
+	model, created := s.cfg.listed(), s.started.Unix()
+	switch s.cfg.flavor() {
+	case FlavorLlamaCpp:
+		return map[string]any{
+			"id": model, "object": "model", "created": created, "owned_by": "llamacpp",
+			"meta": map[string]any{
+				"vocab_type": 2, "n_vocab": 32000, "n_ctx_train": s.cfg.ctxLen(), "n_embd": 1024,
+				"n_params": Parameters, "size": Parameters / 2,
+			},
+		}
+	case FlavorLMStudio:
+		return map[string]any{"id": model, "object": "model", "owned_by": "organization_owner"}
+	case FlavorMLX:
+		return map[string]any{"id": model, "object": "model", "created": created}
+	}
+	return map[string]any{
+		"id": model, "object": "model", "created": created, "owned_by": "sim",
+		"root": model, "parent": nil, "max_model_len": s.cfg.ctxLen(),
+		"permission": []any{},
+	}
+}
+
+// lmstudioModelsBody is LM Studio's GET /api/v0/models: every model it
+// has, here the one, loaded, with its quantization (SIM_QUANTIZATION) and
+// compatibility_type ("mlx" for MLX bits such as "4bit", else "gguf").
+func (s *Server) lmstudioModelsBody() []byte {
+	q := s.cfg.quantization()
+	compat := "gguf"
+	if mlxBits.MatchString(q) {
+		compat = "mlx"
+	}
+	return mustJSON(map[string]any{"object": "list", "data": []any{map[string]any{
+		"id": s.cfg.listed(), "object": "model", "type": "llm", "publisher": "sim",
+		"arch": "sim", "compatibility_type": compat, "quantization": q,
+		"state": "loaded", "max_context_length": s.cfg.ctxLen(),
+	}}})
+}
+
+// mlxBits matches MLX quantizations as LM Studio writes them: "4bit".
+var mlxBits = regexp.MustCompile(`^[1-8]bit$`)

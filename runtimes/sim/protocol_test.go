@@ -257,7 +257,7 @@ func TestMetadata(t *testing.T) {
 	}
 	code, m := get("POST", "/api/show", `{"model":"anything"}`)
 	assert.Equal(t, 200, code)
-	assert.Equal(t, map[string]any{"family": "sim", "families": []any{"sim"}, "parameter_size": "0", "quantization_level": "none", "format": "sim"}, m["details"])
+	assert.Equal(t, map[string]any{"family": "sim", "families": []any{"sim"}, "parameter_size": "500.00M", "quantization_level": "Q4_K_M", "format": "gguf"}, m["details"])
 	assert.Equal(t, map[string]any{"general.architecture": "sim", "sim.context_length": float64(sim.ContextLength)}, m["model_info"])
 	assert.Equal(t, []any{"completion"}, m["capabilities"])
 	code, m = get("POST", "/api/show", `{"model":`)

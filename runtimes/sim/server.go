@@ -123,11 +123,13 @@ func start(cfg Config, h hooks) (*Server, error) {
 	s.precompute()
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/chat", s.ollamaChat)
-	mux.HandleFunc("GET /api/version", s.fixed(s.versionBody))
-	mux.HandleFunc("POST /api/show", s.ollamaShow)
-	mux.HandleFunc("GET /api/tags", s.fixed(s.tagsBody))
-	mux.HandleFunc("GET /api/ps", s.ollamaPS)
+	if cfg.ServesOllama() {
+		mux.HandleFunc("POST /api/chat", s.ollamaChat)
+		mux.HandleFunc("GET /api/version", s.fixed(s.versionBody))
+		mux.HandleFunc("POST /api/show", s.ollamaShow)
+		mux.HandleFunc("GET /api/tags", s.fixed(s.tagsBody))
+		mux.HandleFunc("GET /api/ps", s.ollamaPS)
+	}
 	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
 	mux.HandleFunc("GET /v1/models", s.fixed(s.modelsBody))
 	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
@@ -141,6 +143,8 @@ func start(cfg Config, h hooks) (*Server, error) {
 		mux.HandleFunc("GET /slots", s.listSlots)
 		mux.HandleFunc("POST /slots/{id}", s.slotAction)
 		mux.HandleFunc("POST /tokenize", s.llamaTokenize)
+	case FlavorLMStudio:
+		mux.HandleFunc("GET /api/v0/models", s.fixed(s.lmstudioModelsBody()))
 	}
 	if !cfg.NoMetrics {
 		mux.HandleFunc("GET /metrics", s.serveMetrics)
@@ -275,9 +279,9 @@ func (s *Server) precompute() {
 	details := map[string]any{
 		"family":             "sim",
 		"families":           []string{"sim"},
-		"parameter_size":     "0",
-		"quantization_level": "none",
-		"format":             "sim",
+		"parameter_size":     "500.00M",
+		"quantization_level": s.cfg.quantization(),
+		"format":             "gguf",
 	}
 	s.versionBody = mustJSON(map[string]any{"version": Version})
 	s.showBody = mustJSON(map[string]any{
@@ -296,11 +300,7 @@ func (s *Server) precompute() {
 		"context_length": s.cfg.ctxLen(),
 	}}})
 	s.psEmptyBody = []byte(`{"models":[]}`)
-	s.modelsBody = mustJSON(map[string]any{"object": "list", "data": []any{map[string]any{
-		"id": model, "object": "model", "created": s.started.Unix(), "owned_by": "sim",
-		"root": model, "parent": nil, "max_model_len": s.cfg.ctxLen(),
-		"permission": []any{},
-	}}})
+	s.modelsBody = mustJSON(map[string]any{"object": "list", "data": []any{s.modelsEntry()}})
 }
 
 var errNoMessages = errors.New("messages must be a non-empty list")

@@ -1,0 +1,198 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes"
+	"github.com/inferencebench/inferencebench/runtimes/sim"
+)
+
+// flavoredSim starts a simulator that plays cfg's flavor, for a test's
+// runtime to point at.
+func flavoredSim(t *testing.T, flavor sim.Flavor, settings ...string) *sim.Server {
+	t.Helper()
+	env := map[string]string{"SIM_FLAVOR": string(flavor)}
+	for i := 0; i+1 < len(settings); i += 2 {
+		env[settings[i]] = settings[i+1]
+	}
+	cfg, err := sim.ConfigFrom(env)
+	require.NoError(t, err)
+	srv, err := sim.Start(cfg)
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Probing names a server by its answers: on 8080, which llamacpp and mlx
+// share, a server without llama-server's /props is mlx_lm.server, and one
+// with it llama-server; a server on another's port gets its own name.
+func TestProbeNamesByAnswers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		flavor sim.Flavor
+		want   string
+		why    string
+	}{
+		{"mlx on 8080", sim.FlavorMLX, "mlx", "(it does not answer llama-server's GET /props)"},
+		{"llama-server on 8080", sim.FlavorLlamaCpp, "llamacpp", "(it answers llama-server's GET /props)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := isolated(t)
+			srv := flavoredSim(t, tc.flavor)
+			env["LLAMACPP_URL"], env["MLX_URL"] = srv.URL, srv.URL
+			var log bytes.Buffer
+			s, err := setup(context.Background(), env, &log, Options{})
+			require.NoError(t, err)
+			t.Cleanup(s.Close)
+			require.Len(t, s.Runtimes, 1, "one server, probed once: %s", log.String())
+			assert.Equal(t, tc.want, s.Runtimes[0].Name)
+			assert.Equal(t, srv.URL, s.Runtimes[0].BaseURL)
+			assert.Contains(t, log.String(), "found "+tc.want+" at "+srv.URL+" "+tc.why)
+		})
+	}
+	t.Run("LM Studio on vLLM's port", func(t *testing.T) {
+		t.Parallel()
+		env := isolated(t)
+		srv := flavoredSim(t, sim.FlavorLMStudio)
+		env["VLLM_URL"] = srv.URL
+		var log bytes.Buffer
+		s, err := setup(context.Background(), env, &log, Options{})
+		require.NoError(t, err)
+		t.Cleanup(s.Close)
+		require.Len(t, s.Runtimes, 1, log.String())
+		assert.Equal(t, "lmstudio", s.Runtimes[0].Name)
+		assert.Contains(t, log.String(), "found lmstudio at "+srv.URL+" (vllm's port; it answers LM Studio's GET /api/v0/models)")
+	})
+	t.Run("a server on its own port", func(t *testing.T) {
+		t.Parallel()
+		env := isolated(t)
+		srv := flavoredSim(t, sim.FlavorVLLM) // answers Ollama's /api/version too
+		env["VLLM_URL"] = srv.URL
+		env["OLLAMA_URL"] = flavoredSim(t, sim.FlavorVLLM).URL
+		s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
+		require.NoError(t, err)
+		t.Cleanup(s.Close)
+		var names []string
+		for _, rt := range s.Runtimes {
+			names = append(names, rt.Name)
+		}
+		assert.Equal(t, []string{"ollama", "vllm"}, names, "ollama took its own port; vllm's keeps its name")
+	})
+}
+
+// The drive of addProbed itself, with the known ports given: a sim
+// flavored as mlx where llamacpp and mlx share a port is named mlx.
+func TestAddProbedMLX(t *testing.T) {
+	t.Parallel()
+	env := isolated(t)
+	s, err := setup(context.Background(), merge(env, map[string]string{"BENCH_RUNTIMES": "sim"}), &bytes.Buffer{}, Options{})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	s.Runtimes, s.Run.Runtimes = nil, nil
+	url := flavoredSim(t, sim.FlavorMLX, "SIM_SERVED_MODEL", "mlx-community/Qwen3-8B-4bit").URL
+	closed := closedURL(t)
+	known := []config.Runtime{
+		{Name: "ollama", Kind: runtimes.KindOllama, URL: closed},
+		{Name: "llamacpp", Kind: runtimes.KindOpenAI, URL: url},
+		{Name: "mlx", Kind: runtimes.KindOpenAI, URL: url + "/"},
+	}
+	require.NoError(t, s.addProbed(context.Background(), known, config.Runtime{Name: "sim", Kind: runtimes.KindOpenAI}))
+	require.Len(t, s.Runtimes, 1)
+	assert.Equal(t, "mlx", s.Runtimes[0].Name)
+	assert.Equal(t, "mlx-community/Qwen3-8B-4bit", s.Runtimes[0].Model)
+	served, ok := summary.ServedIn(s.Run.ModelMetadata["mlx"])
+	require.True(t, ok)
+	require.NotNil(t, served.Format)
+	assert.Equal(t, "MLX", *served.Format)
+	require.NotNil(t, served.Quantization)
+	assert.Equal(t, "4-bit", *served.Quantization)
+}
+
+// Each runtime's model is said at the start and kept in the summary; a
+// pair whose stated quantizations differ gets a warning, a pair that
+// agrees none.
+func TestModelsSideBySide(t *testing.T) {
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_RUNTIMES"] = "ollama,lmstudio,llamacpp"
+	env["OLLAMA_URL"] = flavoredSim(t, sim.FlavorVLLM).URL // Ollama's endpoints, Q4_K_M
+	env["LMSTUDIO_URL"] = flavoredSim(t, sim.FlavorLMStudio, "SIM_QUANTIZATION", "4bit").URL
+	env["LLAMACPP_URL"] = flavoredSim(t, sim.FlavorLlamaCpp, "SIM_SERVED_MODEL", "/models/sim-Q4_K_M.gguf", "SIM_CONTEXT", "8192").URL
+	var log bytes.Buffer
+	s, err := setup(context.Background(), env, &log, Options{})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	out := log.String()
+	assert.Contains(t, out, "[inference] ollama serves sim-model: family sim, 500.00M parameters, quantization Q4_K_M, format GGUF, context 40960\n")
+	assert.Contains(t, out, "[inference] lmstudio serves sim-model: family sim, quantization 4-bit, format MLX, context 40960; not stated: parameters\n")
+	assert.Contains(t, out, "[inference] llamacpp serves /models/sim-Q4_K_M.gguf: family sim, 500.00M parameters, quantization Q4_K_M, format GGUF, context 8192\n")
+	assert.Contains(t, out, "[inference] warning: ollama serves Q4_K_M, lmstudio serves MLX 4-bit: not the same weights\n")
+	assert.Contains(t, out, "[inference] warning: lmstudio serves MLX 4-bit, llamacpp serves Q4_K_M: not the same weights\n")
+	assert.NotContains(t, out, "warning: ollama serves Q4_K_M, llamacpp", "the same weights: no warning")
+	assert.Equal(t, 2, strings.Count(out, "warning:"))
+
+	var meta map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(s.Run.ModelMetadata["lmstudio"], &meta))
+	assert.JSONEq(t, `{"family":"sim","parameters":null,"quantization":"4-bit","format":"MLX","context":40960}`, string(meta["served"]))
+}
+
+// NAME_VERSION records a version for a server that states none (LM
+// Studio), and replaces, saying so, one that states another.
+func TestNameVersion(t *testing.T) {
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_RUNTIMES"] = "lmstudio,vllm,mlx"
+	env["LMSTUDIO_URL"] = flavoredSim(t, sim.FlavorLMStudio).URL
+	env["LMSTUDIO_VERSION"] = "0.3.30"
+	env["VLLM_URL"] = flavoredSim(t, sim.FlavorVLLM).URL
+	env["VLLM_VERSION"] = "0.11.0+metal"
+	env["MLX_URL"] = flavoredSim(t, sim.FlavorMLX).URL
+	var log bytes.Buffer
+	s, err := setup(context.Background(), env, &log, Options{})
+	require.NoError(t, err)
+	version := func(name string) any {
+		if v := s.Run.Versions[name]; v != nil {
+			return *v
+		}
+		return nil
+	}
+	assert.Equal(t, "0.3.30", version("lmstudio"))
+	assert.Equal(t, "0.11.0+metal", version("vllm"))
+	assert.Nil(t, version("mlx"), "mlx_lm states none and MLX_VERSION is unset")
+	assert.Contains(t, log.String(), `vllm: VLLM_VERSION="0.11.0+metal" is recorded as its version, instead of the "`+sim.Version+`" its server states`)
+	assert.NotContains(t, log.String(), "lmstudio: LMSTUDIO_VERSION", "nothing replaced")
+
+	s.Run.Add(summary.Key{Runtime: "lmstudio", Model: "sim-model", Prompt: "short", Concurrency: 1}, okRounds(), summary.Telemetry{})
+	require.NoError(t, s.Finish())
+	b, err := os.ReadFile(s.files.json)
+	require.NoError(t, err)
+	var f struct {
+		Versions map[string]*string `json:"versions"`
+	}
+	require.NoError(t, json.Unmarshal(b, &f))
+	require.NotNil(t, f.Versions["lmstudio"])
+	assert.Equal(t, "0.3.30", *f.Versions["lmstudio"], "in the summary file")
+}
+
+// The simulator's lmstudio and mlx flavors have no Ollama API.
+func TestSimKindOllamaNeedsOllamaFlavor(t *testing.T) {
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_RUNTIMES"] = "sim"
+	env["SIM_KIND"] = "ollama"
+	env["SIM_FLAVOR"] = "mlx"
+	_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
+	assert.ErrorContains(t, err, "SIM_KIND=ollama: SIM_FLAVOR=mlx plays a server without Ollama's API")
+}
