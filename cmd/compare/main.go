@@ -142,6 +142,15 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 		runs = append(runs, r)
 	}
 
+	var files []*summary.File
+	for _, r := range runs {
+		f, err := summaryBeside(r.input)
+		if err != nil {
+			return 0, err
+		}
+		files = append(files, f)
+	}
+
 	var bsArgs []string
 	if len(runs) == 2 {
 		bsArgs, err = checkPair(runs[0], runs[1])
@@ -150,6 +159,9 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 	}
 	if err != nil {
 		return 0, err
+	}
+	for _, n := range notes(files) {
+		fmt.Fprintln(p.stderr, n)
 	}
 	return p.runBenchstat(ctx, root, bsArgs)
 }

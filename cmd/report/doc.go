@@ -61,6 +61,18 @@
 // cached. A file written before arguments.turns existed ran single
 // requests (1 turn), and one without arguments.shared_prefix none.
 //
+// # Models
+//
+// Where a file says what its runtimes' servers serve
+// (model_metadata.<runtime>.served), a section "Models" follows the runs:
+// a line per runtime (with several files, per file and runtime) with its
+// model, family, parameters, quantization, format (GGUF, MLX,
+// safetensors) and context, "—" where the server does not say; then a
+// warning with a line for each pair of a file's runtimes whose servers
+// state other parameters or another quantization ("ollama serves Q4_K_M,
+// lmstudio serves MLX 4-bit: not the same weights"), with several files
+// followed by the files it holds in.
+//
 // # Input length
 //
 // Where a file has rows of in<N> prompts (BENCH_INPUT_TOKENS: a prompt
@@ -192,7 +204,14 @@
 //
 // Power (macmon, on a Mac): J/tok (energy over the timed rounds / the
 // successful requests' output tokens), power W (mean CPU + GPU + ANE
-// power) and the number of samples they come from.
+// power) and the number of samples they come from. Where a row has net
+// figures (the run had an idle baseline, host.idle_power_w, shown in the
+// table of runs as "idle power"), an energy table follows: J/tok and net
+// J/tok (above idle) side by side, net power W, J/request (the successful
+// requests' mean share of the net energy) and its prefill and decode
+// parts, prefill mJ per prompt token, decode J per output token, and
+// covered, the share of the timed rounds macmon's samples covered (below
+// 80% a row has no energy figures); see energy.go.
 //
 // Server counters (the server's Prometheus /metrics, read before and after
 // the timed rounds), beside the client's figures of the same row:
@@ -271,6 +290,9 @@
 // the lines enter at the left edge above them.
 //
 // energy draws J/tok of the closed-loop rows, where a row has it.
+// request-energy draws a stacked bar per row (runtime and load, and run)
+// with the mean prefill and decode energy per request above idle, where
+// a row has them.
 //
 // rate-ttft (TTFT p50 and p99 panels) and goodput draw the open-loop rows
 // against the rate asked; goodput only where a row has it.

@@ -194,10 +194,10 @@ func (f fixture) run() (*summary.Run, []byte) {
 			// timed: the charts must leave it out.
 			warm := f.request(k, 0.25, 30)
 			warm.Gaps = slices.Repeat([]float32{1}, chunks-1)
-			records = append(records, summary.RoundRecords(k, 1, 1, true, f.created, []runtimes.Result{warm}, f.chunks)...)
+			records = append(records, summary.RoundRecords(k, 1, 1, true, f.created, []runtimes.Result{warm}, summary.Keep{Chunks: f.chunks})...)
 		}
 		for i, rd := range rounds {
-			records = append(records, summary.RoundRecords(k, 1, i+1, false, f.created, rd.Results, f.chunks)...)
+			records = append(records, summary.RoundRecords(k, 1, i+1, false, f.created, rd.Results, summary.Keep{Chunks: f.chunks})...)
 		}
 		r.Add(k, rounds, f.telemetry(k, rounds))
 	}

@@ -24,6 +24,7 @@ type run struct {
 	CreatedAt string
 	Platform  string
 	CPU       string
+	Host      string            // host.label: BENCH_HOST_LABEL or the host name, "" before it
 	Versions  map[string]string // runtime name -> version, tidied
 	Rows      []row             // prompt set to noPrompt where the file names none
 	// Incomplete is set when the file says "complete": false: the run was
@@ -46,6 +47,13 @@ type run struct {
 	// existed (0); SharedPrefix is arguments.shared_prefix, the tokens of
 	// the system message every request began with (0: none).
 	Turns, SharedPrefix int
+	// IdlePowerW and IdlePowerWSD are host.idle_power_w and its spread,
+	// the baseline of net energy; nil without one.
+	IdlePowerW, IdlePowerWSD *float64
+	// Served is what each runtime's server said it serves
+	// (model_metadata.<runtime>.served), by runtime name; a runtime
+	// without it is absent.
+	Served map[string]summary.Served
 }
 
 // row is one line of the file's "summary" list, with the keys the file
@@ -110,6 +118,7 @@ func readRun(path string) (*run, error) {
 		File: path, ID: f.RunID, CreatedAt: f.CreatedAt,
 		// /proc/cpuinfo pads some model names with spaces.
 		Platform: f.Host.Platform, CPU: strings.Join(strings.Fields(f.Host.CPU), " "),
+		Host:         f.Host.Label,
 		Versions:     map[string]string{},
 		Incomplete:   f.Complete != nil && !*f.Complete,
 		Cache:        f.Arguments.CacheMode(),
@@ -118,13 +127,22 @@ func readRun(path string) (*run, error) {
 		Runtimes:     f.Runtimes,
 		Turns:        max(f.Arguments.Turns, 1),
 		SharedPrefix: f.Arguments.SharedPrefix,
+		IdlePowerW:   f.Host.IdlePowerW, IdlePowerWSD: f.Host.IdlePowerWSD,
 	}
 	if f.Arguments.SLO != nil {
 		r.SLO = *f.Arguments.SLO
 	}
+	for name, meta := range f.ModelMetadata {
+		if sv, ok := summary.ServedIn(meta); ok {
+			if r.Served == nil {
+				r.Served = map[string]summary.Served{}
+			}
+			r.Served[name] = sv
+		}
+	}
 	for name, v := range f.Versions {
 		if v != nil {
-			r.Versions[name] = tidyVersion(*v)
+			r.Versions[name] = summary.TidyVersion(*v)
 		}
 	}
 	for i, rw := range f.Summary {
@@ -164,30 +182,29 @@ func rowKeys(data []byte, n int) ([]map[string]bool, error) {
 	return out, nil
 }
 
-// tidyVersion makes a server's version text fit a table cell: its last
-// non-empty line (the seed's vLLM version came after pages of log lines),
-// without the "ollama version is " of `ollama --version`.
-func tidyVersion(v string) string {
-	lines := strings.Split(strings.TrimSpace(v), "\n")
-	last := strings.TrimSpace(lines[len(lines)-1])
-	if i := strings.Index(last, "version is "); i >= 0 {
-		last = strings.TrimSpace(last[i+len("version is "):])
-	}
-	return last
-}
-
 // label names the runs: by run ID, or by file name where IDs are missing
-// or shared.
+// or shared; runs of several hosts (host.label) by their host, followed by
+// the ID where a host has more than one run, so that tables and legends
+// put hosts side by side.
 func label(runs []*run) {
 	ids := map[string]int{}
+	hosts := map[string]int{}
 	for _, r := range runs {
 		ids[r.ID]++
+		hosts[r.Host]++
 	}
 	names := map[string]int{}
 	for _, r := range runs {
 		r.Label = r.ID
 		if r.ID == "" || ids[r.ID] > 1 {
 			r.Label = strings.TrimSuffix(filepath.Base(r.File), filepath.Ext(r.File))
+		}
+		if len(hosts) > 1 && r.Host != "" {
+			if hosts[r.Host] == 1 {
+				r.Label = r.Host
+			} else {
+				r.Label = r.Host + " " + r.Label
+			}
 		}
 		names[r.Label]++
 	}

@@ -67,7 +67,7 @@ func readRecords(r *run) records {
 		return records{path: out.path, err: err}
 	}
 	for _, rec := range recs {
-		if rec.Warmup || rec.Control || rec.ErrorClass != nil || rec.Error != nil {
+		if !rec.Timed() || rec.ErrorClass != nil || rec.Error != nil {
 			continue
 		}
 		prompt := rec.Prompt

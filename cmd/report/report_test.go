@@ -424,12 +424,6 @@ func TestChange(t *testing.T) {
 	}
 }
 
-func TestTidyVersion(t *testing.T) {
-	assert.Equal(t, "0.32.14", tidyVersion("ollama version is 0.32.14"))
-	assert.Equal(t, "0.28.0+cpu", tidyVersion("INFO 08-31 [__init__.py:52] plugins\nINFO more\n0.28.0+cpu\n"))
-	assert.Equal(t, "b5123", tidyVersion("b5123"))
-}
-
 func TestSlugs(t *testing.T) {
 	taken := map[string]bool{}
 	assert.Equal(t, "none", uniqueSlug(slugify(noPrompt), taken))
@@ -926,4 +920,47 @@ func laterRun(t *testing.T, dir, fixture, id string, edit func(row map[string]an
 	later := filepath.Join(dir, "later.json")
 	require.NoError(t, os.WriteFile(later, data, 0o644))
 	return later
+}
+
+// Runs of two Macs (host.label) are named by their host, so that tables
+// and charts put the hosts side by side for each runtime and model.
+func TestHostsSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	var f map[string]any
+	require.NoError(t, json.Unmarshal(readFile(t, "testdata/new.json"), &f))
+	write := func(name, id, host string) string {
+		f["run_id"] = id
+		f["host"].(map[string]any)["label"] = host
+		data, err := json.Marshal(f)
+		require.NoError(t, err)
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		return path
+	}
+	m2 := write("m2.json", "20261201T021700Z", "mac-m2")
+	m4 := write("m4.json", "20261201T021900Z", "mac-m4")
+	m4later := write("m4b.json", "20261202T021900Z", "mac-m4")
+
+	code, _, stderr := report("-o", filepath.Join(dir, "two"), m2, m4)
+	require.Equal(t, 0, code, stderr)
+	s := string(readFile(t, filepath.Join(dir, "two", "report.md")))
+	assert.Contains(t, s, "| mac-m2 (base) | `"+m2+"` |")
+	assert.Contains(t, s, "| mac-m4 | `"+m4+"` | 2026-")
+	assert.Contains(t, s, "| mac-m2: darwin-24.6.0-arm64", "the host column names the machine")
+	c := parseChart(t, filepath.Join(dir, "two", "ttft-short.svg"), 0)
+	assert.Contains(t, c.texts, "ollama (mac-m2)")
+	assert.Contains(t, c.texts, "ollama (mac-m4)")
+
+	// A host with two runs: its runs keep their IDs after the host.
+	code, _, stderr = report("-o", filepath.Join(dir, "three"), m2, m4, m4later)
+	require.Equal(t, 0, code, stderr)
+	s = string(readFile(t, filepath.Join(dir, "three", "report.md")))
+	assert.Contains(t, s, "| mac-m2 (base) |")
+	assert.Contains(t, s, "| mac-m4 20261201T021900Z |")
+	assert.Contains(t, s, "| mac-m4 20261202T021900Z |")
+
+	// One host: runs are named by their IDs, as before.
+	code, _, stderr = report("-o", filepath.Join(dir, "one"), m4, m4later)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, string(readFile(t, filepath.Join(dir, "one", "report.md"))), "| 20261201T021900Z (base) |")
 }

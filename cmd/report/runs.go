@@ -14,6 +14,7 @@ func writeRuns(b *strings.Builder, runs []*run) {
 	withSLO := slices.ContainsFunc(runs, func(r *run) bool { return r.SLO != "" })
 	withTurns := slices.ContainsFunc(runs, func(r *run) bool { return r.Turns > 1 })
 	withPrefix := slices.ContainsFunc(runs, func(r *run) bool { return r.SharedPrefix > 0 })
+	withIdle := slices.ContainsFunc(runs, func(r *run) bool { return r.IdlePowerW != nil })
 	heads := []head{{text: "run"}, {text: "file"}, {text: "created"}, {text: "host"}, {text: "versions"}, {text: "cache"}}
 	if withSLO {
 		heads = append(heads, head{text: "SLO"})
@@ -23,6 +24,9 @@ func writeRuns(b *strings.Builder, runs []*run) {
 	}
 	if withPrefix {
 		heads = append(heads, head{"shared prefix", true})
+	}
+	if withIdle {
+		heads = append(heads, head{"idle power", true})
 	}
 	writeHead(b, append(heads, head{"rows", true})...)
 	for i, r := range runs {
@@ -37,6 +41,9 @@ func writeRuns(b *strings.Builder, runs []*run) {
 		if r.CPU != "" {
 			host += ", " + r.CPU
 		}
+		if r.Host != "" {
+			host = r.Host + ": " + host
+		}
 		cells := []string{name, cell("`" + r.File + "`"), orMissing(when(r.CreatedAt)), orMissing(host), orMissing(versions(r.Versions)), cell(r.Cache)}
 		if withSLO {
 			cells = append(cells, orMissing(cell(r.SLO)))
@@ -47,9 +54,13 @@ func writeRuns(b *strings.Builder, runs []*run) {
 		if withPrefix {
 			cells = append(cells, prefixCell(r.SharedPrefix))
 		}
+		if withIdle {
+			cells = append(cells, idlePower(r))
+		}
 		writeLine(b, 0, append(cells, strconv.Itoa(len(r.Rows)))...)
 	}
 	b.WriteString("\n")
+	writeModels(b, runs)
 }
 
 // prefixCell is a run's shared prefix for a cell: "1024 tok", or "none".

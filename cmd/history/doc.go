@@ -1,0 +1,93 @@
+// History reads the summaries of many runs — a nightly benchmark's —
+// and says, for every series, whether its latest run is a regression, an
+// improvement or unchanged against the runs before it, with charts of
+// each figure over time and the canary replies that changed.
+//
+// Usage:
+//
+//	go run ./cmd/history -o DIR [-window K] [-threshold P] [-fail-on-regression] FILES_OR_FOLDERS...
+//
+// The arguments are summary JSON files (<run id>.json) or folders, in
+// which every *.json file at any depth is read as a summary (nightly
+// artifacts are downloaded into a folder a run; the folder DIR itself is
+// left out, so a history can be written inside the folder it reads).
+// Runs are put in order by created_at.
+//
+// # Series
+//
+// A series is one leaf on one machine under one workload: the rows of the
+// runs that share host label, runtime, model, prompt, load (concurrency,
+// or rate for an open loop), cache mode, turns and shared prefix (the
+// configuration lines of the benchstat file, internal/summary's
+// WorkloadKeys; a file without one has the value summary.Absent says:
+// warm, 1 turn, no prefix). The host label is host.label
+// (BENCH_HOST_LABEL, by default the host name); files written before it
+// have none, and their host.machine is used instead ("" where that is
+// missing too: such files form one host, "(no host label)").
+//
+// The unit is the run: each figure is the row's run-level value (its p50,
+// its p95, its mean), one value a run. The request records
+// (.requests.jsonl) are not read: requests within one run share the
+// machine's and the server's state that night, so they cannot tell a
+// change from run-to-run noise, which is what a nightly gate must beat. A
+// run without its records counts like any other.
+//
+// # Figures and the method
+//
+// The figures judged are TTFT p50 and p95 (lower is better), the mean
+// decode rate and the mean aggregate output rate (higher is better), and
+// energy per output token, gross and net of idle power (J/token and net
+// J/token, lower is better) where the rows have them. Each figure's latest value is judged against its window: the same
+// series' values in up to K runs before it (-window, default 10) that
+// have the figure. It is a regression (or an improvement) when both
+//
+//   - it moved by the threshold (-threshold, default 0.05: 5%) or more in
+//     the worse (better) direction from the window's median, and
+//   - on a log scale it lies outside the window's 99% prediction
+//     interval, mean ± t(n−1)·sd·√(1+1/n) (a two-sided p-value below
+//     0.01).
+//
+// With fewer than 4 earlier values the verdict is insufficient: the
+// window's spread says nothing yet (so -window 2 or 3 judges nothing).
+// docs/history.md gives the method's measured false-alarm and detection
+// rates.
+//
+// # Output
+//
+// DIR/history.md: the regressions worst first, canary changes, the series
+// with too little data, the runtimes' versions, then a table per series of
+// each figure's latest value, window centre, change, p-value and verdict,
+// and the charts.
+//
+// DIR/<runtime>-<figure>.svg: one chart per runtime and figure (ttft-p50,
+// ttft-p95, decode, aggregate, j-per-token), each series a line with a
+// point per run against the run's start, the runtime's version written
+// where it changed, the latest point ringed red (regression), green
+// (improvement) or grey (unchanged), none when there is too little data.
+//
+// DIR/verdicts.json: the window, threshold, alpha and minimum, and for
+// every series its key fields, verdict, latest run, version and canary
+// changes, and per figure its verdict, latest value, centre, change (the
+// latest over the centre), threshold, p_value, latest_run, baseline_runs,
+// version_before and version_after.
+//
+// # Canary replies
+//
+// Where rows have a canary (BENCH_CANARY=on), each reply of a series'
+// latest run and of the -window runs before it is compared with the
+// series' run before it that has one (a night whose canary failed hides
+// nothing), and a changed reply is named with the runtime's version change: "ollama 0.6.5 → 0.7.0: canary reply of
+// prompt short changed at character 213" (summary.DescribeCanaryChange;
+// characters from 1).
+//
+// # Exit status
+//
+// 0: written. 1: with -fail-on-regression, a series regressed (named on
+// stderr, with its figures); also a file that could not be written. 2:
+// wrong flags (-o missing, -window below 2, -threshold not between 0 and
+// 1), a file that cannot be read or is not a summary, a summary without
+// rows, without created_at or from the future (created_at more than 10
+// minutes after now), the same run twice, a folder without summaries, or
+// fewer than two runs; every such problem is named, and nothing is
+// written.
+package main

@@ -1,0 +1,348 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
+
+// figure is one figure the history judges. Adding one is a line in
+// figures.
+type figure struct {
+	id     string // in chart file names and verdicts.json
+	name   string // on the page and the charts
+	unit   string // of the shown value
+	scale  float64
+	better summary.Better
+	value  func(*summary.Row) *float64
+}
+
+var figures = []figure{
+	{"ttft-p50", "TTFT p50", "ms", 1e3, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.TTFTP50 }},
+	{"ttft-p95", "TTFT p95", "ms", 1e3, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.TTFTP95 }},
+	{"decode", "decode tok/s", "tok/s", 1, summary.HigherIsBetter, func(r *summary.Row) *float64 { return r.DecodeTPSMean }},
+	{"aggregate", "aggregate tok/s", "tok/s", 1, summary.HigherIsBetter, func(r *summary.Row) *float64 { return r.AggregateTPSMean }},
+	{"j-per-token", "J/token", "J", 1, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.EnergyJPerOutputToken }},
+	{"net-j-per-token", "net J/token", "J", 1, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.NetEnergyJPerOutputToken }},
+}
+
+// show formats a value of the figure in its unit.
+func (f figure) show(v float64) string {
+	v *= f.scale
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// key is what makes rows one series: the same machine, leaf and workload.
+type key struct {
+	Host, Runtime, Model, Prompt string
+	Concurrency                  int
+	Rate                         float64
+	Cache                        string
+	Turns, SharedPrefix          int
+}
+
+// label names the series on the page: host · runtime · model · prompt ·
+// load · workload.
+func (k key) label() string {
+	return k.host() + " · " + k.Runtime + " · " + k.rest()
+}
+
+// rest is the label without host and runtime, the legend of a runtime's
+// chart (with the host where the chart has several).
+func (k key) rest() string {
+	parts := []string{k.Model, promptName(k.Prompt), k.load(), k.Cache}
+	if k.Turns != 1 {
+		parts = append(parts, "turns="+strconv.Itoa(k.Turns))
+	}
+	if k.SharedPrefix != 0 {
+		parts = append(parts, "shared-prefix="+strconv.Itoa(k.SharedPrefix))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func (k key) host() string {
+	if k.Host == "" {
+		return "(no host label)"
+	}
+	return k.Host
+}
+
+func (k key) load() string {
+	if k.Rate > 0 {
+		return "rate=" + summary.FormatRate(k.Rate)
+	}
+	return "conc=" + strconv.Itoa(k.Concurrency)
+}
+
+func promptName(p string) string {
+	if p == "" {
+		return "(none)"
+	}
+	return p
+}
+
+func (k key) compare(o key) int {
+	return cmp.Or(
+		strings.Compare(k.Host, o.Host), strings.Compare(k.Runtime, o.Runtime), strings.Compare(k.Model, o.Model),
+		strings.Compare(k.Prompt, o.Prompt), cmp.Compare(k.Rate, o.Rate), cmp.Compare(k.Concurrency, o.Concurrency),
+		strings.Compare(k.Cache, o.Cache), cmp.Compare(k.Turns, o.Turns), cmp.Compare(k.SharedPrefix, o.SharedPrefix))
+}
+
+// workload reads the file's workload keys, with what a missing one means
+// (summary.Absent): cache mode, turns, shared prefix.
+func workload(f *summary.File) (cache string, turns, prefix int) {
+	cache = f.Arguments.CacheMode()
+	turns, prefix = f.Arguments.Turns, f.Arguments.SharedPrefix
+	if turns == 0 {
+		v, _, _ := summary.Absent(summary.KeyTurns)
+		turns, _ = strconv.Atoi(v)
+	}
+	return cache, turns, prefix
+}
+
+// point is a series' row in one run.
+type point struct {
+	run     *run
+	row     *summary.Row
+	version string // the runtime's version in the run, "" if unknown
+}
+
+// series is one leaf's rows across runs, oldest first, and the verdicts
+// on its latest.
+type series struct {
+	key key
+	// stale is set when the series is not in its host's latest run: its
+	// figures are shown, and judged insufficient, so that a leaf no
+	// longer run does not repeat its last verdict night after night.
+	stale   bool
+	points  []point
+	results []result // one per figure it has a value of, in figures' order
+	canary  []canaryChange
+}
+
+// result is one figure's verdict on the series' latest run.
+type result struct {
+	fig           figure
+	trend         summary.Trend
+	latest        float64 // NaN: none in the latest run
+	latestRun     string
+	baselineRuns  []string
+	versionBefore string // in the window's latest run
+	versionAfter  string
+}
+
+// canaryChange is a changed canary reply between consecutive runs of a
+// series.
+type canaryChange struct {
+	before, after string // run ids
+	at            int    // rune index, summary.CanaryChange
+	text          string // summary.DescribeCanaryChange
+}
+
+// verdict is the series' verdict: a regression if any figure regressed,
+// else an improvement if any improved, else unchanged if any figure was
+// judged, else insufficient.
+func (s *series) verdict() summary.Verdict {
+	v := summary.Insufficient
+	for _, r := range s.results {
+		switch {
+		case r.trend.Verdict == summary.Regression:
+			return summary.Regression
+		case r.trend.Verdict == summary.Improvement:
+			v = summary.Improvement
+		case r.trend.Verdict == summary.Unchanged && v == summary.Insufficient:
+			v = summary.Unchanged
+		}
+	}
+	return v
+}
+
+// history is every series of the runs, judged.
+type history struct {
+	runs   []*run
+	series []*series
+	opts   options
+	latest *run
+}
+
+// build groups the runs' rows into series and judges each.
+func build(runs []*run, o options) *history {
+	h := &history{runs: runs, opts: o, latest: runs[len(runs)-1]}
+	byKey := map[key]*series{}
+	for _, r := range runs {
+		cache, turns, prefix := workload(r.file)
+		for i := range r.file.Summary {
+			row := &r.file.Summary[i]
+			rate := 0.0
+			if row.RateRPS != nil && *row.RateRPS > 0 {
+				rate = *row.RateRPS
+			}
+			k := key{Host: r.host, Runtime: row.Runtime, Model: row.Model, Prompt: row.Prompt,
+				Concurrency: row.Concurrency, Rate: rate, Cache: cache, Turns: turns, SharedPrefix: prefix}
+			if rate > 0 {
+				k.Concurrency = 0
+			}
+			s := byKey[k]
+			if s == nil {
+				s = &series{key: k}
+				byKey[k] = s
+				h.series = append(h.series, s)
+			}
+			s.points = append(s.points, point{run: r, row: row, version: version(r.file, row.Runtime)})
+		}
+	}
+	slices.SortFunc(h.series, func(a, b *series) int { return a.key.compare(b.key) })
+	hostLatest := map[string]*run{}
+	for _, r := range runs {
+		hostLatest[r.host] = r // runs are oldest first
+	}
+	for _, s := range h.series {
+		s.stale = s.points[len(s.points)-1].run != hostLatest[s.key.Host]
+		s.judge(o)
+	}
+	return h
+}
+
+// judge gives each figure of s its verdict, and finds the canary changes
+// among its latest run and the o.window runs before it.
+func (s *series) judge(o options) {
+	last := len(s.points) - 1
+	latest := s.points[last]
+	for _, f := range figures {
+		has := false
+		for _, p := range s.points {
+			has = has || f.value(p.row) != nil
+		}
+		if !has {
+			continue
+		}
+		res := result{fig: f, latest: math.NaN(), latestRun: latest.run.id, versionAfter: latest.version}
+		if v := f.value(latest.row); v != nil {
+			res.latest = *v
+		}
+		var window []float64
+		var runs []string
+		for i := last - 1; i >= 0 && len(window) < o.window; i-- {
+			if v := f.value(s.points[i].row); v != nil {
+				window = append(window, *v)
+				runs = append(runs, s.points[i].run.id)
+				if len(window) == 1 {
+					res.versionBefore = s.points[i].version
+				}
+			}
+		}
+		slices.Reverse(window)
+		slices.Reverse(runs)
+		res.baselineRuns = runs
+		res.trend = summary.DetectTrend(window, res.latest, f.better, o.threshold)
+		if s.stale {
+			res.trend.Verdict = summary.Insufficient
+		}
+		s.results = append(s.results, res)
+	}
+	s.canaryChanges(max(0, last-o.window))
+}
+
+// canaryChanges finds the changed canary replies of the series' runs
+// from points[first] to its latest: each reply against the one before it
+// (the nearest earlier run with a canary, so that a night whose canary
+// failed hides no change, even before first).
+func (s *series) canaryChanges(first int) {
+	var prev *point
+	for i := first - 1; i >= 0 && prev == nil; i-- {
+		if s.points[i].row.Canary != nil {
+			prev = &s.points[i]
+		}
+	}
+	for i := first; i < len(s.points); i++ {
+		p := &s.points[i]
+		if p.row.Canary == nil {
+			continue
+		}
+		if prev != nil {
+			if changed, at := summary.CanaryChange(prev.row.Canary, p.row.Canary); changed {
+				s.canary = append(s.canary, canaryChange{before: prev.run.id, after: p.run.id, at: at,
+					text: summary.DescribeCanaryChange(s.key.Runtime, s.key.Prompt, prev.version, p.version, prev.row.Canary, p.row.Canary)})
+			}
+		}
+		prev = p
+	}
+}
+
+// version is the runtime's version in f (summary's File.VersionOf: the
+// last line of a version given as log text), "" where unknown, cut to 60
+// characters for a table cell. The earlier harness's files name
+// vllm-metal's version "vllm": a runtime without a version of its own
+// takes that of the name before its first '-'.
+func version(f *summary.File, runtime string) string {
+	v := f.VersionOf(runtime)
+	if _, own := f.Versions[runtime]; !own {
+		if base, _, ok := strings.Cut(runtime, "-"); ok {
+			v = f.VersionOf(base)
+		}
+	}
+	if r := []rune(v); len(r) > 60 {
+		v = string(r[:59]) + "…"
+	}
+	return v
+}
+
+// judged is one figure of a series with its verdict.
+type judged struct {
+	s   *series
+	res result
+}
+
+// withVerdict are the figures judged v (a regression, an improvement),
+// the largest change first, on a log scale (a halving weighs as a
+// doubling): the regressions worst first.
+func (h *history) withVerdict(v summary.Verdict) []judged {
+	var out []judged
+	for _, s := range h.series {
+		for _, r := range s.results {
+			if r.trend.Verdict == v {
+				out = append(out, judged{s, r})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b judged) int {
+		return cmp.Compare(math.Abs(math.Log(b.res.trend.Change)), math.Abs(math.Log(a.res.trend.Change)))
+	})
+	return out
+}
+
+// regressed names the series that regressed, and their figures.
+func (h *history) regressed() []string {
+	var out []string
+	for _, s := range h.series {
+		var figs []string
+		for _, r := range s.results {
+			if r.trend.Verdict == summary.Regression {
+				figs = append(figs, fmt.Sprintf("%s %s", r.fig.name, percent(r.trend.Change)))
+			}
+		}
+		if len(figs) > 0 {
+			out = append(out, s.key.label()+": "+strings.Join(figs, ", "))
+		}
+	}
+	return out
+}
+
+// percent shows a ratio as a change: 1.1 is "+10.0%".
+func percent(ratio float64) string {
+	if ratio == 0 || math.IsNaN(ratio) {
+		return "—"
+	}
+	return fmt.Sprintf("%+.1f%%", (ratio-1)*100)
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
+
+// verdictsFile is verdicts.json.
+type verdictsFile struct {
+	LatestRun   string          `json:"latest_run"`
+	Runs        int             `json:"runs"`
+	Window      int             `json:"window"`
+	Threshold   float64         `json:"threshold"`
+	Alpha       float64         `json:"alpha"`
+	MinBaseline int             `json:"min_baseline"`
+	Series      []seriesVerdict `json:"series"`
+}
+
+type seriesVerdict struct {
+	Host         string          `json:"host"`
+	Runtime      string          `json:"runtime"`
+	Model        string          `json:"model"`
+	Prompt       string          `json:"prompt"`
+	Concurrency  int             `json:"concurrency"` // 0 for an open loop
+	RateRPS      *float64        `json:"rate_rps"`    // null for a closed loop
+	Cache        string          `json:"cache"`
+	Turns        int             `json:"turns"`
+	SharedPrefix int             `json:"shared_prefix"`
+	Verdict      summary.Verdict `json:"verdict"`
+	LatestRun    string          `json:"latest_run"`
+	Version      *string         `json:"version"` // in the latest run
+	Figures      []figureVerdict `json:"figures"`
+	// CanaryChanges are the changed canary replies between consecutive
+	// runs within the window, [] if none.
+	CanaryChanges []canaryJSON `json:"canary_changes"`
+}
+
+type figureVerdict struct {
+	Figure        string          `json:"figure"`
+	Verdict       summary.Verdict `json:"verdict"`
+	Latest        *float64        `json:"latest"`
+	Centre        *float64        `json:"centre"`
+	Change        *float64        `json:"change"`
+	Threshold     float64         `json:"threshold"`
+	PValue        float64         `json:"p_value"`
+	LatestRun     string          `json:"latest_run"`
+	BaselineRuns  []string        `json:"baseline_runs"`
+	VersionBefore *string         `json:"version_before"`
+	VersionAfter  *string         `json:"version_after"`
+}
+
+type canaryJSON struct {
+	BeforeRun string `json:"before_run"`
+	AfterRun  string `json:"after_run"`
+	At        int    `json:"at"` // rune index of the first difference, from 0
+	Text      string `json:"text"`
+}
+
+func (h *history) verdicts() ([]byte, error) {
+	f := verdictsFile{
+		LatestRun: h.latest.id, Runs: len(h.runs), Window: h.opts.window, Threshold: h.opts.threshold,
+		Alpha: summary.TrendAlpha, MinBaseline: summary.TrendMinBaseline, Series: []seriesVerdict{},
+	}
+	for _, s := range h.series {
+		k := s.key
+		latest := s.points[len(s.points)-1]
+		sv := seriesVerdict{
+			Host: k.Host, Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
+			Cache: k.Cache, Turns: k.Turns, SharedPrefix: k.SharedPrefix, Verdict: s.verdict(),
+			LatestRun: latest.run.id, Version: orNull(latest.version), Figures: []figureVerdict{}, CanaryChanges: []canaryJSON{},
+		}
+		if k.Rate > 0 {
+			sv.RateRPS = &k.Rate
+		}
+		for _, r := range s.results {
+			fv := figureVerdict{
+				Figure: r.fig.id, Verdict: r.trend.Verdict, Latest: finite(r.latest), Threshold: h.opts.threshold,
+				PValue: r.trend.P, LatestRun: r.latestRun, BaselineRuns: r.baselineRuns,
+				VersionBefore: orNull(r.versionBefore), VersionAfter: orNull(r.versionAfter),
+			}
+			if fv.BaselineRuns == nil {
+				fv.BaselineRuns = []string{}
+			}
+			if r.trend.Baseline > 0 {
+				fv.Centre = finite(r.trend.Centre)
+			}
+			if r.trend.Change > 0 {
+				fv.Change = finite(r.trend.Change)
+			}
+			sv.Figures = append(sv.Figures, fv)
+		}
+		for _, c := range s.canary {
+			sv.CanaryChanges = append(sv.CanaryChanges, canaryJSON{c.before, c.after, c.at, c.text})
+		}
+		f.Series = append(f.Series, sv)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(f)
+	return buf.Bytes(), err
+}
+
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

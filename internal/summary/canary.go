@@ -1,0 +1,81 @@
+package summary
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// CanaryChange tells whether the canary reply after differs from the one
+// before (two rows of the same leaf in two runs) and where: at is the
+// index, in runes from 0, of the first character that differs. Replies
+// are told apart by their TextSHA256 where both have one, else by Text.
+//
+//   - Either nil (BENCH_CANARY=off, an older file, every canary failed):
+//     nothing to compare, (false, -1).
+//   - The same reply: (false, -1).
+//   - One text a prefix of the other: at is the shorter's length.
+//   - The kept texts (the first CanaryTextMax characters) the same but
+//     the hashes not: the replies differ after them, and at is the kept
+//     text's length in runes.
+func CanaryChange(before, after *Canary) (changed bool, at int) {
+	if before == nil || after == nil {
+		return false, -1
+	}
+	if before.TextSHA256 != "" && after.TextSHA256 != "" {
+		if before.TextSHA256 == after.TextSHA256 {
+			return false, -1
+		}
+	} else if before.Text == after.Text {
+		return false, -1
+	}
+	a, b := before.Text, after.Text
+	at = 0
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			return true, at
+		}
+		a, b, at = a[na:], b[nb:], at+1
+	}
+	return true, at
+}
+
+// DescribeCanaryChange says how a runtime's canary reply of a prompt
+// changed between two rows, and whether the runtime's version changed
+// with it, or "" if it did not change (CanaryChange):
+//
+//	ollama 0.6.5 → 0.7.0: canary reply of prompt short changed at character 213
+//	ollama: canary reply of prompt short changed at character 213 (same version 0.6.5)
+//
+// Characters count from 1 here, for people: character 213 is at index
+// 212. versionBefore and versionAfter are the runtime's versions in the
+// two runs ("" where unknown). A reply whose kept text is the same is
+// said to change "after character N".
+func DescribeCanaryChange(runtime, prompt, versionBefore, versionAfter string, before, after *Canary) string {
+	changed, at := CanaryChange(before, after)
+	if !changed {
+		return ""
+	}
+	if prompt == "" {
+		prompt = "(none)"
+	}
+	where := fmt.Sprintf("at character %d", at+1)
+	if before.Text == after.Text {
+		where = fmt.Sprintf("after character %d (the first %d are the same)", at, at)
+	}
+	unknown := func(v string) string {
+		if v == "" {
+			return "unknown"
+		}
+		return v
+	}
+	what := fmt.Sprintf("canary reply of prompt %s changed %s", prompt, where)
+	if versionBefore != versionAfter {
+		return fmt.Sprintf("%s %s → %s: %s", runtime, unknown(versionBefore), unknown(versionAfter), what)
+	}
+	if versionAfter == "" {
+		return fmt.Sprintf("%s: %s (version unknown)", runtime, what)
+	}
+	return fmt.Sprintf("%s: %s (same version %s)", runtime, what, versionAfter)
+}

@@ -1,0 +1,54 @@
+package summary
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCanaryChange(t *testing.T) {
+	c := func(sha, text string) *Canary { return &Canary{TextSHA256: sha, OutputTokens: 16, Text: text} }
+	for _, tc := range []struct {
+		name          string
+		before, after *Canary
+		changed       bool
+		at            int
+	}{
+		{"both nil", nil, nil, false, -1},
+		{"before nil", nil, c("a", "x"), false, -1},
+		{"after nil", c("a", "x"), nil, false, -1},
+		{"same hash", c("a", "hello"), c("a", "hello"), false, -1},
+		{"same hash, text ignored", c("a", "hello"), c("a", "help"), false, -1},
+		{"first character", c("a", "hello"), c("b", "jello"), true, 0},
+		{"later", c("a", "hello world"), c("b", "hello wOrld"), true, 7},
+		{"runes, not bytes", c("a", "né à Paris"), c("b", "né à Lyon"), true, 5},
+		{"longer", c("a", "hello"), c("b", "hello there"), true, 5},
+		{"shorter", c("a", "hello there"), c("b", "hello"), true, 5},
+		{"same kept text, other hash", c("a", strings.Repeat("é", 2000)), c("b", strings.Repeat("é", 2000)), true, 2000},
+		{"no hashes: by text", c("", "abc"), c("", "abd"), true, 2},
+		{"no hashes, same text", c("", "abc"), c("", "abc"), false, -1},
+		{"one hash missing: by text", c("a", "abc"), c("", "abc"), false, -1},
+	} {
+		changed, at := CanaryChange(tc.before, tc.after)
+		assert.Equal(t, tc.changed, changed, tc.name)
+		assert.Equal(t, tc.at, at, tc.name)
+	}
+}
+
+func TestDescribeCanaryChange(t *testing.T) {
+	before := &Canary{TextSHA256: "a", Text: strings.Repeat("x", 212) + "a tail"}
+	after := &Canary{TextSHA256: "b", Text: strings.Repeat("x", 212) + "another"}
+	assert.Equal(t, "ollama 0.6.5 → 0.7.0: canary reply of prompt short changed at character 214",
+		DescribeCanaryChange("ollama", "short", "0.6.5", "0.7.0", before, after))
+	assert.Equal(t, "ollama: canary reply of prompt short changed at character 214 (same version 0.6.5)",
+		DescribeCanaryChange("ollama", "short", "0.6.5", "0.6.5", before, after))
+	assert.Equal(t, "sim: canary reply of prompt (none) changed at character 214 (version unknown)",
+		DescribeCanaryChange("sim", "", "", "", before, after))
+	assert.Equal(t, "sim unknown → 2: canary reply of prompt code changed at character 214",
+		DescribeCanaryChange("sim", "code", "", "2", before, after))
+	assert.Equal(t, "sim: canary reply of prompt code changed after character 3 (the first 3 are the same) (same version 2)",
+		DescribeCanaryChange("sim", "code", "2", "2", &Canary{TextSHA256: "a", Text: "abc"}, &Canary{TextSHA256: "b", Text: "abc"}))
+	assert.Empty(t, DescribeCanaryChange("sim", "code", "1", "2", before, before), "a version change alone is no canary change")
+	assert.Empty(t, DescribeCanaryChange("sim", "code", "1", "2", nil, after))
+}
