@@ -33,6 +33,7 @@ func TestInterruptedRunKeepsFinishedBenchmarks(t *testing.T) {
 				"BENCH_RUNTIMES": "sim", "BENCH_PROMPTS": "short", "BENCH_CONCURRENCY": "1,4",
 				"BENCH_WARMUPS": "0", "BENCH_OUTPUT_DIR": out, "BENCH_PROGRESS": "off",
 				"SIM_TTFT": "5ms", "SIM_TOKENS_PER_SEC": "4000", "SIM_FAULT": "stall", "SIM_FAULT_EVERY": "3",
+				"BENCH_CANARY": "off", // a canary would be the first of the three
 			} {
 				t.Setenv(k, v)
 			}

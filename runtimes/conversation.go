@@ -18,7 +18,8 @@ type Message struct {
 // in History — each user message, each reply's answer text exactly as the
 // server streamed it, reasoning left out — and followUps[k-2] as its
 // Prompt. Its results are in turn order, each with Turn set (from 1) and
-// first's Conversation. A turn that fails ends the conversation: the turns
+// first's Conversation, and each its Text if first.KeepText is set
+// (otherwise none has). A turn that fails ends the conversation: the turns
 // after it are not sent and have no Result.
 //
 // The history is kept once: each turn's request shares it, so turn k costs
@@ -31,9 +32,10 @@ func (rt *Runtime) Converse(ctx context.Context, first Request, followUps []stri
 		history = append(history, first.History...)
 	}
 	req := first
+	keep := first.KeepText // every turn's text, for the records
 	for k := 0; ; k++ {
 		last := k == len(followUps)
-		req.KeepText = !last
+		req.KeepText = keep || !last
 		res := rt.Do(ctx, req)
 		res.Turn, res.Conversation = k+1, first.Conversation
 		results = append(results, res)
@@ -43,7 +45,9 @@ func (rt *Runtime) Converse(ctx context.Context, first Request, followUps []stri
 		history = append(history,
 			Message{Role: "user", Content: req.Prompt},
 			Message{Role: "assistant", Content: res.Text})
-		results[k].Text = "" // kept in history; the record need not hold it twice
+		if !keep {
+			results[k].Text = "" // kept in history; the result need not hold it too
+		}
 		req.History, req.Prompt = history, followUps[k]
 	}
 }

@@ -128,6 +128,23 @@ func TestConverseSendsHistory(t *testing.T) {
 	}
 }
 
+// With KeepText on the first request (BENCH_RECORD_TEXT), every turn's
+// result keeps its reply, the one the next turn sent back.
+func TestConverseKeepsEveryText(t *testing.T) {
+	const n = 8
+	for _, kind := range kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			_, rt := startConv(t, convFast, kind, nil)
+			results := rt.Converse(context.Background(), runtimes.Request{Prompt: convPrompts[0], MaxTokens: n, KeepText: true}, convPrompts[1:])
+			require.Len(t, results, len(convPrompts))
+			for k, r := range results {
+				require.NoError(t, r.Err)
+				assert.Equal(t, sim.ReplyText(convPrompts[k], 0, n), r.Text, "turn %d", k+1)
+			}
+		})
+	}
+}
+
 // Conversations run at once each send their own history.
 func TestChatsSendTheirOwnHistory(t *testing.T) {
 	const n, convs = 6, 3
@@ -162,6 +179,27 @@ func TestChatsSendTheirOwnHistory(t *testing.T) {
 				seen[fmt.Sprint(msgs[0].Content, k)]++
 			}
 			assert.Len(t, seen, convs*(1+len(followUps)), "every turn of every conversation once")
+		})
+	}
+}
+
+// SIM_TEXT_SEED gives every chat another reply, the same each time, of
+// the same length: what a canary sees when a model changes.
+func TestTextSeed(t *testing.T) {
+	const n = 12
+	prompt := "Say something."
+	for _, kind := range kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			cfg := convFast
+			cfg.TextSeed = 7
+			_, rt := startConv(t, cfg, kind, nil)
+			r := rt.Do(context.Background(), runtimes.Request{Prompt: prompt, MaxTokens: n, KeepText: true})
+			require.NoError(t, r.Err)
+			again := rt.Do(context.Background(), runtimes.Request{Prompt: prompt, MaxTokens: n, KeepText: true})
+			require.NoError(t, again.Err)
+			assert.Equal(t, r.Text, again.Text, "the same chat, the same reply")
+			assert.NotEqual(t, sim.ReplyText(prompt, 0, n), r.Text, "another reply than without a seed")
+			assert.Equal(t, n, r.OutputTokens)
 		})
 	}
 }

@@ -419,6 +419,14 @@ suite() {
 phase "suite run, cold prompts"
 # Cold, the default, made explicit: every request's prompt is unique.
 suite cold . "${ROUNDS}x" "$COUNT" BENCH_CACHE=cold
+# BENCH_ORDER=interleaved, the default: at each prompt and load both
+# runtimes in turn (each leaf's -count repetitions together), never two
+# leaves of one runtime in a row.
+order=$(sed -n -E 's#^BenchmarkInference/runtime=([^/]+)/(prompt=[^ ]+).*#\1 \2#p' "$tmp/suite-cold.log" | uniq)
+printf 'leaves in the order they ran:\n%s\n' "$order"
+if [ "$(printf '%s\n' "$order" | awk '{print $1}' | uniq | wc -l)" -ne "$(printf '%s\n' "$order" | wc -l)" ]; then
+  die "the cold run did not interleave its runtimes: a runtime ran two leaves in a row (see above)"
+fi
 
 # What the live tests of internal/e2e check: this server and this run.
 # shellcheck disable=SC2054 # the commas are in the values

@@ -322,12 +322,14 @@ var Known = map[string]Runtime{
 	"llamacpp": {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8080"},
 	"lmstudio": {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:1234"},
 	"sglang":   {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:30000"},
+	"mlx":      {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8080"}, // mlx_lm.server: llama-server's port, told apart by its answers
 	"sim":      {Kind: runtimes.KindOpenAI},
 }
 
 // ProbeOrder is the order in which known local ports are tried when
-// BENCH_RUNTIMES is unset.
-var ProbeOrder = []string{"ollama", "vllm", "llamacpp", "lmstudio", "sglang"}
+// BENCH_RUNTIMES is unset. Names that share a port (llamacpp and mlx) are
+// probed once, and the server named by its answers (see the driver).
+var ProbeOrder = []string{"ollama", "vllm", "llamacpp", "lmstudio", "sglang", "mlx"}
 
 // Sim is the simulator's name.
 const Sim = "sim"

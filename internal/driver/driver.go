@@ -18,6 +18,8 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,6 +78,8 @@ type Driver struct {
 	// and conversations the conversations begun, for their ids.
 	follow        []string
 	conversations int
+	// canaries are the canary replies of each leaf's first run.
+	canaries map[summary.Key]*summary.Canary
 }
 
 // nextConversation is the id of a new conversation: its number in the run.
@@ -148,6 +152,7 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 		d.Run.Prompts = append(d.Run.Prompts, summary.Prompt{Name: p.Name, Text: text})
 	}
 	d.Run.Host = DetectHost()
+	d.Run.Host.Label = hostLabel(st.HostLabel, os.Hostname)
 	if d.power, d.Run.Host.PowerSource, err = d.startPower(); err != nil {
 		d.Close()
 		return nil, err
@@ -165,58 +170,91 @@ func checkCPU(cpu string) error {
 	return nil
 }
 
-// Leaves yields the leaf benchmarks in the order they run: for each
-// runtime and prompt, each concurrency (or a sweep's, which ends at its
-// knee: see sweepStop), then each rate. The caller runs each leaf (all its
+// Leaves yields the leaf benchmarks in the order they run. Interleaved
+// (BENCH_ORDER's default): for each prompt, each concurrency (or a
+// sweep's step, each runtime's sweep ending at its own knee: see
+// sweepStop) and then each rate, every runtime in turn, so that runtimes
+// alternate leaf by leaf and a machine that warms up through the run
+// favours none of them. Grouped: all of one runtime's leaves in that
+// order, then the next runtime's. The caller runs each leaf (all its
 // -count repetitions) before asking for the next.
 func (d *Driver) Leaves() iter.Seq[summary.Key] {
 	return func(yield func(summary.Key) bool) {
-		for _, rt := range d.Runtimes {
-			for _, p := range d.Prompts {
-				k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
-				if !d.closedLoop(k, yield) {
+		if d.Settings.Order == config.OrderGrouped {
+			for _, rt := range d.Runtimes {
+				if !d.leavesOf([]*runtimes.Runtime{rt}, yield) {
 					return
 				}
-				for _, r := range d.Settings.Rates {
-					k := k
-					k.Rate = r
-					if !yield(k) {
-						return
-					}
+			}
+			return
+		}
+		d.leavesOf(d.Runtimes, yield)
+	}
+}
+
+// leavesOf yields the leaves of rts, every runtime in turn at each prompt
+// and load. It reports whether to go on.
+func (d *Driver) leavesOf(rts []*runtimes.Runtime, yield func(summary.Key) bool) bool {
+	for _, p := range d.Prompts {
+		keys := make([]summary.Key, len(rts))
+		for i, rt := range rts {
+			keys[i] = summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
+		}
+		if !d.closedLoop(keys, yield) {
+			return false
+		}
+		for _, r := range d.Settings.Rates {
+			for _, k := range keys {
+				k.Rate = r
+				if !yield(k) {
+					return false
 				}
 			}
 		}
 	}
+	return true
 }
 
-// closedLoop yields k at each concurrency, or at each step of a sweep
-// until it stops. It reports whether to go on.
-func (d *Driver) closedLoop(k summary.Key, yield func(summary.Key) bool) bool {
+// closedLoop yields each of keys at each concurrency, or at each step of
+// a sweep until that key's sweep stops. It reports whether to go on.
+func (d *Driver) closedLoop(keys []summary.Key, yield func(summary.Key) bool) bool {
 	c := d.Settings.Concurrency
 	if c.Sweep == 0 {
 		for _, n := range c.Levels {
-			k.Concurrency = n
-			if !yield(k) {
-				return false
+			for _, k := range keys {
+				k.Concurrency = n
+				if !yield(k) {
+					return false
+				}
 			}
 		}
 		return true
 	}
-	var prev *summary.Row
-	for n := 1; ; n *= 2 {
-		k.Concurrency = n
-		if !yield(k) {
-			return false
-		}
-		row := d.row(k)
-		stop := sweepStop(row, prev, d.Run.SLO, n, c.Sweep)
-		if stop != nil {
-			d.Run.Arguments.Sweep.Stops = append(d.Run.Arguments.Sweep.Stops, *stop)
-			d.logf("%s: the concurrency sweep stopped at %d (knee %d): %s", k.Levels(), stop.Concurrency, stop.Knee, stop.Reason)
-			return true
-		}
-		prev = row
+	prev := make([]*summary.Row, len(keys))
+	sweeping := make([]bool, len(keys))
+	for i := range sweeping {
+		sweeping[i] = true
 	}
+	for n := 1; slices.Contains(sweeping, true); n *= 2 {
+		for i, k := range keys {
+			if !sweeping[i] {
+				continue
+			}
+			k.Concurrency = n
+			if !yield(k) {
+				return false
+			}
+			row := d.row(k)
+			if stop := sweepStop(row, prev[i], d.Run.SLO, n, c.Sweep); stop != nil {
+				stop.Runtime, stop.Prompt = k.Runtime, k.Prompt
+				d.Run.Arguments.Sweep.Stops = append(d.Run.Arguments.Sweep.Stops, *stop)
+				d.logf("%s: the concurrency sweep stopped at %d (knee %d): %s", k.Levels(), stop.Concurrency, stop.Knee, stop.Reason)
+				sweeping[i] = false
+			}
+			prev[i] = row
+		}
+	}
+	return true
 }
 
 // row is the summary row of k as it stands, nil if k has none.

@@ -20,6 +20,18 @@ func DetectHost() summary.Host {
 	return detectHost(runtime.GOOS, runtime.GOARCH, sources{readFile: os.ReadFile, sysctl: sysctl, brand: cpuBrand})
 }
 
+// hostLabel is the machine's name in host.label: BENCH_HOST_LABEL, else
+// the host name, else "" (the host name unknown).
+func hostLabel(set string, hostname func() (string, error)) string {
+	if set = strings.TrimSpace(set); set != "" {
+		return set
+	}
+	if name, err := hostname(); err == nil {
+		return name
+	}
+	return ""
+}
+
 // sources are where detectHost looks, passed in so that tests can fake
 // them.
 type sources struct {

@@ -134,3 +134,13 @@ func BenchmarkNothing(b *testing.B) {
 	for b.Loop() {
 	}
 }
+
+func TestHostLabel(t *testing.T) {
+	t.Parallel()
+	named := func() (string, error) { return "studio.local", nil }
+	unknown := func() (string, error) { return "", errors.New("no name") }
+	assert.Equal(t, "mac-m4", hostLabel("mac-m4", named), "BENCH_HOST_LABEL wins")
+	assert.Equal(t, "mac-m4", hostLabel("  mac-m4 ", named))
+	assert.Equal(t, "studio.local", hostLabel("", named), "else the host name")
+	assert.Equal(t, "", hostLabel("", unknown))
+}

@@ -35,9 +35,17 @@ type Leaf struct {
 	control bool
 	// recordErr is the first failure to write the request records.
 	recordErr error
-	rounds    []summary.Round
-	open      *openLoop // for an open-loop leaf (key.Rate > 0)
-	progress  leafProgress
+	// held are the timed rounds' records, held until End gives them
+	// their energy (with power figures; see hold).
+	held [][]summary.Record
+	// canary is the reply to the leaf run's canary request, nil if none
+	// was sent or it failed; canaryNote says why, or that it differs from
+	// the leaf's first run's.
+	canary     *summary.Canary
+	canaryNote string
+	rounds     []summary.Round
+	open       *openLoop // for an open-loop leaf (key.Rate > 0)
+	progress   leafProgress
 
 	// The timed part: when it began, and the server's counters then (nil
 	// where the server has none).
@@ -113,7 +121,8 @@ func (d *Driver) newLeaf(ctx context.Context, k summary.Key, rt *runtimes.Runtim
 
 // WarmUp returns the server to a known state (BENCH_FRESH=leaf), runs the
 // BENCH_WARMUPS rounds, which count nowhere (an open-loop leaf's are
-// rounds of one request), and then starts the timed part: after
+// rounds of one request), sends the canary request (BENCH_CANARY), and
+// then starts the timed part: after
 // the first leaf of each runtime it records what the server says of the
 // model it has loaded (see runtimes.Runtime.Loaded), and it reads the
 // server's counters.
@@ -130,9 +139,44 @@ func (l *Leaf) WarmUp() {
 		}
 		l.progress.warmUp(i+1, n, r)
 	}
+	if l.d.Settings.Canary == config.CanaryOn && !l.control {
+		l.sendCanary()
+	}
 	l.d.describeLoaded(l.ctx, l.rt)
 	l.before = l.d.scrape(l.ctx, l.rt)
 	l.timedFrom = time.Now()
+}
+
+// sendCanary sends the leaf run's canary request: the prompt without
+// marker (with the shared prefix, if any), at temperature 0, for
+// BENCH_MAX_TOKENS tokens, timed by nothing. Its reply goes in the row, so
+// that a server that answers differently, after an upgrade say, is seen;
+// its record is marked "canary" and keeps the text.
+func (l *Leaf) sendCanary() {
+	req := l.req
+	req.Temperature, req.KeepText = 0, true
+	req.Conversation = l.d.nextConversation()
+	res := l.rt.Do(l.ctx, req)
+	res.Conversation, res.Turn = req.Conversation, 1
+	recs := summary.RoundRecords(l.key, l.count, 0, false, l.d.Run.CreatedAt, []runtimes.Result{res}, summary.Keep{Text: true})
+	recs[0].Canary = true
+	l.appendRecords(recs)
+	if res.Err != nil {
+		l.canaryNote = fmt.Sprintf("the canary request failed, so the row has no canary from this run: %v", res.Err)
+		return
+	}
+	l.canary = summary.NewCanary(res.Text, res.OutputTokens)
+	if l.d.canaries == nil {
+		l.d.canaries = map[summary.Key]*summary.Canary{}
+	}
+	first, ok := l.d.canaries[l.key]
+	if !ok {
+		l.d.canaries[l.key] = l.canary
+		return
+	}
+	if first.TextSHA256 != l.canary.TextSHA256 {
+		l.canaryNote = fmt.Sprintf("the canary reply differs from this leaf's first run's (%d tokens, was %d): the server does not answer the same at temperature 0", l.canary.OutputTokens, first.OutputTokens)
+	}
 }
 
 // Next runs one b.Loop iteration: a timed round of a closed-loop leaf, or
@@ -214,7 +258,16 @@ func (l *Leaf) coldRequest(req runtimes.Request, warmup bool, i, j int) runtimes
 
 // record appends a round's requests to the run's request records.
 func (l *Leaf) record(warmup bool, i int, results []runtimes.Result) {
-	recs := summary.RoundRecords(l.key, l.count, i, warmup, l.d.Run.CreatedAt, results, l.d.Settings.RecordChunks)
+	recs := summary.RoundRecords(l.key, l.count, i, warmup, l.d.Run.CreatedAt, results, summary.Keep{Chunks: l.d.Settings.RecordChunks, Text: l.d.Settings.RecordText})
+	if !warmup && l.hold(recs) {
+		return // written at the leaf's end, with their energy
+	}
+	l.appendRecords(recs)
+}
+
+// appendRecords appends records of the leaf run to the run's request
+// records, marked as a control's if it is one.
+func (l *Leaf) appendRecords(recs []summary.Record) {
 	if l.control {
 		for j := range recs {
 			recs[j].Control, recs[j].Count = true, 0
@@ -255,8 +308,11 @@ func (l *Leaf) End() Outcome {
 		l.endOpen()
 	}
 	to := time.Now()
-	tel := summary.Telemetry{WarmupLoads: l.warmupLoads}
+	tel := summary.Telemetry{WarmupLoads: l.warmupLoads, Canary: l.canary}
 	var notes []string
+	if l.canaryNote != "" {
+		notes = append(notes, l.canaryNote)
+	}
 	if l.before != nil {
 		if after := d.scrape(l.ctx, l.rt); after != nil {
 			delta := telemetry.Delta(*l.before, *after)
@@ -264,18 +320,10 @@ func (l *Leaf) End() Outcome {
 		}
 	}
 	if d.power != nil && !l.timedFrom.IsZero() {
-		f, err := d.power.Figures(l.ctx, l.timedFrom, to)
-		switch {
-		case err == nil:
-			tel.Power = &f
-		case errors.Is(err, telemetry.ErrTooFewSamples):
-			notes = append(notes, fmt.Sprintf("no power figures: the timed part took %v, too short for 3 macmon samples %v apart (BENCH_POWER_INTERVAL)",
-				to.Sub(l.timedFrom).Round(time.Millisecond), d.power.Interval()))
-		default:
-			notes = append(notes, "no power figures: "+err.Error())
-		}
+		tel.Power, tel.Energy, notes = l.measurePower(to, notes)
 	}
 	m := d.Run.Add(l.key, l.rounds, tel)
+	l.powerAdded(tel.Energy)
 	d.noteFirst(l)
 	o := Outcome{Metrics: m, Power: tel.Power, SaveErr: errors.Join(l.recordErr, d.save())}
 	if m.Requests > 0 && m.Successes == 0 {
@@ -317,6 +365,7 @@ func (d *Driver) request(p prompts.Prompt) runtimes.Request {
 	return runtimes.Request{
 		Prompt: p.Text, MaxTokens: st.MaxTokens, Seed: st.Seed, Temperature: st.Temperature,
 		IgnoreEOS: st.IgnoreEOS, KeepAlive: st.KeepAlive, NumCtx: d.numCtx,
+		KeepText: st.RecordText,
 	}
 }
 

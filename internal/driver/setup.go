@@ -69,29 +69,15 @@ func unreachable(err error) bool {
 }
 
 // addProbed adds, with BENCH_RUNTIMES unset, the known runtimes that
-// answer on their ports within ProbeTimeout and can be benchmarked, or
-// else the simulator.
+// answer on their ports within ProbeTimeout and can be benchmarked, each
+// named by its answers (see probe), or else the simulator.
 func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec config.Runtime) error {
-	answered := make([]bool, len(known))
-	var wg sync.WaitGroup
 	var tried []string
-	for i, spec := range known {
+	for _, spec := range known {
 		tried = append(tried, spec.Name+" "+runtimes.RedactURL(spec.URL))
-		wg.Go(func() {
-			rt, err := runtimes.New(runtimes.Config{Name: spec.Name, Kind: spec.Kind, URL: spec.URL, APIKey: spec.APIKey})
-			if err != nil {
-				return
-			}
-			pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
-			defer cancel()
-			answered[i] = rt.Ping(pctx) == nil
-		})
 	}
-	wg.Wait()
-	for i, spec := range known {
-		if !answered[i] {
-			continue
-		}
+	for _, f := range d.probe(ctx, known) {
+		spec := f.spec
 		rt, err := d.open(spec)
 		if err != nil {
 			return err
@@ -101,14 +87,17 @@ func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec 
 			d.logf("BENCH_RUNTIMES is unset; %s answers at %s but cannot be benchmarked, skipping it: %v", spec.Name, rt.BaseURL, explain(err, spec))
 			continue
 		}
-		d.logf("BENCH_RUNTIMES is unset; found %s at %s", spec.Name, rt.BaseURL)
+		d.logf("BENCH_RUNTIMES is unset; found %s at %s%s", spec.Name, rt.BaseURL, f.why)
 		d.addRuntime(rt, info)
 	}
 	if len(d.Runtimes) > 0 {
 		return nil
 	}
+	if d.Settings.Fallback == config.FallbackNone {
+		return fmt.Errorf("BENCH_RUNTIMES is unset and no runtime answered on the known local ports (%s); BENCH_FALLBACK=none: not benchmarking the simulator instead", strings.Join(tried, ", "))
+	}
 	d.logf("BENCH_RUNTIMES is unset and no runtime answered on the known local ports (%s)", strings.Join(tried, ", "))
-	d.logf("benchmarking the built-in simulator \"sim\" instead; set BENCH_RUNTIMES to choose runtimes")
+	d.logf("benchmarking the built-in simulator \"sim\" instead (BENCH_FALLBACK=none fails instead); set BENCH_RUNTIMES to choose runtimes")
 	rt, err := d.open(simSpec)
 	if err != nil {
 		return err
@@ -121,10 +110,154 @@ func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec 
 	return nil
 }
 
+// found is a runtime probing found: its settings, the URL where it
+// answered, and why it has that name when its answers chose it ("" when
+// it answered on its own port as itself).
+type found struct {
+	spec config.Runtime
+	why  string
+}
+
+// probe asks each known port once, all at once, within ProbeTimeout, and
+// names what answers by its answers, as two names may share a port
+// (llama-server's and mlx_lm.server's 8080) and a server may run on
+// another's: a port is named after
+//
+//  1. the runtime whose port it is, if the server answers that runtime's
+//     own endpoint (runtimes.Probe: llama-server /props, LM Studio
+//     /api/v0/models, Ollama /api/version);
+//  2. else another known runtime whose own endpoint it answers, if that
+//     runtime's port did not answer (nor another port take the name);
+//  3. else the first runtime whose port it is that has no such endpoint
+//     (mlx_lm.server, vLLM, SGLang answer the OpenAI endpoints only), or
+//     failing that the first whose port it is.
+//
+// The result is in the order of known, by port.
+func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
+	type port struct {
+		url   string           // as the first spec on it gives it
+		specs []config.Runtime // the known runtimes whose port it is
+		p     runtimes.Probe
+	}
+	var ports []*port
+	byURL := map[string]*port{}
+	for _, spec := range known {
+		key, err := runtimes.ParseURL(spec.URL)
+		if err != nil {
+			continue // config.Load checked it
+		}
+		if p := byURL[key]; p != nil {
+			p.specs = append(p.specs, spec)
+			continue
+		}
+		p := &port{url: spec.URL, specs: []config.Runtime{spec}}
+		byURL[key] = p
+		ports = append(ports, p)
+	}
+	var wg sync.WaitGroup
+	for _, p := range ports {
+		wg.Go(func() {
+			spec := p.specs[0]
+			rt, err := runtimes.New(runtimes.Config{Name: spec.Name, Kind: spec.Kind, URL: spec.URL, APIKey: spec.APIKey, Client: d.client})
+			if err != nil {
+				return
+			}
+			pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+			defer cancel()
+			p.p = rt.Probe(pctx)
+		})
+	}
+	wg.Wait()
+
+	// answeredOn: the names whose own port answered; only a name whose
+	// port is silent may go to a server on another port.
+	answeredOn := map[string]bool{}
+	for _, p := range ports {
+		for _, spec := range p.specs {
+			answeredOn[spec.Name] = p.p.Answered
+		}
+	}
+	identifiable := func(name string) bool { return slices.Contains(runtimes.IdentifiedServers, name) }
+	names := make([]string, len(ports))
+	whys := make([]string, len(ports))
+	taken := map[string]bool{}
+	for i, p := range ports {
+		if !p.p.Answered {
+			continue
+		}
+		for _, spec := range p.specs { // 1. its own, by its endpoint
+			if names[i] == "" && p.p.Is(spec.Name) {
+				names[i] = spec.Name
+				if len(p.specs) > 1 {
+					whys[i] = fmt.Sprintf(" (it answers %s)", serverDesc(spec.Name))
+				}
+			}
+		}
+		for _, s := range p.p.Says { // 2. another's
+			if _, known := answeredOn[s]; names[i] == "" && known && !answeredOn[s] && !taken[s] {
+				names[i] = s
+				whys[i] = fmt.Sprintf(" (%s's port; it answers %s)", p.specs[0].Name, serverDesc(s))
+			}
+		}
+		for _, spec := range p.specs { // 3. its own without an endpoint of its own
+			if names[i] == "" && !identifiable(spec.Name) {
+				names[i] = spec.Name
+				if len(p.specs) > 1 {
+					whys[i] = fmt.Sprintf(" (it does not answer %s)", ownEndpoints(p.specs))
+				}
+			}
+		}
+		if names[i] == "" {
+			names[i] = p.specs[0].Name
+		}
+		taken[names[i]] = true
+	}
+	var out []found
+	for _, spec := range known { // in the order of known
+		for i, p := range ports {
+			if names[i] != spec.Name {
+				continue
+			}
+			spec.URL = p.url
+			out = append(out, found{spec: spec, why: whys[i]})
+		}
+	}
+	return out
+}
+
+// serverDesc is the endpoint that names a known runtime's server, for a
+// message: "llama-server's GET /props".
+func serverDesc(name string) string {
+	switch name {
+	case runtimes.ServerLlamaCpp:
+		return "llama-server's GET /props"
+	case runtimes.ServerLMStudio:
+		return "LM Studio's GET /api/v0/models"
+	case runtimes.ServerOllama:
+		return "Ollama's GET /api/version"
+	}
+	return name
+}
+
+// ownEndpoints lists the endpoints that would have named the runtimes of
+// specs, or of none: "llama-server's GET /props".
+func ownEndpoints(specs []config.Runtime) string {
+	var list []string
+	for _, spec := range specs {
+		if slices.Contains(runtimes.IdentifiedServers, spec.Name) {
+			list = append(list, serverDesc(spec.Name))
+		}
+	}
+	return strings.Join(list, " or ")
+}
+
 // open returns the runtime of spec, starting the simulator for "sim".
 func (d *Driver) open(spec config.Runtime) (*runtimes.Runtime, error) {
 	url := spec.URL
 	if spec.Name == config.Sim {
+		if spec.Kind == runtimes.KindOllama && !d.simCfg.ServesOllama() {
+			return nil, fmt.Errorf("SIM_KIND=ollama: SIM_FLAVOR=%s plays a server without Ollama's API; use SIM_FLAVOR vllm, llamacpp or plain", d.simCfg.Flavor)
+		}
 		if d.sim == nil {
 			var err error
 			if d.sim, err = sim.Start(d.simCfg); err != nil {
@@ -145,11 +278,12 @@ func (d *Driver) open(spec config.Runtime) (*runtimes.Runtime, error) {
 func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 	d.Runtimes = append(d.Runtimes, rt)
 	r := d.Run
-	r.Versions[rt.Name] = info.Version
+	r.Versions[rt.Name] = d.version(rt, info.Version)
 	r.ModelMetadata[rt.Name] = info.Models
 	limit, source := info.ContextLimit(rt.Model)
 	r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model,
 		ContextLimit: limit, ContextSource: source})
+	d.describeServed(rt, info)
 }
 
 // numCtx is the options.num_ctx the run sends to Ollama: BENCH_NUM_CTX;
@@ -291,6 +425,8 @@ func (d *Driver) arguments() summary.Arguments {
 		Fresh:       st.Fresh,
 		Control:     st.Control,
 		Turns:       st.Turns, SharedPrefix: st.SharedPrefix,
+		Order: st.Order, Canary: st.Canary, RecordText: st.RecordText,
+		IdlePowerS:  summary.Number(st.IdlePowerS),
 		InputTokens: st.InputTokens,
 		Timeout:     summary.Number(time.Duration(st.Timeout).Seconds()),
 		IdleTimeout: summary.Number(time.Duration(st.IdleTimeout).Seconds()),

@@ -38,7 +38,9 @@ func closedURL(t *testing.T) string {
 // to the map; nothing is read from the process's environment.
 func isolated(t *testing.T) map[string]string {
 	t.Helper()
-	env := map[string]string{"BENCH_OUTPUT_DIR": t.TempDir()}
+	// No canary: tests that count requests count theirs; canary_test.go
+	// turns it on.
+	env := map[string]string{"BENCH_OUTPUT_DIR": t.TempDir(), "BENCH_CANARY": "off"}
 	for _, name := range config.ProbeOrder {
 		env[config.EnvPrefix(name)+"URL"] = closedURL(t)
 	}
@@ -97,7 +99,8 @@ func TestProbeFindsAnsweringRuntime(t *testing.T) {
 	assert.Contains(t, log.String(), "found ollama at "+srv.URL)
 	require.NotNil(t, s.Run.Versions["ollama"])
 	assert.Equal(t, "0.6.5", *s.Run.Versions["ollama"])
-	assert.JSONEq(t, `{"object":"list","data":[{"id":"tiny:latest","object":"model"}],"show":{"details":{"family":"llama"}}}`,
+	assert.JSONEq(t, `{"object":"list","data":[{"id":"tiny:latest","object":"model"}],"show":{"details":{"family":"llama"}},`+
+		`"served":{"family":"llama","parameters":null,"quantization":null,"format":null,"context":null}}`,
 		string(s.Run.ModelMetadata["ollama"]))
 	require.NotNil(t, s.Run.Arguments.OllamaURL)
 	assert.Equal(t, srv.URL, *s.Run.Arguments.OllamaURL)
@@ -115,6 +118,25 @@ func TestProbeFallsBackToSim(t *testing.T) {
 	assert.Contains(t, log.String(), `benchmarking the built-in simulator "sim"`)
 	assert.NoError(t, s.Unavailable(s.Runtimes[0]), "the simulator answers")
 	assert.Equal(t, "sim-model", s.Runtimes[0].Model)
+}
+
+// BENCH_FALLBACK=none: a run that finds nothing fails, naming the ports
+// it tried, and starts no simulator (a nightly job must not pass on it).
+func TestProbeWithoutFallbackFails(t *testing.T) {
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_FALLBACK"] = "none"
+	var log bytes.Buffer
+	s, err := setup(context.Background(), env, &log, Options{})
+	require.Error(t, err)
+	assert.Nil(t, s)
+	for _, name := range config.ProbeOrder {
+		assert.Contains(t, err.Error(), name+" "+env[config.EnvPrefix(name)+"URL"], "the runtimes tried are named")
+	}
+	assert.Contains(t, err.Error(), "BENCH_FALLBACK=none")
+	assert.NotContains(t, log.String(), "simulator \"sim\" instead")
+	files, _ := os.ReadDir(env["BENCH_OUTPUT_DIR"])
+	assert.Empty(t, files, "nothing written")
 }
 
 // go test copies stderr into stdout, which benchstat reads: nothing the

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 func TestSweepStop(t *testing.T) {
@@ -79,4 +80,80 @@ func TestSweepLeaves(t *testing.T) {
 	assert.True(t, slices.ContainsFunc(strings.Split(log.String(), "\n"), func(l string) bool {
 		return strings.Contains(l, "runtime=sim/prompt=short/conc=8: the concurrency sweep stopped at 8 (knee 8)")
 	}))
+}
+
+// BENCH_ORDER: interleaved runs every runtime in turn at each prompt and
+// load; grouped runs one runtime's leaves, then the next's. Names do not
+// change either way.
+func TestOrder(t *testing.T) {
+	t.Parallel()
+	names := func(order string) []string {
+		env := merge(isolated(t), map[string]string{
+			"BENCH_RUNTIMES": "a,b", "A_URL": closedURL(t), "B_URL": closedURL(t),
+			"BENCH_CONCURRENCY": "1,4", "BENCH_RATES": "2", "BENCH_PROMPTS": "short,medium", "BENCH_ORDER": order,
+		})
+		d, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
+		require.NoError(t, err)
+		defer d.Close()
+		var got []string
+		for k := range d.Leaves() {
+			got = append(got, k.Levels())
+		}
+		return got
+	}
+	interleaved := []string{
+		"runtime=a/prompt=short/conc=1", "runtime=b/prompt=short/conc=1",
+		"runtime=a/prompt=short/conc=4", "runtime=b/prompt=short/conc=4",
+		"runtime=a/prompt=short/rate=2", "runtime=b/prompt=short/rate=2",
+		"runtime=a/prompt=medium/conc=1", "runtime=b/prompt=medium/conc=1",
+		"runtime=a/prompt=medium/conc=4", "runtime=b/prompt=medium/conc=4",
+		"runtime=a/prompt=medium/rate=2", "runtime=b/prompt=medium/rate=2",
+	}
+	assert.Equal(t, interleaved, names(""), "interleaved is the default")
+	assert.Equal(t, interleaved, names("interleaved"))
+	assert.Equal(t, []string{
+		"runtime=a/prompt=short/conc=1", "runtime=a/prompt=short/conc=4", "runtime=a/prompt=short/rate=2",
+		"runtime=a/prompt=medium/conc=1", "runtime=a/prompt=medium/conc=4", "runtime=a/prompt=medium/rate=2",
+		"runtime=b/prompt=short/conc=1", "runtime=b/prompt=short/conc=4", "runtime=b/prompt=short/rate=2",
+		"runtime=b/prompt=medium/conc=1", "runtime=b/prompt=medium/conc=4", "runtime=b/prompt=medium/rate=2",
+	}, names("grouped"))
+}
+
+// An interleaved sweep goes on for each runtime until its own knee: a
+// runtime whose throughput stops growing drops out while the other
+// doubles on.
+func TestOrderInterleavedSweep(t *testing.T) {
+	t.Parallel()
+	env := merge(isolated(t), map[string]string{
+		"BENCH_RUNTIMES": "a,b", "A_URL": closedURL(t), "B_URL": closedURL(t),
+		"BENCH_CONCURRENCY": "sweep:8", "BENCH_PROMPTS": "short",
+	})
+	d, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	var got []string
+	for k := range d.Leaves() {
+		got = append(got, k.Levels())
+		// a's throughput doubles with the streams; b's stays flat.
+		n := k.Concurrency
+		if k.Runtime == "b" {
+			n = 1
+		}
+		results := make([]runtimes.Result, n)
+		for i := range results {
+			results[i] = runtimes.Result{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 100}
+		}
+		d.Run.Add(k, []summary.Round{{Wall: time.Second, Results: results}}, summary.Telemetry{})
+	}
+	assert.Equal(t, []string{
+		"runtime=a/prompt=short/conc=1", "runtime=b/prompt=short/conc=1",
+		"runtime=a/prompt=short/conc=2", "runtime=b/prompt=short/conc=2",
+		"runtime=a/prompt=short/conc=4", "runtime=a/prompt=short/conc=8",
+	}, got)
+	stops := d.Run.Arguments.Sweep.Stops
+	require.Len(t, stops, 2)
+	assert.Equal(t, summary.SweepStop{Runtime: "b", Prompt: "short", Concurrency: 2, Knee: 1,
+		Reason: "aggregate throughput grew +0.0% (100.0 → 100.0 tok/s), less than 5%"}, stops[0])
+	assert.Equal(t, "a", stops[1].Runtime)
+	assert.Equal(t, 8, stops[1].Knee)
 }

@@ -114,8 +114,7 @@ func checkTurns(f *summary.File, recs []summary.Record, w turnsWant) (table, fai
 	order := map[int][]int{}
 	var ids []int
 	for _, rec := range recs {
-		if rec.Runtime != w.runtime || rec.Prompt != w.prompt || rec.Concurrency != 1 || rec.RateRPS != nil ||
-			rec.Warmup || rec.Control || rec.Calibration {
+		if rec.Runtime != w.runtime || rec.Prompt != w.prompt || rec.Concurrency != 1 || rec.RateRPS != nil || !rec.Timed() {
 			continue
 		}
 		if _, seen := order[rec.Conversation]; !seen {

@@ -189,6 +189,9 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 		"prompt_tokens_mean", "cached_prompt_tokens_mean", "finish_reasons", "short_outputs", "served_model",
 		"power_w_mean", "gpu_power_w_mean", "sys_power_w_mean", "energy_j", "energy_j_per_output_token",
 		"ram_used_bytes_max", "swap_used_bytes_max", "swap_growth_bytes", "gpu_mhz_mean", "cpu_temp_c_max", "gpu_temp_c_max", "power_samples",
+		"net_power_w_mean", "net_energy_j", "net_energy_j_per_output_token", "power_coverage",
+		"energy_j_per_request_mean", "prefill_energy_j_per_request_mean", "decode_energy_j_per_request_mean", "prefill_energy_j_per_prompt_token", "decode_energy_j_per_output_token",
+		"cpu_temp_c_start", "gpu_temp_c_start",
 		"server_prefill_s_mean", "server_decode_s_mean", "server_generated_tokens", "model_loads", "warmup_model_loads",
 		"input_tokens_target", "truncated_prompts", "cache_hit_ratio", "not_sent", "canary",
 		"rate_rps", "achieved_rps", "send_lag_s_p50", "send_lag_s_p99", "inflight_max", "inflight_capped", "throughput_rps",
@@ -196,11 +199,12 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 	assert.Equal(t, want, row.keys, "rows: the seed's keys with prompt after model, errors after failures, and then the keys added since")
 	assert.Equal(t, append(append([]string{}, seed.obj["measurement_notes"].keys...),
 		"request_tps", "prompt_tps", "percentiles", "output_tokens", "ttfc", "tpot", "itl", "turns"), ours.obj["measurement_notes"].keys)
-	assert.Equal(t, []string{"platform", "machine", "python", "go", "os", "arch", "cpu", "cpus", "memory_bytes", "power_source", "label"},
+	assert.Equal(t, []string{"platform", "machine", "python", "go", "os", "arch", "cpu", "cpus", "memory_bytes", "power_source", "label",
+		"idle_power_w", "idle_cpu_power_w", "idle_gpu_power_w", "idle_ane_power_w", "idle_power_w_sd"},
 		ours.obj["host"].keys)
 	assert.Equal(t, append(append([]string{}, seed.obj["arguments"].keys...),
 		"temperature", "prompts", "count", "benchtime", "idle_timeout", "cache", "ignore_eos", "keep_alive",
-		"rates", "burstiness", "max_inflight", "slo", "sweep", "power", "fresh", "control", "input_tokens", "num_ctx", "turns", "shared_prefix"), ours.obj["arguments"].keys)
+		"rates", "burstiness", "max_inflight", "slo", "sweep", "power", "fresh", "control", "input_tokens", "num_ctx", "turns", "shared_prefix", "order", "canary", "record_text", "idle_power_s"), ours.obj["arguments"].keys)
 	assert.Equal(t, []string{"short", "code"}, ours.obj["prompts"].keys, "prompts in the order run, not sorted")
 }
 

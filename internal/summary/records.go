@@ -39,6 +39,10 @@ type Record struct {
 	// requests that sized an in<N> prompt for the runtime, in no figure.
 	Control     bool `json:"control"`
 	Calibration bool `json:"calibration"`
+	// Canary marks a leaf run's canary request (BENCH_CANARY): untimed,
+	// at temperature 0, without marker, in no figure but the row's
+	// canary.
+	Canary bool `json:"canary"`
 	// StartS is when the request was sent, from the run's start.
 	StartS float64  `json:"start_s"`
 	TTFTS  *float64 `json:"ttft_s"`
@@ -59,12 +63,36 @@ type Record struct {
 	// Server is what the server said of its own timing, nil where it said
 	// nothing.
 	Server *ServerTimings `json:"server"`
+	// EnergyJ is the request's share of its leaf run's energy above idle,
+	// PrefillEnergyJ and DecodeEnergyJ its parts before and after the
+	// first token (docs/power.md); null without an idle baseline and
+	// enough samples, and for requests not timed.
+	EnergyJ        *float64 `json:"energy_j"`
+	PrefillEnergyJ *float64 `json:"prefill_energy_j"`
+	DecodeEnergyJ  *float64 `json:"decode_energy_j"`
 
 	ErrorClass *string `json:"error_class"`
 	Error      *string `json:"error"`
 	// ChunkS is when each text chunk arrived, from the request's start;
 	// only with BENCH_RECORD_CHUNKS=1.
 	ChunkS []float64 `json:"chunk_s,omitempty"`
+	// Text is the reply's answer text; only with BENCH_RECORD_TEXT=1 (and
+	// for canary requests).
+	Text *string `json:"text,omitempty"`
+}
+
+// Timed reports whether the record is of a timed request, one that
+// counts in the figures: not a warm-up, a control, a calibration or a
+// canary request.
+func (r Record) Timed() bool {
+	return !r.Warmup && !r.Control && !r.Calibration && !r.Canary
+}
+
+// Keep says what records keep beyond their figures: every chunk's
+// arrival (BENCH_RECORD_CHUNKS) and the reply's text (BENCH_RECORD_TEXT;
+// the request must have been sent with runtimes.Request.KeepText).
+type Keep struct {
+	Chunks, Text bool
 }
 
 // ServerTimings are a server's own account of a request (Ollama's
@@ -78,8 +106,8 @@ type ServerTimings struct {
 
 // RoundRecords returns the records of one round's results, as
 // AppendRecords writes them: k's leaf, repetition count, round i, since the
-// run started at runStart; with chunks, the chunk arrival times too.
-func RoundRecords(k Key, count, i int, warmup bool, runStart time.Time, results []runtimes.Result, chunks bool) []Record {
+// run started at runStart, with what keep asks for.
+func RoundRecords(k Key, count, i int, warmup bool, runStart time.Time, results []runtimes.Result, keep Keep) []Record {
 	out := make([]Record, len(results))
 	for j, res := range results {
 		r := Record{
@@ -122,7 +150,11 @@ func RoundRecords(k Key, count, i int, warmup bool, runStart time.Time, results 
 			class, msg := string(runtimes.ErrorClass(res.Err)), res.Err.Error()
 			r.ErrorClass, r.Error = &class, &msg
 		}
-		if chunks && res.Chunks > 0 {
+		if keep.Text {
+			text := res.Text
+			r.Text = &text
+		}
+		if keep.Chunks && res.Chunks > 0 {
 			r.ChunkS = make([]float64, 0, res.Chunks)
 			t := res.TTFT.Seconds()
 			r.ChunkS = append(r.ChunkS, t)

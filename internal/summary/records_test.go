@@ -25,7 +25,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	bad := runtimes.Result{Start: runStart.Add(1600 * ms), Total: 50 * ms,
 		Err: runtimes.NewError(runtimes.ClassReset, "connection reset by peer")}
 	k := Key{Runtime: "llamacpp", Model: "asked", Prompt: "short", Concurrency: 2}
-	recs := RoundRecords(k, 2, 3, false, runStart, []runtimes.Result{ok, bad}, true)
+	recs := RoundRecords(k, 2, 3, false, runStart, []runtimes.Result{ok, bad}, Keep{Chunks: true})
 	require.Len(t, recs, 2)
 	r := recs[0]
 	assert.Equal(t, "served", r.ServedModel)
@@ -52,7 +52,19 @@ func TestRecordsRoundTrip(t *testing.T) {
 	_, err = DecodeRecords(strings.NewReader("{\"runtime\":1}\n{}\n"))
 	assert.ErrorContains(t, err, "line 1")
 
-	none := RoundRecords(k, 1, 1, true, runStart, []runtimes.Result{ok}, false)
+	none := RoundRecords(k, 1, 1, true, runStart, []runtimes.Result{ok}, Keep{})
 	assert.Nil(t, none[0].ChunkS, "chunk times only with BENCH_RECORD_CHUNKS=1")
 	assert.True(t, none[0].Warmup)
+	assert.Nil(t, none[0].Text, "text only with BENCH_RECORD_TEXT=1")
+	line, err := AppendRecords(nil, none)
+	require.NoError(t, err)
+	assert.NotContains(t, string(line), `"text"`)
+
+	ok.Text = "the reply"
+	bad.Text = ""
+	texts := RoundRecords(k, 1, 1, false, runStart, []runtimes.Result{ok, bad}, Keep{Text: true})
+	require.NotNil(t, texts[0].Text)
+	assert.Equal(t, "the reply", *texts[0].Text)
+	require.NotNil(t, texts[1].Text, "an empty reply's text is kept as empty, not left out")
+	assert.Empty(t, *texts[1].Text)
 }

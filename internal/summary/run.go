@@ -80,6 +80,15 @@ type Host struct {
 	// Label names the machine among several that run the suite
 	// (BENCH_HOST_LABEL, else the host name); "" in files before it.
 	Label string `json:"label"`
+	// The idle baseline of all_power (CPU + GPU + ANE), sampled for
+	// BENCH_IDLE_POWER_S with nothing in flight before the first leaf,
+	// its CPU, GPU and ANE parts and its standard deviation, W; nil
+	// without one. Net figures subtract IdlePowerW.
+	IdlePowerW    *float64 `json:"idle_power_w"`
+	IdleCPUPowerW *float64 `json:"idle_cpu_power_w"`
+	IdleGPUPowerW *float64 `json:"idle_gpu_power_w"`
+	IdleANEPowerW *float64 `json:"idle_ane_power_w"`
+	IdlePowerWSD  *float64 `json:"idle_power_w_sd"`
 }
 
 // Arguments are the settings of a run, written under "arguments" in this
@@ -138,6 +147,16 @@ type Arguments struct {
 	// every request began with (0: none).
 	Turns        int `json:"turns"`
 	SharedPrefix int `json:"shared_prefix"`
+	// Order is BENCH_ORDER: interleaved (every runtime in turn at each
+	// prompt and load) or grouped ("" in files before it: grouped).
+	// Canary is BENCH_CANARY (on/off; "" before it: none sent), and
+	// RecordText BENCH_RECORD_TEXT.
+	Order      string `json:"order"`
+	Canary     string `json:"canary"`
+	RecordText bool   `json:"record_text"`
+	// IdlePowerS is BENCH_IDLE_POWER_S: seconds of the idle baseline (0:
+	// none).
+	IdlePowerS Number `json:"idle_power_s"`
 }
 
 // Sweep is a concurrency sweep: 1, 2, 4, … up to Max, each runtime ×
@@ -497,6 +516,21 @@ type Row struct {
 	CPUTempCMax           *float64 `json:"cpu_temp_c_max"`
 	GPUTempCMax           *float64 `json:"gpu_temp_c_max"`
 	PowerSamples          *int     `json:"power_samples"`
+	// Energy above the idle baseline (host.idle_power_w), the share of
+	// the timed part the samples covered, each request's share of the net
+	// energy and its phases', and the temperatures as the row's first leaf
+	// run's timed part began: docs/power.md. Null without them.
+	NetPowerWMean                *float64 `json:"net_power_w_mean"`
+	NetEnergyJ                   *float64 `json:"net_energy_j"`
+	NetEnergyJPerOutputToken     *float64 `json:"net_energy_j_per_output_token"`
+	PowerCoverage                *float64 `json:"power_coverage"`
+	EnergyJPerRequestMean        *float64 `json:"energy_j_per_request_mean"`
+	PrefillEnergyJPerRequestMean *float64 `json:"prefill_energy_j_per_request_mean"`
+	DecodeEnergyJPerRequestMean  *float64 `json:"decode_energy_j_per_request_mean"`
+	PrefillEnergyJPerPromptToken *float64 `json:"prefill_energy_j_per_prompt_token"`
+	DecodeEnergyJPerOutputToken  *float64 `json:"decode_energy_j_per_output_token"`
+	CPUTempCStart                *float64 `json:"cpu_temp_c_start"`
+	GPUTempCStart                *float64 `json:"gpu_temp_c_start"`
 
 	// The server's own counters over the timed rounds (Prometheus
 	// /metrics), absent where the server has none.
@@ -613,7 +647,7 @@ func (r *Run) Rows() []Row {
 		)
 		for _, l := range ls {
 			rounds = append(rounds, l.rounds...)
-			tel.add(l.tel, l.m.Requests)
+			tel.add(l.tel, l.m)
 		}
 		m := Compute(rounds, r.SLO)
 		for _, l := range ls {
@@ -622,6 +656,12 @@ func (r *Run) Rows() []Row {
 			}
 		}
 		row := newRow(k, m, &tel)
+		for _, l := range ls {
+			if l.tel.Canary != nil {
+				row.Canary = l.tel.Canary
+				break
+			}
+		}
 		r.rows[k] = cachedRow{leaves: len(ls), row: row}
 		rows = append(rows, row)
 	}
@@ -709,6 +749,7 @@ func (row *Row) addTelemetry(tel *pooledTelemetry, m Metrics) {
 		row.RAMUsedBytesMax, row.SwapUsedBytesMax, row.SwapGrowthBytes = &f.RAMUsedBytesMax, &f.SwapUsedBytesMax, &f.SwapGrowthBytes
 		row.CPUTempCMax, row.GPUTempCMax = f.CPUTempCMax, f.GPUTempCMax
 		row.PowerSamples = &f.Samples
+		row.addEnergy(tel, f)
 	}
 	if d := tel.server; d != nil {
 		row.ServerMetrics = d.Values

@@ -24,6 +24,11 @@ const (
 	Model = "sim-model"
 	// DefaultMaxTokens is n when a request asks for no length (or <= 0).
 	DefaultMaxTokens = 128
+	// Parameters is the model's size the metadata endpoints state (Ollama's
+	// parameter_size "500.00M", llama.cpp's meta.n_params).
+	Parameters = 500_000_000
+	// DefaultQuantization is the default of Config.Quantization.
+	DefaultQuantization = "Q4_K_M"
 	// ContextLength is the default of Config.Context: the context length,
 	// in tokens, the metadata endpoints report and OpenAI-kind requests
 	// must fit in.
@@ -55,6 +60,11 @@ type Config struct {
 	// it. Empty: replies echo the requested model (Model when none) and
 	// the listings list Model.
 	ServedModel string `env:"SIM_SERVED_MODEL"`
+
+	// TextSeed (SIM_TEXT_SEED), if not 0, changes the words of every
+	// reply: the same chat gets another reply than with 0 (Token and
+	// ReplyText's), as a new model or runtime version would answer.
+	TextSeed uint64 `env:"SIM_TEXT_SEED"`
 
 	// StopAfter (SIM_STOP_AFTER), if > 0, makes every reply end after
 	// min(StopAfter, n) tokens, as a model that reaches its end of
@@ -129,8 +139,17 @@ type Config struct {
 
 	// Flavor (SIM_FLAVOR) is the OpenAI-kind server the simulator
 	// imitates beside its chat endpoints: FlavorVLLM (the default, also for
-	// ""), FlavorLlamaCpp or FlavorPlain. See the package documentation.
+	// ""), FlavorLlamaCpp, FlavorPlain, FlavorLMStudio or FlavorMLX. See
+	// the package documentation.
 	Flavor Flavor `env:"SIM_FLAVOR"`
+
+	// Quantization (SIM_QUANTIZATION, default DefaultQuantization, also
+	// for "") is the weights' quantization the metadata endpoints state:
+	// Ollama's details.quantization_level, LM Studio's quantization (its
+	// compatibility_type "mlx" for MLX bits such as "4bit", else "gguf").
+	// llama.cpp and mlx_lm state none but in the model's file or name
+	// (SIM_SERVED_MODEL).
+	Quantization string `env:"SIM_QUANTIZATION"`
 
 	// Reset (SIM_RESET) says whether the server lets a client return it to
 	// a known state: ResetOK (the default, also for "") or ResetRefuse,
@@ -156,10 +175,25 @@ const (
 	// /slots, POST /slots/{id}?action=erase, llama's POST /tokenize; no
 	// /version.
 	FlavorLlamaCpp Flavor = "llamacpp"
-	// FlavorPlain plays a server with none of those (LM Studio,
-	// mlx_lm.server).
+	// FlavorPlain plays a server with none of those.
 	FlavorPlain Flavor = "plain"
+	// FlavorLMStudio plays LM Studio: GET /api/v0/models (its own model
+	// list: arch, quantization, compatibility_type, max_context_length);
+	// no Ollama endpoints, no version.
+	FlavorLMStudio Flavor = "lmstudio"
+	// FlavorMLX plays mlx_lm.server: GET /v1/models lists ids only; no
+	// Ollama endpoints, no version.
+	FlavorMLX Flavor = "mlx"
 )
+
+// ServesOllama reports whether the flavor serves Ollama's native
+// endpoints (/api/chat, /api/version, /api/show, /api/tags, /api/ps) beside
+// the OpenAI ones: all but lmstudio and mlx, which play servers that have
+// none.
+func (c Config) ServesOllama() bool {
+	f := c.flavor()
+	return f != FlavorLMStudio && f != FlavorMLX
+}
 
 // ResetMode says whether the server's reset endpoints do their job.
 type ResetMode string
@@ -203,6 +237,7 @@ func (c Config) resetMode() ResetMode             { return cmp.Or(c.Reset, Reset
 func (c Config) prefixCacheMode() PrefixCacheMode { return cmp.Or(c.PrefixCache, PrefixCacheOn) }
 func (c Config) reasoningField() ReasoningField   { return cmp.Or(c.ReasoningField, ReasoningContent) }
 func (c Config) ctxLen() int                      { return cmp.Or(c.Context, ContextLength) }
+func (c Config) quantization() string             { return cmp.Or(c.Quantization, DefaultQuantization) }
 func (c Config) perChunk() int                    { return max(c.TokensPerChunk, 1) }
 func (c Config) every() int                       { return max(c.FaultEvery, 1) }
 
@@ -381,9 +416,12 @@ func (c Config) Validate() error {
 		errs = append(errs, errAtLeast1("SIM_CONTEXT", c.Context))
 	}
 	switch c.Flavor {
-	case "", FlavorVLLM, FlavorLlamaCpp, FlavorPlain:
+	case "", FlavorVLLM, FlavorLlamaCpp, FlavorPlain, FlavorLMStudio, FlavorMLX:
 	default:
-		errs = append(errs, fmt.Errorf("SIM_FLAVOR=%q: want %s, %s or %s", c.Flavor, FlavorVLLM, FlavorLlamaCpp, FlavorPlain))
+		errs = append(errs, fmt.Errorf("SIM_FLAVOR=%q: want %s, %s, %s, %s or %s", c.Flavor, FlavorVLLM, FlavorLlamaCpp, FlavorPlain, FlavorLMStudio, FlavorMLX))
+	}
+	if q := c.Quantization; len(q) > 40 || strings.ContainsAny(q, " \t\r\n\"") {
+		errs = append(errs, fmt.Errorf("SIM_QUANTIZATION=%q: want a quantization's name, e.g. Q4_K_M or 4bit", q))
 	}
 	switch c.Reset {
 	case "", ResetOK, ResetRefuse:

@@ -21,7 +21,9 @@
 //	SIM_PREFIX_CACHE        PrefixCache       on                 Prompt cache
 //	SIM_CONTEXT             Context           40960              Context
 //	SIM_SERVED_MODEL        ServedModel       (echo the request) OpenAI-compatible
+//	SIM_TEXT_SEED           TextSeed          0                  OpenAI-compatible
 //	SIM_FLAVOR              Flavor            vllm               Flavors
+//	SIM_QUANTIZATION        Quantization      Q4_K_M             Flavors
 //	SIM_RESET               Reset             ok                 Resets
 //	SIM_LOAD_TIME           LoadTime          0                  Resets
 //	SIM_SLOTS               Slots             0 (unlimited)      Capacity
@@ -407,16 +409,38 @@
 //
 // # Flavors
 //
-// Beside the chat endpoints of both protocols, which it always serves, the
-// server imitates one OpenAI-kind server, SIM_FLAVOR (Config.Flavor), in
-// the endpoints real ones have for their settings, tokens and resets;
-// another flavor's endpoints answer 404. The flavor changes neither the
-// chat streams (vLLM's shapes) nor the Ollama endpoints.
+// Beside the OpenAI chat endpoint, which it always serves, and Ollama's
+// endpoints, which it serves in every flavor but lmstudio and mlx (the
+// servers they play have none), the server imitates one OpenAI-kind
+// server, SIM_FLAVOR (Config.Flavor), in the endpoints real ones have for
+// their settings, models, tokens and resets; another flavor's endpoints
+// answer 404. The flavor changes neither the chat streams (vLLM's shapes)
+// nor the Ollama endpoints.
 //
 //	flavor             serves
 //	vllm (default)     GET /version, POST /tokenize (vLLM's), POST /reset_prefix_cache
 //	llamacpp           GET /props, GET /slots, POST /slots/{id}?action=erase, POST /tokenize (llama's)
-//	plain              none of those (LM Studio, mlx_lm.server)
+//	plain              none of those
+//	lmstudio           GET /api/v0/models (LM Studio's); no Ollama endpoints
+//	mlx                nothing more (mlx_lm.server); no Ollama endpoints
+//
+// GET /v1/models lists the model in the flavor's shape: vLLM's
+// {"id":M,"object":"model","created":T,"owned_by":"sim","root":M,
+// "parent":null,"max_model_len":N,"permission":[]} (vllm, plain);
+// llama-server's {"id":M,"object":"model","created":T,"owned_by":"llamacpp",
+// "meta":{"vocab_type":2,"n_vocab":32000,"n_ctx_train":N,"n_embd":1024,
+// "n_params":P,"size":P/2}} (P is Parameters); LM Studio's {"id":M,
+// "object":"model","owned_by":"organization_owner"}; mlx_lm's {"id":M,
+// "object":"model","created":T}, no owner. LM Studio's GET /api/v0/models:
+//
+//	{"object":"list","data":[{"id":M,"object":"model","type":"llm","publisher":"sim","arch":"sim","compatibility_type":C,"quantization":Q,"state":"loaded","max_context_length":N}]}
+//
+// Q being SIM_QUANTIZATION (Config.Quantization, default Q4_K_M) and C
+// "mlx" when Q is MLX bits ("4bit"), else "gguf". Ollama's /api/show and
+// /api/tags details say family "sim", parameter_size "500.00M",
+// quantization_level Q, format "gguf". llama.cpp and mlx_lm state the
+// quantization only in the model's file or name: SIM_SERVED_MODEL
+// (/models/sim-Q8_0.gguf, mlx-community/sim-4bit).
 //
 // and the context error is llama-server's with llamacpp (see Context).
 // The slots llama.cpp's endpoints speak of are SIM_SLOTS of them, 1 when
@@ -452,8 +476,8 @@
 // real servers offer; each forgets the prompt cache (every prompt is new
 // again) and the degradation (SIM_DEGRADE), and Server.Resets counts them.
 //
-// Ollama's way, served whatever the flavor (the Ollama endpoints always
-// are): POST /api/chat with no messages ("messages": [], null or absent)
+// Ollama's way, served in every flavor but lmstudio and mlx (with the
+// other Ollama endpoints): POST /api/chat with no messages ("messages": [], null or absent)
 // and keep_alive under a second (0, "0", "0s", as Ollama reads it) unloads
 // the model. The reply, 200, is one JSON object (application/json,
 // whatever "stream" says, as Ollama writes it):

@@ -63,7 +63,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	pr := s.cache.measure(msgs)
 	p, cached := cut(pr.p, pr.cached(s.cache.serve(pr)), nctx)
 	// Ollama's API has no ignore_eos: its replies always stop early.
-	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached, lastSeed(msgs))
+	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached, s.lastSeed(msgs))
 	rep.numCtx = nctx
 	enc := &ollamaEncoder{
 		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),

@@ -61,7 +61,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		s.contextError(w, pr.p, n, limit)
 		return
 	}
-	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), lastSeed(msgs))
+	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), s.lastSeed(msgs))
 	enc := &openaiEncoder{
 		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
 			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),

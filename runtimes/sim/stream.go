@@ -51,8 +51,16 @@ func replySeed(texts ...string) uint64 {
 	return h
 }
 
-// lastSeed is the seed of the reply to msgs (at least one).
-func lastSeed(msgs []chatMessage) uint64 { return replySeed(msgs[len(msgs)-1].texts...) }
+// lastSeed is the seed of the reply to msgs (at least one): with
+// SIM_TEXT_SEED t, the seed of the last message's text XOR t·γ (γ odd,
+// so any t but 0 changes it, and the words picked).
+func (s *Server) lastSeed(msgs []chatMessage) uint64 {
+	seed := replySeed(msgs[len(msgs)-1].texts...)
+	if t := s.cfg.TextSeed; t != 0 {
+		seed ^= t * 0x9e3779b97f4a7c15
+	}
+	return seed
+}
 
 // pick is the index in vocab of token i of the reply seeded seed: a
 // SplitMix64 step of seed + i·γ.
