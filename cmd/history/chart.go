@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"image/color"
 	"math"
@@ -11,13 +10,13 @@ import (
 	"time"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/inferencebench/inferencebench/internal/plotkit"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -97,14 +96,14 @@ func (h *history) charts() ([]chartFile, error) {
 // value of it.
 func drawChart(rt string, f figure, ss []*series, manyHosts bool) ([]byte, bool, error) {
 	p := plot.New()
-	setFont(p)
+	plotkit.SetFont(p)
 	p.Title.Padding = vg.Points(6)
 	p.Title.Text = rt + ": " + f.name
 	p.Y.Label.Text = f.name + " (" + f.unit + ")"
 	p.X.Label.Text = "run start (UTC)"
 	p.Add(plotter.NewGrid())
 	legend := plot.NewLegend()
-	legend.TextStyle.Font = sans
+	legend.TextStyle.Font = plotkit.Sans
 	legend.TextStyle.Font.Size = vg.Points(9)
 
 	b := bounds{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
@@ -218,7 +217,7 @@ func (b bounds) apply(p *plot.Plot) {
 	p.X.Min, p.X.Max = b.xmin-span*0.04, b.xmax+span*0.04
 	p.X.Tick.Marker = plot.TimeTicks{Format: timeFormat(span), Time: func(t float64) time.Time { return time.Unix(int64(t), 0).UTC() }}
 	p.Y.Min, p.Y.Max = math.Max(0, b.ymin-b.yspan()*0.15), b.ymax+b.yspan()*0.35
-	p.Y.Tick.Marker = niceTicks{}
+	p.Y.Tick.Marker = plotkit.NiceTicks{}
 }
 
 // addVersions writes the runtime's versions at the top of the chart where
@@ -233,7 +232,7 @@ func addVersions(p *plot.Plot, f figure, ss []*series, manyHosts bool, b bounds)
 			return err
 		}
 		for j := range lbl.TextStyle {
-			lbl.TextStyle[j].Font = sans
+			lbl.TextStyle[j].Font = plotkit.Sans
 			lbl.TextStyle[j].Font.Size = vg.Points(8)
 			lbl.TextStyle[j].XAlign = draw.XCenter
 		}
@@ -343,25 +342,7 @@ func besideLegend(p *plot.Plot, legend plot.Legend) ([]byte, error) {
 	p.Draw(draw.Crop(dc, 0, -(gap + legendWidth), 0, 0))
 	legend.Top, legend.Left = true, true
 	legend.Draw(draw.Crop(dc, chartWidth+gap, 0, 0, -vg.Points(30)))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// sans is the charts' typeface, from the Liberation fonts plot embeds.
-var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
-func setFont(p *plot.Plot) {
-	for _, f := range []*font.Font{
-		&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
-		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font,
-	} {
-		size := f.Size
-		*f = sans
-		f.Size = size
-	}
+	return plotkit.SVG(c)
 }
 
 // slugify makes a runtime's name a file name: lower case, letters, digits,
@@ -388,32 +369,4 @@ func unique(slug string, used map[string]bool) string {
 	}
 	used[s] = true
 	return s
-}
-
-// niceTicks labels four to seven round values (multiples of 1, 2, 2.5 or
-// 5 times a power of ten), as cmd/report's axes do.
-type niceTicks struct{}
-
-func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(hi > lo) {
-		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 6, 64)}}
-	}
-	raw := (hi - lo) / 6
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * mag
-	for _, m := range []float64{1, 2, 2.5, 5} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	var ticks []plot.Tick
-	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
-		v := i * step
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 10, 64)})
-		if h := v + step/2; h <= hi {
-			ticks = append(ticks, plot.Tick{Value: h})
-		}
-	}
-	return ticks
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/inferencebench/inferencebench/internal/plotkit"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -156,10 +157,10 @@ func (c chartSet) requestEnergyChart() (chartFile, bool, error) {
 		top = 1
 	}
 	p.Y.Min, p.Y.Max = 0, top*1.45 // room for the legend
-	p.Y.Tick.Marker = niceTicks{}
+	p.Y.Tick.Marker = plotkit.NiceTicks{}
 	cv := vgsvg.New(chartWidth, chartHeight)
 	p.Draw(draw.New(cv))
-	f.data, err = svg(cv)
+	f.data, err = plotkit.SVG(cv)
 	f.note = "Each bar is a row's mean energy per successful request above the idle baseline: prefill below, " +
 		"decode above; the whole bar is J/request in the energy table."
 	return f, err == nil, err

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/plotkit"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -291,7 +292,7 @@ func inputChart(s inputChartSpec, lines []inputLine) (chartFile, bool, error) {
 		p.Y.Min, p.Y.Max = logRange(lo, hi)
 	} else {
 		p.Y.Min, p.Y.Max = 0, hi*1.15
-		p.Y.Tick.Marker = niceTicks{}
+		p.Y.Tick.Marker = plotkit.NiceTicks{}
 	}
 
 	var err error

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"image/color"
 	"math"
 	"strconv"
 
+	"github.com/inferencebench/inferencebench/internal/plotkit"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -77,7 +76,7 @@ func (x xAxis) apply(p *plot.Plot) {
 // legend top left.
 func newPlot() *plot.Plot {
 	p := plot.New()
-	setFont(p)
+	plotkit.SetFont(p)
 	p.Title.Padding = vg.Points(6)
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -155,7 +154,7 @@ func loadPlot(x xAxis, pn panel, legend bool) (*plot.Plot, error) {
 	if legend {
 		p.Y.Max = ymax * (1.15 + 0.1*float64(entries))
 	}
-	p.Y.Tick.Marker = niceTicks{}
+	p.Y.Tick.Marker = plotkit.NiceTicks{}
 	return p, nil
 }
 
@@ -182,7 +181,7 @@ func single(title string, x xAxis, pn panel) ([]byte, error) {
 	p.Title.Text = title
 	c := vgsvg.New(chartWidth, chartHeight)
 	p.Draw(draw.New(c))
-	return svg(c)
+	return plotkit.SVG(c)
 }
 
 // grid draws panels two to a row under one title, the legend in the last.
@@ -222,47 +221,7 @@ func grid(title string, x xAxis, panels []panel) ([]byte, error) {
 			}
 		}
 	}
-	return svg(c)
-}
-
-func svg(c *vgsvg.Canvas) ([]byte, error) {
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// niceTicks labels four to seven round values (multiples of 1, 2, 2.5 or 5
-// times a power of ten) with as few digits as they need; plot's default
-// ticker can label a range of thousands with only its ends, "0.00" and
-// "2500.00".
-type niceTicks struct{}
-
-func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(hi > lo) {
-		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'f', -1, 64)}}
-	}
-	raw := (hi - lo) / 6
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * mag
-	for _, m := range []float64{1, 2, 2.5, 5} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	var ticks []plot.Tick
-	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
-		v := i * step
-		// 10 significant digits: 0.6, not 0.6000000000000001.
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 10, 64)})
-		// A minor tick halfway to the next.
-		if h := v + step/2; h <= hi {
-			ticks = append(ticks, plot.Tick{Value: h})
-		}
-	}
-	return ticks
+	return plotkit.SVG(c)
 }
 
 // logTicks labels 1, 2 and 5 times each power of ten in range, with minor
@@ -295,23 +254,6 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
-}
-
-// sans is the charts' typeface, from the Liberation fonts that plot embeds.
-var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
-// setFont sets every text of p in sans, keeping the sizes.
-func setFont(p *plot.Plot) {
-	for _, f := range []*font.Font{
-		&p.Title.TextStyle.Font, &p.Legend.TextStyle.Font,
-		&p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
-		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font,
-	} {
-		size := f.Size
-		*f = sans
-		f.Size = size
-	}
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
 }
 
 // logRange is a log axis' range for values from lo to hi: room on both
@@ -347,5 +289,5 @@ func besideLegend(title string, p *plot.Plot, legend *plot.Legend) ([]byte, erro
 	dc.FillText(titleStyle, vg.Point{X: dc.Min.X + chartWidth/2, Y: dc.Max.Y - vg.Points(6)}, title)
 	p.Draw(draw.Crop(dc, 0, -(gap + legendWidth), 0, -titleHeight))
 	legend.Draw(draw.Crop(dc, chartWidth+gap, 0, 0, -titleHeight-vg.Points(4)))
-	return svg(c)
+	return plotkit.SVG(c)
 }

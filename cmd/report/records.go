@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/inferencebench/inferencebench/internal/plotkit"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -273,8 +274,8 @@ func cdfChart(title, xLabel, yLabel string, lines []series) ([]byte, error) {
 	p.X.Tick.Marker = logTicks{}
 	p.X.Min, p.X.Max = lo/1.1, hi*1.1
 	p.Y.Min, p.Y.Max = 0, 1.02
-	p.Y.Tick.Marker = niceTicks{}
+	p.Y.Tick.Marker = plotkit.NiceTicks{}
 	c := vgsvg.New(chartWidth, chartHeight)
 	p.Draw(draw.New(c))
-	return svg(c)
+	return plotkit.SVG(c)
 }

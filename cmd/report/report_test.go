@@ -612,23 +612,6 @@ func (c chart) onScale(t *testing.T, values []float64) {
 	}
 }
 
-func TestNiceTicks(t *testing.T) {
-	labels := func(lo, hi float64) []string {
-		var out []string
-		for _, tk := range (niceTicks{}).Ticks(lo, hi) {
-			if tk.Label != "" {
-				out = append(out, tk.Label)
-			}
-		}
-		return out
-	}
-	assert.Equal(t, []string{"0", "500", "1000", "1500", "2000", "2500"}, labels(0, 2600))
-	assert.Equal(t, []string{"0", "20", "40", "60"}, labels(0, 61.5))
-	assert.Equal(t, []string{"0", "0.25", "0.5", "0.75", "1", "1.25"}, labels(0, 1.3))
-	assert.Equal(t, []string{"0", "20", "40", "60", "80"}, labels(0, 95))
-	assert.Equal(t, []string{"5"}, labels(5, 5))
-}
-
 // Failures are listed by class with their first message, and a run that
 // did not complete says so.
 func TestFailuresAndIncomplete(t *testing.T) {

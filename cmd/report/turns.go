@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/inferencebench/inferencebench/internal/plotkit"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -177,7 +178,7 @@ func turnsChart(title string, lines []turnLine, last int) ([]byte, error) {
 		ymax = 1
 	}
 	p.Y.Min, p.Y.Max = 0, ymax*1.15
-	p.Y.Tick.Marker = niceTicks{}
+	p.Y.Tick.Marker = plotkit.NiceTicks{}
 	return besideLegend(title, p, &legend)
 }
 

@@ -1,0 +1,74 @@
+// Package plotkit holds what the suite's commands that draw charts with
+// gonum.org/v1/plot (cmd/report, cmd/history) draw alike: the typeface,
+// round tick values, and the SVG bytes of a canvas.
+package plotkit
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Sans is the charts' typeface, from the Liberation fonts that plot
+// embeds.
+var Sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// SetFont sets every text of p in Sans, keeping the sizes, and the
+// legend's at 10 points.
+func SetFont(p *plot.Plot) {
+	for _, f := range []*font.Font{
+		&p.Title.TextStyle.Font, &p.Legend.TextStyle.Font,
+		&p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font,
+	} {
+		size := f.Size
+		*f = Sans
+		f.Size = size
+	}
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+}
+
+// NiceTicks labels four to seven round values (multiples of 1, 2, 2.5 or
+// 5 times a power of ten) with as few digits as they need, and puts a
+// minor tick halfway between; plot's default ticker can label a range of
+// thousands with only its ends, "0.00" and "2500.00".
+type NiceTicks struct{}
+
+func (NiceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'f', -1, 64)}}
+	}
+	raw := (hi - lo) / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
+		v := i * step
+		// 10 significant digits: 0.6, not 0.6000000000000001.
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 10, 64)})
+		if h := v + step/2; h <= hi {
+			ticks = append(ticks, plot.Tick{Value: h})
+		}
+	}
+	return ticks
+}
+
+// SVG is the SVG document of c.
+func SVG(c *vgsvg.Canvas) ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
