@@ -63,7 +63,7 @@ var verdictColor = map[summary.Verdict]color.Color{
 func (h *history) charts() ([]chartFile, error) {
 	var runtimes []string
 	for _, s := range h.series {
-		if len(runtimes) == 0 || runtimes[len(runtimes)-1] != s.key.Runtime {
+		if !slices.Contains(runtimes, s.key.Runtime) { // series are sorted by host first
 			runtimes = append(runtimes, s.key.Runtime)
 		}
 	}

@@ -9,8 +9,9 @@
 //
 // The arguments are summary JSON files (<run id>.json) or folders, in
 // which every *.json file at any depth is read as a summary (nightly
-// artifacts are downloaded into a folder a run; the folder DIR itself is
-// left out, so a history can be written inside the folder it reads).
+// artifacts are downloaded into a folder a run; the folder DIR itself, and
+// any verdicts.json a history wrote, are left out, so a history can be
+// written inside the folder it reads).
 // Runs are put in order by created_at.
 //
 // # Series

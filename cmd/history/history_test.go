@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,8 +186,8 @@ func TestBadInput(t *testing.T) {
 		{"no rows", []string{good, noRows}, []string{noRows + ": a summary without rows"}},
 		{"from the future", []string{good, future}, []string{future + `: "created_at" 2027-12-31T01:00:00.000000+00:00 is in the future`}},
 		{"no created_at", []string{good, noTime}, []string{noTime + `: no "created_at"`}},
-		{"same file twice", []string{one, two, one}, []string{one + ": run 20261120T020000Z is also " + one}},
-		{"same run under two names", []string{one, two, copyOf}, []string{"run 20261120T020000Z is also"}},
+		{"same file twice", []string{one, two, one}, []string{one + ": run 20261120T020000Z of host \"m\" is also " + one}},
+		{"same run under two names", []string{one, two, copyOf}, []string{"run 20261120T020000Z of host \"m\" is also"}},
 		{"folder without summaries", []string{good, empty}, []string{empty + ": a folder without summary JSON files"}},
 		{"one run", []string{one}, []string{"1 run read (" + one + "): a history needs two or more"}},
 		{"several problems, all named", []string{notJSON, noRows, good}, []string{notJSON + ": not JSON", noRows + ": a summary without rows"}},
@@ -416,4 +417,40 @@ func TestSeed(t *testing.T) {
 	assert.Equal(t, "insufficient", s.Verdict)
 	assert.Equal(t, "0.28.0+cpu", *s.figure(t, "ttft-p50").VersionAfter)
 	assert.Equal(t, "later", s.LatestRun)
+}
+
+// Two Macs that start their nights in the same second share run ids: each
+// host's runs are read, none taken for the other's copy, and each runtime
+// gets one chart per figure with both hosts' lines. A history written into
+// the folder it reads is left out the next time, its verdicts.json too.
+func TestTwoHostsSameRunIDs(t *testing.T) {
+	dir := t.TempDir()
+	for n := range 6 {
+		for _, host := range []string{"mac-m2", "mac-m4"} {
+			f := newFile(nightly(n), host, "ollama", "0.6.5")
+			f.Summary = append(f.Summary, row("ollama", "m", "short", 1, 0, figs{0.05 * noise[n], 0.06, 40, 40, 0}, ""))
+			writeFile(t, filepath.Join(dir, host), f)
+		}
+	}
+	code, stdout, stderr := runCmd("-o", dir, dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "12 runs, 2 series")
+	charts := 0
+	for _, name := range dirNames(t, dir) {
+		if strings.HasSuffix(name, ".svg") {
+			charts++
+			assert.NotContains(t, name, "-2-", "one chart per runtime and figure")
+		}
+	}
+	assert.Equal(t, 4, charts, "ollama's TTFT p50, p95, decode, aggregate")
+	c := readChart(t, filepath.Join(dir, "ollama-ttft-p50.svg"), 2)
+	require.Len(t, c.lines, 2, "a line a host")
+
+	code, _, stderr = runCmd("-o", dir, dir)
+	require.Equal(t, 0, code, "the history's own files are not read as summaries: %s", stderr)
+
+	// A window too short to judge anything is said, and run.
+	code, _, stderr = runCmd("-o", filepath.Join(t.TempDir(), "short"), "-window", "3", dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "-window 3: a verdict needs 4 earlier runs")
 }

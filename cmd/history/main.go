@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 const usage = `usage: history -o DIR [-window K] [-threshold P] [-fail-on-regression] FILES_OR_FOLDERS...
@@ -39,7 +41,7 @@ func command(args []string, stdout, stderr io.Writer, now time.Time) int {
 	}
 	var o options
 	fs.StringVar(&o.dir, "o", "", "write history.md, verdicts.json and the charts to `DIR`, creating it")
-	fs.IntVar(&o.window, "window", 10, "judge each series' latest run against up to `K` runs before it (2 or more)")
+	fs.IntVar(&o.window, "window", 10, "judge each series' latest run against up to `K` runs before it (2 or more; a verdict needs 4)")
 	fs.Float64Var(&o.threshold, "threshold", 0.05, "smallest change that counts, a `fraction` (0.05: 5%)")
 	fs.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit 1 when any series regressed")
 	if err := fs.Parse(args); err != nil {
@@ -52,6 +54,9 @@ func command(args []string, stdout, stderr io.Writer, now time.Time) int {
 		fmt.Fprintf(stderr, "history: %v\n\n", err)
 		fs.Usage()
 		return exitUsage
+	}
+	if o.window < summary.TrendMinBaseline {
+		fmt.Fprintf(stderr, "history: -window %d: a verdict needs %d earlier runs, so every series will have too little data to judge\n", o.window, summary.TrendMinBaseline)
 	}
 	runs, errs := readRuns(fs.Args(), o.dir, now)
 	if len(errs) > 0 {

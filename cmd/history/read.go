@@ -67,13 +67,16 @@ func readRuns(args []string, out string, now time.Time) ([]*run, []error) {
 		}
 		return strings.Compare(a.id, b.id)
 	})
-	seen := map[string]*run{}
+	// Run ids are the start to the second: two Macs may share one.
+	type hostRun struct{ host, id string }
+	seen := map[hostRun]*run{}
 	for _, r := range runs {
-		if first, dup := seen[r.id]; dup {
-			bad = append(bad, fmt.Errorf("%s: run %s is also %s (the same run twice?)", r.path, r.id, first.path))
+		k := hostRun{r.host, r.id}
+		if first, dup := seen[k]; dup {
+			bad = append(bad, fmt.Errorf("%s: run %s of host %q is also %s (the same run twice?)", r.path, r.id, r.host, first.path))
 			continue
 		}
-		seen[r.id] = r
+		seen[k] = r
 	}
 	if len(bad) > 0 {
 		return nil, bad
@@ -112,6 +115,9 @@ func summaryPaths(args []string, out string) ([]string, []error) {
 					return filepath.SkipDir // a history written there before
 				}
 				return nil
+			}
+			if d.Name() == verdictsJSON {
+				return nil // a history's own output, written there before: no run is named so
 			}
 			if strings.HasSuffix(d.Name(), summary.ExtJSON) {
 				found = append(found, path)

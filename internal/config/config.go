@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/caarlos0/env/v11"
 
@@ -152,8 +153,19 @@ const (
 	CanaryOff = "off"
 )
 
-// MaxVersion bounds the length of NAME_VERSION.
-const MaxVersion = 100
+// MaxVersion and MaxHostLabel bound NAME_VERSION and BENCH_HOST_LABEL,
+// in characters.
+const (
+	MaxVersion   = 100
+	MaxHostLabel = 100
+)
+
+// oneLine reports whether v, blanks around it left out, is one line of
+// at most max characters: a newline anywhere in v is refused, even at its
+// end, where a value pasted from a command's output would have it.
+func oneLine(v string, max int) bool {
+	return !strings.ContainsAny(v, "\r\n") && utf8.RuneCountInString(strings.TrimSpace(v)) <= max
+}
 
 // The BENCH_FRESH modes.
 const (
@@ -431,8 +443,8 @@ func (s Settings) validate(environ map[string]string) error {
 	if s.Canary != CanaryOn && s.Canary != CanaryOff {
 		bad("BENCH_CANARY", "must be on or off")
 	}
-	if strings.ContainsAny(s.HostLabel, "\r\n") || len(s.HostLabel) > 100 {
-		bad("BENCH_HOST_LABEL", "must be one line of at most 100 characters")
+	if !oneLine(s.HostLabel, MaxHostLabel) {
+		bad("BENCH_HOST_LABEL", fmt.Sprintf("must be one line of at most %d characters", MaxHostLabel))
 	}
 	if !(s.IdlePowerS >= 0 && s.IdlePowerS <= MaxIdlePowerS) {
 		bad("BENCH_IDLE_POWER_S", fmt.Sprintf("must be a number of seconds from 0 (no idle baseline) to %d", MaxIdlePowerS))
@@ -525,7 +537,7 @@ func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 	rt.Model = strings.TrimSpace(e.Model)
 	rt.APIKey = e.APIKey
 	rt.Version = strings.TrimSpace(e.Version)
-	if strings.ContainsAny(rt.Version, "\r\n") || len(rt.Version) > MaxVersion {
+	if !oneLine(e.Version, MaxVersion) {
 		return Runtime{}, fmt.Errorf("%sVERSION=%q: must be one line of at most %d characters", prefix, e.Version, MaxVersion)
 	}
 	return rt, nil

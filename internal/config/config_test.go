@@ -2,8 +2,10 @@ package config
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -161,6 +163,15 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_TURNS", "2.5", `BENCH_TURNS="2.5": not a number`},
 		{"BENCH_SHARED_PREFIX", "1k", `BENCH_SHARED_PREFIX="1k": not a number`},
 		{"BENCH_SHARED_PREFIX", "-1", `BENCH_SHARED_PREFIX="-1": must be a whole number of tokens from 0 (none) to 1000000`},
+		{"BENCH_ORDER", "random", `BENCH_ORDER="random": must be interleaved or grouped`},
+		{"BENCH_FALLBACK", "off", `BENCH_FALLBACK="off": must be sim or none`},
+		{"BENCH_CANARY", "1", `BENCH_CANARY="1": must be on or off`},
+		{"BENCH_RECORD_TEXT", "yes", `BENCH_RECORD_TEXT`},
+		{"BENCH_HOST_LABEL", "mac\nm4", `BENCH_HOST_LABEL="mac\nm4": must be one line of at most 100 characters`},
+		{"BENCH_HOST_LABEL", strings.Repeat("m", 101), `must be one line of at most 100 characters`},
+		{"BENCH_IDLE_POWER_S", "-1", `BENCH_IDLE_POWER_S="-1": must be a number of seconds from 0 (no idle baseline) to 600`},
+		{"BENCH_IDLE_POWER_S", "601", `BENCH_IDLE_POWER_S="601": must be a number of seconds`},
+		{"BENCH_IDLE_POWER_S", "five", `BENCH_IDLE_POWER_S="five"`},
 	} {
 		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
 			t.Setenv(tc.key, tc.val)
@@ -183,6 +194,7 @@ func TestRuntimeDefaults(t *testing.T) {
 		{"llamacpp", runtimes.KindOpenAI, "http://127.0.0.1:8080"},
 		{"lmstudio", runtimes.KindOpenAI, "http://127.0.0.1:1234"},
 		{"sglang", runtimes.KindOpenAI, "http://127.0.0.1:30000"},
+		{"mlx", runtimes.KindOpenAI, "http://127.0.0.1:8080"},
 		{"sim", runtimes.KindOpenAI, ""},
 	} {
 		rt, err := LoadRuntime(tc.name)
@@ -226,6 +238,8 @@ func TestRuntimeErrors(t *testing.T) {
 		{"custom", map[string]string{"CUSTOM_URL": "http://"}, `has no host`},
 		{"vllm", map[string]string{"VLLM_KIND": "grpc"}, `VLLM_KIND="grpc": must be ollama or openai`},
 		{"sim", map[string]string{"SIM_URL": "http://127.0.0.1:1"}, `SIM_URL="http://127.0.0.1:1": the simulator runs in-process`},
+		{"lmstudio", map[string]string{"LMSTUDIO_VERSION": "0.3.30\n"}, `LMSTUDIO_VERSION="0.3.30\n": must be one line of at most 100 characters`},
+		{"mlx", map[string]string{"MLX_VERSION": strings.Repeat("9", 101)}, `MLX_VERSION="999`},
 		// A password in a bad URL never reaches the message.
 		{"custom", map[string]string{"CUSTOM_URL": "ftp://me:hunter2@example.test"}, `ftp://xxxxx@example.test`},
 		{"custom", map[string]string{"CUSTOM_URL": "http://me:hunter2@ho st/"}, `invalid character " " in host name`},
@@ -240,6 +254,22 @@ func TestRuntimeErrors(t *testing.T) {
 			assert.NotContains(t, err.Error(), "hunter2")
 		})
 	}
+}
+
+// NAME_VERSION is kept as given, blanks around it left out; 100
+// characters are allowed, counted as characters, not bytes.
+func TestRuntimeVersion(t *testing.T) {
+	envtest.Clean(t)
+	t.Setenv("LMSTUDIO_VERSION", " 0.3.30 ")
+	rt, err := LoadRuntime("lmstudio")
+	require.NoError(t, err)
+	assert.Equal(t, "0.3.30", rt.Version)
+	t.Setenv("LMSTUDIO_VERSION", strings.Repeat("é", 100))
+	_, err = LoadRuntime("lmstudio")
+	assert.NoError(t, err)
+	s, err := LoadFrom(map[string]string{"BENCH_HOST_LABEL": strings.Repeat("é", 100)})
+	require.NoError(t, err)
+	assert.Equal(t, 100, utf8.RuneCountInString(s.HostLabel))
 }
 
 // LoadFrom reads the variables of a map, not the process's environment:

@@ -41,11 +41,15 @@ func canaryServer(t *testing.T) (url string, sent func() []sentRequest) {
 		}
 		var req struct {
 			Messages    []struct{ Content string } `json:"messages"`
-			Temperature float64                    `json:"temperature"`
+			Temperature *float64                   `json:"temperature"`
 		}
 		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
+		temperature := -1.0 // not sent: servers would take their own default
+		if req.Temperature != nil {
+			temperature = *req.Temperature
+		}
 		mu.Lock()
-		seen = append(seen, sentRequest{req.Messages[len(req.Messages)-1].Content, req.Temperature})
+		seen = append(seen, sentRequest{req.Messages[len(req.Messages)-1].Content, temperature})
 		mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, `data: {"model":"m","choices":[{"delta":{"content":"a"},"finish_reason":null}]}`+"\n\n"+
@@ -154,4 +158,21 @@ func TestCanaryOffAndRecordText(t *testing.T) {
 		require.NotNil(t, r.Text)
 		assert.Equal(t, "ab", *r.Text)
 	}
+}
+
+// A reasoning model whose canary reply is all reasoning has an empty
+// answer: the row's canary is then only its length, and the log says so.
+func TestCanaryAllReasoning(t *testing.T) {
+	t.Parallel()
+	d, _ := startSim(t, map[string]string{
+		"BENCH_CANARY": "on", "BENCH_PROMPTS": "short", "BENCH_CONCURRENCY": "1", "BENCH_WARMUPS": "0",
+		"BENCH_MAX_TOKENS": "8", "SIM_REASONING_TOKENS": "8", "SIM_TTFT": "1ms", "SIM_TOKENS_PER_SEC": "4000",
+	})
+	out := runLeaf(t, d, slices.Collect(d.Leaves())[0], 1)
+	require.Len(t, out.Notes, 1, "%q", out.Notes)
+	assert.Contains(t, out.Notes[0], "the canary's answer is empty: its 8 output tokens were all reasoning")
+	row := d.Run.Rows()[0]
+	require.NotNil(t, row.Canary)
+	assert.Equal(t, 8, row.Canary.OutputTokens)
+	assert.Empty(t, row.Canary.Text)
 }

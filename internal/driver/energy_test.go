@@ -214,6 +214,7 @@ func TestNoIdleBaseline(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	assert.Nil(t, d.Run.Host.IdlePowerW)
+	assert.Zero(t, d.Run.Arguments.IdlePowerS, "no baseline taken")
 	assert.NotContains(t, log.String(), "idle")
 	out := runLeaf(t, d, summary.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}, 4)
 	require.NotNil(t, out.Power)

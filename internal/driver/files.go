@@ -28,6 +28,9 @@ type files struct {
 	json, txt, records string   // their paths
 	saved              int      // leaf runs in the .json and .txt; 0 before the first write
 	recs               *os.File // open once the first record is written
+	// held are the timed rounds' records of the leaf run under way, kept
+	// until its energy is known (see hold); guarded by lock.
+	held [][]summary.Record
 }
 
 // openFiles checks that dir can hold the run's files: it creates it if
@@ -100,12 +103,43 @@ func (f *files) write(r *summary.Run) error {
 // appendRecords appends request records to the .requests.jsonl file,
 // creating it the first time.
 func (f *files) appendRecords(recs []summary.Record) error {
-	data, err := summary.AppendRecords(nil, recs)
+	f.lock <- struct{}{}
+	defer func() { <-f.lock }()
+	f.held = append(f.held, recs) // after any held before them
+	return f.flushHeld()
+}
+
+// hold keeps a round's records, to be written with their energy by
+// writeHeld, or without it by an interrupt (freeze).
+func (f *files) hold(recs []summary.Record) {
+	f.lock <- struct{}{}
+	defer func() { <-f.lock }()
+	f.held = append(f.held, recs)
+}
+
+// writeHeld gives the held records their share of e (nil: none) and
+// appends them to the records file.
+func (f *files) writeHeld(e *summary.Energy) error {
+	f.lock <- struct{}{}
+	defer func() { <-f.lock }()
+	summary.SetEnergy(f.held, e)
+	return f.flushHeld()
+}
+
+// flushHeld appends the held records; the caller holds lock.
+func (f *files) flushHeld() error {
+	var all []summary.Record
+	for _, recs := range f.held {
+		all = append(all, recs...)
+	}
+	f.held = nil
+	if len(all) == 0 {
+		return nil
+	}
+	data, err := summary.AppendRecords(nil, all)
 	if err != nil {
 		return fmt.Errorf("encoding request records: %w", err)
 	}
-	f.lock <- struct{}{}
-	defer func() { <-f.lock }()
 	if f.recs == nil {
 		if f.recs, err = os.OpenFile(f.records, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
 			return err
@@ -143,6 +177,9 @@ func (f *files) remove() {
 func (f *files) freeze(d time.Duration) bool {
 	select {
 	case f.lock <- struct{}{}:
+		// The rounds of the leaf run under way keep their records, without
+		// energy: the run ends before the leaf's.
+		f.flushHeld()
 		return true
 	case <-time.After(d):
 		return false

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -129,6 +130,41 @@ func TestFreeze(t *testing.T) {
 		t.Fatal("a write could start after the freeze")
 	default:
 	}
+}
+
+// Records held for their energy are written by writeHeld, after the
+// ones appended before them; an interrupt (freeze) writes them without
+// energy rather than lose them.
+func TestHeldRecords(t *testing.T) {
+	t.Parallel()
+	rec := func(round int) []summary.Record { return []summary.Record{{Runtime: "sim", Round: round}} }
+	rounds := func(f *files) []int {
+		recs, err := summary.ReadRecords(f.records)
+		require.NoError(t, err)
+		var out []int
+		for _, r := range recs {
+			out = append(out, r.Round)
+		}
+		return out
+	}
+
+	f, err := openFiles(t.TempDir(), "20261202T120000Z")
+	require.NoError(t, err)
+	require.NoError(t, f.appendRecords(rec(1)))
+	f.hold(rec(2))
+	f.hold(rec(3))
+	require.NoError(t, f.appendRecords(rec(4)), "a record appended while others are held goes after them")
+	f.hold(rec(5))
+	assert.Equal(t, []int{1, 2, 3, 4}, rounds(f))
+	require.NoError(t, f.writeHeld(nil))
+	assert.Equal(t, []int{1, 2, 3, 4, 5}, rounds(f))
+
+	f, err = openFiles(t.TempDir(), "20261202T120000Z")
+	require.NoError(t, err)
+	f.hold(rec(1))
+	f.hold(rec(2))
+	assert.True(t, f.freeze(time.Second))
+	assert.Equal(t, []int{1, 2}, rounds(f), "the interrupted leaf's rounds are kept")
 }
 
 func names(t *testing.T, dir string) []string {

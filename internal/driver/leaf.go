@@ -35,9 +35,6 @@ type Leaf struct {
 	control bool
 	// recordErr is the first failure to write the request records.
 	recordErr error
-	// held are the timed rounds' records, held until End gives them
-	// their energy (with power figures; see hold).
-	held [][]summary.Record
 	// canary is the reply to the leaf run's canary request, nil if none
 	// was sent or it failed; canaryNote says why, or that it differs from
 	// the leaf's first run's.
@@ -166,6 +163,9 @@ func (l *Leaf) sendCanary() {
 		return
 	}
 	l.canary = summary.NewCanary(res.Text, res.OutputTokens)
+	if res.Text == "" && res.OutputTokens > 0 {
+		l.canaryNote = fmt.Sprintf("the canary's answer is empty: its %d output tokens were all reasoning (or sent no text), so only their number can show a changed reply; a larger BENCH_MAX_TOKENS leaves room for the answer", res.OutputTokens)
+	}
 	if l.d.canaries == nil {
 		l.d.canaries = map[summary.Key]*summary.Canary{}
 	}
@@ -174,7 +174,7 @@ func (l *Leaf) sendCanary() {
 		l.d.canaries[l.key] = l.canary
 		return
 	}
-	if first.TextSHA256 != l.canary.TextSHA256 {
+	if changed, _ := summary.CanaryChange(first, l.canary); changed && l.canaryNote == "" {
 		l.canaryNote = fmt.Sprintf("the canary reply differs from this leaf's first run's (%d tokens, was %d): the server does not answer the same at temperature 0", l.canary.OutputTokens, first.OutputTokens)
 	}
 }

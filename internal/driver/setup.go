@@ -76,6 +76,7 @@ func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec 
 	for _, spec := range known {
 		tried = append(tried, spec.Name+" "+runtimes.RedactURL(spec.URL))
 	}
+	var unusable []string // answered, but cannot be benchmarked
 	for _, f := range d.probe(ctx, known) {
 		spec := f.spec
 		rt, err := d.open(spec)
@@ -85,6 +86,7 @@ func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec 
 		info, err := rt.Describe(ctx)
 		if err != nil {
 			d.logf("BENCH_RUNTIMES is unset; %s answers at %s but cannot be benchmarked, skipping it: %v", spec.Name, rt.BaseURL, explain(err, spec))
+			unusable = append(unusable, spec.Name)
 			continue
 		}
 		d.logf("BENCH_RUNTIMES is unset; found %s at %s%s", spec.Name, rt.BaseURL, f.why)
@@ -93,10 +95,14 @@ func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec 
 	if len(d.Runtimes) > 0 {
 		return nil
 	}
-	if d.Settings.Fallback == config.FallbackNone {
-		return fmt.Errorf("BENCH_RUNTIMES is unset and no runtime answered on the known local ports (%s); BENCH_FALLBACK=none: not benchmarking the simulator instead", strings.Join(tried, ", "))
+	nothing := fmt.Sprintf("no runtime answered on the known local ports (%s)", strings.Join(tried, ", "))
+	if len(unusable) > 0 {
+		nothing = fmt.Sprintf("no runtime on the known local ports (%s) can be benchmarked: %s answered but cannot (see above)", strings.Join(tried, ", "), strings.Join(unusable, ", "))
 	}
-	d.logf("BENCH_RUNTIMES is unset and no runtime answered on the known local ports (%s)", strings.Join(tried, ", "))
+	if d.Settings.Fallback == config.FallbackNone {
+		return fmt.Errorf("BENCH_RUNTIMES is unset and %s; BENCH_FALLBACK=none: not benchmarking the simulator instead", nothing)
+	}
+	d.logf("BENCH_RUNTIMES is unset and %s", nothing)
 	d.logf("benchmarking the built-in simulator \"sim\" instead (BENCH_FALLBACK=none fails instead); set BENCH_RUNTIMES to choose runtimes")
 	rt, err := d.open(simSpec)
 	if err != nil {
@@ -426,7 +432,6 @@ func (d *Driver) arguments() summary.Arguments {
 		Control:     st.Control,
 		Turns:       st.Turns, SharedPrefix: st.SharedPrefix,
 		Order: st.Order, Canary: st.Canary, RecordText: st.RecordText,
-		IdlePowerS:  summary.Number(st.IdlePowerS),
 		InputTokens: st.InputTokens,
 		Timeout:     summary.Number(time.Duration(st.Timeout).Seconds()),
 		IdleTimeout: summary.Number(time.Duration(st.IdleTimeout).Seconds()),
@@ -445,6 +450,9 @@ func (d *Driver) arguments() summary.Arguments {
 		}
 	}
 	a.Runtime = strings.Join(names, ",")
+	if d.Run.Host.IdlePowerW != nil { // a baseline was taken
+		a.IdlePowerS = summary.Number(st.IdlePowerS)
+	}
 	if st.SLO.Set() {
 		slo := st.SLO.String()
 		a.SLO = &slo

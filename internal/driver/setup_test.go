@@ -139,6 +139,27 @@ func TestProbeWithoutFallbackFails(t *testing.T) {
 	assert.Empty(t, files, "nothing written")
 }
 
+// A server that answers but lists no model is not "nothing answered":
+// BENCH_FALLBACK=none's error names it.
+func TestProbeWithoutFallbackNamesTheUnusable(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/version":
+			w.Write([]byte(`{"version":"0.6.5"}`))
+		case "/v1/models", "/api/tags":
+			w.Write([]byte(`{"object":"list","data":[],"models":[]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	env := merge(isolated(t), map[string]string{"BENCH_FALLBACK": "none", "OLLAMA_URL": srv.URL})
+	_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "can be benchmarked: ollama answered but cannot")
+}
+
 // go test copies stderr into stdout, which benchstat reads: nothing the
 // suite prints may become a configuration line there, or the file names
 // and run ids in it would split benchstat's tables between runs.

@@ -138,13 +138,14 @@ func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *
 
 // hold keeps a timed round's records until the leaf run's end, where
 // their share of the energy is known, and reports whether it did: with
-// power figures, for a leaf run that ends with End (not a control's).
-// An interrupted leaf run loses them, as it loses its figures.
+// an idle baseline (without one there is no energy to share), for a leaf
+// run that ends with End (not a control's). An interrupt writes them
+// without energy (see files.freeze).
 func (l *Leaf) hold(recs []summary.Record) bool {
-	if l.d.power == nil || l.control {
+	if l.d.power == nil || l.d.Run.Host.IdlePowerW == nil || l.control {
 		return false
 	}
-	l.held = append(l.held, recs)
+	l.d.files.hold(recs)
 	return true
 }
 
@@ -153,12 +154,8 @@ func (l *Leaf) hold(recs []summary.Record) bool {
 // prompt and load started their timed parts more than
 // startTempApart apart.
 func (l *Leaf) powerAdded(e *summary.Energy) {
-	if l.held != nil {
-		summary.SetEnergy(l.held, e)
-		for _, recs := range l.held {
-			l.appendRecords(recs)
-		}
-		l.held = nil
+	if err := l.d.files.writeHeld(e); err != nil && l.recordErr == nil {
+		l.recordErr = fmt.Errorf("writing request records to BENCH_OUTPUT_DIR=%q: %w", l.d.Settings.OutputDir, err)
 	}
 	if l.d.power != nil && !l.control && l.count == 1 {
 		l.d.compareStartTemps(l.key)

@@ -17,16 +17,20 @@ import (
 //   - The kept texts (the first CanaryTextMax characters) the same but
 //     the hashes not: the replies differ after them, and at is the kept
 //     text's length in runes.
+//   - The same text in another number of output tokens: (true, -1). The
+//     text is the answer, reasoning left out, so a reasoning model whose
+//     answer did not change (or is empty: every token went to reasoning)
+//     still shows a changed reply by its length.
 func CanaryChange(before, after *Canary) (changed bool, at int) {
 	if before == nil || after == nil {
 		return false, -1
 	}
+	same := before.Text == after.Text
 	if before.TextSHA256 != "" && after.TextSHA256 != "" {
-		if before.TextSHA256 == after.TextSHA256 {
-			return false, -1
-		}
-	} else if before.Text == after.Text {
-		return false, -1
+		same = before.TextSHA256 == after.TextSHA256
+	}
+	if same {
+		return before.OutputTokens != after.OutputTokens, -1
 	}
 	a, b := before.Text, after.Text
 	at = 0
@@ -61,7 +65,10 @@ func DescribeCanaryChange(runtime, prompt, versionBefore, versionAfter string, b
 		prompt = "(none)"
 	}
 	where := fmt.Sprintf("at character %d", at+1)
-	if before.Text == after.Text {
+	switch {
+	case at < 0:
+		where = fmt.Sprintf("in length: the same answer text in %d output tokens, was %d", after.OutputTokens, before.OutputTokens)
+	case before.Text == after.Text:
 		where = fmt.Sprintf("after character %d (the first %d are the same)", at, at)
 	}
 	unknown := func(v string) string {

@@ -29,6 +29,8 @@ func TestCanaryChange(t *testing.T) {
 		{"no hashes: by text", c("", "abc"), c("", "abd"), true, 2},
 		{"no hashes, same text", c("", "abc"), c("", "abc"), false, -1},
 		{"one hash missing: by text", c("a", "abc"), c("", "abc"), false, -1},
+		{"same text, other length", c("a", "abc"), &Canary{TextSHA256: "a", OutputTokens: 40, Text: "abc"}, true, -1},
+		{"empty answers, other length", c("e", ""), &Canary{TextSHA256: "e", OutputTokens: 128}, true, -1},
 	} {
 		changed, at := CanaryChange(tc.before, tc.after)
 		assert.Equal(t, tc.changed, changed, tc.name)
@@ -49,6 +51,9 @@ func TestDescribeCanaryChange(t *testing.T) {
 		DescribeCanaryChange("sim", "code", "", "2", before, after))
 	assert.Equal(t, "sim: canary reply of prompt code changed after character 3 (the first 3 are the same) (same version 2)",
 		DescribeCanaryChange("sim", "code", "2", "2", &Canary{TextSHA256: "a", Text: "abc"}, &Canary{TextSHA256: "b", Text: "abc"}))
+	assert.Equal(t, "ollama 0.6.5 → 0.7.0: canary reply of prompt short changed in length: the same answer text in 128 output tokens, was 96",
+		DescribeCanaryChange("ollama", "short", "0.6.5", "0.7.0", &Canary{TextSHA256: "e", OutputTokens: 96}, &Canary{TextSHA256: "e", OutputTokens: 128}),
+		"a reasoning model's empty answer: the length tells")
 	assert.Empty(t, DescribeCanaryChange("sim", "code", "1", "2", before, before), "a version change alone is no canary change")
 	assert.Empty(t, DescribeCanaryChange("sim", "code", "1", "2", nil, after))
 }

@@ -154,8 +154,8 @@ type Arguments struct {
 	Order      string `json:"order"`
 	Canary     string `json:"canary"`
 	RecordText bool   `json:"record_text"`
-	// IdlePowerS is BENCH_IDLE_POWER_S: seconds of the idle baseline (0:
-	// none).
+	// IdlePowerS is the seconds of the idle baseline taken: BENCH_IDLE_POWER_S
+	// where power was measured, else 0 (none taken).
 	IdlePowerS Number `json:"idle_power_s"`
 }
 

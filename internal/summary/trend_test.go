@@ -12,7 +12,9 @@ import (
 // The method's error rates, measured on generated series: the numbers
 // docs/history.md quotes (go test ./internal/summary/ -run TestTrendErrorRates -v).
 //
-// Each series has the five figures cmd/history judges, 12 runs each, every
+// Each series has the six figures cmd/history judges with power figures
+// (TTFT p50 and p95, decode and aggregate rates, J/token and net J/token,
+// the last drawn close to J/token, as it moves with it), 12 runs each, every
 // value its true level times e^N(0, 0.02): 2% run-to-run noise, drawn
 // apart for each figure (correlated figures would flag together, which
 // flags fewer series). The latest run is judged against the 10 before it,
@@ -31,7 +33,7 @@ func TestTrendErrorRates(t *testing.T) {
 		level  float64
 		better Better
 	}
-	figs := []fig{ // TTFT p50, TTFT p95 (s), decode, aggregate (tok/s), J/token
+	figs := []fig{ // TTFT p50, TTFT p95 (s), decode, aggregate (tok/s), J/token (then net J/token)
 		{0.050, LowerIsBetter}, {0.080, LowerIsBetter}, {400, HigherIsBetter}, {1380, HigherIsBetter}, {0.12, LowerIsBetter},
 	}
 	rng := rand.New(rand.NewPCG(21, 2026))
@@ -41,6 +43,7 @@ func TestTrendErrorRates(t *testing.T) {
 	// regression.
 	judge := func(steps map[int]float64) (flagged bool, caught map[int]bool) {
 		caught = map[int]bool{}
+		var gross []float64
 		for i, f := range figs {
 			vals := make([]float64, runs)
 			for r := range vals {
@@ -49,11 +52,23 @@ func TestTrendErrorRates(t *testing.T) {
 			if s, ok := steps[i]; ok {
 				vals[runs-1] *= s
 			}
+			if i == len(figs)-1 {
+				gross = vals
+			}
 			tr := DetectTrend(vals[runs-1-window:runs-1], vals[runs-1], f.better, threshold)
 			if tr.Verdict == Regression || tr.Verdict == Improvement {
 				flagged = true
 			}
 			caught[i] = tr.Verdict == Regression
+		}
+		// Net J/token, the sixth figure with power: gross less a steady
+		// idle share, so it moves with gross (and a little apart).
+		net := make([]float64, runs)
+		for r := range net {
+			net[r] = 0.8 * gross[r] * math.Exp(0.005*rng.NormFloat64())
+		}
+		if tr := DetectTrend(net[runs-1-window:runs-1], net[runs-1], LowerIsBetter, threshold); tr.Verdict == Regression || tr.Verdict == Improvement {
+			flagged = true
 		}
 		return flagged, caught
 	}
@@ -109,6 +124,10 @@ func TestTrendErrorRates(t *testing.T) {
 	assert.LessOrEqual(t, falseAlarms, 5, "false alarms")
 	assert.GreaterOrEqual(t, ttftCaught, 95, "TTFT steps caught")
 	assert.GreaterOrEqual(t, decodeCaught, 95, "decode steps caught")
+	// The rates themselves, not one draw of 100, with room to spare.
+	assert.LessOrEqual(t, fa, 4*series, "false alarms over 10,000 series: at most 4%")
+	assert.GreaterOrEqual(t, tc, 96*series, "TTFT steps caught over 10,000 series: at least 96%")
+	assert.GreaterOrEqual(t, dc, 96*series, "decode steps caught over 10,000 series: at least 96%")
 }
 
 // A step the size of the window's own noise is not flagged however large
