@@ -139,6 +139,7 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 		d.Close()
 		return nil, err
 	}
+	d.warnWeights()
 	d.numCtx = d.fitNumCtx()
 	if err := d.checkContext(); err != nil {
 		d.Close()

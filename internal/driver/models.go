@@ -10,10 +10,10 @@ import (
 
 // The models side by side: what each runtime serves, said at the start and
 // kept in the summary (model_metadata.<runtime>.served), and a warning
-// for every pair of runtimes whose servers state different weights.
+// for every pair of runtimes whose servers state different weights, after
+// the lines of all of them.
 
-// describeServed records and says what rt's server says of its model,
-// and warns of each runtime added before it that serves other weights. A
+// describeServed records and says what rt's server says of its model. A
 // runtime that could not be described says nothing: its error was said.
 func (d *Driver) describeServed(rt *runtimes.Runtime, info runtimes.Info) {
 	if d.unavailable[rt.Name] != nil {
@@ -25,16 +25,24 @@ func (d *Driver) describeServed(rt *runtimes.Runtime, info runtimes.Info) {
 	}
 	d.Run.SetMetadata(rt.Name, summary.ServedKey, raw)
 	d.logf("%s serves %s: %s", rt.Name, rt.Model, summary.ServedFacts(info.Served))
-	for _, other := range d.Runtimes {
-		if other == rt || d.unavailable[other.Name] != nil {
+}
+
+// warnWeights warns, once every runtime is described, of each pair whose
+// servers state different weights (parameters or quantization).
+func (d *Driver) warnWeights() {
+	for i, a := range d.Runtimes {
+		ours, ok := summary.ServedIn(d.Run.ModelMetadata[a.Name])
+		if !ok || d.unavailable[a.Name] != nil {
 			continue
 		}
-		theirs, ok := summary.ServedIn(d.Run.ModelMetadata[other.Name])
-		if !ok {
-			continue
-		}
-		if w := summary.NotSameWeights(other.Name, theirs, rt.Name, info.Served); w != "" {
-			d.logf("warning: %s", w)
+		for _, b := range d.Runtimes[i+1:] {
+			theirs, ok := summary.ServedIn(d.Run.ModelMetadata[b.Name])
+			if !ok || d.unavailable[b.Name] != nil {
+				continue
+			}
+			if w := summary.NotSameWeights(a.Name, ours, b.Name, theirs); w != "" {
+				d.logf("warning: %s", w)
+			}
 		}
 	}
 }

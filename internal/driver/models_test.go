@@ -142,6 +142,7 @@ func TestModelsSideBySide(t *testing.T) {
 	assert.Contains(t, out, "[inference] warning: lmstudio serves MLX 4-bit, llamacpp serves Q4_K_M: not the same weights\n")
 	assert.NotContains(t, out, "warning: ollama serves Q4_K_M, llamacpp", "the same weights: no warning")
 	assert.Equal(t, 2, strings.Count(out, "warning:"))
+	assert.Greater(t, strings.Index(out, "warning:"), strings.Index(out, "llamacpp serves"), "the warnings after every runtime's line")
 
 	var meta map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(s.Run.ModelMetadata["lmstudio"], &meta))
