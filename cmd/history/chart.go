@@ -182,7 +182,7 @@ func addSeries(p *plot.Plot, legend *plot.Legend, f figure, s *series, i int, ma
 		if err != nil {
 			return nil, false, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(6), Shape: ringGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(6), Shape: plotkit.Ring{}}
 		ring = sc
 	}
 	return ring, true, nil
@@ -315,19 +315,6 @@ func timeFormat(span float64) string {
 		return "01-02 15:04"
 	}
 	return "15:04:05"
-}
-
-// ringGlyph is the latest point's marker: a ring 1.25 points wide around
-// the line's own marker, as cmd/report rings a sweep's knee.
-type ringGlyph struct{}
-
-func (ringGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.25)})
-	var p vg.Path
-	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
-	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
-	p.Close()
-	c.Stroke(p)
 }
 
 // besideLegend draws p with its legend to the right of it, the chart as

@@ -243,7 +243,7 @@ func inputChart(s inputChartSpec, lines []inputLine) (chartFile, bool, error) {
 		if err != nil {
 			return f, false, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(7), Shape: kneeGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(7), Shape: plotkit.Ring{}}
 		p.Add(sc)
 	}
 
@@ -266,7 +266,7 @@ func inputChart(s inputChartSpec, lines []inputLine) (chartFile, bool, error) {
 		}
 	}
 	if len(cut) > 0 {
-		legend.Add(cutLabel, &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: color.Black, Radius: vg.Points(5), Shape: kneeGlyph{}}})
+		legend.Add(cutLabel, &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: color.Black, Radius: vg.Points(5), Shape: plotkit.Ring{}}})
 	}
 
 	// x: ticks at the lengths run, unless two are too close to label

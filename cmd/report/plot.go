@@ -133,7 +133,7 @@ func loadPlot(x xAxis, pn panel, legend bool) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(7), Shape: kneeGlyph{}}
+		k.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(7), Shape: plotkit.Ring{}}
 		p.Add(k)
 		if legend {
 			p.Legend.Add(kneeLabel, k)
@@ -156,20 +156,6 @@ func loadPlot(x xAxis, pn panel, legend bool) (*plot.Plot, error) {
 	}
 	p.Y.Tick.Marker = plotkit.NiceTicks{}
 	return p, nil
-}
-
-// kneeGlyph is the knee's marker: a ring around the line's own marker,
-// drawn 1.25 points wide (the lines are 1.5, the grid and axes 0.5 and
-// less), so that a reader of the SVG can find it.
-type kneeGlyph struct{}
-
-func (kneeGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.25)})
-	var p vg.Path
-	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
-	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
-	p.Close()
-	c.Stroke(p)
 }
 
 // single draws a chart of one panel.

@@ -3,15 +3,12 @@ package driver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -245,35 +242,13 @@ func TestFailuresAtTheEnd(t *testing.T) {
 // promptServer is an OpenAI-kind server that answers every chat request
 // with two tokens and keeps the prompts it was sent.
 func promptServer(t *testing.T) (url string, prompts func() []string) {
-	var mu sync.Mutex
-	var seen []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/v1/models":
-			w.Write([]byte(`{"object":"list","data":[{"id":"m"}]}`))
-			return
-		case "/v1/chat/completions":
-		default:
-			http.NotFound(w, r)
-			return
+	url, sent := canaryServer(t)
+	return url, func() []string {
+		var out []string
+		for _, r := range sent() {
+			out = append(out, r.Prompt)
 		}
-		var req struct {
-			Messages []struct{ Content string } `json:"messages"`
-		}
-		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
-		mu.Lock()
-		seen = append(seen, req.Messages[0].Content)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, `data: {"model":"m","choices":[{"delta":{"content":"a"},"finish_reason":null}]}`+"\n\n"+
-			`data: {"model":"m","choices":[{"delta":{"content":"b"},"finish_reason":"length"}]}`+"\n\n"+
-			`data: {"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2}}`+"\n\ndata: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(seen)
+		return out
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -62,6 +63,21 @@ func (NiceTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// Ring is a glyph that rings a point: a circle of the glyph's radius drawn
+// 1.25 points wide (lines are 1.5, grids and axes 0.5 and less), so that a
+// reader of the SVG can find it (cmd/report's sweep knee, cmd/history's
+// latest run).
+type Ring struct{}
+
+func (Ring) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.25)})
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
+	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
+	p.Close()
+	c.Stroke(p)
 }
 
 // SVG is the SVG document of c.
