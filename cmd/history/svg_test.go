@@ -1,21 +1,16 @@
 package main
 
 import (
-	"bytes"
-	"encoding/xml"
-	"io"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/svgtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// Reading the charts back, as cmd/report's tests do: the lines are the
-// paths 1.5 points wide (the legend's samples after them), the rings the
-// paths 1.25 wide, and the texts every <text>.
+// Reading the charts back (internal/svgtest), as cmd/report's tests do:
+// the lines are the paths 1.5 points wide (the legend's samples after
+// them), the rings the paths 1.25 wide, and the texts every <text>.
 
 type chart struct {
 	lines, legend []line
@@ -34,74 +29,21 @@ type ring struct {
 	x, y   float64
 }
 
-var (
-	styleStroke = regexp.MustCompile(`stroke:(#[0-9A-Fa-f]{6})`)
-	pathPoint   = regexp.MustCompile(`[ML](-?[0-9.e+-]+),(-?[0-9.e+-]+)`)
-	width125    = regexp.MustCompile(`stroke-width:1\.25(;|$)`)
-	width15     = regexp.MustCompile(`stroke-width:1\.5(;|$)`)
-	ringPath    = regexp.MustCompile(`^M(-?[0-9.]+),(-?[0-9.]+)A([0-9.]+),`)
-)
-
 // readChart parses the SVG at path, which must be well-formed XML, with a
 // legend of n entries, each drawn as its line is.
 func readChart(t *testing.T, path string, n int) chart {
 	t.Helper()
-	dec := xml.NewDecoder(bytes.NewReader(readFile(t, path)))
-	var (
-		c      chart
-		inText bool
-		paths  []line
-	)
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err, "%s is not well-formed", path)
-		switch e := tok.(type) {
-		case xml.StartElement:
-			inText = e.Name.Local == "text"
-			if e.Name.Local != "path" {
-				continue
-			}
-			var d, style string
-			for _, a := range e.Attr {
-				switch a.Name.Local {
-				case "d":
-					d = a.Value
-				case "style":
-					style = a.Value
-				}
-			}
-			stroke := ""
-			if m := styleStroke.FindStringSubmatch(style); m != nil {
-				stroke = m[1]
-			}
-			switch {
-			case width125.MatchString(style):
-				m := ringPath.FindStringSubmatch(d)
-				require.NotNil(t, m, "a ring: %s", d)
-				x, _ := strconv.ParseFloat(m[1], 64)
-				y, _ := strconv.ParseFloat(m[2], 64)
-				r, _ := strconv.ParseFloat(m[3], 64)
-				c.rings = append(c.rings, ring{stroke: stroke, x: x - r, y: y})
-			case width15.MatchString(style):
-				l := line{stroke: stroke, dashed: strings.Contains(style, "dasharray")}
-				for _, m := range pathPoint.FindAllStringSubmatch(d, -1) {
-					x, err1 := strconv.ParseFloat(m[1], 64)
-					y, err2 := strconv.ParseFloat(m[2], 64)
-					require.NoError(t, err1)
-					require.NoError(t, err2)
-					l.xy = append(l.xy, [2]float64{x, y})
-				}
-				paths = append(paths, l)
-			}
-		case xml.CharData:
-			if inText {
-				c.texts = append(c.texts, strings.TrimSpace(string(e)))
-			}
-		case xml.EndElement:
-			inText = false
+	svg := svgtest.Read(t, path)
+	c := chart{texts: svg.Texts}
+	var paths []line
+	for _, p := range svg.Paths {
+		switch p.Width {
+		case 1.25:
+			x, y, ok := p.Ring()
+			require.True(t, ok, "a ring: %s", p.D)
+			c.rings = append(c.rings, ring{stroke: p.Stroke, x: x, y: y})
+		case 1.5:
+			paths = append(paths, line{stroke: p.Stroke, dashed: p.Dash != "", xy: p.Points})
 		}
 	}
 	require.GreaterOrEqual(t, len(paths), n, "a legend sample per line")

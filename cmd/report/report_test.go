@@ -3,17 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/svgtest"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
@@ -449,13 +447,6 @@ type line struct {
 	xy           [][2]float64
 }
 
-var (
-	styleStroke = regexp.MustCompile(`stroke:(#[0-9A-Fa-f]{6})`)
-	styleDash   = regexp.MustCompile(`stroke-dasharray:([0-9.,]+)`)
-	pathPoint   = regexp.MustCompile(`[ML](-?[0-9.e+-]+),(-?[0-9.e+-]+)`)
-	ring        = regexp.MustCompile(`^M(-?[0-9.]+),(-?[0-9.]+)A([0-9.]+),`)
-)
-
 // readChart parses the SVG at path, which must be well-formed XML, with a
 // legend of n entries; where there are as many lines, each must be drawn
 // as its legend sample.
@@ -475,77 +466,25 @@ func readChart(t *testing.T, path string, n int) chart {
 // n legend samples of lines after its lines.
 func parseChart(t *testing.T, path string, n int) chart {
 	t.Helper()
-	data := readFile(t, path)
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	var (
-		c       chart
-		inText  bool
-		paths   []line
-		axisLen float64
-	)
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err, "%s is not well-formed", path)
-		switch e := tok.(type) {
-		case xml.StartElement:
-			inText = e.Name.Local == "text"
-			if e.Name.Local != "path" {
-				continue
-			}
-			var d, style string
-			for _, a := range e.Attr {
-				switch a.Name.Local {
-				case "d":
-					d = a.Value
-				case "style":
-					style = a.Value
+	svg := svgtest.Read(t, path)
+	c := chart{texts: svg.Texts}
+	var paths []line
+	axisLen := 0.0
+	for _, p := range svg.Paths {
+		switch p.Width {
+		case 0.5:
+			// The y axis is the longest vertical line of width 0.5.
+			if pts := p.Points; len(pts) == 2 && pts[0][0] == pts[1][0] {
+				if l := math.Abs(pts[1][1] - pts[0][1]); l > axisLen {
+					axisLen, c.bottom = l, min(pts[0][1], pts[1][1])
 				}
 			}
-			if strings.Contains(style, "stroke-width:0.5;") || strings.HasSuffix(style, "stroke-width:0.5") {
-				// The y axis is the longest vertical line of width 0.5.
-				if m := pathPoint.FindAllStringSubmatch(d, -1); len(m) == 2 && m[0][1] == m[1][1] {
-					y1, _ := strconv.ParseFloat(m[0][2], 64)
-					y2, _ := strconv.ParseFloat(m[1][2], 64)
-					if l := math.Abs(y2 - y1); l > axisLen {
-						axisLen, c.bottom = l, min(y1, y2)
-					}
-				}
-			}
-			if strings.HasSuffix(style, "stroke-width:1.25") {
-				m := ring.FindStringSubmatch(d)
-				require.NotNil(t, m, "a knee marker is a ring: %s", d)
-				x, _ := strconv.ParseFloat(m[1], 64)
-				y, _ := strconv.ParseFloat(m[2], 64)
-				r, _ := strconv.ParseFloat(m[3], 64)
-				c.knees = append(c.knees, [2]float64{x - r, y})
-			}
-			if !strings.Contains(style, "stroke-width:1.5") {
-				continue
-			}
-			l := line{}
-			if m := styleStroke.FindStringSubmatch(style); m != nil {
-				l.stroke = m[1]
-			}
-			if m := styleDash.FindStringSubmatch(style); m != nil {
-				l.dash = m[1]
-			}
-			for _, m := range pathPoint.FindAllStringSubmatch(d, -1) {
-				x, err1 := strconv.ParseFloat(m[1], 64)
-				y, err2 := strconv.ParseFloat(m[2], 64)
-				require.NoError(t, err1)
-				require.NoError(t, err2)
-				l.xy = append(l.xy, [2]float64{x, y})
-			}
-			paths = append(paths, l)
-		case xml.CharData:
-			if inText {
-				c.texts = append(c.texts, strings.TrimSpace(string(e)))
-			}
-		case xml.EndElement:
-			inText = false
+		case 1.25:
+			x, y, ok := p.Ring()
+			require.True(t, ok, "a knee marker is a ring: %s", p.D)
+			c.knees = append(c.knees, [2]float64{x, y})
+		case 1.5:
+			paths = append(paths, line{stroke: p.Stroke, dash: p.Dash, xy: p.Points})
 		}
 	}
 	// The legend draws a sample of each line after all the lines.

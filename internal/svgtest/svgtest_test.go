@@ -1,0 +1,50 @@
+package svgtest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.svg")
+	require.NoError(t, os.WriteFile(path, []byte(`<?xml version="1.0"?>
+<svg xmlns="http://www.w3.org/2000/svg">
+<path d="M10,20L30,40L50,60" style="fill:none;stroke:#E41A1C;stroke-width:1.5;stroke-dasharray:6,2"/>
+<path d="M105,50A5,5 0 1,1 105,50Z" style="stroke:#000000;stroke-width:1.25"/>
+<path d="M0,0L0,100" style="stroke-width:0.5"/>
+<text x="1" y="2"> TTFT p50 </text>
+</svg>`), 0o644))
+	s := Read(t, path)
+	require.Len(t, s.Paths, 3)
+	assert.Equal(t, Path{Stroke: "#E41A1C", Dash: "6,2", Width: 1.5, D: "M10,20L30,40L50,60",
+		Points: [][2]float64{{10, 20}, {30, 40}, {50, 60}}}, s.Paths[0])
+	x, y, ok := s.Paths[1].Ring()
+	assert.True(t, ok)
+	assert.Equal(t, [2]float64{100, 50}, [2]float64{x, y}, "the centre: the right edge less the radius")
+	_, _, ok = s.Paths[0].Ring()
+	assert.False(t, ok, "a line is no ring")
+	assert.Equal(t, 0.5, s.Paths[2].Width)
+	assert.Equal(t, "", s.Paths[2].Stroke)
+	assert.Equal(t, []string{"TTFT p50"}, s.Texts)
+}
+
+// A file that is not well-formed fails the test that reads it.
+func TestReadBroken(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.svg")
+	require.NoError(t, os.WriteFile(path, []byte(`<svg><path d="M0,0"></svg>`), 0o644))
+	rec := &recorder{}
+	func() {
+		defer func() { recover() }() // FailNow stops Read, as it would a test
+		Read(rec, path)
+	}()
+	assert.True(t, rec.failed)
+}
+
+type recorder struct{ failed bool }
+
+func (r *recorder) Errorf(string, ...any) { r.failed = true }
+func (r *recorder) FailNow()              { r.failed = true; panic("stop") }
