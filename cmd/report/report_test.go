@@ -501,18 +501,13 @@ func parseChart(t *testing.T, path string, n int) chart {
 // entries, tick labels).
 func (c chart) has(t *testing.T, texts ...string) {
 	t.Helper()
-	for _, s := range texts {
-		assert.Contains(t, c.texts, s)
-	}
+	svgtest.HasTexts(t, c.texts, texts...)
 }
 
 // points checks that the line has n points, left to right.
 func (l line) points(t *testing.T, n int) {
 	t.Helper()
-	require.Len(t, l.xy, n)
-	for i := 1; i < n; i++ {
-		assert.Greater(t, l.xy[i][0], l.xy[i-1][0], "left to right")
-	}
+	svgtest.LeftToRight(t, l.xy, n)
 }
 
 // cdf checks that the line draws the steps of the distribution of n

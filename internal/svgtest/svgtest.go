@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -113,4 +114,26 @@ func (p Path) Ring() (x, y float64, ok bool) {
 	y, _ = strconv.ParseFloat(m[2], 64)
 	r, _ := strconv.ParseFloat(m[3], 64)
 	return x - r, y, true
+}
+
+// HasTexts checks that texts (an SVG's) hold each of want.
+func HasTexts(t require.TestingT, texts []string, want ...string) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	for _, s := range want {
+		assert.Contains(t, texts, s)
+	}
+}
+
+// LeftToRight checks that a line has n points, each right of the one
+// before.
+func LeftToRight(t require.TestingT, xy [][2]float64, n int) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	require.Len(t, xy, n)
+	for i := 1; i < n; i++ {
+		assert.Greater(t, xy[i][0], xy[i-1][0], "left to right")
+	}
 }

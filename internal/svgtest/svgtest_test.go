@@ -48,3 +48,14 @@ type recorder struct{ failed bool }
 
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
 func (r *recorder) FailNow()              { r.failed = true; panic("stop") }
+
+func TestChecks(t *testing.T) {
+	HasTexts(t, []string{"a", "b"}, "b", "a")
+	LeftToRight(t, [][2]float64{{1, 5}, {2, 0}, {3, 9}}, 3)
+	rec := &recorder{}
+	HasTexts(rec, []string{"a"}, "c")
+	assert.True(t, rec.failed, "a missing text fails")
+	rec = &recorder{}
+	LeftToRight(rec, [][2]float64{{2, 0}, {1, 0}}, 2)
+	assert.True(t, rec.failed, "right to left fails")
+}
