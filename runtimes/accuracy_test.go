@@ -251,14 +251,24 @@ func mean(xs []float64) float64 {
 
 // A request resent because the server had closed its pooled connection
 // (the simulator as llama-server: SIM_CLOSE_AFTER_STREAM) starts its clock
-// at the resend: its TTFT keeps the schedule's, to 2 ms, as the others'.
+// at the resend. The simulator holds each lost attempt 20 ms before it
+// closes the connection (on the same machine llama-server's close costs a
+// client a fraction of a millisecond, too little to tell a clock that kept
+// running from one that started again): resent requests keep the
+// schedule's TTFT, their median to 2 ms and their 95th percentile to 5 ms
+// (the tail is this shared machine's stalls, which a pause of the
+// simulator or the client adds to either; a clock that counted the lost
+// attempt would be 20 ms late in every one). The requests that were not
+// resent are held to the median's bound when there are enough of them to
+// have one (at concurrency 1 only the first of a few).
 func TestAccuracyOfResentRequests(t *testing.T) {
+	const lost = 20 * time.Millisecond
 	for _, k := range []runtimes.Kind{runtimes.KindOllama, runtimes.KindOpenAI} {
 		for _, conc := range []int{1, 4} {
 			t.Run(fmt.Sprintf("%s/conc=%d", k, conc), func(t *testing.T) {
 				retry(t, func(c *collect) {
 					var resent, fresh []float64
-					for _, r := range runtimes.ClosingRounds(t, k, conc, 200) {
+					for _, r := range runtimes.ClosingRounds(t, k, conc, 200, lost) {
 						require.NoError(t, r.Err)
 						late := (r.TTFT - runtimes.ClosingTTFT).Seconds()
 						if r.Resent > 0 {
@@ -268,17 +278,17 @@ func TestAccuracyOfResentRequests(t *testing.T) {
 						}
 					}
 					require.NotEmpty(t, resent)
-					for _, s := range [][]float64{resent, fresh} {
-						if len(s) == 0 {
-							continue
-						}
-						slices.Sort(s)
-						assert.GreaterOrEqual(c, s[0], 0.0, "a first token before the schedule's")
-						assert.Less(c, s[len(s)/2], 0.002*slack, "median TTFT off the schedule")
-						assert.Less(c, s[len(s)*95/100], 0.002*slack, "p95 TTFT off the schedule")
+					slices.Sort(resent)
+					slices.Sort(fresh)
+					assert.GreaterOrEqual(c, resent[0], 0.0, "a resent request's first token before the schedule's")
+					assert.Less(c, resent[len(resent)/2], 0.002*slack, "resent requests' median TTFT off the schedule")
+					assert.Less(c, resent[len(resent)*95/100], 0.005*slack, "resent requests' p95 TTFT off the schedule")
+					if len(fresh) >= 10 {
+						assert.GreaterOrEqual(c, fresh[0], 0.0, "a first token before the schedule's")
+						assert.Less(c, fresh[len(fresh)/2], 0.002*slack, "median TTFT of requests not resent off the schedule")
 					}
-					t.Logf("TTFT over the schedule, median: %.2f ms for %d resent requests, %.2f ms for %d others",
-						resent[len(resent)/2]*1e3, len(resent), median0(fresh)*1e3, len(fresh))
+					t.Logf("TTFT over the schedule: %d resent requests, median %.2f ms, p95 %.2f ms; %d others, median %.2f ms",
+						len(resent), resent[len(resent)/2]*1e3, resent[len(resent)*95/100]*1e3, len(fresh), median0(fresh)*1e3)
 				})
 			})
 		}

@@ -17,10 +17,12 @@ const ClosingTTFT = 10 * time.Millisecond
 // ClosingRounds (exported for the timing tests of package runtimes_test)
 // sends n requests of 4 tokens, conc at a time, to a
 // simulator that closes the connection after every streamed reply as
-// llama-server does, and returns their results.
-func ClosingRounds(t *testing.T, k Kind, conc, n int) []Result {
+// llama-server does, and returns their results. A request sent on a
+// connection being closed is held lost (unanswered) before the close
+// (sim.Config.LostAttempt).
+func ClosingRounds(t *testing.T, k Kind, conc, n int, lost time.Duration) []Result {
 	t.Helper()
-	srv, err := sim.Start(sim.Config{TTFT: ClosingTTFT, TokensPerSec: 1000, CloseAfterStream: true})
+	srv, err := sim.Start(sim.Config{TTFT: ClosingTTFT, TokensPerSec: 1000, CloseAfterStream: true, LostAttempt: lost})
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	client := &http.Client{Transport: NewTransport(conc)}

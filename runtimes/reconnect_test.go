@@ -88,7 +88,7 @@ func TestNoRequestLostToClosedConnections(t *testing.T) {
 	for _, k := range bothKinds {
 		for _, conc := range []int{1, 4} {
 			t.Run(fmt.Sprintf("%s/conc=%d", k, conc), func(t *testing.T) {
-				results := ClosingRounds(t, k, conc, 200)
+				results := ClosingRounds(t, k, conc, 200, 0)
 				resent := 0
 				for i, r := range results {
 					require.NoError(t, r.Err, "request %d", i)

@@ -96,6 +96,13 @@ type Config struct {
 	// documentation.
 	CloseAfterStream bool `env:"SIM_CLOSE_AFTER_STREAM"`
 
+	// LostAttempt (no variable: a test's instrument) is how long a request
+	// sent on a connection being closed after a streamed reply waits before
+	// the server closes it unanswered; 0 closes it at once, as llama-server
+	// on the same machine. A client whose clock kept running through that
+	// lost attempt would show it in its TTFT.
+	LostAttempt time.Duration
+
 	// Slots (SIM_SLOTS, default 0: unlimited) is how many chat requests
 	// decode at once; the others wait, first come first served, and their
 	// schedule starts when they get a slot. See the package documentation.

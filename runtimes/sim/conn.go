@@ -44,8 +44,9 @@ func (s *Server) closeAfterReply(r *http.Request) {
 
 // onDoomed runs the connection states of a connection marked by
 // closeAfterReply: idle (its reply written), it is closed closeDelay later;
-// active again (a request arrived before that), it is closed at once and
-// the request is not served (see isDoomed); closed, it is forgotten.
+// active again (a request arrived before that), it is closed at once, or
+// Config.LostAttempt later by track, and the request is not served (see
+// isDoomed); closed, it is forgotten.
 func (s *Server) onDoomed(c net.Conn, st http.ConnState) {
 	s.doomMu.Lock()
 	defer s.doomMu.Unlock()
@@ -59,6 +60,13 @@ func (s *Server) onDoomed(c net.Conn, st http.ConnState) {
 			s.doomed[c] = time.AfterFunc(closeDelay, func() { c.Close() })
 		}
 	case http.StateActive:
+		if s.cfg.LostAttempt > 0 {
+			// track holds the request for LostAttempt before it aborts.
+			if t != nil {
+				t.Stop()
+			}
+			return
+		}
 		c.Close()
 	case http.StateClosed, http.StateHijacked:
 		if t != nil {

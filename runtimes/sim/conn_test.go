@@ -118,3 +118,30 @@ func TestCloseAfterStreamKeepsOthers(t *testing.T) {
 	assert.Equal(t, 9, reused, "one connection for all")
 	assert.Equal(t, 1, srv.OpenConns())
 }
+
+// Config.LostAttempt holds a request sent on a connection being closed
+// that long before the close: the client's failed Do takes at least that.
+func TestLostAttempt(t *testing.T) {
+	const lost = 30 * time.Millisecond
+	cfg := faultSchedule
+	cfg.CloseAfterStream = true
+	cfg.LostAttempt = lost
+	srv := start(t, cfg)
+	c := plainClient(t)
+	for range 300 {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+ollamaPath, strings.NewReader(faultBodies[ollamaPath]))
+		require.NoError(t, err)
+		t0 := time.Now()
+		resp, err := c.Do(req)
+		if err != nil {
+			took := time.Since(t0)
+			assert.GreaterOrEqual(t, took, lost, "the lost attempt failed after %v", took)
+			assert.ErrorIs(t, err, io.EOF)
+			return
+		}
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+	}
+	t.Fatal("no request of 300 was sent on a connection being closed")
+}

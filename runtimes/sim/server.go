@@ -225,6 +225,12 @@ func (s *Server) track(h http.Handler) http.Handler {
 		if s.cfg.CloseAfterStream && s.isDoomed(r) {
 			// It came on a connection being closed after a streamed reply:
 			// the client reads EOF before any byte of a reply.
+			if d := s.cfg.LostAttempt; d > 0 {
+				select {
+				case <-time.After(d):
+				case <-r.Context().Done():
+				}
+			}
 			panic(http.ErrAbortHandler)
 		}
 		s.mu.Lock()
