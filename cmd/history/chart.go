@@ -5,8 +5,6 @@ import (
 	"image/color"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -78,7 +76,7 @@ func (h *history) charts() ([]chartFile, error) {
 				hosts[s.key.Host] = true
 			}
 		}
-		slug := unique(slugify(rt), used)
+		slug := plotkit.FileName(rt, "runtime", used)
 		for _, f := range figures {
 			data, ok, err := drawChart(rt, f, ss, len(hosts) > 1)
 			if err != nil {
@@ -330,30 +328,4 @@ func besideLegend(p *plot.Plot, legend plot.Legend) ([]byte, error) {
 	legend.Top, legend.Left = true, true
 	legend.Draw(draw.Crop(dc, chartWidth+gap, 0, 0, -vg.Points(30)))
 	return plotkit.SVG(c)
-}
-
-// slugify makes a runtime's name a file name: lower case, letters, digits,
-// '.' and '-'.
-func slugify(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('-')
-		}
-	}
-	if b.Len() == 0 {
-		return "runtime"
-	}
-	return b.String()
-}
-
-func unique(slug string, used map[string]bool) string {
-	s := slug
-	for i := 2; used[s]; i++ {
-		s = slug + "-" + strconv.Itoa(i)
-	}
-	used[s] = true
-	return s
 }

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/plotkit"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -92,7 +91,7 @@ func charts(runs []*run) (map[string][]chartFile, []string, error) {
 		}
 	}
 	for _, p := range prompts(ks) {
-		slug := uniqueSlug(slugify(p), slugs)
+		slug := promptFileName(p, slugs)
 		c := chartSet{runs: runs, ks: ks, names: names, prompt: p, slug: slug}
 		for _, draw := range []func() (chartFile, bool, error){
 			c.ttft, c.throughput, c.latency, c.distribution(recs), c.energy, c.requestEnergyChart, c.rateLatency, c.goodput,
@@ -311,33 +310,11 @@ func (c chartSet) draw(f chartFile, title string, open bool, panels []panel) (ch
 	return f, err == nil, err
 }
 
-// slugify makes a prompt name a file name part.
-func slugify(p string) string {
+// promptFileName is the part of a prompt's charts' file names that names
+// it: "none" for rows without a prompt.
+func promptFileName(p string, taken map[string]bool) string {
 	if p == noPrompt {
-		return "none"
+		p = "none"
 	}
-	var b strings.Builder
-	for _, r := range p {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	s := strings.Trim(b.String(), ".")
-	if s == "" {
-		s = "prompt"
-	}
-	return s
-}
-
-// uniqueSlug returns s, or s-2, s-3, … if taken, and marks it taken.
-func uniqueSlug(s string, taken map[string]bool) string {
-	u := s
-	for i := 2; taken[u]; i++ {
-		u = s + "-" + strconv.Itoa(i)
-	}
-	taken[u] = true
-	return u
+	return plotkit.FileName(p, "prompt", taken)
 }

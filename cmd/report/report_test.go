@@ -424,10 +424,10 @@ func TestChange(t *testing.T) {
 
 func TestSlugs(t *testing.T) {
 	taken := map[string]bool{}
-	assert.Equal(t, "none", uniqueSlug(slugify(noPrompt), taken))
-	assert.Equal(t, "none-2", uniqueSlug(slugify("none"), taken))
-	assert.Equal(t, "my_prompt_v2.1", uniqueSlug(slugify("my prompt/v2.1"), taken))
-	assert.Equal(t, "prompt", uniqueSlug(slugify(".."), taken))
+	assert.Equal(t, "none", promptFileName(noPrompt, taken))
+	assert.Equal(t, "none-2", promptFileName("none", taken))
+	assert.Equal(t, "my_prompt_v2.1", promptFileName("my prompt/v2.1", taken))
+	assert.Equal(t, "prompt", promptFileName("..", taken))
 }
 
 // chart is what a test reads of an SVG chart.

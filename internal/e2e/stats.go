@@ -4,25 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"slices"
 	"strconv"
 	"time"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
-// median returns the median of xs, the mean of the middle two for an even
-// count; NaN if xs is empty. xs is not changed.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
-}
+// median is summary.Median: the e2e's figures are read the way the
+// summary computes its own.
+func median(xs []float64) float64 { return summary.Median(xs) }
 
 // within reports whether ratio is within 1 ± tol. NaN, from a figure that
 // is missing, is never within.

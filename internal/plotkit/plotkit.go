@@ -1,12 +1,13 @@
 // Package plotkit holds what the suite's commands that draw charts with
 // gonum.org/v1/plot (cmd/report, cmd/history) draw alike: the typeface,
-// round tick values, and the SVG bytes of a canvas.
+// round tick values, the SVG bytes of a canvas, and the charts' file names.
 package plotkit
 
 import (
 	"bytes"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -87,4 +88,30 @@ func SVG(c *vgsvg.Canvas) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// FileName makes name a part of a chart's file name, unique among taken:
+// letters, digits, '-', '_' and '.' are kept, anything else becomes '_',
+// dots at either end go; an empty result is fallback; a name taken
+// already gets "-2", "-3", …. The result is marked taken.
+func FileName(name, fallback string, taken map[string]bool) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	s := strings.Trim(b.String(), ".")
+	if s == "" {
+		s = fallback
+	}
+	u := s
+	for i := 2; taken[u]; i++ {
+		u = s + "-" + strconv.Itoa(i)
+	}
+	taken[u] = true
+	return u
 }

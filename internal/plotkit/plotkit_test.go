@@ -39,3 +39,19 @@ func TestNiceTicks(t *testing.T) {
 	}
 	assert.Equal(t, []plot.Tick{{Value: 5, Label: "5"}}, (NiceTicks{}).Ticks(5, 5), "an empty range: its one value")
 }
+
+func TestFileName(t *testing.T) {
+	taken := map[string]bool{}
+	for _, tc := range []struct{ name, want string }{
+		{"ollama", "ollama"},
+		{"ollama", "ollama-2"},
+		{"ollama", "ollama-3"},
+		{"my prompt/v2.1", "my_prompt_v2.1"},
+		{"LM Studio", "LM_Studio"},
+		{"..", "fallback"},
+		{"", "fallback-2"},
+		{"../etc", "_etc"},
+	} {
+		assert.Equal(t, tc.want, FileName(tc.name, "fallback", taken), "%q", tc.name)
+	}
+}

@@ -596,6 +596,15 @@ func stat[T float32 | float64](xs []T) Stat {
 	}
 }
 
+// Median is the median of xs, the mean of the middle two for an even
+// count; NaN if xs is empty. xs is not changed.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return quantile(slices.Sorted(slices.Values(xs)), 0.5)
+}
+
 // quantile returns the p-quantile of the sorted, non-empty xs by linear
 // interpolation between closest ranks (R type 7, numpy's default). It is
 // written here because gonum's stat.Quantile offers only the empirical and

@@ -2,7 +2,6 @@ package summary
 
 import (
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -85,7 +84,7 @@ func DetectTrend(window []float64, latest float64, better Better, threshold floa
 	}
 	tr := Trend{Verdict: Insufficient, P: 1, Baseline: len(vals)}
 	if len(vals) > 0 {
-		tr.Centre = median(vals)
+		tr.Centre = Median(vals)
 	}
 	if !positive(latest) || len(vals) == 0 {
 		return tr
@@ -125,17 +124,6 @@ func DetectTrend(window []float64, latest float64, better Better, threshold floa
 }
 
 func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
-
-// median of a non-empty xs (xs is not changed).
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
-}
 
 // meanSD is the mean and the sample standard deviation of xs (len ≥ 2).
 func meanSD(xs []float64) (mean, sd float64) {

@@ -189,7 +189,8 @@ func TestDetectTrendOddInput(t *testing.T) {
 
 func TestMedian(t *testing.T) {
 	xs := []float64{3, 1, 2}
-	assert.Equal(t, 2.0, median(xs))
+	assert.Equal(t, 2.0, Median(xs))
 	assert.Equal(t, []float64{3, 1, 2}, xs, "left as it was")
-	assert.Equal(t, 2.5, median([]float64{4, 1, 2, 3}))
+	assert.Equal(t, 2.5, Median([]float64{4, 1, 2, 3}))
+	assert.True(t, math.IsNaN(Median(nil)), "no median of nothing")
 }
