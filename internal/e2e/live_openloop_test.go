@@ -13,13 +13,15 @@ import (
 const (
 	openRuntime = "ollama"
 	openRateTol = 0.15 // achieved_rps against rate_rps
-	// openMaxLag bounds send_lag_s_p99, seconds. The median lag is a
-	// quarter of a millisecond; the p99 of 65 lags, about the second
-	// worst, was 1 to 5 ms on 2 busy cores (the sender's thread waits for
-	// a core the server's runner holds). 10 ms is under 3% of the mean
-	// gap at the higher rate: the load keeps its shape.
-	openMaxLag    = 0.010
-	openTTFTRatio = 2.0 // ttft_s_p95 at the high rate against the low rate's
+	// openMaxLagShare bounds send_lag_s_p99 as a share of the leaf's mean
+	// gap between arrivals. The median lag is a quarter of a millisecond;
+	// the p99 of 65 lags, about the second worst, was 1 to 5 ms on 2 busy
+	// cores (the sender's thread waits for a core the server's runner
+	// holds), once 10.9 ms. 2% of the gap (about 14 ms at the higher rate,
+	// 57 ms at the lower) keeps the load's shape, and a sender that waited
+	// for a slot or a connection would lag by a request's time, seconds.
+	openMaxLagShare = 0.02
+	openTTFTRatio   = 2.0 // ttft_s_p95 at the high rate against the low rate's
 )
 
 // capacityFrom reads the closed-loop run (E2E_SUMMARY) and returns the
@@ -75,7 +77,7 @@ func TestOpenLoop(t *testing.T) {
 	f := readSummary(t, path)
 	w := openLoopWant{
 		runtime: openRuntime, prompt: prompt, low: low, high: high, arrivals: arrivals, maxTokens: maxTokens,
-		rateTol: openRateTol, maxSendLag: openMaxLag, ttftFactor: openTTFTRatio,
+		rateTol: openRateTol, maxLagShare: openMaxLagShare, ttftFactor: openTTFTRatio,
 	}
 	table, fails := checkOpenLoop(f, w)
 	t.Logf("Open loop %s: %d arrivals per leaf, gaps gamma of shape %v (1: Poisson), in-flight cap %d:",
@@ -103,7 +105,7 @@ func TestOpenLoop(t *testing.T) {
 			val(lo.TTFTP95), low, c.rps, val(hi.TTFTP95), high, val(hi.TTFTP95)/val(lo.TTFTP95), openTTFTRatio)
 	}
 	if !t.Failed() {
-		t.Logf("open loop OK: every request succeeded, achieved rates within ±%.0f%%, send lag p99 ≤ %g ms, TTFT p95 rose ≥ %g× above capacity",
-			100*openRateTol, 1000*openMaxLag, openTTFTRatio)
+		t.Logf("open loop OK: every request succeeded, achieved rates within ±%.0f%%, send lag p99 ≤ %g%% of the mean gap, TTFT p95 rose ≥ %g× above capacity",
+			100*openRateTol, 100*openMaxLagShare, openTTFTRatio)
 	}
 }

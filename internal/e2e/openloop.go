@@ -101,8 +101,10 @@ type openLoopWant struct {
 	arrivals, maxTokens int
 	// rateTol is how far achieved_rps may be from rate_rps, as a share.
 	rateTol float64
-	// maxSendLag is the most send_lag_s_p99 may be, seconds.
-	maxSendLag float64
+	// maxLagShare is the most send_lag_s_p99 may be, as a share of the
+	// leaf's mean gap between arrivals (1/rate): a lag that small leaves
+	// the load's shape as asked.
+	maxLagShare float64
 	// ttftFactor is how many times the low rate's ttft_s_p95 the high
 	// rate's must at least be.
 	ttftFactor float64
@@ -113,7 +115,7 @@ type openLoopWant struct {
 // tokens, the rate achieved within rateTol of the one asked at both
 // rates (an open loop sends on schedule whether or not the server keeps
 // up; the in-flight cap never held an arrival back), the client's send
-// lag p99 at most maxSendLag, and TTFT p95 at the high rate at least
+// lag p99 at most maxLagShare of the mean gap, and TTFT p95 at the high rate at least
 // ttftFactor times the low rate's. It returns a table of the rows (a
 // header first) and the failed checks.
 func checkOpenLoop(f *summary.File, w openLoopWant) (table, fails []string) {
@@ -152,8 +154,9 @@ func checkOpenLoop(f *summary.File, w openLoopWant) (table, fails []string) {
 		if r.InflightCapped == nil || *r.InflightCapped != 0 {
 			fail("%s: inflight_capped is %s, want 0: the in-flight cap held arrivals back, so the loop was not open", name, intOrNull(r.InflightCapped))
 		}
-		if lag := val(r.SendLagSP99); !(lag <= w.maxSendLag) {
-			fail("%s: send_lag_s_p99 is %s ms, want at most %g ms: the client sent late", name, fixedOrNull(scaled(r.SendLagSP99, 1000), 3), 1000*w.maxSendLag)
+		if lag, most := val(r.SendLagSP99), w.maxLagShare / *r.RateRPS; !(lag <= most) {
+			fail("%s: send_lag_s_p99 is %s ms, want at most %.3g ms (%g%% of the mean gap): the client sent late",
+				name, fixedOrNull(scaled(r.SendLagSP99, 1000), 3), 1000*most, 100*w.maxLagShare)
 		}
 	}
 	if low == nil {
