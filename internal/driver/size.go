@@ -182,28 +182,45 @@ func (d *Driver) size(ctx context.Context, rt *runtimes.Runtime, p prompts.Promp
 	return s
 }
 
-// secant searches for the words w whose count(w) is n within tolerance,
-// from a first point (w0, c0), with at most steps more counts; it returns
-// the words and their count.
+// secant searches for the words w whose count(w) is n, from a first
+// point (w0, c0), with at most steps more counts; it returns the words and
+// their count. It stops at a count within half the tolerance: the leaf's
+// requests, whose cold markers differ from the calibration's, may count a
+// token or two more or less, and a size at the tolerance's edge would then
+// fall outside it (a tokenizer that makes several tokens of a word may
+// leave no closer count). When no count comes that close, or the search
+// comes back to words it tried (the count jumps over n between two
+// neighbours), it returns the closest count within the tolerance.
 func secant(n, w0, c0 int, count func(int) (int, error), steps int) (int, int, error) {
 	if c0 <= 0 {
 		return 0, 0, errors.New("a count of 0 tokens")
+	}
+	tol := tolerance(n)
+	aim := tol / 2
+	bestW, bestC := w0, c0
+	if abs(c0-n) <= aim {
+		return w0, c0, nil
 	}
 	// The first step assumes the count is proportional to the words: the
 	// template's overhead then makes it too short, which is safe (never
 	// past a context the run was checked against).
 	w1 := min(max(1, int(math.Round(float64(w0)*float64(n)/float64(c0)))), n)
-	if abs(c0-n) <= tolerance(n) {
-		return w0, c0, nil
-	}
-	var tried []string
+	tried := map[int]bool{w0: true}
+	said := []string{fmt.Sprintf("%d words: %d tokens", w0, c0)}
 	for range steps {
+		if tried[w1] {
+			break
+		}
+		tried[w1] = true
 		c1, err := count(w1)
 		if err != nil {
 			return 0, 0, err
 		}
-		tried = append(tried, fmt.Sprintf("%d words: %d tokens", w1, c1))
-		if abs(c1-n) <= tolerance(n) {
+		said = append(said, fmt.Sprintf("%d words: %d tokens", w1, c1))
+		if abs(c1-n) < abs(bestC-n) {
+			bestW, bestC = w1, c1
+		}
+		if abs(c1-n) <= aim {
 			return w1, c1, nil
 		}
 		var next int
@@ -220,7 +237,7 @@ func secant(n, w0, c0 int, count func(int) (int, error), steps int) (int, int, e
 		next = min(max(next, w1/2, 1), 2*w1, n)
 		if next == w1 {
 			// A word more or less: the count moved by more than the
-			// tolerance per word.
+			// aim per word.
 			if c1 < n {
 				next++
 			} else {
@@ -229,7 +246,10 @@ func secant(n, w0, c0 int, count func(int) (int, error), steps int) (int, int, e
 		}
 		w0, c0, w1 = w1, c1, next
 	}
-	return 0, 0, fmt.Errorf("the count did not come within %d tokens (%s)", tolerance(n), strings.Join(tried, "; "))
+	if abs(bestC-n) <= tol {
+		return bestW, bestC, nil
+	}
+	return 0, 0, fmt.Errorf("the count did not come within %d tokens (%s)", tol, strings.Join(said, "; "))
 }
 
 func sizingError(rt *runtimes.Runtime, p prompts.Prompt, s *size, err error) error {

@@ -171,7 +171,7 @@ func TestSizingFails(t *testing.T) {
 	t.Cleanup(noUsage.Close)
 	constant, _ := promptServer(t)
 	for _, tc := range []struct{ url, want string }{
-		{constant, "cannot size prompt in512 to 512 tokens after 6 calibration requests (requests): the count did not come within 5 tokens (512 words: 5 tokens;"},
+		{constant, "cannot size prompt in512 to 512 tokens after 3 calibration requests (requests): the count did not come within 5 tokens (64 words: 5 tokens; 512 words: 5 tokens; 513 words: 5 tokens); no leaf"},
 		{noUsage.URL, "cannot size prompt in512 to 512 tokens after 1 calibration requests (requests): it reports no prompt token count"},
 	} {
 		env := merge(isolated(t), map[string]string{
@@ -197,4 +197,40 @@ func TestSizingFails(t *testing.T) {
 
 func okResults(promptTokens int) []runtimes.Result {
 	return []runtimes.Result{{Total: time.Second, TTFT: 100 * time.Millisecond, OutputTokens: 4, Chunks: 4, PromptTokens: promptTokens}}
+}
+
+// A tokenizer that makes six tokens of a word (the e2e's generated model
+// does) leaves counts 6 apart: the search takes the one nearest n, not
+// the first within the tolerance, since the leaf's cold markers may add a
+// token or two to it; between two neighbours equally far it stops when it
+// comes back to words it tried, with the nearer one it found.
+func TestSecantTakesTheNearestCount(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		overhead      int
+		n, want, most int
+	}{
+		{"260 and 254 around 256", 2, 256, 254, 2},
+		{"259 and 253 around 256", 1, 256, 0, 2},
+		{"a count at n", 4, 256, 256, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			count := func(w int) (int, error) { calls++; return 6*w + tc.overhead, nil }
+			w0 := 100 // the first step lands on 43 words
+			w, c, err := secant(tc.n, w0, 6*w0+tc.overhead, count, 5)
+			require.NoError(t, err)
+			assert.Equal(t, 6*w+tc.overhead, c)
+			if tc.want > 0 {
+				assert.Equal(t, tc.want, c, "the count nearest n")
+			} else {
+				assert.Contains(t, []int{253, 259}, c, "one of the two neighbours, 3 tokens off each")
+			}
+			assert.Equal(t, tc.most, calls, "counts asked for")
+		})
+	}
+	// Counts that never come within the tolerance fail, naming each.
+	_, _, err := secant(256, 32, 12*32+9, func(w int) (int, error) { return 12*w + 9, nil }, 5)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the count did not come within 4 tokens (32 words: 393 tokens;")
 }
