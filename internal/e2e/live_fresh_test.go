@@ -33,7 +33,10 @@ func TestFresh(t *testing.T) {
 	// with fresh starts the ratio was 0.81 to 1.16 over six runs here
 	// (0.81 to 0.85 on a quiet machine), against 0.48 to 0.55 without
 	// them; so 30% rather than 15%, and the two must differ by 0.15.
-	w := freshWant{runtime: "ollama", first: prompts[0], later: prompts[1], tol: 0.3, controlTol: 0.15, contrast: 0.15, drift: 0.2}
+	// The control, the same leaf at the start and at the end of the
+	// run, moved -7.8% to +16.8% over eight runs with fresh starts and
+	// -38% to -53% without: 25% lies between the two.
+	w := freshWant{runtime: "ollama", first: prompts[0], later: prompts[1], tol: 0.3, controlTol: 0.25, contrast: 0.15, drift: 0.2}
 	table, fails := checkFresh(readSummary(t, fresh), readSummary(t, stale), w)
 	logChecks(t, table, fails)
 	log, err := os.ReadFile(staleLog)
