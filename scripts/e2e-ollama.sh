@@ -2,7 +2,7 @@
 # End-to-end run of the suite against a real Ollama, with a small model the
 # project generates (cmd/genmodel), on this machine's CPU.
 #
-#   bash scripts/e2e-ollama.sh    # about 12 minutes; 5½ with E2E_PROMPTS=short
+#   bash scripts/e2e-ollama.sh    # about 31 minutes with the Ollama build reused
 #
 # It builds Ollama 0.6.5 from the Go module proxy (cached; an existing build
 # of that version is reused), starts it on a loopback port that the system
