@@ -23,7 +23,7 @@ func freshFile(mode string, short, medium float64, c *summary.Control) *summary.
 }
 
 func TestCheckFresh(t *testing.T) {
-	w := freshWant{runtime: "ollama", first: "short", later: "medium", tol: 0.3, controlTol: 0.15, contrast: 0.15, drift: 0.2}
+	w := freshWant{runtime: "ollama", first: "short", later: "medium", slower: 0.3, controlSlower: 0.25, faster: 0.5, contrast: 0.15, drift: 0.2}
 	steady := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: 0.03}
 	drifted := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: -0.5, Drifted: true}
 
@@ -41,4 +41,20 @@ func TestCheckFresh(t *testing.T) {
 
 	_, fails = checkFresh(freshFile("off", 270, 260, steady), freshFile("off", 270, 150, nil), w)
 	assert.Len(t, fails, 2, "the wrong mode, and no control")
+
+	// A slow first measurement is noise, and passes: the later leaf
+	// 1.2× the first, the control 27% faster at the end.
+	faster := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: 0.27, Drifted: true}
+	_, fails = checkFresh(freshFile("leaf", 200, 240, faster), freshFile("off", 270, 150, drifted), w)
+	assert.Empty(t, fails)
+
+	// Kept state is a slowdown: a control 30% slower fails, and so
+	// would one that ran twice as fast.
+	for change, want := range map[float64]string{-0.3: "-30.0%", 0.6: "+60.0%"} {
+		c := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: summary.Number(change), Drifted: true}
+		_, fails = checkFresh(freshFile("leaf", 270, 260, c), freshFile("off", 270, 150, drifted), w)
+		if assert.Len(t, fails, 1, "control %+.0f%%", 100*change) {
+			assert.Equal(t, "with BENCH_FRESH=leaf the control decoded "+want+" against the first run: want -25% to +50%", fails[0])
+		}
+	}
 }
