@@ -28,10 +28,11 @@
 //
 // The unit is the run: each figure is the row's run-level value (its p50,
 // its p95, its mean), one value a run. The request records
-// (.requests.jsonl) are not read: requests within one run share the
-// machine's and the server's state that night, so they cannot tell a
-// change from run-to-run noise, which is what a nightly gate must beat. A
-// run without its records counts like any other.
+// (.requests.jsonl) are read for the canary replies' whole texts only:
+// requests within one run share the machine's and the server's state
+// that night, so they cannot tell a change from run-to-run noise, which
+// is what a nightly gate must beat. A run without its records counts
+// like any other.
 //
 // # Figures and the method
 //
@@ -79,7 +80,10 @@
 // series' run before it that has one (a night whose canary failed hides
 // nothing), and a changed reply is named with the runtime's version change: "ollama 0.6.5 → 0.7.0: canary reply of
 // prompt short changed at character 213" (summary.DescribeCanaryChange;
-// characters from 1).
+// characters from 1). The place is found in the replies' whole texts,
+// from the canary requests' records beside each summary; where a run has
+// none, in the first 2,000 characters its row keeps ("changed after
+// character 2000" if they are the same).
 //
 // # Exit status
 //

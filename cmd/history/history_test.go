@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -389,6 +390,55 @@ func TestCanaryChanges(t *testing.T) {
 	s = readVerdicts(t, filepath.Join(out, verdictsJSON)).find(t, "sim", 1, 0)
 	require.Len(t, s.CanaryChanges, 1)
 	assert.Equal(t, "insufficient", s.Verdict, "a window of 2 judges nothing")
+}
+
+// A reply that changed after the row's first 2,000 characters: placed
+// exactly from the runs' request records, where both runs have them;
+// "after character 2000" where one has none; a records file that cannot
+// be read is named, and nothing is written.
+func TestCanaryChangeAfterTheKeptText(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("abcdefghij", 250) // 2,500 characters
+	changed := long[:2299] + "X" + long[2300:]
+	var recordFiles []string
+	for n, text := range []string{long, changed} {
+		f := newFile(nightly(n), "m", "sim", "1")
+		r := row("sim", "sim-model", "short", 1, 0, figs{0.05, 0.06, 400, 380, 0}, "")
+		r.Canary = summary.NewCanary(text, 500)
+		require.Len(t, r.Canary.Text, summary.CanaryTextMax, "the row keeps the first 2,000 characters")
+		f.Summary = append(f.Summary, r)
+		path := writeFile(t, dir, f)
+		recs, err := summary.AppendRecords(nil, []summary.Record{
+			{Runtime: "sim", Prompt: "short", Concurrency: 1, Count: 1, Warmup: true, OutputTokens: 500},
+			{Runtime: "sim", Prompt: "short", Concurrency: 1, Count: 1, Canary: true, OutputTokens: 500, Text: &text},
+		})
+		require.NoError(t, err)
+		recordFiles = append(recordFiles, summary.RecordsBeside(path))
+		require.NoError(t, os.WriteFile(recordFiles[n], recs, 0o644))
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	changes := func() []string {
+		t.Helper()
+		code, _, stderr := runCmd("-o", out, dir)
+		require.Equal(t, 0, code, stderr)
+		var texts []string
+		for _, c := range readVerdicts(t, filepath.Join(out, verdictsJSON)).find(t, "sim", 1, 0).CanaryChanges {
+			texts = append(texts, fmt.Sprintf("%d: %s", c.At, c.Text))
+		}
+		return texts
+	}
+	assert.Equal(t, []string{"2299: sim: canary reply of prompt short changed at character 2300 (same version 1)"}, changes())
+
+	require.NoError(t, os.Remove(recordFiles[1]))
+	assert.Equal(t, []string{"2000: sim: canary reply of prompt short changed after character 2000 (the first 2000 are the same) (same version 1)"}, changes(),
+		"without the latest run's records")
+
+	require.NoError(t, os.WriteFile(recordFiles[1], []byte("{\"runtime\": 1}\n{\"canary\": true, \"text\": 5}\n{}\n"), 0o644))
+	out = filepath.Join(t.TempDir(), "bad")
+	code, _, stderr := runCmd("-o", out, dir)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, recordFiles[1])
+	assert.NoDirExists(t, out)
 }
 
 // The earlier harness's file, twice (the second a night later): read,

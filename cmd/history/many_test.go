@@ -12,17 +12,21 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // writeManyRuns writes a year of nightly runs into dir, a folder a night:
 // 365 runs of 30 series each (3 runtimes × 5 prompts × concurrency 1 and
 // 4), every figure with 2% run-to-run noise, power figures, and a canary
-// reply of 2,000 characters in every row; ollama's version changes every
-// 30 nights. It is the input of the performance measurement in
+// reply of 2,000 characters in every row, each night's request records
+// beside it (writeManyRecords); ollama's version changes every 30 nights. It is the input of the performance measurement in
 // docs/history.md.
 func writeManyRuns(t testing.TB, dir string, nights int) {
 	rng := rand.New(rand.NewPCG(365, 30))
 	canary := strings.Repeat("All work and no play makes a benchmark a dull tool. ", 40)[:2000]
+	var records []byte // the same every night: the rows' leaves do not change
 	for n := range nights {
 		f := newFile(nightly(n-nights), "mac-studio", "ollama", "0.6."+strconv.Itoa(n/30), "vllm", "0.9.0", "llamacpp", "b5000")
 		for _, rt := range []string{"ollama", "vllm", "llamacpp"} {
@@ -35,8 +39,33 @@ func writeManyRuns(t testing.TB, dir string, nights int) {
 				}
 			}
 		}
-		writeFile(t, filepath.Join(dir, "nightly-"+f.RunID), f)
+		path := writeFile(t, filepath.Join(dir, "nightly-"+f.RunID), f)
+		if records == nil {
+			records = manyRecords(t, f.Summary, canary)
+		}
+		require.NoError(t, os.WriteFile(summary.RecordsBeside(path), records, 0o644))
 	}
+}
+
+// manyRecords is a night's request records: per row, the canary request
+// with its text and 42 timed ones (6 counts × 7 rounds, one stream's
+// worth: a nightly's -count=6 -benchtime=5x with two warm-ups), 1,290
+// records in all.
+func manyRecords(t testing.TB, rows []summary.Row, canary string) []byte {
+	var recs []summary.Record
+	for _, r := range rows {
+		recs = append(recs, summary.Record{Runtime: r.Runtime, Model: r.Model, Prompt: r.Prompt, Concurrency: r.Concurrency,
+			Count: 1, Canary: true, OutputTokens: 128, Text: &canary})
+		for i := range 42 {
+			ttft := 0.05 + 0.001*float64(i)
+			recs = append(recs, summary.Record{Runtime: r.Runtime, Model: r.Model, Prompt: r.Prompt, Concurrency: r.Concurrency,
+				Count: 1 + i/7, Round: 1 + i%7, Warmup: i%7 < 2, StartS: float64(i) * 3.3, TTFTS: &ttft, TTFCS: &ttft, TotalS: 3.2,
+				OutputTokens: 128, PromptTokens: testkit.Ptr(40), Chunks: 128, FinishReason: "length"})
+		}
+	}
+	data, err := summary.AppendRecords(nil, recs)
+	require.NoError(t, err)
+	return data
 }
 
 // A year of nights, 30 series: read, judged and drawn. The time it took

@@ -26,6 +26,9 @@ type run struct {
 	created time.Time
 	file    *summary.File
 	host    string // host.label, else host.machine, else ""
+	// canaryTexts are the whole texts of the run's canary replies, by
+	// their SHA-256, from its request records; nil without them.
+	canaryTexts map[string]string
 }
 
 // readRuns reads the summaries named by args (files, or folders searched
@@ -161,7 +164,23 @@ func readRun(path string, now time.Time) (*run, error) {
 	if len(f.Summary) == 0 {
 		return nil, fmt.Errorf("%s: a summary without rows (no benchmark finished)", path)
 	}
+	if r.canaryTexts, err = readCanaryTexts(summary.RecordsBeside(path)); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// readCanaryTexts reads the whole text of each canary reply in a run's
+// request records (path, a .requests.jsonl), by its SHA-256: a row keeps
+// only the first summary.CanaryTextMax characters, so a reply that
+// changed after them is placed exactly only with the records. A run
+// without records has none, and no error.
+func readCanaryTexts(path string) (map[string]string, error) {
+	texts, err := summary.ReadCanaryTexts(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return texts, err // an error names path
 }
 
 // write writes the files into dir, creating it.

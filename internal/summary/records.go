@@ -2,6 +2,7 @@ package summary
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -222,11 +223,17 @@ func ReadRecords(path string) ([]Record, error) {
 // DecodeRecords reads request records, one JSON object a line, as
 // ReadRecords does.
 func DecodeRecords(r io.Reader) ([]Record, error) {
+	return decodeRecords(r, nil)
+}
+
+// decodeRecords is DecodeRecords of the lines that keep accepts (every
+// line if keep is nil).
+func decodeRecords(r io.Reader, keep func(line []byte) bool) ([]Record, error) {
 	br := bufio.NewReader(r)
 	var recs []Record
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
+		if len(line) > 0 && (keep == nil || keep(line)) {
 			var rec Record
 			if jerr := json.Unmarshal(line, &rec); jerr != nil {
 				if err == io.EOF {
@@ -242,5 +249,55 @@ func DecodeRecords(r io.Reader) ([]Record, error) {
 		if err != nil {
 			return recs, err
 		}
+	}
+}
+
+// ReadCanaryTexts reads the whole text of each canary reply in a
+// .requests.jsonl file (a canary record with its text and no error), by
+// the SHA-256 a row's Canary has: a row keeps only the first CanaryTextMax
+// characters. Only the lines that may be canaries are decoded, so that a
+// night's thousands of records cost little; a bad one is an error naming
+// the file and line. A missing file is fs.ErrNotExist.
+func ReadCanaryTexts(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := decodeRecords(f, mayBeCanary)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var texts map[string]string
+	for _, rec := range recs {
+		if !rec.Canary || rec.Text == nil || rec.Error != nil {
+			continue
+		}
+		if texts == nil {
+			texts = map[string]string{}
+		}
+		texts[NewCanary(*rec.Text, rec.OutputTokens).TextSHA256] = *rec.Text
+	}
+	return texts, nil
+}
+
+// canaryKey is how a record's canary key starts; a reply's text holds
+// its quotes escaped, so the bytes are the key's, or in the rare string
+// that holds a backslash before them, a line decoded for nothing.
+var canaryKey = []byte(`"canary"`)
+
+// mayBeCanary reports whether a record's line may be a canary's: its
+// "canary" key followed by true (spaces allowed around the colon).
+func mayBeCanary(line []byte) bool {
+	for {
+		i := bytes.Index(line, canaryKey)
+		if i < 0 {
+			return false
+		}
+		rest := bytes.TrimLeft(line[i+len(canaryKey):], " \t")
+		if v, ok := bytes.CutPrefix(rest, []byte(":")); ok && bytes.HasPrefix(bytes.TrimLeft(v, " \t"), []byte("true")) {
+			return true
+		}
+		line = line[i+len(canaryKey):]
 	}
 }

@@ -2,6 +2,10 @@ package summary
 
 import (
 	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,4 +71,39 @@ func TestRecordsRoundTrip(t *testing.T) {
 	assert.Equal(t, "the reply", *texts[0].Text)
 	require.NotNil(t, texts[1].Text, "an empty reply's text is kept as empty, not left out")
 	assert.Empty(t, *texts[1].Text)
+}
+
+// ReadCanaryTexts: the canary records' whole texts by their hash, however
+// the key is spaced; not a canary's text that quotes the key, not a
+// failed canary, not other records.
+func TestReadCanaryTexts(t *testing.T) {
+	long := strings.Repeat("0123456789", 300)
+	quoting := `a reply that says "canary":true`
+	failed := "cut"
+	lines := []string{
+		`{"runtime":"sim","canary":false,"text":"not a canary"}`,
+		`{"runtime":"sim","text":` + strconv.Quote(quoting) + `,"canary":false}`,
+		`{"runtime":"sim","canary" :  true,"output_tokens":300,"text":` + strconv.Quote(long) + `}`,
+		`{"runtime":"sim","canary":true,"text":"cut","error":"reading the stream: EOF"}`,
+		`{"runtime":"sim","canary":true,"text":"short"}`,
+	}
+	path := filepath.Join(t.TempDir(), "r"+ExtRecords)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	texts, err := ReadCanaryTexts(path)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{
+		NewCanary(long, 0).TextSHA256:    long,
+		NewCanary("short", 0).TextSHA256: "short",
+	}, texts)
+	assert.NotContains(t, texts, NewCanary(failed, 0).TextSHA256)
+	assert.True(t, mayBeCanary([]byte(lines[2])))
+	assert.False(t, mayBeCanary([]byte(lines[1])), "the key quoted inside a text is escaped")
+
+	require.NoError(t, os.WriteFile(path, []byte(lines[0]+"\n"+`{"canary": true, "text": 5}`+"\n{}\n"), 0o644))
+	_, err = ReadCanaryTexts(path)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), path+": line 2: ")
+
+	_, err = ReadCanaryTexts(filepath.Join(t.TempDir(), "none"+ExtRecords))
+	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
