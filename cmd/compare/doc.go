@@ -84,6 +84,16 @@
 //
 // testdata/messages holds every message, from the tests.
 //
+// Before benchstat's output, from the summary JSON beside each .txt (none
+// beside: nothing said), it says each runtime's versions, and each canary
+// reply (BENCH_CANARY) that changed between OLD and NEW, once a reply
+// whatever the load, placed in the whole replies that the request records
+// (.requests.jsonl) beside the summaries keep, or, where one run has
+// none, in the first 2,000 characters its rows keep:
+//
+//	versions: ollama 0.6.5 → 0.7.0, vllm-metal 0.9.1
+//	canary: ollama 0.6.5 → 0.7.0: canary reply of prompt short changed at character 15
+//
 // The cpu example is real: go test prints the CPU's name as the processor
 // reports it, while the suite's results/<id>.txt has the kernel's name
 // for it (/proc/cpuinfo on Linux), so a saved go test output and a

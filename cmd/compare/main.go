@@ -142,12 +142,16 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 		runs = append(runs, r)
 	}
 
-	var files []*summary.File
+	var files []beside
 	for _, r := range runs {
 		f, err := summaryBeside(r.input)
 		if err != nil {
 			// benchstat needs only the .txt: say it, and compare.
-			fmt.Fprintf(p.stderr, "compare: %v; no versions or canary replies from it\n", err)
+			what := "no versions or canary replies from it"
+			if f.file != nil {
+				what = "its canary replies compared by the first 2,000 characters its rows keep"
+			}
+			fmt.Fprintf(p.stderr, "compare: %v; %s\n", err, what)
 		}
 		files = append(files, f)
 	}

@@ -14,34 +14,51 @@ import (
 // runtimes' versions, and the canary replies that changed between OLD and
 // NEW (BENCH_CANARY).
 
-// summaryBeside reads the summary JSON of the run whose .txt in is: nil,
-// and no error, when there is none (a .txt copied alone).
-func summaryBeside(in input) (*summary.File, error) {
+// beside is what compare reads beside a run's .txt: its summary JSON, and
+// the whole texts of its canary replies from its request records
+// (summary.ReadCanaryTexts; nil without them).
+type beside struct {
+	file        *summary.File
+	canaryTexts map[string]string
+}
+
+// summaryBeside reads the summary JSON of the run whose .txt in is, and
+// its records' canary texts: a nil file, and no error, when there is no
+// summary (a .txt copied alone); no texts when there are no records.
+func summaryBeside(in input) (beside, error) {
 	path := strings.TrimSuffix(in.path, summary.ExtBench) + summary.ExtJSON
 	if path == in.path {
-		return nil, nil
+		return beside{}, nil
 	}
 	f, err := summary.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return beside{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: the summary beside it: %w", in, err)
+		return beside{}, fmt.Errorf("%s: the summary beside it: %w", in, err)
 	}
-	return f, nil
+	texts, err := summary.ReadCanaryTexts(summary.RecordsBeside(path))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return beside{file: f}, fmt.Errorf("%s: the request records beside it: %w", in, err)
+	}
+	return beside{file: f, canaryTexts: texts}, nil
 }
 
 // notes are the lines compare prints before benchstat's tables: each
 // runtime's versions (OLD → NEW where they differ), and each canary reply
 // that changed, with the versions it changed between. files has one
 // summary per run, nil where there is none.
-func notes(files []*summary.File) []string {
+func notes(runs []beside) []string {
 	var out []string
 	var names []string
-	for _, f := range files {
-		if f == nil {
+	var files []*summary.File
+	for _, b := range runs {
+		if b.file == nil {
 			return nil
 		}
+		files = append(files, b.file)
+	}
+	for _, f := range files {
 		for _, rt := range f.Runtimes {
 			if !slices.Contains(names, rt.Name) {
 				names = append(names, rt.Name)
@@ -63,14 +80,15 @@ func notes(files []*summary.File) []string {
 		out = append(out, "versions: "+strings.Join(vs, ", "))
 	}
 	if len(files) == 2 {
-		out = append(out, canaryChanges(files[0], files[1])...)
+		out = append(out, canaryChanges(runs[0], runs[1])...)
 	}
 	return out
 }
 
 // canaryChanges says, for each row of new whose canary reply differs from
 // its row's in old (the same runtime, prompt and load), how it changed.
-func canaryChanges(old, new *summary.File) []string {
+func canaryChanges(oldRun, newRun beside) []string {
+	old, new := oldRun.file, newRun.file
 	type key struct {
 		runtime, prompt string
 		conc            int
@@ -90,7 +108,8 @@ func canaryChanges(old, new *summary.File) []string {
 	var out []string
 	said := map[string]bool{}
 	for _, r := range new.Summary {
-		d := summary.DescribeCanaryChange(r.Runtime, r.Prompt, old.VersionOf(r.Runtime), new.VersionOf(r.Runtime), before[keyOf(r)], r.Canary)
+		b, a := summary.WholeCanaries(before[keyOf(r)], r.Canary, oldRun.canaryTexts, newRun.canaryTexts)
+		d := summary.DescribeCanaryChange(r.Runtime, r.Prompt, old.VersionOf(r.Runtime), new.VersionOf(r.Runtime), b, a)
 		// A reply changes alike at every load: say it once.
 		if d != "" && !said[d] {
 			said[d] = true

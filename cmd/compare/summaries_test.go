@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -96,4 +97,41 @@ func TestVersionsAndCanaryChanges(t *testing.T) {
 	assert.Contains(t, r.stderr, newID+".txt): the summary beside it:")
 	assert.Contains(t, r.stderr, "no versions or canary replies from it")
 	assert.Contains(t, r.stdout, "args: ", "benchstat ran")
+}
+
+// A reply that changed after the 2,000 characters a row keeps: placed
+// exactly from the canary's request record beside each summary; with a
+// records file that cannot be read, named, by the rows' texts.
+func TestCanaryChangeAfterTheKeptText(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 250)
+	changed := long[:2299] + "X" + long[2300:]
+	withRecords := func(dir, id, version, text string) string {
+		path := copyRun(t, dir, id, func(f map[string]any) {
+			c := summary.NewCanary(text, 500)
+			setCanary("ollama", version, c.Text)(f)
+			for _, r := range f["summary"].([]any) {
+				if row := r.(map[string]any); row["runtime"] == "ollama" && row["prompt"] == "short" {
+					row["canary"].(map[string]any)["text_sha256"] = c.TextSHA256
+				}
+			}
+		})
+		recs, err := summary.AppendRecords(nil, []summary.Record{{Runtime: "ollama", Prompt: "short", Concurrency: 1, Count: 1, Canary: true, OutputTokens: 500, Text: &text}})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, id+summary.ExtRecords), recs, 0o644))
+		return path
+	}
+	dir := t.TempDir()
+	old := withRecords(dir, baseID, "0.6.5", long)
+	new := withRecords(dir, newID, "0.6.5", changed)
+	r := runCompare(t, opts{fake: "args"}, old, new)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "\ncanary: ollama: canary reply of prompt short changed at character 2300 (same version 0.6.5)\n")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, newID+summary.ExtRecords), []byte(`{"canary": true, "text": 5}`+"\n{}\n"), 0o644))
+	r = runCompare(t, opts{fake: "args"}, old, new)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, newID+".txt): the request records beside it: ")
+	assert.Contains(t, r.stderr, "its canary replies compared by the first 2,000 characters its rows keep")
+	assert.Contains(t, r.stderr, "\nversions: ")
+	assert.Contains(t, r.stderr, "\ncanary: ollama: canary reply of prompt short changed after character 2000 (the first 2000 are the same) (same version 0.6.5)\n")
 }

@@ -271,7 +271,7 @@ func (s *series) canaryChanges(first int) {
 			continue
 		}
 		if prev != nil {
-			before, after := wholeCanaries(prev, p)
+			before, after := summary.WholeCanaries(prev.row.Canary, p.row.Canary, prev.run.canaryTexts, p.run.canaryTexts)
 			if changed, at := summary.CanaryChange(before, after); changed {
 				s.canary = append(s.canary, canaryChange{before: prev.run.id, after: p.run.id, at: at,
 					text: summary.DescribeCanaryChange(s.key.Runtime, s.key.Prompt, prev.version, p.version, before, after)})
@@ -279,22 +279,6 @@ func (s *series) canaryChanges(first int) {
 		}
 		prev = p
 	}
-}
-
-// wholeCanaries returns the canaries of two points to compare: with their
-// whole texts where both runs' records have them, so that a change after
-// the rows' first summary.CanaryTextMax characters is placed exactly; else
-// the rows' own (a change there is said to be "after character 2000").
-func wholeCanaries(before, after *point) (*summary.Canary, *summary.Canary) {
-	b, a := before.row.Canary, after.row.Canary
-	tb, okb := before.run.canaryTexts[b.TextSHA256]
-	ta, oka := after.run.canaryTexts[a.TextSHA256]
-	if !okb || !oka {
-		return b, a
-	}
-	wb, wa := *b, *a
-	wb.Text, wa.Text = tb, ta
-	return &wb, &wa
 }
 
 // version is the runtime's version in f (summary's File.VersionOf: the

@@ -86,3 +86,22 @@ func DescribeCanaryChange(runtime, prompt, versionBefore, versionAfter string, b
 	}
 	return fmt.Sprintf("%s: %s (same version %s)", runtime, what, versionAfter)
 }
+
+// WholeCanaries returns before and after with their whole texts, from
+// the texts of each one's run (ReadCanaryTexts of its request records),
+// where both are there: CanaryChange then places a change after the first
+// CanaryTextMax characters exactly. Else, or if either is nil, it returns
+// them as they are.
+func WholeCanaries(before, after *Canary, beforeTexts, afterTexts map[string]string) (*Canary, *Canary) {
+	if before == nil || after == nil {
+		return before, after
+	}
+	tb, okb := beforeTexts[before.TextSHA256]
+	ta, oka := afterTexts[after.TextSHA256]
+	if !okb || !oka {
+		return before, after
+	}
+	wb, wa := *before, *after
+	wb.Text, wa.Text = tb, ta
+	return &wb, &wa
+}
