@@ -38,7 +38,7 @@ func summaryBeside(in input) (beside, error) {
 		return beside{}, fmt.Errorf("%s: the summary beside it: %w", in, err)
 	}
 	texts, err := summary.ReadCanaryTexts(summary.RecordsBeside(path))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err != nil {
 		return beside{file: f}, fmt.Errorf("%s: the request records beside it: %w", in, err)
 	}
 	return beside{file: f, canaryTexts: texts}, nil
@@ -46,8 +46,8 @@ func summaryBeside(in input) (beside, error) {
 
 // notes are the lines compare prints before benchstat's tables: each
 // runtime's versions (OLD → NEW where they differ), and each canary reply
-// that changed, with the versions it changed between. files has one
-// summary per run, nil where there is none.
+// that changed, with the versions it changed between. runs has what was
+// read beside each run; nothing is said if a run has no summary.
 func notes(runs []beside) []string {
 	var out []string
 	var names []string

@@ -164,23 +164,12 @@ func readRun(path string, now time.Time) (*run, error) {
 	if len(f.Summary) == 0 {
 		return nil, fmt.Errorf("%s: a summary without rows (no benchmark finished)", path)
 	}
-	if r.canaryTexts, err = readCanaryTexts(summary.RecordsBeside(path)); err != nil {
-		return nil, err
+	// A row keeps its canary reply's first 2,000 characters; the records
+	// keep the whole, to place a change after them.
+	if r.canaryTexts, err = summary.ReadCanaryTexts(summary.RecordsBeside(path)); err != nil {
+		return nil, err // names the records file
 	}
 	return r, nil
-}
-
-// readCanaryTexts reads the whole text of each canary reply in a run's
-// request records (path, a .requests.jsonl), by its SHA-256: a row keeps
-// only the first summary.CanaryTextMax characters, so a reply that
-// changed after them is placed exactly only with the records. A run
-// without records has none, and no error.
-func readCanaryTexts(path string) (map[string]string, error) {
-	texts, err := summary.ReadCanaryTexts(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return texts, err // an error names path
 }
 
 // write writes the files into dir, creating it.

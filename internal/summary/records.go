@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -257,9 +258,13 @@ func decodeRecords(r io.Reader, keep func(line []byte) bool) ([]Record, error) {
 // the SHA-256 a row's Canary has: a row keeps only the first CanaryTextMax
 // characters. Only the lines that may be canaries are decoded, so that a
 // night's thousands of records cost little; a bad one is an error naming
-// the file and line. A missing file is fs.ErrNotExist.
+// the file and line. A run without records (no file at path) has none:
+// nil, and no error.
 func ReadCanaryTexts(path string) (map[string]string, error) {
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -281,9 +286,9 @@ func ReadCanaryTexts(path string) (map[string]string, error) {
 	return texts, nil
 }
 
-// canaryKey is how a record's canary key starts; a reply's text holds
-// its quotes escaped, so the bytes are the key's, or in the rare string
-// that holds a backslash before them, a line decoded for nothing.
+// canaryKey is the canary key as a record's line has it. A quote inside
+// a string is escaped (\"), so these bytes are the key, but in a text
+// with a backslash before a quote: a line then decoded for nothing.
 var canaryKey = []byte(`"canary"`)
 
 // mayBeCanary reports whether a record's line may be a canary's: its
