@@ -21,8 +21,8 @@ import (
 // 365 runs of 30 series each (3 runtimes × 5 prompts × concurrency 1 and
 // 4), every figure with 2% run-to-run noise, power figures, and a canary
 // reply of 2,000 characters in every row, each night's request records
-// beside it (writeManyRecords); ollama's version changes every 30 nights. It is the input of the performance measurement in
-// docs/history.md.
+// beside it (manyRecords); ollama's version changes every 30 nights. It
+// is the input of the performance measurement in docs/history.md.
 func writeManyRuns(t testing.TB, dir string, nights int) {
 	rng := rand.New(rand.NewPCG(365, 30))
 	canary := strings.Repeat("All work and no play makes a benchmark a dull tool. ", 40)[:2000]

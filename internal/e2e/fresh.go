@@ -12,8 +12,8 @@ import (
 type freshWant struct {
 	runtime string
 	// first and later are two prompts whose conc=1 leaves ran in that
-	// order, a concurrent leaf between them: with fresh starts their
-	// decode rates agree within tol.
+	// order, a concurrent leaf between them: with fresh starts later
+	// decodes at 1 − slower to 1 + faster times first's rate.
 	first, later string
 	// slower is how much slower than first later may decode (0.3:
 	// later / first ≥ 0.7), and controlSlower how much slower the fresh
