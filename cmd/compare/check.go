@@ -113,8 +113,10 @@ func (r *runFile) noResults() []string {
 }
 
 // checkPair checks that benchstat would compare something of old and new
-// and returns benchstat's arguments for them.
-func checkPair(old, new *runFile) ([]string, error) {
+// and returns benchstat's arguments for them. settings are the settings in
+// which their summaries differ (summary.Differences), which make them not
+// comparable.
+func checkPair(old, new *runFile, settings []summary.Difference) ([]string, error) {
 	if f := append(old.noResults(), new.noResults()...); len(f) > 0 {
 		return nil, failure(f)
 	}
@@ -129,7 +131,11 @@ func checkPair(old, new *runFile) ([]string, error) {
 		}
 	}
 	if len(common) == 0 {
-		return nil, configFailure(old, new, ignoreCache)
+		return nil, configFailure(old, new, ignoreCache, settings)
+	}
+	if len(settings) > 0 {
+		f := failure{fmt.Sprintf("%s and %s ran with different settings: their figures measure different work and do not compare", old.input, new.input)}
+		return nil, append(append(f, notComparable(settings)...), settingsWhy(settings))
 	}
 
 	// benchstat's rows are full names, GOMAXPROCS suffix and all.
@@ -300,8 +306,9 @@ func procsOf(r *runFile, tabs map[string]map[string]bool, in []string) string {
 }
 
 // configFailure explains why old and new have no benchstat table in
-// common: the keys whose values differ.
-func configFailure(old, new *runFile, ignoreCache bool) failure {
+// common: the keys whose values differ, and the settings (which make
+// ignoring those keys no way to compare them).
+func configFailure(old, new *runFile, ignoreCache bool, settings []summary.Difference) failure {
 	f := failure{fmt.Sprintf("%s and %s ran in different configurations: benchstat would put them in separate tables and compare nothing", old.input, new.input)}
 	var differ []string
 	cacheDiffers, workloadDiffers := false, false
@@ -324,18 +331,48 @@ func configFailure(old, new *runFile, ignoreCache bool) failure {
 			differ = append(differ, k)
 		}
 	}
+	f = append(f, notComparable(settings)...)
 	switch {
 	case cacheDiffers:
 		f = append(f, "cold and warm runs do not compare: a cold run's TTFT includes the whole prompt's prefill, a warm run's only a prompt-cache hit")
 	case workloadDiffers:
 		f = append(f, "runs of different conversations do not compare: a later turn's TTFT includes its history, a shared prefix's the prefix or a hit on it (BENCH_TURNS, BENCH_SHARED_PREFIX)")
+	case len(settings) > 0:
+		// Ignoring the keys would compare runs of different settings.
 	case len(differ) > 0:
 		f = append(f, "to compare them anyway: "+hint(differ, ignoreCache, old, new))
 	default:
 		// Each key's values are the same sets, in different combinations.
 		f = append(f, "no configuration of one is in the other")
 	}
+	if len(settings) > 0 {
+		f = append(f, settingsWhy(settings))
+	}
 	return f
+}
+
+// notComparable names each setting that differs with both values, a line
+// each: "not comparable: max_tokens 128 in OLD, 256 in NEW".
+func notComparable(settings []summary.Difference) []string {
+	var out []string
+	for _, d := range settings {
+		out = append(out, fmt.Sprintf("not comparable: %s %s in OLD, %s in NEW", d.Setting, d.Old, d.New))
+	}
+	return out
+}
+
+// settingsWhy says why runs of different settings do not compare, naming
+// the variables that set them.
+func settingsWhy(settings []summary.Difference) string {
+	var envs []string
+	for _, d := range settings {
+		if !slices.Contains(envs, d.Env) {
+			envs = append(envs, d.Env)
+		}
+	}
+	return "runs of different settings do not compare: they asked each request for other work (the reply's length or sampling, " +
+		"the prompt, the context, the arrivals), so every figure and the canary replies change with the settings, " +
+		"whatever the runtime did (" + strings.Join(envs, ", ") + ")"
 }
 
 // value is a configuration key's value in a result; nil if it had none.

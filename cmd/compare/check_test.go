@@ -127,7 +127,7 @@ func TestCheckPair(t *testing.T) {
 		}},
 	} {
 		old, new := read(t, "OLD", tc.old), read(t, "NEW", tc.new)
-		args, err := checkPair(old, new)
+		args, err := checkPair(old, new, nil)
 		if tc.fail == nil {
 			if assert.NoError(t, err, "%s %s", tc.old, tc.new) {
 				assert.Equal(t, append(tc.args, old.label, new.label), args, "%s %s", tc.old, tc.new)
@@ -215,13 +215,13 @@ func TestMixedCacheInOneFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(both, append(cold, warm...), 0o644))
 
 	old, new := read(t, "OLD", "warm-new.txt"), read(t, "NEW", both)
-	args, err := checkPair(old, new)
+	args, err := checkPair(old, new, nil)
 	require.NoError(t, err, "the warm part compares")
 	assert.Equal(t, []string{"--", old.label, new.label}, args)
 
 	old = read(t, "OLD", "nocache-old.txt")
 	assert.False(t, mixedCache([]*runFile{old, new}), "cold in the mix: no -ignore cache")
-	_, err = checkPair(old, new)
+	_, err = checkPair(old, new, nil)
 	var f failure
 	require.ErrorAs(t, err, &f)
 	assertLines(t, []string{

@@ -54,13 +54,30 @@
 //     warm run, compare runs benchstat with -ignore cache, so the two land in
 //     one table.
 //
-//  3. OLD and NEW have no benchmark in common. benchstat's rows are the
+//  3. OLD and NEW ran with different settings, which their summary JSON
+//     files beside the .txt files record in "arguments" and "prompts" and
+//     benchstat never sees: max_tokens, temperature, ignore_eos (where
+//     both ran an OpenAI-kind runtime), num_ctx (an Ollama one),
+//     burstiness and max_inflight (where both ran an open loop), and the
+//     text of each prompt both ran (internal/summary's Differences has the
+//     rule). A run asked for 64 tokens answers sooner, and its canary
+//     reply is shorter, than one asked for 128: the figures measure other
+//     work. compare names each setting that differs with both values
+//     ("not comparable: max_tokens 128 in OLD, 256 in NEW"), and suggests
+//     no way around it; with configuration lines that differ too, the
+//     settings are named after them, and the benchstat command that
+//     ignores those keys is left out. Settings that change only how many
+//     samples there are (count, rounds, benchtime, warmups) compare. A
+//     summary without a setting's key (written before it existed), or a
+//     .txt without a summary beside it, compares as before.
+//
+//  4. OLD and NEW have no benchmark in common. benchstat's rows are the
 //     full benchmark names, GOMAXPROCS suffix ("-2") included. When the
 //     names are the same but for that suffix, compare says so: a run with
 //     another GOMAXPROCS ran on another machine or under another CPU limit
 //     (benchstat -ignore /gomaxprocs compares them anyway).
 //
-//  4. With one run: the run has a single runtime (nothing to put side by
+//  5. With one run: the run has a single runtime (nothing to put side by
 //     side; the message starts "RUN (file) has only one runtime"), or no
 //     benchmark that two of its runtimes both ran.
 //
@@ -80,6 +97,10 @@
 //	compare: cache differs: "warm" (no cache line: written before the key existed) in OLD (…) against "cold" in NEW (…)
 //	compare: cold and warm runs do not compare: a cold run's TTFT includes the whole prompt's prefill, a warm run's only a prompt-cache hit
 //
+//	compare: OLD (results/20261201T021700Z.txt) and NEW (results/20261202T021700Z.txt) ran with different settings: their figures measure different work and do not compare
+//	compare: not comparable: max_tokens 128 in OLD, 64 in NEW
+//	compare: runs of different settings do not compare: they asked each request for other work (the reply's length or sampling, the prompt, the context, the arrivals), so every figure and the canary replies change with the settings, whatever the runtime did (BENCH_MAX_TOKENS)
+//
 //	compare: RUN (results/20261202T113718Z.txt) has only one runtime, sim: nothing to put side by side; compare it with another run: scripts/compare.sh OLD NEW
 //
 // testdata/messages holds every message, from the tests.
@@ -94,6 +115,12 @@
 //	versions: ollama 0.6.5 → 0.7.0, vllm-metal 0.9.1
 //	canary: ollama 0.6.5 → 0.7.0: canary reply of prompt short changed at character 15
 //
+// and, where both runs had goodput targets (BENCH_SLO) and they differ,
+// that good-req/s does not compare (the other figures do, and benchstat
+// runs):
+//
+//	slo: "ttft=2s" in OLD, "ttft=1s" in NEW: good-req/s counts the requests that met each run's own targets, so it does not compare; the other figures do
+//
 // The cpu example is real: go test prints the CPU's name as the processor
 // reports it, while the suite's results/<id>.txt has the kernel's name
 // for it (/proc/cpuinfo on Linux), so a saved go test output and a
@@ -102,8 +129,9 @@
 // # Exit status
 //
 // benchstat's status when it ran (0 when it compared). 1 when a run's file
-// is missing (the message names the path looked for), unreadable, or would
-// compare nothing (above), or benchstat could not be run. 2 for a usage
+// is missing (the message names the path looked for), unreadable, would
+// compare nothing or runs of different settings (above), or benchstat
+// could not be run. 2 for a usage
 // error: no argument or more than two, an empty one, or one starting with
 // "-" other than -dir, -h and -help. -h prints the usage and exits 0.
 //

@@ -42,12 +42,12 @@ func TestMessages(t *testing.T) {
 		{name: "config-cache-old-file-cold", args: []string{fixture("nocache-old.txt"), fixture("cold.txt")}},
 		{name: "config-cpu-and-cache", args: []string{fixture("gotest-old.txt"), fixture("cold.txt")}},
 
-		// 3. nothing in common
+		// 4. nothing in common
 		{name: "names-none-in-common", args: []string{fixture("warm-old.txt"), fixture("code.txt")}},
 		{name: "names-gomaxprocs", args: []string{fixture("warm-old.txt"), fixture("procs4.txt")}},
 		{name: "no-vs-base", args: []string{fixture("warm-old.txt"), fixture("warm-new.txt")}, fake: "no-vs-base"},
 
-		// 4. one run
+		// 5. one run
 		{name: "one-runtime", args: []string{fixture("one-runtime.txt")}},
 		{name: "runtimes-apart", args: []string{fixture("split-runtimes.txt")}},
 	} {

@@ -158,7 +158,7 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 
 	var bsArgs []string
 	if len(runs) == 2 {
-		bsArgs, err = checkPair(runs[0], runs[1])
+		bsArgs, err = checkPair(runs[0], runs[1], settingsDiffer(files[0], files[1]))
 	} else {
 		bsArgs, err = checkOne(runs[0])
 	}

@@ -1,18 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	suiteconfig "github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/driver"
-	"github.com/inferencebench/inferencebench/internal/summary"
-	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
@@ -21,22 +15,7 @@ import (
 // one leaf and returns the path of the run's .txt.
 func nameVersionRun(t *testing.T, srv *sim.Server, version string) string {
 	t.Helper()
-	dir := t.TempDir()
-	env := map[string]string{
-		"BENCH_OUTPUT_DIR": dir, "BENCH_RUNTIMES": "lmstudio", "BENCH_CONTROL": "off",
-		"LMSTUDIO_URL": srv.URL, "LMSTUDIO_VERSION": version,
-	}
-	st, err := suiteconfig.LoadFrom(env)
-	require.NoError(t, err)
-	simCfg, err := sim.ConfigFrom(env)
-	require.NoError(t, err)
-	d, err := driver.Setup(context.Background(), &bytes.Buffer{}, st, simCfg, driver.Options{})
-	require.NoError(t, err)
-	d.Run.Add(summary.Key{Runtime: "lmstudio", Model: sim.Model, Prompt: "short", Concurrency: 1},
-		[]summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}},
-		summary.Telemetry{})
-	require.NoError(t, d.Finish())
-	return summary.PathsOf(dir, d.Run.ID).Bench
+	return suiteRun(t, srv, map[string]string{"LMSTUDIO_VERSION": version}, driver.Options{})
 }
 
 // A version that only NAME_VERSION gives (LM Studio states none) reaches

@@ -14,11 +14,13 @@ import (
 // runtimes' versions, and the canary replies that changed between OLD and
 // NEW (BENCH_CANARY).
 
-// beside is what compare reads beside a run's .txt: its summary JSON, and
-// the whole texts of its canary replies from its request records
-// (summary.ReadCanaryTexts; nil without them).
+// beside is what compare reads beside a run's .txt: its summary JSON and
+// the settings it records (summary.SettingsOf), and the whole texts of its
+// canary replies from its request records (summary.ReadCanaryTexts; nil
+// without them).
 type beside struct {
 	file        *summary.File
+	settings    summary.Settings
 	canaryTexts map[string]string
 }
 
@@ -30,7 +32,7 @@ func summaryBeside(in input) (beside, error) {
 	if path == in.path {
 		return beside{}, nil
 	}
-	f, err := summary.Read(path)
+	f, settings, err := summary.ReadComparable(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return beside{}, nil
 	}
@@ -39,9 +41,19 @@ func summaryBeside(in input) (beside, error) {
 	}
 	texts, err := summary.ReadCanaryTexts(summary.RecordsBeside(path))
 	if err != nil {
-		return beside{file: f}, fmt.Errorf("%s: the request records beside it: %w", in, err)
+		return beside{file: f, settings: settings}, fmt.Errorf("%s: the request records beside it: %w", in, err)
 	}
-	return beside{file: f, canaryTexts: texts}, nil
+	return beside{file: f, settings: settings, canaryTexts: texts}, nil
+}
+
+// settingsDiffer returns the settings in which OLD's and NEW's summaries
+// differ (summary.Differences): none when either has no summary beside
+// it, which compares as before.
+func settingsDiffer(old, new beside) []summary.Difference {
+	if old.file == nil || new.file == nil {
+		return nil
+	}
+	return summary.Differences(old.settings, new.settings)
 }
 
 // notes are the lines compare prints before benchstat's tables: each
@@ -80,6 +92,10 @@ func notes(runs []beside) []string {
 		out = append(out, "versions: "+strings.Join(vs, ", "))
 	}
 	if len(files) == 2 {
+		if o, n, ok := summary.SLOs(runs[0].settings, runs[1].settings); ok {
+			out = append(out, fmt.Sprintf("slo: %q in OLD, %q in NEW: good-req/s counts the requests that met each run's own targets, "+
+				"so it does not compare; the other figures do", o, n))
+		}
 		out = append(out, canaryChanges(runs[0], runs[1])...)
 	}
 	return out

@@ -166,7 +166,7 @@ func addSeries(p *plot.Plot, legend *plot.Legend, f figure, s *series, i int, ma
 		p.Add(sc)
 		thumbs = append(thumbs, sc)
 	}
-	label := s.key.rest()
+	label := s.rest()
 	if manyHosts {
 		label = s.key.host() + " · " + label
 	}

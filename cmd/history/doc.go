@@ -26,6 +26,23 @@
 // have none, and their host.machine is used instead ("" where that is
 // missing too: such files form one host, "(no host label)").
 //
+// A series is also one set of settings: the rows of runs that asked each
+// request for the same work, by the settings their summaries record
+// (internal/summary's Settings.Of): max_tokens, temperature, ignore_eos
+// (OpenAI-kind runtimes), num_ctx (Ollama-kind), burstiness and
+// max_inflight (open loops) and the prompt's text. A run with another
+// BENCH_MAX_TOKENS starts a series of its own where the setting changed,
+// so it is not judged against a window of the old ones, and its shorter
+// canary reply is no change; a run back at the old value joins the old
+// series again. A file without a setting's key has the suite's default
+// (max_tokens 128, temperature 0, no ignore_eos, no num_ctx, burstiness 1,
+// max_inflight 256), so older files stay in their series. Settings that
+// change only how many samples there are (count, rounds, warmups) do not
+// split a series. Where series differ only in settings, their labels name
+// the settings that differ (… · cold · max_tokens=64), and a series that
+// began where a setting changed says so: "a new series from run B, where
+// max_tokens 128 → 64 (run A before it)".
+//
 // The unit is the run: each figure is the row's run-level value (its p50,
 // its p95, its mean), one value a run. The request records
 // (.requests.jsonl) are read for the canary replies' whole texts only:
@@ -68,10 +85,11 @@
 // (improvement) or grey (unchanged), none when there is too little data.
 //
 // DIR/verdicts.json: the window, threshold, alpha and minimum, and for
-// every series its key fields, verdict, latest run, version and canary
-// changes, and per figure its verdict, latest value, centre, change (the
-// latest over the centre), threshold, p_value, latest_run, baseline_runs,
-// version_before and version_after.
+// every series its key fields, its settings, how it began where a setting
+// changed (settings_changed, null otherwise), verdict, latest run, version
+// and canary changes, and per figure its verdict, latest value, centre,
+// change (the latest over the centre), threshold, p_value, latest_run,
+// baseline_runs, version_before and version_after.
 //
 // # Canary replies
 //

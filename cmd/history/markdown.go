@@ -73,7 +73,7 @@ func (h *history) markdown(charts []chartFile) []byte {
 		w("%s\n\n| series | figure | window centre | latest | change | p | version |\n|---|---|--:|--:|--:|--:|---|\n", sec.order)
 		for _, j := range js {
 			r := j.res
-			w("| %s | %s | %s %s | %s %s | %s | %s | %s |\n", mdEscape(j.s.key.label()), r.fig.name,
+			w("| %s | %s | %s %s | %s %s | %s | %s | %s |\n", mdEscape(j.s.label()), r.fig.name,
 				r.fig.show(r.trend.Centre), r.fig.unit, r.fig.show(r.latest), r.fig.unit, percent(r.trend.Change),
 				pValue(r.trend.P), mdEscape(versionChange(r.versionBefore, r.versionAfter)))
 		}
@@ -88,7 +88,7 @@ func (h *history) markdown(charts []chartFile) []byte {
 				w("Each reply of the latest run and its window against the run before it with a canary.\n\n")
 			}
 			any = true
-			w("- %s, run %s → %s: %s\n", mdEscape(s.key.label()), c.before, c.after, mdEscape(c.text))
+			w("- %s, run %s → %s: %s\n", mdEscape(s.label()), c.before, c.after, mdEscape(c.text))
 		}
 	}
 	if !any {
@@ -103,7 +103,7 @@ func (h *history) markdown(charts []chartFile) []byte {
 			continue
 		}
 		any = true
-		w("- %s: %s\n", mdEscape(s.key.label()), tooLittle(s))
+		w("- %s: %s\n", mdEscape(s.label()), tooLittle(s))
 	}
 	if !any {
 		w("None.\n")
@@ -119,11 +119,14 @@ func (h *history) markdown(charts []chartFile) []byte {
 	w("## Series\n\n")
 	for _, s := range h.series {
 		latest := s.points[len(s.points)-1]
-		w("### %s\n\n", mdEscape(s.key.label()))
+		w("### %s\n\n", mdEscape(s.label()))
 		w("%s: latest run %s (%s), version %s, %d runs in all.", verdictWord(s.verdict()), latest.run.id,
 			latest.run.created.UTC().Format(dateFormat), orUnknown(latest.version), len(s.points))
 		if s.stale {
 			w(" Not in the latest run of its host.")
+		}
+		if c := s.started; c != nil {
+			w(" %s.", mdEscape(upper(c.String())))
 		}
 		w("\n\n")
 		if len(s.results) == 0 {
@@ -159,6 +162,14 @@ func (h *history) markdown(charts []chartFile) []byte {
 }
 
 func tooLittle(s *series) string {
+	why := tooLittleWhy(s)
+	if c := s.started; c != nil && !s.stale {
+		why = c.String() + "; " + why
+	}
+	return why
+}
+
+func tooLittleWhy(s *series) string {
 	if s.stale {
 		return "not in the latest run of its host (last run " + s.points[len(s.points)-1].run.id + ")"
 	}
@@ -173,6 +184,20 @@ func tooLittle(s *series) string {
 		return "no figure in the latest run " + latest.latestRun
 	}
 	return fmt.Sprintf("%d earlier runs with figures, %d needed", most, summary.TrendMinBaseline)
+}
+
+// String says where the series began: "a new series from run B, where
+// max_tokens 128 → 64 (run A before it)".
+func (c *settingsChange) String() string {
+	return fmt.Sprintf("a new series from run %s, where %s (run %s before it)", c.after, strings.Join(c.changes, ", "), c.before)
+}
+
+// upper is s with its first letter upper-cased, to begin a sentence.
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func verdictWord(v summary.Verdict) string {

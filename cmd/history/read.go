@@ -26,6 +26,9 @@ type run struct {
 	created time.Time
 	file    *summary.File
 	host    string // host.label, else host.machine, else ""
+	// settings are what the run asked of each request
+	// (summary.SettingsOf): a row's are part of its series' key.
+	settings summary.Settings
 	// canaryTexts are the whole texts of the run's canary replies, by
 	// their SHA-256, from its request records; nil without them.
 	canaryTexts map[string]string
@@ -140,11 +143,11 @@ func summaryPaths(args []string, out string) ([]string, []error) {
 
 // readRun reads one summary and checks what a history needs of it.
 func readRun(path string, now time.Time) (*run, error) {
-	f, err := summary.Read(path)
+	f, settings, err := summary.ReadComparable(path)
 	if err != nil {
 		return nil, err
 	}
-	r := &run{path: path, id: f.RunID, file: f, host: f.Host.Label}
+	r := &run{path: path, id: f.RunID, file: f, host: f.Host.Label, settings: settings}
 	if r.id == "" {
 		r.id = strings.TrimSuffix(filepath.Base(path), summary.ExtJSON)
 	}

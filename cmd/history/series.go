@@ -43,24 +43,38 @@ func (f figure) show(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// key is what makes rows one series: the same machine, leaf and workload.
+// key is what makes rows one series: the same machine, leaf, workload
+// and settings.
 type key struct {
 	Host, Runtime, Model, Prompt string
 	Concurrency                  int
 	Rate                         float64
 	Cache                        string
 	Turns, SharedPrefix          int
+	// Settings are the row's settings (summary.Settings.Of), joined: a
+	// run that asked for other work (another max_tokens, temperature,
+	// prompt text, …) is in a series of its own.
+	Settings string
+}
+
+// base is the key without its settings: the series that differ only in
+// settings share it.
+func (k key) base() key {
+	k.Settings = ""
+	return k
 }
 
 // label names the series on the page: host · runtime · model · prompt ·
-// load · workload.
-func (k key) label() string {
-	return k.host() + " · " + k.Runtime + " · " + k.rest()
+// load · workload, and the settings that tell it from a series of the
+// same leaf and workload (max_tokens=64).
+func (s *series) label() string {
+	return s.key.host() + " · " + s.key.Runtime + " · " + s.rest()
 }
 
 // rest is the label without host and runtime, the legend of a runtime's
 // chart (with the host where the chart has several).
-func (k key) rest() string {
+func (s *series) rest() string {
+	k := s.key
 	parts := []string{k.Model, promptName(k.Prompt), k.load(), k.Cache}
 	if k.Turns != 1 {
 		parts = append(parts, "turns="+strconv.Itoa(k.Turns))
@@ -68,7 +82,16 @@ func (k key) rest() string {
 	if k.SharedPrefix != 0 {
 		parts = append(parts, "shared-prefix="+strconv.Itoa(k.SharedPrefix))
 	}
-	return strings.Join(parts, " · ")
+	return strings.Join(append(parts, s.shown...), " · ")
+}
+
+// joinSettings is the key's form of a row's settings.
+func joinSettings(vs []summary.Value) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = v.Setting + "=" + v.Value
+	}
+	return strings.Join(parts, "\x00")
 }
 
 func (k key) host() string {
@@ -96,7 +119,8 @@ func (k key) compare(o key) int {
 	return cmp.Or(
 		strings.Compare(k.Host, o.Host), strings.Compare(k.Runtime, o.Runtime), strings.Compare(k.Model, o.Model),
 		strings.Compare(k.Prompt, o.Prompt), cmp.Compare(k.Rate, o.Rate), cmp.Compare(k.Concurrency, o.Concurrency),
-		strings.Compare(k.Cache, o.Cache), cmp.Compare(k.Turns, o.Turns), cmp.Compare(k.SharedPrefix, o.SharedPrefix))
+		strings.Compare(k.Cache, o.Cache), cmp.Compare(k.Turns, o.Turns), cmp.Compare(k.SharedPrefix, o.SharedPrefix),
+		strings.Compare(k.Settings, o.Settings))
 }
 
 // workload reads the file's workload keys, with what a missing one means
@@ -129,6 +153,20 @@ type series struct {
 	points  []point
 	results []result // one per figure it has a value of, in figures' order
 	canary  []canaryChange
+	// settings are the settings of its rows (the key's); shown those of
+	// them that tell it from the other series of its leaf and workload,
+	// for its label; started how it began, if where a setting changed.
+	settings []summary.Value
+	shown    []string
+	started  *settingsChange
+}
+
+// settingsChange is where a series began because a setting changed: its
+// first run, the run of its leaf and workload before it, and each setting
+// that changed between the two (summary.Change: "max_tokens 128 → 64").
+type settingsChange struct {
+	before, after string // run ids
+	changes       []string
 }
 
 // result is one figure's verdict on the series' latest run.
@@ -188,14 +226,16 @@ func build(runs []*run, o options) *history {
 			if row.RateRPS != nil && *row.RateRPS > 0 {
 				rate = *row.RateRPS
 			}
+			settings := r.settings.Of(row.Runtime, row.Prompt, rate > 0)
 			k := key{Host: r.host, Runtime: row.Runtime, Model: row.Model, Prompt: row.Prompt,
-				Concurrency: row.Concurrency, Rate: rate, Cache: cache, Turns: turns, SharedPrefix: prefix}
+				Concurrency: row.Concurrency, Rate: rate, Cache: cache, Turns: turns, SharedPrefix: prefix,
+				Settings: joinSettings(settings)}
 			if rate > 0 {
 				k.Concurrency = 0
 			}
 			s := byKey[k]
 			if s == nil {
-				s = &series{key: k}
+				s = &series{key: k, settings: settings}
 				byKey[k] = s
 				h.series = append(h.series, s)
 			}
@@ -203,6 +243,7 @@ func build(runs []*run, o options) *history {
 		}
 	}
 	slices.SortFunc(h.series, func(a, b *series) int { return a.key.compare(b.key) })
+	h.splitBySettings()
 	hostLatest := map[string]*run{}
 	for _, r := range runs {
 		hostLatest[r.host] = r // runs are oldest first
@@ -212,6 +253,82 @@ func build(runs []*run, o options) *history {
 		s.judge(o)
 	}
 	return h
+}
+
+// splitBySettings finds the series of one leaf and workload that differ in
+// their settings: each is labelled with the settings that differ among
+// them, and a series whose first run came after a run of another is said
+// to start there, with the settings that changed.
+func (h *history) splitBySettings() {
+	order := map[*run]int{}
+	for i, r := range h.runs {
+		order[r] = i
+	}
+	groups := map[key][]*series{}
+	for _, s := range h.series {
+		groups[s.key.base()] = append(groups[s.key.base()], s)
+	}
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		var names []string
+		for _, s := range g {
+			for _, v := range s.settings {
+				if !slices.Contains(names, v.Setting) {
+					names = append(names, v.Setting)
+				}
+			}
+		}
+		for _, name := range names {
+			v0, ok0 := g[0].setting(name)
+			differs := false
+			for _, o := range g[1:] {
+				v, ok := o.setting(name)
+				differs = differs || ok != ok0 || v != v0
+			}
+			for _, s := range g {
+				if v, ok := s.setting(name); differs && ok {
+					s.shown = append(s.shown, v.String())
+				}
+			}
+		}
+		for _, s := range g {
+			first := order[s.points[0].run]
+			var prev *series
+			at := -1
+			for _, o := range g {
+				for _, p := range o.points {
+					if i := order[p.run]; i < first && i > at {
+						prev, at = o, i
+					}
+				}
+			}
+			if prev == nil {
+				continue
+			}
+			c := &settingsChange{before: h.runs[at].id, after: s.points[0].run.id}
+			for _, v := range s.settings {
+				if before, ok := prev.setting(v.Setting); ok && before != v {
+					c.changes = append(c.changes, summary.Change(before, v))
+				}
+			}
+			if len(c.changes) > 0 {
+				s.started = c
+			}
+		}
+	}
+}
+
+// setting returns the series' value of the named setting, if its rows
+// have it.
+func (s *series) setting(name string) (summary.Value, bool) {
+	for _, v := range s.settings {
+		if v.Setting == name {
+			return v, true
+		}
+	}
+	return summary.Value{}, false
 }
 
 // judge gives each figure of s its verdict, and finds the canary changes
@@ -334,7 +451,7 @@ func (h *history) regressed() []string {
 			}
 		}
 		if len(figs) > 0 {
-			out = append(out, s.key.label()+": "+strings.Join(figs, ", "))
+			out = append(out, s.label()+": "+strings.Join(figs, ", "))
 		}
 	}
 	return out

@@ -33,6 +33,12 @@ type seriesVerdict struct {
 	LatestRun    string          `json:"latest_run"`
 	Version      *string         `json:"version"` // in the latest run
 	Figures      []figureVerdict `json:"figures"`
+	// Settings are the settings of the series' rows (summary's
+	// Settings.Of): max_tokens, temperature, … and "prompt NAME", the
+	// prompt's text. SettingsChanged is how the series began where a
+	// setting changed; null if it did not.
+	Settings        map[string]string `json:"settings"`
+	SettingsChanged *settingsJSON     `json:"settings_changed"`
 	// CanaryChanges are the changed canary replies between consecutive
 	// runs within the window, [] if none.
 	CanaryChanges []canaryJSON `json:"canary_changes"`
@@ -50,6 +56,12 @@ type figureVerdict struct {
 	BaselineRuns  []string        `json:"baseline_runs"`
 	VersionBefore *string         `json:"version_before"`
 	VersionAfter  *string         `json:"version_after"`
+}
+
+type settingsJSON struct {
+	BeforeRun string   `json:"before_run"` // the run of the leaf and workload before the series' first
+	AfterRun  string   `json:"after_run"`  // the series' first run
+	Changes   []string `json:"changes"`    // summary.Change: "max_tokens 128 → 64"
 }
 
 type canaryJSON struct {
@@ -71,6 +83,13 @@ func (h *history) verdicts() ([]byte, error) {
 			Host: k.Host, Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
 			Cache: k.Cache, Turns: k.Turns, SharedPrefix: k.SharedPrefix, Verdict: s.verdict(),
 			LatestRun: latest.run.id, Version: orNull(latest.version), Figures: []figureVerdict{}, CanaryChanges: []canaryJSON{},
+			Settings: map[string]string{},
+		}
+		for _, v := range s.settings {
+			sv.Settings[v.Setting] = v.Value
+		}
+		if c := s.started; c != nil {
+			sv.SettingsChanged = &settingsJSON{c.before, c.after, c.changes}
 		}
 		if k.Rate > 0 {
 			sv.RateRPS = &k.Rate
