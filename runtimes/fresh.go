@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,7 +23,7 @@ const (
 	// it again, with its runner's state new.
 	FreshUnload FreshWay = "unload"
 	// FreshEraseSlots: llama-server erases every slot's cache, POST
-	// /slots/ID?action=erase (it needs --slot-save-path).
+	// /slots/ID?action=erase (it needs --slot-save-path: SlotSavePathHint).
 	FreshEraseSlots FreshWay = "erase-slots"
 	// FreshResetPrefixCache: vLLM drops its prefix cache, POST
 	// /reset_prefix_cache (served in its development mode only).
@@ -177,6 +178,13 @@ func (rt *Runtime) listed(ctx context.Context) bool {
 	return rt.ps(ctx) != nil
 }
 
+// SlotSavePathHint says how to start a llama-server whose slots the suite
+// can erase: it serves slot actions, erase among them, only when started
+// with --slot-save-path; without it it refuses each with HTTP 501 and a
+// message that names the flag.
+const SlotSavePathHint = "llama-server serves slot actions, erase among them, only when started with a folder for saved slots: " +
+	"llama-server -m MODEL.gguf --slot-save-path DIR (e.g. /tmp/llama-slots; erasing writes nothing there)"
+
 // eraseSlots erases every slot of a llama-server.
 func (rt *Runtime) eraseSlots(ctx context.Context) error {
 	n := rt.slotCount(ctx)
@@ -185,6 +193,13 @@ func (rt *Runtime) eraseSlots(ctx context.Context) error {
 	}
 	for id := range n {
 		if _, err := rt.post(ctx, "/slots/"+strconv.Itoa(id)+"?action=erase"); err != nil {
+			var he *httpError
+			if errors.As(err, &he) && he.code == http.StatusNotImplemented && strings.Contains(he.msg, "slot-save-path") {
+				// Its message, "This server does not support slots
+				// action. Start it with `--slot-save-path`", said in
+				// full, with the command.
+				return fmt.Errorf("POST /slots/%d?action=erase: HTTP 501: %s", id, SlotSavePathHint)
+			}
 			return err
 		}
 	}

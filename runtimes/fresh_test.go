@@ -144,7 +144,8 @@ func TestFreshFindsTheWay(t *testing.T) {
 }
 
 // A server that refuses says so in an error that names the runtime and
-// quotes the server; the way is still reported.
+// quotes the server, llama-server's refusal with the command that avoids
+// it; the way is still reported.
 func TestFreshRefused(t *testing.T) {
 	var f fakeServer
 	url := f.start(t, map[string]http.HandlerFunc{
@@ -158,8 +159,22 @@ func TestFreshRefused(t *testing.T) {
 	way, err := rt.Fresh(context.Background())
 	assert.Equal(t, FreshEraseSlots, way)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "rt ("+url+"): returning the server to a known state (erase-slots): POST /slots/0?action=erase: HTTP 501")
-	assert.Contains(t, err.Error(), "--slot-save-path")
+	assert.Equal(t, "rt ("+url+"): returning the server to a known state (erase-slots): POST /slots/0?action=erase: HTTP 501: "+
+		"llama-server serves slot actions, erase among them, only when started with a folder for saved slots: "+
+		"llama-server -m MODEL.gguf --slot-save-path DIR (e.g. /tmp/llama-slots; erasing writes nothing there)", err.Error(),
+		"llama-server's 501, said with the command that avoids it")
+
+	// Another 501 is quoted as it is.
+	url = f.start(t, map[string]http.HandlerFunc{
+		"GET /props": reply(`{"total_slots":1}`),
+		"POST /slots/0": func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusNotImplemented)
+			io.WriteString(w, `not here`)
+		},
+	})
+	_, err = freshRuntime(t, KindOpenAI, url).Fresh(context.Background())
+	require.Error(t, err)
+	assert.Equal(t, "rt ("+url+"): returning the server to a known state (erase-slots): POST /slots/0?action=erase: HTTP 501: not here", err.Error())
 
 	// An Ollama that answers the unload with anything else.
 	url = f.start(t, map[string]http.HandlerFunc{"POST /api/chat": reply(`{"done_reason":"load","done":true}`)})

@@ -14,8 +14,8 @@ import (
 // writeControls writes, for runs with a control leaf or a fresh start
 // (BENCH_FRESH, BENCH_CONTROL), how each runtime's server was returned to
 // a known state before each leaf run, and its first leaf run against the
-// same leaf run again at the end: a drift says later leaves do not
-// compare with earlier ones.
+// same leaf run again at the end, with its test: a drift says later
+// leaves do not compare with earlier ones.
 func writeControls(b *strings.Builder, runs []*run) {
 	show := false
 	for _, r := range runs {
@@ -28,10 +28,13 @@ func writeControls(b *strings.Builder, runs []*run) {
 	}
 	b.WriteString("## Server state between leaves\n\n" +
 		"Before each leaf run the server is returned to a known state where it offers a way (BENCH_FRESH=leaf); " +
-		"at the end each runtime's first leaf runs again (the control). A control that moved beyond its threshold " +
-		"(10%, or the leaf's own spread across -count) means the server's state or the machine changed during the run.\n\n")
+		"at the end each runtime's first leaf runs again (the control). A control drifted when a rank test of its requests " +
+		"against the first run's (Mann–Whitney, p below 0.005 for each figure) shows that TTFT or decode moved by more than " +
+		"its threshold (10%, or the leaf's own spread across -count; for TTFT at least 2 ms): the server's state or the machine " +
+		"changed during the run. A leaf with too few requests for the test is not judged.\n\n")
 	writeHead(b, head{text: "run"}, head{text: "runtime"}, head{text: "fresh"}, head{text: "control leaf"},
-		head{ttftP50.heading() + ", first → end", true}, head{decodeTPS.heading() + ", first → end", true}, head{text: "drift"})
+		head{ttftP50.heading() + ", first → end", true}, head{decodeTPS.heading() + ", first → end", true},
+		head{"requests, first / end", true}, head{"p, TTFT / decode", true}, head{text: "verdict"})
 	for _, r := range runs {
 		for _, rt := range r.Runtimes {
 			fresh := r.Fresh
@@ -46,22 +49,35 @@ func writeControls(b *strings.Builder, runs []*run) {
 			}
 			c := rt.Control
 			if c == nil {
-				writeLine(b, 0, cell(r.Label), cell(rt.Name), cell(fresh), missing, missing, missing, missing)
+				writeLine(b, 0, cell(r.Label), cell(rt.Name), cell(fresh), missing, missing, missing, missing, missing, missing)
 				continue
-			}
-			drift := "no"
-			if c.Drifted {
-				drift = "**yes**"
 			}
 			// The figure at the first run and at the end, and the change.
 			firstToEnd := func(f figure, change summary.Number) string {
 				return f.format(controlFigures(c.First)) + " → " + f.format(controlFigures(c.End)) + " (" + pct(float64(change)) + ")"
 			}
+			requests, ps := missing, missing
+			if c.Verdict != "" { // a file written before the test has neither
+				requests = fmt.Sprintf("%d / %d", c.RequestsFirst, c.RequestsEnd)
+				ps = summary.FormatP(c.TTFTP) + " / " + summary.FormatP(c.DecodeP)
+			}
 			writeLine(b, 0, cell(r.Label), cell(rt.Name), cell(fresh), cell(c.Leaf),
-				firstToEnd(ttftP50, c.TTFTChange), firstToEnd(decodeTPS, c.DecodeChange), drift)
+				firstToEnd(ttftP50, c.TTFTChange), firstToEnd(decodeTPS, c.DecodeChange), requests, ps, verdict(*c))
 		}
 	}
 	b.WriteString("\n")
+}
+
+// verdict is a control's verdict for a cell, a drift in bold; a file
+// written before the test says only whether it drifted.
+func verdict(c summary.Control) string {
+	switch {
+	case c.Drifted:
+		return "**" + summary.ControlDrifted + "**"
+	case c.Verdict == "":
+		return summary.ControlSteady
+	}
+	return c.Verdict
 }
 
 // pct is a change (0.1: +10%) for a cell, or the missing mark.

@@ -10,13 +10,20 @@ import (
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
-// firstLeaf is a runtime's first leaf run: its leaf, and how many timed
-// rounds (an open-loop leaf: arrivals) it ran, which its control runs
-// again.
+// firstLeaf is a runtime's first leaf run: its leaf, how many timed
+// rounds (an open-loop leaf: arrivals) it ran and how long they took,
+// and its requests' values, which its control is tested against.
 type firstLeaf struct {
 	key    summary.Key
 	rounds int
+	open   bool
+	wall   time.Duration
+	values summary.PerRequest
 }
+
+// controlExtra bounds the rounds a control runs beyond its first run's:
+// at the first run's pace they take at most this long, or none is added.
+const controlExtra = time.Minute
 
 // noteFirst remembers l if it is the first leaf run of its runtime that
 // sent a request.
@@ -34,16 +41,39 @@ func (d *Driver) noteFirst(l *Leaf) {
 	if d.first == nil {
 		d.first = map[string]*firstLeaf{}
 	}
-	d.first[l.key.Runtime] = &firstLeaf{key: l.key, rounds: n}
+	f := &firstLeaf{key: l.key, rounds: n, open: l.open != nil, values: summary.PerRequestOf(l.rounds)}
+	for _, r := range l.rounds {
+		f.wall += r.Wall
+	}
+	d.first[l.key.Runtime] = f
+}
+
+// controlRounds is how many timed rounds f's control runs: as many as f
+// had, or, for a closed-loop leaf whose requests are too few for the
+// control's test (summary.ControlRequestsNeeded), as many as the test
+// needs, where at f's pace the rounds added take at most controlExtra.
+// An open-loop control runs f's arrivals.
+func controlRounds(f *firstLeaf) int {
+	n := len(f.values.TTFT)
+	if f.open || n == 0 {
+		return f.rounds
+	}
+	perRound := float64(n) / float64(f.rounds)
+	need := int(math.Ceil(float64(summary.ControlRequestsNeeded(n)) / perRound))
+	if need <= f.rounds || time.Duration(need-f.rounds)*(f.wall/time.Duration(f.rounds)) > controlExtra {
+		return f.rounds
+	}
+	return need
 }
 
 // controls runs, with BENCH_CONTROL=on, each runtime's first leaf once
 // more at the end of the run (after a fresh start, as every leaf run with
 // BENCH_FRESH=leaf): its warm-ups and as many timed rounds as its first
-// run had. Its figures go in no row and no result line, only in the
-// runtime's control in the summary, which compares them with the first
-// run's; its requests are recorded with "control": true. A control that
-// moved beyond its threshold is said on the log.
+// run had, more where the test needs them (controlRounds). Its figures go
+// in no row and no result line, only in the runtime's control in the
+// summary, which tests them against the first run's (summary.NewControl);
+// its requests are recorded with "control": true. A drift is said on the
+// log, and so is a control with too few requests to be judged.
 func (d *Driver) controls(ctx context.Context) {
 	if d.Settings.Control != config.ControlOn {
 		return
@@ -59,7 +89,8 @@ func (d *Driver) controls(ctx context.Context) {
 			continue
 		}
 		d.leafRuns++
-		l, err := d.newLeaf(ctx, f.key, rt, 0, f.rounds, f.key.Levels()+" (control)")
+		rounds := controlRounds(f)
+		l, err := d.newLeaf(ctx, f.key, rt, 0, rounds, f.key.Levels()+" (control)")
 		if err != nil {
 			d.logf("%s: no control leaf: %v", rt.Name, err)
 			continue
@@ -67,18 +98,25 @@ func (d *Driver) controls(ctx context.Context) {
 		l.control = true
 		start := time.Now()
 		l.WarmUp()
-		for range f.rounds {
+		for range rounds {
 			l.Next()
 		}
 		if l.open != nil {
 			l.endOpen()
 		}
 		m := summary.Compute(l.rounds, d.Run.SLO)
-		c := summary.NewControl(f.key, runs, m)
+		c := summary.NewControl(f.key, runs, m, f.values, summary.PerRequestOf(l.rounds))
 		d.runtimeInfo(rt.Name).Control = &c
-		d.logf("%s: control leaf %s, %d rounds again at the end (%v): %s", rt.Name, f.key.Levels(), f.rounds,
+		what := plural(rounds, "round") + " again at the end"
+		if rounds > f.rounds {
+			what = fmt.Sprintf("%d rounds at the end (its first run's %d and %d more, for the test)", rounds, f.rounds, rounds-f.rounds)
+		}
+		d.logf("%s: control leaf %s, %s (%v): %s", rt.Name, f.key.Levels(), what,
 			time.Since(start).Round(time.Millisecond), controlLine(c))
 		if msg := c.Drift(rt.Name); msg != "" {
+			d.logf("%s", msg)
+		}
+		if msg := c.TooFew(rt.Name); msg != "" {
 			d.logf("%s", msg)
 		}
 		if l.recordErr != nil {
@@ -87,8 +125,9 @@ func (d *Driver) controls(ctx context.Context) {
 	}
 }
 
-// controlLine is a control's figures for the log: "TTFT p50 52.1 ms →
-// 51.8 ms (−1%), decode 399.2 → 400.1 tok/s (+0%)".
+// controlLine is a control's figures and verdict for the log: "TTFT p50
+// 52.1 ms → 51.8 ms (−1%, p = 0.62), decode 399.2 → 400.1 tok/s (+0%,
+// p = 0.41); 3 requests against 12: steady".
 func controlLine(c summary.Control) string {
 	ms := func(p *float64) string {
 		if p == nil {
@@ -102,9 +141,24 @@ func controlLine(c summary.Control) string {
 		}
 		return fmt.Sprintf("%.1f", *p)
 	}
-	return fmt.Sprintf("TTFT p50 %s → %s (%s), decode %s → %s tok/s (%s)",
-		ms(c.First.TTFTP50), ms(c.End.TTFTP50), signed(float64(c.TTFTChange)),
-		tps(c.First.DecodeTPSMean), tps(c.End.DecodeTPSMean), signed(float64(c.DecodeChange)))
+	test := func(ch summary.Number, p *float64) string {
+		if p == nil {
+			return signed(float64(ch))
+		}
+		return signed(float64(ch)) + ", p = " + summary.FormatP(p)
+	}
+	return fmt.Sprintf("TTFT p50 %s → %s (%s), decode %s → %s tok/s (%s); %s against %d: %s",
+		ms(c.First.TTFTP50), ms(c.End.TTFTP50), test(c.TTFTChange, c.TTFTP),
+		tps(c.First.DecodeTPSMean), tps(c.End.DecodeTPSMean), test(c.DecodeChange, c.DecodeP),
+		plural(c.RequestsFirst, "request"), c.RequestsEnd, c.Verdict)
+}
+
+// plural is "1 round" or "n rounds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func signed(x float64) string {

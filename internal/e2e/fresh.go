@@ -26,7 +26,8 @@ type freshWant struct {
 	// than without.
 	contrast float64
 	// drift is the least decode slowdown the stale run's control must
-	// show (0.2: 20% slower at the end than at the start).
+	// show (0.2: 20% slower at the end than at the start); its test must
+	// also call it drifted.
 	drift float64
 }
 
@@ -65,9 +66,13 @@ func checkFresh(fresh, stale *summary.File, w freshWant) (table, fails []string)
 			fail("the BENCH_FRESH=%s run has no control for %s", mode, w.runtime)
 			continue
 		}
-		table = append(table, fmt.Sprintf("control, fresh=%s: %s decode %s → %s tok/s (%+.1f%%), TTFT p50 %s → %s ms (%+.1f%%), drifted %v",
-			mode, c.Leaf, fixedOrNull(c.First.DecodeTPSMean, 1), fixedOrNull(c.End.DecodeTPSMean, 1), 100*float64(c.DecodeChange),
-			fixedOrNull(scaled(c.First.TTFTP50, 1e3), 1), fixedOrNull(scaled(c.End.TTFTP50, 1e3), 1), 100*float64(c.TTFTChange), c.Drifted))
+		table = append(table, fmt.Sprintf("control, fresh=%s: %s decode %s → %s tok/s (%+.1f%%, p %s), TTFT p50 %s → %s ms (%+.1f%%, p %s), %d requests against %d: %s, drifted %v",
+			mode, c.Leaf, fixedOrNull(c.First.DecodeTPSMean, 1), fixedOrNull(c.End.DecodeTPSMean, 1), 100*float64(c.DecodeChange), summary.FormatP(c.DecodeP),
+			fixedOrNull(scaled(c.First.TTFTP50, 1e3), 1), fixedOrNull(scaled(c.End.TTFTP50, 1e3), 1), 100*float64(c.TTFTChange), summary.FormatP(c.TTFTP),
+			c.RequestsFirst, c.RequestsEnd, c.Verdict, c.Drifted))
+		if c.Drifted != (c.Verdict == summary.ControlDrifted) {
+			fail("the BENCH_FRESH=%s run's control has verdict %q and drifted %v", mode, c.Verdict, c.Drifted)
+		}
 	}
 
 	first, later := row(fresh, w.runtime, w.first, 1), row(fresh, w.runtime, w.later, 1)
@@ -97,8 +102,12 @@ func checkFresh(fresh, stale *summary.File, w freshWant) (table, fails []string)
 		if !(float64(c.DecodeChange) <= -w.drift) {
 			fail("with BENCH_FRESH=off the control decoded %+.1f%% against the first run: want at least %.0f%% slower, the drift a concurrent leaf leaves on Ollama", 100*float64(c.DecodeChange), 100*w.drift)
 		}
-		if !c.Drifted {
-			fail("with BENCH_FRESH=off the control is not marked drifted")
+		switch {
+		case c.Verdict == summary.ControlTooFew:
+			fail("with BENCH_FRESH=off the control had too few requests to be judged: %d in the first run, %d at the end", c.RequestsFirst, c.RequestsEnd)
+		case !c.Drifted:
+			fail("with BENCH_FRESH=off the control is not marked drifted (decode p = %s, TTFT p = %s; %d requests against %d)",
+				summary.FormatP(c.DecodeP), summary.FormatP(c.TTFTP), c.RequestsFirst, c.RequestsEnd)
 		}
 	}
 	return table, fails

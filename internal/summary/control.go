@@ -5,12 +5,124 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"golang.org/x/perf/benchmath"
 )
+
+// A runtime's control leaf: its first leaf run against the same leaf run
+// again at the end of the run, judged on the requests of both
+// (docs/method.md#is-the-controls-change-a-drift). A figure (TTFT; decode rate)
+// drifted when a two-sided Mann–Whitney U test of its per-request values
+// shows, at ControlAlpha/2 (the two figures together at ControlAlpha:
+// Bonferroni), that it moved by more than its minimum effect: the larger
+// of ControlThreshold and the leaf's own spread across -count, and for
+// TTFT at least ControlTTFTFloor. The test is of the values at the end
+// scaled back by the minimum effect against those at the start (see
+// effectTest), so that a change the noise of a few requests makes no
+// larger than the minimum effect is no drift. A leaf with too few
+// requests on a side for the test to reach its level at all, even with
+// every request at the end beyond every one at the start, gets no
+// verdict: ControlTooFew.
 
 // ControlThreshold is the least change of a control's figure that counts
 // as a drift: below it, a leaf run again is the same within the noise of
 // a real server.
 const ControlThreshold = 0.10
+
+// ControlTTFTFloor is the least change of a control's TTFT p50, in
+// seconds, that can count as a drift, whatever its share: on a busy
+// machine a few milliseconds come and go with the scheduler.
+const ControlTTFTFloor = 0.002
+
+// ControlAlpha is the control's false-alarm rate for the two figures
+// together, where requests are independent: each figure's test is at
+// ControlAlpha/2.
+const ControlAlpha = 0.01
+
+// The verdicts of a control (Control.Verdict).
+const (
+	// ControlDrifted: a figure passed the test and moved beyond its
+	// threshold.
+	ControlDrifted = "drifted"
+	// ControlSteady: a figure could be tested, and none drifted.
+	ControlSteady = "steady"
+	// ControlTooFew: neither figure had enough requests on both sides
+	// for the test to reach its level (ControlRequestsNeeded).
+	ControlTooFew = "too few requests"
+)
+
+// Control is a runtime's control leaf: its first leaf (the first -count
+// repetition of it) against the same leaf run again, alone, at the end
+// of the run. A drift means the server's state or the machine changed
+// during the run, so later leaves do not compare with earlier ones.
+type Control struct {
+	Leaf  string         `json:"leaf"`  // runtime=…/prompt=…/conc=…
+	First ControlFigures `json:"first"` // its first run
+	End   ControlFigures `json:"end"`   // the control, at the end
+	// TTFTChange and DecodeChange are End / First − 1 of TTFT p50 and
+	// of the mean decode rate: 0.1 is 10% more (slower to the first
+	// token; faster decode).
+	TTFTChange   Number `json:"ttft_change"`
+	DecodeChange Number `json:"decode_change"`
+	// TTFTThreshold and DecodeThreshold are the changes beyond which a
+	// figure counts as moved: the larger of ControlThreshold and the
+	// leaf's own spread across its -count runs ((max − min) / median);
+	// a TTFT that moved by less than ControlTTFTFloor never counts.
+	TTFTThreshold   Number `json:"ttft_threshold"`
+	DecodeThreshold Number `json:"decode_threshold"`
+	// Drifted is set when Verdict is ControlDrifted.
+	Drifted bool `json:"drifted"`
+	// Verdict is ControlDrifted, ControlSteady or ControlTooFew; "" in
+	// files written before the control was tested.
+	Verdict string `json:"verdict"`
+	// RequestsFirst and RequestsEnd are the requests the test compared:
+	// those of the first run and of the control that succeeded with a
+	// first token.
+	RequestsFirst int `json:"requests_first"`
+	RequestsEnd   int `json:"requests_end"`
+	// TTFTP and DecodeP are the p-values of each figure's test: a
+	// two-sided Mann–Whitney U test of the per-request TTFTs (decode
+	// rates) at the start against those at the end scaled back by the
+	// figure's minimum effect (see effectTest); 1 for a change within
+	// it; nil where a side has none.
+	TTFTP   *float64 `json:"ttft_p_value"`
+	DecodeP *float64 `json:"decode_p_value"`
+	// Alpha is ControlAlpha, the test's level for both figures together.
+	Alpha float64 `json:"alpha"`
+}
+
+// ControlFigures are one run of a control's leaf.
+type ControlFigures struct {
+	Requests      int      `json:"requests"`
+	Successes     int      `json:"successes"`
+	TTFTP50       *float64 `json:"ttft_s_p50"`
+	DecodeTPSMean *float64 `json:"decode_tps_mean"`
+}
+
+// PerRequest are the values of a leaf run's successful requests that a
+// control's test compares, as Compute counts them: each one's TTFT in
+// seconds (those with a first token) and decode rate in tokens a second
+// (those with one).
+type PerRequest struct {
+	TTFT, Decode []float64
+}
+
+// PerRequestOf returns the per-request values of rounds.
+func PerRequestOf(rounds []Round) PerRequest {
+	var (
+		m Metrics
+		s samples
+	)
+	for _, rd := range rounds {
+		for _, res := range rd.Results {
+			if res.OK() {
+				m.Successes++
+				m.add(&s, rd, res)
+			}
+		}
+	}
+	return PerRequest{TTFT: s.ttft, Decode: s.decode}
+}
 
 // LeafRuns returns the figures of every run (-count repetition) of k so
 // far, in order.
@@ -26,9 +138,11 @@ func (r *Run) LeafRuns(k Key) []Metrics {
 
 // NewControl compares end, the control run of leaf k at the end of the
 // run, with runs, the figures of k's runs during it (the first is the one
-// compared; all of them give the spread).
-func NewControl(k Key, runs []Metrics, end Metrics) Control {
-	c := Control{Leaf: k.Levels(), End: controlFigures(end)}
+// compared; all of them give the spread), and tests first, the requests
+// of the first run, against last, the control's.
+func NewControl(k Key, runs []Metrics, end Metrics, first, last PerRequest) Control {
+	c := Control{Leaf: k.Levels(), End: controlFigures(end), Verdict: ControlTooFew, Alpha: ControlAlpha,
+		RequestsFirst: len(first.TTFT), RequestsEnd: len(last.TTFT)}
 	if len(runs) == 0 {
 		return c
 	}
@@ -37,18 +151,134 @@ func NewControl(k Key, runs []Metrics, end Metrics) Control {
 	decode := func(m Metrics) Stat { return m.Decode }
 	c.TTFTChange, c.TTFTThreshold = change(runs, end, ttft, func(s Stat) float64 { return s.P50 })
 	c.DecodeChange, c.DecodeThreshold = change(runs, end, decode, func(s Stat) float64 { return s.Mean })
-	if c.First.TTFTP50 != nil && c.End.TTFTP50 != nil && math.Abs(*c.End.TTFTP50-*c.First.TTFTP50) < ControlTTFTFloor {
-		// A millisecond of a short TTFT is the machine's scheduling.
-		c.TTFTThreshold = Number(math.Max(float64(c.TTFTThreshold), math.Abs(float64(c.TTFTChange))))
+	ttftEffect := float64(c.TTFTThreshold)
+	if c.First.TTFTP50 != nil {
+		if c.End.TTFTP50 != nil && math.Abs(*c.End.TTFTP50-*c.First.TTFTP50) < ControlTTFTFloor {
+			// A millisecond of a short TTFT is the machine's scheduling.
+			c.TTFTThreshold = Number(math.Max(float64(c.TTFTThreshold), math.Abs(float64(c.TTFTChange))))
+		}
+		ttftEffect = math.Max(ttftEffect, ControlTTFTFloor / *c.First.TTFTP50)
 	}
-	c.Drifted = moved(c.TTFTChange, c.TTFTThreshold) || moved(c.DecodeChange, c.DecodeThreshold)
+	c.TTFTP = effectTest(first.TTFT, last.TTFT, ttftEffect)
+	c.DecodeP = effectTest(first.Decode, last.Decode, float64(c.DecodeThreshold))
+	tested := false
+	for _, f := range []struct {
+		p      *float64
+		n1, n2 int
+		moved  bool
+	}{
+		{c.TTFTP, len(first.TTFT), len(last.TTFT), moved(c.TTFTChange, c.TTFTThreshold)},
+		{c.DecodeP, len(first.Decode), len(last.Decode), moved(c.DecodeChange, c.DecodeThreshold)},
+	} {
+		if f.p == nil || !Separable(f.n1, f.n2) {
+			continue
+		}
+		tested = true
+		if *f.p < ControlAlpha/2 && f.moved {
+			c.Drifted = true
+		}
+	}
+	switch {
+	case c.Drifted:
+		c.Verdict = ControlDrifted
+	case tested:
+		c.Verdict = ControlSteady
+	}
 	return c
 }
 
-// ControlTTFTFloor is the least change of a control's TTFT p50, in
-// seconds, that can count as a drift, whatever its share: on a busy
-// machine a few milliseconds come and go with the scheduler.
-const ControlTTFTFloor = 0.002
+// effectTest is the p-value of the test that the values at the end moved
+// from first by more than effect (a share: 0.1), in the direction they
+// moved: a two-sided Mann–Whitney U test of first against the values at
+// the end scaled back by the effect (each divided by 1 − effect where they
+// lie lower, by 1 + effect where they lie higher), counted only where the
+// scaled values still lie that way; 1 where they do not, and for a move
+// down by an effect of 1 or more, which no positive figure can make. The
+// test is benchmath's, as benchstat computes it (exact up to 50 values a
+// side, 25 with ties; a normal approximation beyond); values all the same
+// give 1. Nil where a side has no value or effect is not a number.
+func effectTest(first, end []float64, effect float64) *float64 {
+	if len(first) == 0 || len(end) == 0 || math.IsNaN(effect) {
+		return nil
+	}
+	one := 1.0
+	lower := above(first, end) > 0
+	f := 1 + effect
+	if lower {
+		if effect >= 1 {
+			return &one
+		}
+		f = 1 - effect
+	}
+	scaled := make([]float64, len(end))
+	for i, x := range end {
+		scaled[i] = x / f
+	}
+	if d := above(first, scaled); d == 0 || (d > 0) != lower {
+		return &one
+	}
+	p := rankTest(first, scaled)
+	return &p
+}
+
+// above is how far a's values tend to lie above b's: the share of pairs
+// (x of a, y of b) with x > y, ties counting half, less one half; positive
+// where a lies higher, negative where lower.
+func above(a, b []float64) float64 {
+	var u float64
+	for _, x := range a {
+		for _, y := range b {
+			switch {
+			case x > y:
+				u++
+			case x == y:
+				u += 0.5
+			}
+		}
+	}
+	return u/float64(len(a)*len(b)) - 0.5
+}
+
+// rankTest is the two-sided p-value of benchmath's Mann–Whitney U test of
+// a against b (both non-empty).
+func rankTest(a, b []float64) float64 {
+	th := benchmath.Thresholds{CompareAlpha: ControlAlpha / 2}
+	return benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(a), &th), benchmath.NewSample(slices.Clone(b), &th)).P
+}
+
+// Separable reports whether n1 values against n2 are enough for the
+// control's test to reach ControlAlpha/2 at all: two samples completely
+// apart have the smallest p-value, 2 / C(n1+n2, n1), and it must be below
+// that level. Equal sides need 6 each.
+func Separable(n1, n2 int) bool {
+	return n1 > 0 && n2 > 0 && minP(n1, n2) < ControlAlpha/2
+}
+
+// minP is the two-sided p-value of n1 values all apart from n2 others,
+// 2 / C(n1+n2, n1), at most 1.
+func minP(n1, n2 int) float64 {
+	k, n := min(n1, n2), n1+n2
+	c := 1.0 // C(n−k+i, i): exact while it fits a float64's 53 bits
+	for i := 1; i <= k; i++ {
+		c = c * float64(n-k+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+// ControlRequestsNeeded is the fewest requests a control must have at the
+// end, against n in the first run, for its test to be able to reach
+// ControlAlpha/2 (Separable); 0 for n ≤ 0. Against 1, 400; 2, 27; 3, 12;
+// 4, 8; 5, 6; 6, 5.
+func ControlRequestsNeeded(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	m := 1
+	for !Separable(n, m) {
+		m++
+	}
+	return m
+}
 
 // change is end's figure against the first run's (end/first − 1), and the
 // threshold: the larger of ControlThreshold and the spread of the figure
@@ -87,22 +317,66 @@ func controlFigures(m Metrics) ControlFigures {
 	return f
 }
 
-// Drift says how the control moved, for the log, or "" if it did not:
-// "ollama: the control leaf decoded 48% slower at the end of the run than
-// at its start: …".
+// figureDrifted reports whether the figure with p-value p, change ch and
+// threshold th drifted in c, which NewControl found drifted: its test
+// passed and it moved.
+func (c Control) figureDrifted(p *float64, ch, th Number) bool {
+	return p != nil && *p < c.Alpha/2 && moved(ch, th)
+}
+
+// Drift says how the control moved, for the log, or "" if it did not
+// drift: "ollama: the control leaf (…) decoded 48% slower at the end of
+// the run than at its start (Mann–Whitney p = 0.0001; 3 requests at the
+// start, 12 at the end): …".
 func (c Control) Drift(runtime string) string {
 	if !c.Drifted {
 		return ""
 	}
-	var what []string
-	if moved(c.DecodeChange, c.DecodeThreshold) {
+	var what, ps []string
+	if c.figureDrifted(c.DecodeP, c.DecodeChange, c.DecodeThreshold) {
 		what = append(what, "decoded "+percent(float64(c.DecodeChange), "faster", "slower"))
+		ps = append(ps, FormatP(c.DecodeP))
 	}
-	if moved(c.TTFTChange, c.TTFTThreshold) {
+	if c.figureDrifted(c.TTFTP, c.TTFTChange, c.TTFTThreshold) {
 		what = append(what, "took "+percent(float64(c.TTFTChange), "longer", "less time")+" to the first token")
+		ps = append(ps, FormatP(c.TTFTP))
 	}
-	return fmt.Sprintf("%s: the control leaf (%s) %s at the end of the run than at its start: the server's state or the machine changed during the run; figures of later leaves do not compare with earlier ones",
-		runtime, c.Leaf, strings.Join(what, " and "))
+	return fmt.Sprintf("%s: the control leaf (%s) %s at the end of the run than at its start (Mann–Whitney p = %s; %s at the start, %d at the end): the server's state or the machine changed during the run; figures of later leaves do not compare with earlier ones",
+		runtime, c.Leaf, strings.Join(what, " and "), strings.Join(ps, " and "), requests(c.RequestsFirst), c.RequestsEnd)
+}
+
+// TooFew says, for the log, that the control had too few requests to be
+// judged, and how many it would need, or "" if it was judged. It is no
+// warning: unlike Drift's, its line does not say "the control leaf (".
+func (c Control) TooFew(runtime string) string {
+	if c.Verdict != ControlTooFew {
+		return ""
+	}
+	msg := fmt.Sprintf("%s: too few requests to judge its control (%s): %s in its first run and %d at the end", runtime, c.Leaf, requests(c.RequestsFirst), c.RequestsEnd)
+	if need := ControlRequestsNeeded(c.RequestsFirst); need > 0 {
+		msg += fmt.Sprintf("; against %d, the test needs %d at the end to tell a drift from noise at p < %.3g", c.RequestsFirst, need, ControlAlpha/2)
+	}
+	return msg + "; no verdict (more timed rounds, -benchtime, give one)"
+}
+
+// requests is "1 request" or "n requests".
+func requests(n int) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
+}
+
+// FormatP is a p-value for a reader: two significant digits ("0.0046",
+// "0.31"), "<0.0001" below that, "—" for none.
+func FormatP(p *float64) string {
+	switch {
+	case p == nil || math.IsNaN(*p):
+		return "—"
+	case *p < 1e-4:
+		return "<0.0001"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.2g", *p), "e+00")
 }
 
 func percent(ch float64, up, down string) string {

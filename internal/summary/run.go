@@ -251,38 +251,6 @@ func (r *Run) SetInputSize(name, prompt string, s InputSize) {
 	}
 }
 
-// Control is a runtime's control leaf: its first leaf (the first -count
-// repetition of it) against the same leaf run again, alone, at the end
-// of the run. A change beyond Threshold means the server's state or the
-// machine changed during the run, so later leaves do not compare with
-// earlier ones.
-type Control struct {
-	Leaf  string         `json:"leaf"`  // runtime=…/prompt=…/conc=…
-	First ControlFigures `json:"first"` // its first run
-	End   ControlFigures `json:"end"`   // the control, at the end
-	// TTFTChange and DecodeChange are End / First − 1 of TTFT p50 and
-	// of the mean decode rate: 0.1 is 10% more (slower to the first
-	// token; faster decode).
-	TTFTChange   Number `json:"ttft_change"`
-	DecodeChange Number `json:"decode_change"`
-	// TTFTThreshold and DecodeThreshold are the changes beyond which a
-	// figure counts as moved: the larger of ControlThreshold and the
-	// leaf's own spread across its -count runs ((max − min) / median);
-	// a TTFT that moved by less than ControlTTFTFloor never counts.
-	TTFTThreshold   Number `json:"ttft_threshold"`
-	DecodeThreshold Number `json:"decode_threshold"`
-	// Drifted is set when either figure moved beyond its threshold.
-	Drifted bool `json:"drifted"`
-}
-
-// ControlFigures are one run of a control's leaf.
-type ControlFigures struct {
-	Requests      int      `json:"requests"`
-	Successes     int      `json:"successes"`
-	TTFTP50       *float64 `json:"ttft_s_p50"`
-	DecodeTPSMean *float64 `json:"decode_tps_mean"`
-}
-
 // Prompt is one prompt of the run.
 type Prompt struct {
 	Name, Text string
