@@ -81,15 +81,6 @@
 # The tests' own E2E_* variables (internal/e2e/doc.go lists them) are set
 # here, from the run; values of the caller's are replaced.
 set -euo pipefail
-# Job control: every background job gets its own process group, so that
-# stopping one stops its children too (ollama serve's runner, go test's
-# test binary, cmd/bench). Whatever takes time runs as such a job that this
-# script waits for (job, run and pause below), never in the foreground:
-# then Ctrl-C reaches this script and its trap rather than only the
-# command (a foreground job would get the terminal, and bash would go on
-# with the next line), and a TERM is handled at once, not after the
-# command.
-set -m
 cd "$(dirname "$0")/.."
 
 OLLAMA_VERSION=0.6.5
@@ -114,52 +105,12 @@ WARM_ROUNDS=2 # -benchtime=2x -count=1 at concurrency 1, one warm-up
 OPEN_ARRIVALS=65
 CACHE=${E2E_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/inferencebench}
 
-log() { printf 'e2e-ollama: %s\n' "$*"; }
-die() {
-  printf 'e2e-ollama: FAIL: %s\n' "$*" >&2
-  exit 1
-}
-
-# --- phases and their times -------------------------------------------------
-
-phase_name=
-phase_start=0
-times=()
-phase() {
-  end_phase
-  phase_name=$1
-  phase_start=$(date +%s)
-  printf '\n== %s\n' "$1"
-}
-end_phase() {
-  if [ -n "$phase_name" ]; then
-    times+=("$(printf '%-30s %4d s' "$phase_name" $(($(date +%s) - phase_start)))")
-    phase_name=
-  fi
-}
-
-# --- what was started, and stopping it ---------------------------------------
-
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/e2e-ollama.XXXXXX")
-serve_pgid=
-job_pgid=
-job_pgids=() # every job's, for the check that nothing is left
+E2E_NAME=e2e-ollama
+# shellcheck source=scripts/lib/e2e.sh
+. scripts/lib/e2e.sh
 
-# stop_group PGID: TERM the process group, then KILL what is left after 10 s.
-stop_group() {
-  local g=$1
-  kill -TERM -- "-$g" 2>/dev/null || return 0
-  for _ in $(seq 100); do
-    pgrep -g "$g" >/dev/null 2>&1 || break
-    sleep 0.1
-  done
-  if pgrep -g "$g" >/dev/null 2>&1; then
-    log "process group $g did not stop on TERM within 10 s; killing it"
-    kill -KILL -- "-$g" 2>/dev/null || true
-    sleep 0.5
-  fi
-  wait "$g" 2>/dev/null || true
-}
+serve_pgid=
 
 cleanup() {
   local rc=$?
@@ -179,7 +130,7 @@ cleanup() {
   fi
   # Nothing we started may be left: no process in the server's group or in
   # a job's, none that has our temporary folder on its command line.
-  left=$( (for g in $serve_pgid "${job_pgids[@]}"; do pgrep -g "$g"; done; pgrep -f "$tmp") 2>/dev/null | sort -u)
+  left=$(left_behind ${serve_pgid:+"$serve_pgid"})
   if [ -n "$left" ]; then
     printf 'e2e-ollama: FAIL: processes left behind:\n' >&2
     ps -o pid,pgid,args -p "$(echo "$left" | paste -sd, -)" >&2 || true
@@ -192,10 +143,7 @@ cleanup() {
   else
     rm -rf "$tmp"
   fi
-  if [ ${#times[@]} -gt 0 ]; then
-    printf '\n== phase times\n'
-    printf '  %s\n' "${times[@]}"
-  fi
+  print_times
   if [ "$rc" -eq 0 ]; then
     printf '\ne2e-ollama: PASS\n'
   else
@@ -206,37 +154,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT
 trap 'log "terminated"; exit 143' TERM
-
-# job CMD...: runs CMD (a command or a function) as a job of its own, in its
-# own process group, which the trap stops on an interrupt; returns CMD's
-# status. Redirections of the call apply to CMD.
-job() {
-  local rc=0
-  "$@" &
-  job_pgid=$!
-  job_pgids+=("$job_pgid")
-  wait "$job_pgid" || rc=$?
-  job_pgid=
-  return "$rc"
-}
-
-# run LOG CMD...: job CMD, its output shown and kept in LOG.
-run() {
-  local out=$1
-  shift
-  job tee_to "$out" "$@"
-}
-tee_to() {
-  local out=$1
-  shift
-  "$@" 2>&1 | tee "$out"
-}
-
-# pause SECONDS: sleep as a job, so that Ctrl-C reaches the trap.
-pause() {
-  sleep "$1" &
-  wait "$!"
-}
 
 # --- tools -----------------------------------------------------------------
 
@@ -381,12 +298,6 @@ job create_model >"$tmp/create.log" 2>&1 ||
   die "ollama create failed: $(tr '\r' '\n' <"$tmp/create.log" | tail -n 5)"
 log "created model $MODEL_NAME"
 
-# None of the caller's BENCH_* or E2E_* variables may change a suite run
-# or a check: each gets the settings this script gives it, and the
-# defaults for the rest.
-caller_env=()
-while IFS= read -r v; do caller_env+=(-u "$v"); done < <(compgen -e | grep -E '^(BENCH|E2E)_')
-
 # shellcheck disable=SC2054 # the commas are in the values
 bench_env=(
   BENCH_RUNTIMES=ollama,ollama-v1
@@ -395,26 +306,9 @@ bench_env=(
   BENCH_CONCURRENCY="$CONCURRENCY" BENCH_PROMPTS="$PROMPTS" BENCH_MAX_TOKENS="$MAX_TOKENS"
   BENCH_SEED=42 BENCH_TEMPERATURE=0 BENCH_WARMUPS=2 BENCH_TIMEOUT=120s
 )
-# suite NAME BENCH BENCHTIME COUNT [SETTING=VALUE...]: one run of the
-# suite, go test -bench=BENCH -benchtime=BENCHTIME -count=COUNT, with the
-# settings of bench_env and then these (a later one wins), its files in
-# $tmp/results-NAME and its output shown and kept in $tmp/suite-NAME.log.
-# Sets json to the summary JSON it wrote, and txt to the .txt.
-suite() {
-  local name=$1 bench=$2 benchtime=$3 count=$4 dir=$tmp/results-$1 f
-  shift 4
-  mkdir -p "$dir"
-  run "$tmp/suite-$name.log" env "${caller_env[@]}" -u OLLAMA_API_KEY -u OLLAMA_V1_API_KEY \
-    "${bench_env[@]}" BENCH_OUTPUT_DIR="$dir" "$@" \
-    go test -run='^$' -bench="$bench" -benchtime="$benchtime" -count="$count" -timeout=30m . ||
-    die "the $name suite run failed (see above)"
-  json='' txt=''
-  for f in "$dir"/*.json; do [ -f "$f" ] && json=$f; done
-  for f in "$dir"/*.txt; do [ -f "$f" ] && txt=$f; done
-  if [ -z "$json" ] || [ -z "$txt" ]; then
-    die "the $name suite run wrote no summary JSON and .txt to $dir"
-  fi
-}
+# The key of the runtimes' API, if the caller has one, is none of the
+# suite's business here.
+suite_unset=(-u OLLAMA_API_KEY -u OLLAMA_V1_API_KEY)
 
 phase "suite run, cold prompts"
 # Cold, the default, made explicit: every request's prompt is unique.
@@ -437,24 +331,6 @@ e2e_env=(
   E2E_MAX_TOKENS="$MAX_TOKENS" E2E_BENCH_BIN="$bench_bin"
   E2E_OPEN_PROMPT="$ONE_PROMPT" E2E_OPEN_ARRIVALS="$OPEN_ARRIVALS" E2E_RATES_FILE="$tmp/rates"
 )
-# e2e_test TEST LOG WHAT: runs the live test TEST, its output shown and
-# kept in LOG; if it fails, the FAIL line names the tests that failed (the
-# innermost: TestSummary/JSON rather than TestSummary too).
-e2e_test() {
-  local failed
-  run "$2" env "${caller_env[@]}" "${e2e_env[@]}" go test -tags e2e -count=1 -v -timeout=20m -run "^$1\$" ./internal/e2e/ && return
-  failed=$(sed -n -E 's/^ *--- FAIL: ([^ ]+).*/\1/p' "$2" | awk '
-    { name[NR] = $0 }
-    END {
-      for (i = 1; i <= NR; i++) {
-        inner = 1
-        for (j = 1; j <= NR; j++) if (index(name[j], name[i] "/") == 1) inner = 0
-        if (inner) out = out (out == "" ? "" : " ") name[i]
-      }
-      print out
-    }')
-  die "$3: ${failed:-$1} failed (see its messages above)"
-}
 
 phase "check summary, benchstat"
 e2e_test TestSummary "$tmp/summary.log" "the summary JSON and benchstat"

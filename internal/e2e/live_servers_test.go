@@ -1,0 +1,56 @@
+//go:build e2e
+
+package e2e
+
+import "testing"
+
+// TestServers checks the runs of scripts/e2e-vllm-mlx.sh against a real
+// vLLM and a real mlx_lm.server (E2E_SERVERS): the cold run
+// (E2E_COLD_SUMMARY), in<N> prompts (E2E_INPUT_SUMMARY), conversations
+// (E2E_TURNS_SUMMARY), a shared prefix (E2E_PREFIX_SUMMARY) and the cold
+// run's leaves again without fresh starts (E2E_STALE_SUMMARY), and logs
+// each run's table.
+func TestServers(t *testing.T) {
+	var env envVars
+	w := serversWant{
+		servers:     env.names("E2E_SERVERS"),
+		model:       env.str("E2E_MODEL_NAME"),
+		maxTokens:   env.integer("E2E_MAX_TOKENS"),
+		maxModelLen: env.integer("E2E_MAX_MODEL_LEN"),
+		prompts:     env.names("E2E_PROMPTS"),
+		concurrency: env.integers("E2E_CONCURRENCY"),
+		rounds:      env.integer("E2E_ROUNDS"),
+		inputTokens: env.integers("E2E_INPUT_TOKENS"),
+		turns:       env.integer("E2E_TURNS"),
+		prefix:      env.integer("E2E_SHARED_PREFIX"),
+		versions:    map[string]string{serverVLLM: env.str("E2E_VLLM_VERSION"), serverMLX: env.str("E2E_MLX_VERSION")},
+		blocks:      map[string]int{serverVLLM: env.integer("E2E_VLLM_BLOCK_SIZE"), serverMLX: 1},
+	}
+	paths := map[string]string{}
+	for _, v := range []string{"E2E_COLD_SUMMARY", "E2E_INPUT_SUMMARY", "E2E_TURNS_SUMMARY", "E2E_PREFIX_SUMMARY", "E2E_STALE_SUMMARY"} {
+		paths[v] = env.str(v)
+	}
+	if err := env.err(); err != nil {
+		t.Fatal(err)
+	}
+	cold := readSummary(t, paths["E2E_COLD_SUMMARY"])
+	t.Run("cold", func(t *testing.T) {
+		table, fails := checkServersCold(cold, w)
+		logChecks(t, table, fails)
+	})
+	t.Run("input", func(t *testing.T) {
+		table, fails := checkServersInput(readSummary(t, paths["E2E_INPUT_SUMMARY"]), w)
+		logChecks(t, table, fails)
+	})
+	t.Run("turns", func(t *testing.T) {
+		table, fails := checkServersTurns(readSummary(t, paths["E2E_TURNS_SUMMARY"]), w)
+		logChecks(t, table, fails)
+	})
+	t.Run("prefix", func(t *testing.T) {
+		table, fails := checkServersPrefix(readSummary(t, paths["E2E_PREFIX_SUMMARY"]), w)
+		logChecks(t, table, fails)
+	})
+	t.Run("stale", func(t *testing.T) {
+		logChecks(t, staleTable(cold, readSummary(t, paths["E2E_STALE_SUMMARY"]), w.servers), nil)
+	})
+}

@@ -1,0 +1,159 @@
+# shellcheck shell=bash
+# tmp, bench_env and e2e_env are the sourcing script's:
+# shellcheck disable=SC2154
+# What the end-to-end scripts (scripts/e2e-*.sh) share: log lines, phases
+# and their times, jobs in process groups of their own that a trap can
+# stop, and running a live test of internal/e2e. Source it after setting
+# E2E_NAME (the name in log lines) and tmp (the run's temporary folder).
+#
+# Job control: every background job gets its own process group, so that
+# stopping one stops its children too (a server's workers, go test's test
+# binary). Whatever takes time runs as such a job that the script waits
+# for (job, run and pause below), never in the foreground: then Ctrl-C
+# reaches the script and its trap rather than only the command (a
+# foreground job would get the terminal, and bash would go on with the next
+# line), and a TERM is handled at once, not after the command.
+set -m
+
+log() { printf '%s: %s\n' "$E2E_NAME" "$*"; }
+die() {
+  printf '%s: FAIL: %s\n' "$E2E_NAME" "$*" >&2
+  exit 1
+}
+
+# --- phases and their times -------------------------------------------------
+
+phase_name=
+phase_start=0
+times=()
+phase() {
+  end_phase
+  phase_name=$1
+  phase_start=$(date +%s)
+  printf '\n== %s\n' "$1"
+}
+end_phase() {
+  if [ -n "$phase_name" ]; then
+    times+=("$(printf '%-30s %4d s' "$phase_name" $(($(date +%s) - phase_start)))")
+    phase_name=
+  fi
+}
+print_times() {
+  if [ ${#times[@]} -gt 0 ]; then
+    printf '\n== phase times\n'
+    printf '  %s\n' "${times[@]}"
+  fi
+}
+
+# --- what was started, and stopping it ---------------------------------------
+
+job_pgid=
+job_pgids=() # every job's, for the check that nothing is left
+
+# stop_group PGID: TERM the process group, then KILL what is left after 10 s.
+stop_group() {
+  local g=$1
+  kill -TERM -- "-$g" 2>/dev/null || return 0
+  for _ in $(seq 100); do
+    pgrep -g "$g" >/dev/null 2>&1 || break
+    sleep 0.1
+  done
+  if pgrep -g "$g" >/dev/null 2>&1; then
+    log "process group $g did not stop on TERM within 10 s; killing it"
+    kill -KILL -- "-$g" 2>/dev/null || true
+    sleep 0.5
+  fi
+  wait "$g" 2>/dev/null || true
+}
+
+# left_behind PGID...: the processes still in those groups, or with the
+# run's temporary folder on their command line, one pid a line.
+left_behind() {
+  (for g in "$@" "${job_pgids[@]}"; do pgrep -g "$g"; done; pgrep -f "$tmp") 2>/dev/null | sort -u
+}
+
+# job CMD...: runs CMD (a command or a function) as a job of its own, in its
+# own process group, which the trap stops on an interrupt; returns CMD's
+# status. Redirections of the call apply to CMD.
+job() {
+  local rc=0
+  "$@" &
+  job_pgid=$!
+  job_pgids+=("$job_pgid")
+  wait "$job_pgid" || rc=$?
+  job_pgid=
+  return "$rc"
+}
+
+# run LOG CMD...: job CMD, its output shown and kept in LOG.
+run() {
+  local out=$1
+  shift
+  job tee_to "$out" "$@"
+}
+tee_to() {
+  local out=$1
+  shift
+  "$@" 2>&1 | tee "$out"
+}
+
+# pause SECONDS: sleep as a job, so that Ctrl-C reaches the trap.
+pause() {
+  sleep "$1" &
+  wait "$!"
+}
+
+# None of the caller's BENCH_* or E2E_* variables may change a suite run
+# or a check: each gets the settings the script gives it, and the defaults
+# for the rest. caller_env holds the env -u arguments that drop them.
+caller_env=()
+while IFS= read -r v; do caller_env+=(-u "$v"); done < <(compgen -e | grep -E '^(BENCH|E2E)_')
+
+# e2e_test TEST LOG WHAT: runs the live test TEST of internal/e2e with the
+# settings in the array e2e_env, its output shown and kept in LOG; if it
+# fails, the FAIL line names the tests that failed (the innermost:
+# TestSummary/JSON rather than TestSummary too).
+e2e_test() {
+  local failed
+  run "$2" env "${caller_env[@]}" "${e2e_env[@]}" go test -tags e2e -count=1 -v -timeout=20m -run "^$1\$" ./internal/e2e/ && return
+  failed=$(sed -n -E 's/^ *--- FAIL: ([^ ]+).*/\1/p' "$2" | awk '
+    { name[NR] = $0 }
+    END {
+      for (i = 1; i <= NR; i++) {
+        inner = 1
+        for (j = 1; j <= NR; j++) if (index(name[j], name[i] "/") == 1) inner = 0
+        if (inner) out = out (out == "" ? "" : " ") name[i]
+      }
+      print out
+    }')
+  die "$3: ${failed:-$1} failed (see its messages above)"
+}
+
+# figures LOG...: the live tests' t.Logf lines of LOG, without go test's
+# "    file_test.go:NN: " and its === / --- lines.
+figures() {
+  sed -n -E '/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: /{s/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //;s/^/  /;p;}' "$@"
+}
+
+# suite NAME BENCH BENCHTIME COUNT [SETTING=VALUE...]: one run of the
+# suite, go test -bench=BENCH -benchtime=BENCHTIME -count=COUNT, with the
+# settings of the array bench_env and then these (a later one wins), none
+# of the variables named in the array suite_unset, its files in
+# $tmp/results-NAME and its output shown and kept in $tmp/suite-NAME.log.
+# Sets json to the summary JSON it wrote, and txt to the .txt.
+suite_unset=()
+suite() {
+  local name=$1 bench=$2 benchtime=$3 count=$4 dir=$tmp/results-$1 f
+  shift 4
+  mkdir -p "$dir"
+  run "$tmp/suite-$name.log" env "${caller_env[@]}" "${suite_unset[@]}" \
+    "${bench_env[@]}" BENCH_OUTPUT_DIR="$dir" "$@" \
+    go test -run='^$' -bench="$bench" -benchtime="$benchtime" -count="$count" -timeout=30m . ||
+    die "the $name suite run failed (see above)"
+  json='' txt=''
+  for f in "$dir"/*.json; do [ -f "$f" ] && json=$f; done
+  for f in "$dir"/*.txt; do [ -f "$f" ] && txt=$f; done
+  if [ -z "$json" ] || [ -z "$txt" ]; then
+    die "the $name suite run wrote no summary JSON and .txt to $dir"
+  fi
+}
