@@ -40,7 +40,7 @@ func describeWay(w runtimes.FreshWay) string {
 	case runtimes.FreshUnload:
 		return "the model is unloaded (keep_alive 0) and the warm-ups load it again"
 	case runtimes.FreshEraseSlots:
-		return "every slot is erased (POST /slots/ID?action=erase)"
+		return "every slot is erased (POST /slots/ID?action=erase, which llama-server serves only when started with --slot-save-path DIR)"
 	case runtimes.FreshResetPrefixCache:
 		return "its prefix cache is dropped (POST /reset_prefix_cache)"
 	case runtimes.FreshFlushCache:

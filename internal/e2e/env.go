@@ -94,11 +94,11 @@ func (e *envVars) names(name string) []string {
 
 // err names every variable that was unset, empty or malformed, or returns
 // nil if there was none. A missing variable means the test was not run by
-// scripts/e2e-ollama.sh, and the error says so.
+// scripts/e2e-ollama.sh or scripts/e2e-vllm-mlx.sh, and the error says so.
 func (e *envVars) err() error {
 	var parts []string
 	if len(e.missing) > 0 {
-		parts = append(parts, fmt.Sprintf("not set: %s. This test runs against a live Ollama that scripts/e2e-ollama.sh starts and describes in E2E_* variables: run `bash scripts/e2e-ollama.sh`",
+		parts = append(parts, fmt.Sprintf("not set: %s. This test runs against live servers that a script starts and describes in E2E_* variables: run `bash scripts/e2e-ollama.sh` (TestServers: `bash scripts/e2e-vllm-mlx.sh`)",
 			strings.Join(e.missing, ", ")))
 	}
 	parts = append(parts, e.bad...)
