@@ -256,15 +256,15 @@ func logRange(lo, hi float64) (float64, float64) {
 
 // besideLegend draws p under the title with its legend to the right of
 // it: the chart is as much wider as the legend, and taller if the legend
-// needs it. The legend's width has a tenth to spare: the SVG names its
-// font and does not embed it, and a viewer without it draws wider text.
+// needs it. The legend is as wide as a viewer's fallback font may draw it
+// (plotkit.LegendWidth): the SVG names its font and does not embed it.
 func besideLegend(title string, p *plot.Plot, legend *plot.Legend) ([]byte, error) {
 	const (
 		titleHeight = vg.Centimeter
 		gap         = 0.4 * vg.Centimeter // between the plot and the legend
 	)
 	r := legend.Rectangle(draw.Canvas{})
-	legendWidth, legendHeight := (r.Max.X-r.Min.X)*1.1, r.Max.Y-r.Min.Y
+	legendWidth, legendHeight := plotkit.LegendWidth(*legend), r.Max.Y-r.Min.Y
 	width := chartWidth + gap + legendWidth
 	height := max(chartHeight, titleHeight+legendHeight+vg.Centimeter)
 	c := vgsvg.New(width, height)

@@ -17,8 +17,35 @@ import (
 )
 
 // Sans is the charts' typeface, from the Liberation fonts that plot
-// embeds.
+// embeds: gonum places every text by its metrics.
 var Sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// Family is the font-family the charts' SVG names. vgsvg names Liberation
+// Sans alone, and a viewer without it draws the text in its default font,
+// which may be a serif; after it come the fonts with its metrics (Arial,
+// Helvetica), then the viewer's sans-serif.
+const Family = "Liberation Sans, Arial, Helvetica, sans-serif"
+
+// FallbackWidth is how much wider than Liberation Sans a viewer's
+// sans-serif may draw a text: DejaVu Sans, the usual one on Linux where
+// Liberation Sans and Arial are missing (librsvg draws with it), draws
+// the charts' labels 13–17% wider. Texts are given room for that.
+const FallbackWidth = 1.2
+
+// TextWidth is how wide a viewer may draw s in f: its width in f as gonum
+// measures it (Liberation Sans), times FallbackWidth.
+func TextWidth(f font.Font, s string) vg.Length {
+	face := font.DefaultCache.Lookup(f, f.Size)
+	return face.Width(s) * FallbackWidth
+}
+
+// LegendWidth is how wide a viewer may draw l: its thumbnails and, as wide
+// as TextWidth's, its texts.
+func LegendWidth(l plot.Legend) vg.Length {
+	r := l.Rectangle(draw.Canvas{})
+	texts := r.Max.X - r.Min.X - l.ThumbnailWidth
+	return l.ThumbnailWidth + texts*FallbackWidth + max(l.XOffs, 0)
+}
 
 // SetFont sets every text of p in Sans, keeping the sizes, and the
 // legend's at 10 points.
@@ -81,13 +108,26 @@ func (Ring) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	c.Stroke(p)
 }
 
-// SVG is the SVG document of c.
+// SVG is the SVG document of c, its texts in Family, and as wide as its
+// texts need: a text that would end past its right edge drawn as wide as
+// TextWidth allows widens the document to hold it (a legend beside the
+// plot, measured in Liberation Sans by gonum, would otherwise run off the
+// picture in a viewer's wider sans-serif).
 func SVG(c *vgsvg.Canvas) ([]byte, error) {
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	doc := bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:"+Family+";"))
+	w, _ := c.Size()
+	right, err := textsRight(doc)
+	if err != nil {
+		return nil, err
+	}
+	if vg.Length(right) > w {
+		doc, err = widen(doc, w, vg.Length(math.Ceil(right+2)))
+	}
+	return doc, err
 }
 
 // FileName makes name a part of a chart's file name, unique among taken:

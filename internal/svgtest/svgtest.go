@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -29,9 +30,93 @@ type Path struct {
 
 // SVG is what a chart shows.
 type SVG struct {
+	Width float64 // the <svg> element's width, in points
 	Paths []Path
 	Texts []string // every <text>, blanks around it left out
+	// Placed are the texts again, in order, each where the picture shows
+	// it.
+	Placed []Text
 }
+
+// Text is a <text> of a chart, placed through the transforms of the
+// groups around it and its own.
+type Text struct {
+	S    string
+	X, Y float64 // where it starts, in the picture's points from its top left
+	// DX is how far right it runs for each point of its length: 1 for
+	// level text, 0 for text turned a quarter.
+	DX     float64
+	Size   float64 // its font-size, in points
+	Family string  // its font-family
+}
+
+// Right is where t ends on the picture if it is w points long.
+func (t Text) Right(w float64) float64 { return max(t.X, t.X+t.DX*w) }
+
+// TextsInside checks that every text of s, as long as width says it is in
+// its font at its size, ends left of s's right edge, and starts right of
+// its left one.
+func TextsInside(t require.TestingT, s SVG, width func(text string, size float64) float64) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	require.NotZero(t, s.Width, "the <svg> element's width")
+	for _, x := range s.Placed {
+		right := x.Right(width(x.S, x.Size))
+		assert.LessOrEqual(t, right, s.Width, "%q (%v pt) ends at %.1f, past the picture's right edge at %.1f", x.S, x.Size, right, s.Width)
+		assert.GreaterOrEqual(t, x.X, 0.0, "%q starts left of the picture", x.S)
+	}
+}
+
+// affine is the transform x' = a·x + c·y + e, y' = b·x + d·y + f.
+type affine struct{ a, b, c, d, e, f float64 }
+
+// times is m applied after n.
+func (m affine) times(n affine) affine {
+	return affine{
+		a: m.a*n.a + m.c*n.b, b: m.b*n.a + m.d*n.b,
+		c: m.a*n.c + m.c*n.d, d: m.b*n.c + m.d*n.d,
+		e: m.a*n.e + m.c*n.f + m.e, f: m.b*n.e + m.d*n.f + m.f,
+	}
+}
+
+var transformOp = regexp.MustCompile(`(translate|scale|rotate)\(\s*(-?[0-9.e+-]+)(?:[ ,]+(-?[0-9.e+-]+))?\s*\)`)
+
+// transform reads an SVG transform attribute of translates, scales and
+// rotations about the origin, the kinds gonum's SVG canvas writes.
+func transform(t require.TestingT, s string) affine {
+	m := affine{a: 1, d: 1}
+	for _, op := range transformOp.FindAllStringSubmatch(s, -1) {
+		v1, err := strconv.ParseFloat(op[2], 64)
+		require.NoError(t, err, s)
+		v2, hasV2 := 0.0, op[3] != ""
+		if hasV2 {
+			v2, err = strconv.ParseFloat(op[3], 64)
+			require.NoError(t, err, s)
+		}
+		var n affine
+		switch op[1] {
+		case "translate":
+			n = affine{a: 1, d: 1, e: v1, f: v2}
+		case "scale":
+			if !hasV2 {
+				v2 = v1
+			}
+			n = affine{a: v1, d: v2}
+		case "rotate":
+			sin, cos := math.Sincos(v1 * math.Pi / 180)
+			n = affine{a: cos, b: sin, c: -sin, d: cos}
+		}
+		m = m.times(n)
+	}
+	return m
+}
+
+var (
+	styleFamily = regexp.MustCompile(`font-family:([^;"]+)`)
+	styleSize   = regexp.MustCompile(`font-size:([0-9.]+)px`)
+	svgWidth    = regexp.MustCompile(`^([0-9.]+)(pt)?$`)
+)
 
 var (
 	styleStroke = regexp.MustCompile(`stroke:(#[0-9A-Fa-f]{6})`)
@@ -52,6 +137,9 @@ func Read(t require.TestingT, path string) SVG {
 	var (
 		s      SVG
 		inText bool
+		placed Text
+		// Each open element's transform, the picture's first.
+		stack = []affine{{a: 1, d: 1}}
 	)
 	for {
 		tok, err := dec.Token()
@@ -61,20 +149,37 @@ func Read(t require.TestingT, path string) SVG {
 		require.NoError(t, err, "%s is not well-formed", path)
 		switch e := tok.(type) {
 		case xml.StartElement:
+			attr := map[string]string{}
+			for _, a := range e.Attr {
+				attr[a.Name.Local] = a.Value
+			}
+			m := stack[len(stack)-1].times(transform(t, attr["transform"]))
+			stack = append(stack, m)
+			if e.Name.Local == "svg" {
+				if w := svgWidth.FindStringSubmatch(attr["width"]); w != nil {
+					s.Width, err = strconv.ParseFloat(w[1], 64)
+					require.NoError(t, err, attr["width"])
+				}
+			}
 			inText = e.Name.Local == "text"
+			if inText {
+				x, _ := strconv.ParseFloat(attr["x"], 64)
+				y, _ := strconv.ParseFloat(attr["y"], 64)
+				placed = Text{X: m.a*x + m.c*y + m.e, Y: m.b*x + m.d*y + m.f, DX: m.a, Size: 12}
+				if f := styleFamily.FindStringSubmatch(attr["style"]); f != nil {
+					placed.Family = strings.TrimSpace(f[1])
+				}
+				if f := styleSize.FindStringSubmatch(attr["style"]); f != nil {
+					placed.Size, err = strconv.ParseFloat(f[1], 64)
+					require.NoError(t, err, attr["style"])
+				}
+			}
 			if e.Name.Local != "path" {
 				continue
 			}
 			var p Path
-			var style string
-			for _, a := range e.Attr {
-				switch a.Name.Local {
-				case "d":
-					p.D = a.Value
-				case "style":
-					style = a.Value
-				}
-			}
+			style := attr["style"]
+			p.D = attr["d"]
 			if m := styleStroke.FindStringSubmatch(style); m != nil {
 				p.Stroke = m[1]
 			}
@@ -96,8 +201,11 @@ func Read(t require.TestingT, path string) SVG {
 		case xml.CharData:
 			if inText {
 				s.Texts = append(s.Texts, strings.TrimSpace(string(e)))
+				placed.S = string(e)
+				s.Placed = append(s.Placed, placed)
 			}
 		case xml.EndElement:
+			stack = stack[:len(stack)-1]
 			inText = false
 		}
 	}

@@ -59,3 +59,38 @@ func TestChecks(t *testing.T) {
 	LeftToRight(rec, [][2]float64{{2, 0}, {1, 0}}, 2)
 	assert.True(t, rec.failed, "right to left fails")
 }
+
+// Texts are placed through the transforms around them, as gonum's SVG
+// canvas writes them: the picture flipped, each text flipped back, an
+// axis label turned a quarter.
+func TestReadPlaced(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.svg")
+	require.NoError(t, os.WriteFile(path, []byte(`<?xml version="1.0"?>
+<svg width="200pt" height="100pt" viewBox="0 0 200 100" xmlns="http://www.w3.org/2000/svg">
+<g transform="scale(1, -1) translate(0, -100)">
+<text x="150" y="-20" transform="scale(1, -1)" style="font-family:Liberation Sans, Arial, sans-serif;font-size:10px">legend entry</text>
+<g transform="rotate(90)">
+<text x="30" y="5" transform="scale(1, -1)" style="font-size:12px">TTFT (ms)</text>
+</g>
+</g>
+</svg>`), 0o644))
+	s := Read(t, path)
+	assert.Equal(t, 200.0, s.Width)
+	assert.Equal(t, []string{"legend entry", "TTFT (ms)"}, s.Texts)
+	require.Len(t, s.Placed, 2)
+	level, turned := s.Placed[0], s.Placed[1]
+	assert.Equal(t, "Liberation Sans, Arial, sans-serif", level.Family)
+	assert.Equal(t, 10.0, level.Size)
+	assert.InDelta(t, 150, level.X, 1e-9)
+	assert.InDelta(t, 80, level.Y, 1e-9, "20 up from the bottom: flipped twice")
+	assert.InDelta(t, 1, level.DX, 1e-9)
+	assert.Equal(t, 170.0, level.Right(20))
+	assert.InDelta(t, 5, turned.X, 1e-9, "a quarter turn: y becomes x")
+	assert.InDelta(t, 70, turned.Y, 1e-9)
+	assert.InDelta(t, 0, turned.DX, 1e-9, "it runs down the picture, not across")
+
+	TextsInside(t, s, func(string, float64) float64 { return 50 })
+	rec := &recorder{}
+	TextsInside(rec, s, func(string, float64) float64 { return 51 })
+	assert.True(t, rec.failed, "150 + 51 points ends past 200")
+}
