@@ -41,41 +41,50 @@ func degradingRun(t *testing.T, fresh string, env map[string]string) (map[string
 	return rows, f.Runtimes[0], log.String()
 }
 
-// With BENCH_FRESH=leaf, a conc=1 leaf run after a concurrent one decodes
-// as fast as the first, on every kind of server the simulator plays, each
-// reset its own way; the control agrees with the first run. Not parallel:
-// decode rates are compared to 5%.
+// freshKinds are the kinds of server the simulator plays, each with its
+// way back to a known state.
+var freshKinds = []struct {
+	name string
+	env  map[string]string
+	way  string
+}{
+	{"ollama", map[string]string{"SIM_KIND": "ollama"}, "unload"},
+	{"vllm", map[string]string{"SIM_FLAVOR": "vllm"}, "reset-prefix-cache"},
+	{"llamacpp", map[string]string{"SIM_FLAVOR": "llamacpp"}, "erase-slots"},
+}
+
+// With BENCH_FRESH=leaf every kind of server the simulator plays is reset
+// its own way before each leaf run, and the run says so. On the Ollama
+// kind the decode rate is the server's own (eval_count / eval_duration,
+// which the simulator takes from its schedule, not the wall clock): a
+// conc=1 leaf run after a concurrent one decodes exactly as fast as the
+// first, and so does the control. fresh_timing_test.go holds the other
+// kinds, whose decode rate the client times, to 5%.
 func TestFreshLeavesOnADegradingServer(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		way  string
-	}{
-		{"ollama", map[string]string{"SIM_KIND": "ollama"}, "unload"},
-		{"vllm", map[string]string{"SIM_FLAVOR": "vllm"}, "reset-prefix-cache"},
-		{"llamacpp", map[string]string{"SIM_FLAVOR": "llamacpp"}, "erase-slots"},
-	} {
+	for _, tc := range freshKinds {
 		t.Run(tc.name, func(t *testing.T) {
 			rows, rt, log := degradingRun(t, "leaf", tc.env)
-			first := *rows["runtime=sim/prompt=short/conc=1"].DecodeTPSMean
-			later := *rows["runtime=sim/prompt=medium/conc=1"].DecodeTPSMean
-			assert.InEpsilon(t, first, later, 0.05, "medium's conc=1 leaf ran after a conc=4 leaf")
 			require.NotNil(t, rt.Fresh)
 			assert.Equal(t, tc.way, *rt.Fresh)
 			assert.Nil(t, rt.FreshError)
 			assert.Contains(t, log, "sim: before each leaf run its server is returned to a known state")
 			require.NotNil(t, rt.Control)
 			assert.Equal(t, "runtime=sim/prompt=short/conc=1", rt.Control.Leaf)
-			assert.Less(t, absf(float64(rt.Control.DecodeChange)), 0.05)
-			assert.False(t, rt.Control.Drifted)
-			assert.NotContains(t, log, "the control leaf (")
+			if tc.name != "ollama" {
+				return
+			}
+			first := *rows["runtime=sim/prompt=short/conc=1"].DecodeTPSMean
+			later := *rows["runtime=sim/prompt=medium/conc=1"].DecodeTPSMean
+			assert.InEpsilon(t, first, later, 1e-6, "medium's conc=1 leaf ran after a conc=4 leaf")
+			assert.Less(t, absf(float64(rt.Control.DecodeChange)), 1e-6)
 		})
 	}
 }
 
 // With BENCH_FRESH=off the same run shows the server's habit: the later
 // conc=1 leaf decodes at half the rate, and so does the control, which
-// the log says. Not parallel: decode rates are compared to 5%.
+// the log says. The rates are the Ollama kind's own (eval_duration, from
+// the simulator's schedule), so the wall clock does not move them.
 func TestControlShowsDriftWithoutFreshLeaves(t *testing.T) {
 	rows, rt, log := degradingRun(t, "off", map[string]string{"SIM_KIND": "ollama"})
 	first := *rows["runtime=sim/prompt=short/conc=1"].DecodeTPSMean
@@ -96,7 +105,7 @@ func TestFreshRefusedOnce(t *testing.T) {
 	assert.Len(t, rows, 4, "every leaf ran")
 	require.NotNil(t, rt.FreshError)
 	assert.Contains(t, *rt.FreshError, "HTTP 501")
-	assert.Equal(t, 1, bytes.Count([]byte(log), []byte("--slot-save-path")), "said once:\n%s", log)
+	assert.Equal(t, 1, bytes.Count([]byte(log), []byte("HTTP 501")), "the refusal said once:\n%s", log)
 	require.NotNil(t, rt.Control)
 	assert.True(t, rt.Control.Drifted, "the refused resets left the server degraded")
 }

@@ -39,3 +39,29 @@ func TestOpenLoopKeepsTheSchedule(t *testing.T) {
 	}
 	assert.Fail(t, "the open loop missed its schedule three times")
 }
+
+// Below the server's capacity an open loop's requests find a free slot and
+// keep the schedule's TTFT; above it they queue: TTFT grows with every
+// arrival, and goodput against a TTFT target falls.
+// Its TTFTs are timed: a free slot's is the schedule's 10 ms, to within
+// 35 ms, which a machine running other tests too misses.
+func TestOpenLoopAgainstCapacity(t *testing.T) {
+	_, rows := capacityRun(t, map[string]string{
+		"BENCH_CONCURRENCY": "1", "BENCH_RATES": "10,150", "BENCH_SLO": "ttft=50ms",
+	}, 30)
+	require.Len(t, rows, 3)
+	below, above := rows[1], rows[2]
+	require.Equal(t, 10.0, *below.RateRPS)
+	require.Equal(t, 150.0, *above.RateRPS)
+	assert.Equal(t, 30, below.Successes)
+	assert.Equal(t, 30, above.Successes)
+	assert.Less(t, *below.TTFTP95, 0.045, "a free slot: the schedule's 10 ms, give or take a busy machine")
+	// 30 arrivals at 150/s against 40/s: the last waits for most of the
+	// requests before it, some 0.5 s.
+	assert.Greater(t, *above.TTFTP95, 0.250, "queued behind the slots")
+	assert.Greater(t, *above.TTFTP95, 10**below.TTFTP95)
+	assert.Equal(t, 1.0, *below.SLOAttainment)
+	assert.Less(t, *above.SLOAttainment, 0.5, "most requests missed the TTFT target")
+	assert.Less(t, *above.GoodputRPS, *below.GoodputRPS*3, "three times the rate did not give three times the goodput")
+	assert.InDelta(t, 40, *above.ThroughputRPS, 10, "the server's capacity, whatever the rate asked")
+}

@@ -1,4 +1,10 @@
-//go:build unix
+//go:build unix && timing
+
+// The stand-in macmon plays a scripted trace by the wall clock from its
+// start, and this test reads windows timed against that script: a loaded
+// machine that starts bash late, or holds a line back, moves the trace
+// under the windows. It runs apart: go test -tags timing -p 1
+// ./internal/telemetry/.
 
 package telemetry
 
