@@ -1,6 +1,7 @@
 package runtimes
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -174,6 +175,12 @@ func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error
 			return t.Models[0].Name, nil
 		}
 	}
+	if len(bytes.TrimSpace(models)) == 0 && rt.Kind == KindOpenAI {
+		// mlx_lm.server 0.32 sends its 200 and headers, then fails to
+		// scan the Hugging Face cache where that folder is missing and
+		// ends the reply without a body.
+		return "", rt.errorf("%w: GET /v1/models answered 200 with an empty body (mlx_lm.server does so where its Hugging Face cache folder, ~/.cache/huggingface/hub or $HF_HOME/hub, does not exist; it takes \"default_model\" for the model it was started with)", ErrNoModel)
+	}
 	return "", rt.errorf("%w", ErrNoModel)
 }
 
@@ -192,6 +199,22 @@ func version(bodies map[string]json.RawMessage) *string {
 		}
 	}
 	return nil
+}
+
+// mlxFingerprint is mlx_lm.server's system_fingerprint: mlx_lm's version,
+// MLX's, then the platform ("0.32.2-0.32.4-Linux-6.1-x86_64-with-glibc2.36").
+var mlxFingerprint = regexp.MustCompile(`^([0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+]*)-([0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+]*)-(Darwin|Linux|Windows|macOS)`)
+
+// FingerprintVersion is the version a reply's system_fingerprint states
+// for a server whose API has no version endpoint: mlx_lm.server's gives
+// "0.32.2 (mlx 0.32.4)". "" for any other fingerprint (vLLM's and
+// llama-server's versions come from their endpoints).
+func FingerprintVersion(fp string) string {
+	m := mlxFingerprint.FindStringSubmatch(fp)
+	if m == nil {
+		return ""
+	}
+	return m[1] + " (mlx " + m[2] + ")"
 }
 
 // show is Ollama's POST /api/show reply for the model, or nil.
@@ -566,10 +589,13 @@ func normalizeFormat(f string) string {
 // or a -GGUF repository, an mlx-community or -MLX one; else "".
 func formatInName(name string) string {
 	l := strings.ToLower(name)
+	// The file's or repository's own name: a folder above it ("/tmp/
+	// e2e-vllm-mlx.X/model") says nothing of the format.
+	base := l[strings.LastIndex(l, "/")+1:]
 	switch {
-	case strings.HasSuffix(l, ".gguf") || strings.Contains(l, "-gguf") || strings.Contains(l, "_gguf"):
+	case strings.HasSuffix(base, ".gguf") || strings.Contains(base, "-gguf") || strings.Contains(base, "_gguf"):
 		return FormatGGUF
-	case strings.HasPrefix(l, "mlx-community/") || strings.Contains(l, "-mlx"):
+	case strings.HasPrefix(l, "mlx-community/") || strings.Contains(base, "-mlx"):
 		return FormatMLX
 	}
 	return ""

@@ -100,13 +100,16 @@ func (rt *Runtime) openAIRequest(ctx context.Context, req Request) (*http.Reques
 
 // openAIChunk holds the few fields of a chunk we use.
 type openAIChunk struct {
-	Model   string         `json:"model"`
-	Object  string         `json:"object"`
-	Message string         `json:"message"` // vLLM's {"object":"error","message":…}
-	Error   apiError       `json:"error"`
-	Choices []openAIChoice `json:"choices"`
-	Usage   *openAIUsage   `json:"usage"`
-	Timings *openAITimings `json:"timings"`
+	Model string `json:"model"`
+	// SystemFingerprint: mlx_lm.server sends it in every chunk, vLLM in
+	// the usage chunk, which are decoded; plain text chunks skip it.
+	SystemFingerprint string         `json:"system_fingerprint"`
+	Object            string         `json:"object"`
+	Message           string         `json:"message"` // vLLM's {"object":"error","message":…}
+	Error             apiError       `json:"error"`
+	Choices           []openAIChoice `json:"choices"`
+	Usage             *openAIUsage   `json:"usage"`
+	Timings           *openAITimings `json:"timings"`
 }
 
 type openAIChoice struct {
@@ -277,6 +280,9 @@ func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
 	}
 	if p.res.ServedModel == "" {
 		p.res.ServedModel = c.Model
+	}
+	if c.SystemFingerprint != "" {
+		p.res.Fingerprint = c.SystemFingerprint
 	}
 	if c.Usage != nil {
 		p.usage, p.haveUsage = *c.Usage, true

@@ -125,6 +125,11 @@ type Result struct {
 	// ServedModel is the model the reply names, which may not be the one
 	// asked for (llama-server serves its one model whatever is asked).
 	ServedModel string
+	// Fingerprint is the last system_fingerprint the reply's chunks
+	// carried, "" if none: mlx_lm.server's names its own and MLX's
+	// versions ("0.32.2-0.32.4-Linux-…", see FingerprintVersion), vLLM's
+	// "vllm-0.32.0-…", llama-server's its build.
+	Fingerprint string
 
 	// Text is the answer text as streamed (reasoning left out), kept only
 	// when Request.KeepText was set.

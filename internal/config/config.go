@@ -12,6 +12,7 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -355,6 +356,15 @@ func Load() (Settings, error) { return LoadFrom(nil) }
 // process's environment): a test's settings, built in code.
 func LoadFrom(environ map[string]string) (Settings, error) {
 	var s Settings
+	// A misspelt variable would be ignored, and the defaults run: the
+	// names are checked first.
+	var runtimeNames Names
+	if v, _ := lookupIn(environ, "BENCH_RUNTIMES"); v != "" {
+		_ = runtimeNames.UnmarshalText([]byte(v))
+	}
+	if err := checkNames(environ, runtimeNames); err != nil {
+		return s, err
+	}
 	if err := parse(environ, &s, ""); err != nil {
 		return s, err
 	}
@@ -484,6 +494,11 @@ func (s Settings) validate(environ map[string]string) error {
 		if dup[n] {
 			bad("BENCH_RUNTIMES", fmt.Sprintf("%q is listed twice", n))
 		}
+		if _, known := Known[n]; !known {
+			if _, lower := Known[strings.ToLower(n)]; lower {
+				bad("BENCH_RUNTIMES", fmt.Sprintf("%q: runtime names are lower case: did you mean %s?", n, strings.ToLower(n)))
+			}
+		}
 		dup[n] = true
 	}
 	return errors.Join(errs...)
@@ -527,7 +542,11 @@ func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 		rt.URL = strings.TrimSpace(e.URL)
 	}
 	if rt.URL == "" && name != Sim {
-		return Runtime{}, fmt.Errorf("runtime %q has no URL: set %sURL (names with defaults: %s, %s)", name, prefix, strings.Join(ProbeOrder, ", "), Sim)
+		err := fmt.Errorf("runtime %q has no URL: set %sURL (names with defaults: %s, %s)", name, prefix, strings.Join(ProbeOrder, ", "), Sim)
+		if c, d := envvar.Closest(name, slices.Sorted(maps.Keys(Known))); d >= 0 && d <= 2 {
+			err = fmt.Errorf("%w; did you mean %s?", err, c)
+		}
+		return Runtime{}, err
 	}
 	if rt.URL != "" {
 		if _, err := runtimes.ParseURL(rt.URL); err != nil {

@@ -133,6 +133,7 @@ func (l *Leaf) WarmUp() {
 			if res.Err == nil && summary.Loaded(res) {
 				l.warmupLoads++
 			}
+			l.d.versionFromReply(l.rt, res)
 		}
 		l.progress.warmUp(i+1, n, r)
 	}

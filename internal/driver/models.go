@@ -47,6 +47,23 @@ func (d *Driver) warnWeights() {
 	}
 }
 
+// versionFromReply records the version a warm-up reply's
+// system_fingerprint states (runtimes.FingerprintVersion) for a runtime
+// whose server stated none before the run and whose NAME_VERSION is
+// unset: mlx_lm.server has no version endpoint but names its version, and
+// MLX's, in every chunk.
+func (d *Driver) versionFromReply(rt *runtimes.Runtime, res runtimes.Result) {
+	if res.Err != nil || d.Run.Versions[rt.Name] != nil {
+		return
+	}
+	v := runtimes.FingerprintVersion(res.Fingerprint)
+	if v == "" {
+		return
+	}
+	d.Run.Versions[rt.Name] = &v
+	d.logf("%s: version %s, as its replies' system_fingerprint %q states", rt.Name, v, res.Fingerprint)
+}
+
 // version is the version to record for rt: NAME_VERSION where it is set
 // (said when it replaces another the server states), else the server's.
 func (d *Driver) version(rt *runtimes.Runtime, server *string) *string {

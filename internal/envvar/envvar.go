@@ -66,3 +66,63 @@ func cause(err error) string {
 	}
 	return err.Error()
 }
+
+// Names are the variables Parse reads into the struct v points to with
+// opts.Prefix: its fields' env tags, the prefix before each, in the
+// fields' order. It is the one list of a settings struct's variables, for
+// checks of the names a user set (see Closest).
+func Names(v any, prefix string) []string {
+	params, err := env.GetFieldParamsWithOptions(v, env.Options{Prefix: prefix})
+	if err != nil {
+		panic(fmt.Sprintf("envvar: the env tags of %T: %v", v, err))
+	}
+	names := make([]string, 0, len(params))
+	for _, p := range params {
+		names = append(names, p.Key)
+	}
+	return names
+}
+
+// Closest returns the name of names nearest to name and its distance: the
+// fewest letters added, removed, replaced or swapped with a neighbour that
+// make one into the other (the optimal string alignment distance). Of
+// names at the same distance, the first wins; with no names, it returns
+// "" and -1.
+func Closest(name string, names []string) (string, int) {
+	best, dist := "", -1
+	for _, n := range names {
+		if d := Distance(name, n); dist < 0 || d < dist {
+			best, dist = n, d
+		}
+	}
+	return best, dist
+}
+
+// Distance is the optimal string alignment distance between a and b, in
+// bytes: how many insertions, deletions, substitutions and transpositions
+// of two neighbours turn a into b (CONCURENCY is 1 from CONCURRENCY,
+// OLLAMA_MODLE 1 from OLLAMA_MODEL).
+func Distance(a, b string) int {
+	// d[i][j] is the distance between a[:i] and b[:j].
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}

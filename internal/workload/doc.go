@@ -1,7 +1,7 @@
 // Package workload reads workload files — recorded conversations, request
 // traces, message lists — and tools files, and draws lengths from
-// distributions: the reading half of BENCH_WORKLOAD, BENCH_TOOLS and
-// length distributions. It knows no settings and sends nothing: the driver
+// distributions: the reading half of workload replay, tool calls and
+// length distributions (issue 31; their settings are not wired yet). It knows no settings and sends nothing: the driver
 // calls [Read], [NewTraceText], [ParseDistribution] and [ReadTools], and
 // sends what they return.
 //
@@ -163,7 +163,7 @@
 //
 // # Tools
 //
-// [ReadTools] reads a BENCH_TOOLS file: a JSON array of OpenAI function
+// [ReadTools] reads a tools file: a JSON array of OpenAI function
 // tools, which Ollama's /api/chat takes as they are.
 //
 //	[

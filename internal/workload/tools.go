@@ -8,7 +8,7 @@ import (
 	"regexp"
 )
 
-// Tool is one tool of a tools file (BENCH_TOOLS): an OpenAI function tool,
+// Tool is one tool of a tools file: an OpenAI function tool,
 // which Ollama's /api/chat takes in the same shape.
 type Tool struct {
 	Name        string

@@ -33,6 +33,17 @@ const (
 	// in tokens, the metadata endpoints report and OpenAI-kind requests
 	// must fit in.
 	ContextLength = 40960
+
+	// MLXFingerprint is the system_fingerprint every OpenAI chunk of the
+	// mlx flavor carries, in mlx_lm.server's shape: mlx_lm's version,
+	// MLX's, then the platform (a real one: "0.32.2-0.32.4-Linux-6.18.44-
+	// fc-v1252-x86_64-with-glibc2.36-x86_64"). It is the only place the
+	// flavor states a version, as mlx_lm.server has no version endpoint.
+	MLXFingerprint = "0.32.2-0.32.4-Linux-sim-x86_64"
+	// VLLMFingerprint is the system_fingerprint of the vllm flavor's usage
+	// chunk, in vLLM's shape ("vllm-0.32.0-a1f68b72": its version, then a
+	// hash) with the version GET /version states.
+	VLLMFingerprint = "vllm-" + Version + "-sim"
 )
 
 // Config is what the server plays: the schedule, real servers' habits and
@@ -158,6 +169,12 @@ type Config struct {
 	// (SIM_SERVED_MODEL).
 	Quantization string `env:"SIM_QUANTIZATION"`
 
+	// Models (SIM_MODELS) is how GET /v1/models answers: ModelsListed (the
+	// default, also for ""), the model in the flavor's shape, or
+	// ModelsEmpty, status 200 and its headers but no body, as mlx_lm.server
+	// 0.32 answers where its Hugging Face cache folder does not exist.
+	Models ModelsMode `env:"SIM_MODELS"`
+
 	// Reset (SIM_RESET) says whether the server lets a client return it to
 	// a known state: ResetOK (the default, also for "") or ResetRefuse,
 	// with which every reset endpoint answers an HTTP error and nothing is
@@ -176,7 +193,7 @@ type Flavor string
 
 const (
 	// FlavorVLLM plays vLLM: POST /reset_prefix_cache, vLLM's POST
-	// /tokenize, GET /version.
+	// /tokenize, GET /version; VLLMFingerprint in the usage chunk.
 	FlavorVLLM Flavor = "vllm"
 	// FlavorLlamaCpp plays llama.cpp's llama-server: GET /props, GET
 	// /slots, POST /slots/{id}?action=erase, llama's POST /tokenize; no
@@ -189,7 +206,8 @@ const (
 	// no Ollama endpoints, no version.
 	FlavorLMStudio Flavor = "lmstudio"
 	// FlavorMLX plays mlx_lm.server: GET /v1/models lists ids only; no
-	// Ollama endpoints, no version.
+	// Ollama endpoints, no version endpoint, but MLXFingerprint in every
+	// chunk.
 	FlavorMLX Flavor = "mlx"
 )
 
@@ -211,6 +229,19 @@ const (
 	// ResetRefuse: they answer an HTTP error, as a server that does not
 	// allow them does, and clear nothing.
 	ResetRefuse ResetMode = "refuse"
+)
+
+// ModelsMode is how GET /v1/models answers.
+type ModelsMode string
+
+const (
+	// ModelsListed: the model, in the flavor's shape (the default).
+	ModelsListed ModelsMode = "listed"
+	// ModelsEmpty: status 200 and headers, then the connection closes
+	// with no body, as mlx_lm.server 0.32 does where
+	// ~/.cache/huggingface/hub does not exist (its scan of that cache
+	// raises after the headers went out).
+	ModelsEmpty ModelsMode = "empty"
 )
 
 // PrefixCacheMode says whether the server keeps a prompt cache.
@@ -242,6 +273,7 @@ const (
 func (c Config) flavor() Flavor                   { return cmp.Or(c.Flavor, FlavorVLLM) }
 func (c Config) resetMode() ResetMode             { return cmp.Or(c.Reset, ResetOK) }
 func (c Config) prefixCacheMode() PrefixCacheMode { return cmp.Or(c.PrefixCache, PrefixCacheOn) }
+func (c Config) modelsMode() ModelsMode           { return cmp.Or(c.Models, ModelsListed) }
 func (c Config) reasoningField() ReasoningField   { return cmp.Or(c.ReasoningField, ReasoningContent) }
 func (c Config) ctxLen() int                      { return cmp.Or(c.Context, ContextLength) }
 func (c Config) quantization() string             { return cmp.Or(c.Quantization, DefaultQuantization) }
@@ -327,12 +359,11 @@ func load(environ map[string]string) (Config, error) {
 	}})
 	// SIM_METRICS is on by default: its field says the opposite, so that
 	// the zero Config serves /metrics.
-	if v := environ["SIM_METRICS"]; v != "" {
-		on, perr := strconv.ParseBool(v)
-		if perr != nil {
-			err = errors.Join(err, fmt.Errorf("SIM_METRICS=%q: not a boolean (use 1 or 0, true or false)", v))
-		}
-		c.NoMetrics = !on
+	var m metricsEnv
+	if merr := envvar.Parse(&m, env.Options{Environment: environ}); merr != nil {
+		err = errors.Join(err, merr)
+	} else if m.Metrics != nil {
+		c.NoMetrics = !*m.Metrics
 	}
 	if err != nil {
 		return Config{}, err
@@ -348,6 +379,19 @@ func load(environ map[string]string) (Config, error) {
 		}
 	}
 	return c, err
+}
+
+// metricsEnv is the variable load reads apart from Config's: SIM_METRICS,
+// which Config.NoMetrics says the opposite of.
+type metricsEnv struct {
+	Metrics *bool `env:"SIM_METRICS"`
+}
+
+// Variables are the SIM_ variables the package reads, from the env tags
+// of Config and of what load reads apart (SIM_METRICS): the one list of
+// them, against which a variable the user set is checked.
+func Variables() []string {
+	return append(envvar.Names(&Config{}, ""), envvar.Names(&metricsEnv{}, "")...)
 }
 
 func errAtLeast1(name string, n int) error { return fmt.Errorf("%s=%d: must be 1 or more", name, n) }
@@ -439,6 +483,11 @@ func (c Config) Validate() error {
 	case "", PrefixCacheOn, PrefixCacheOff:
 	default:
 		errs = append(errs, fmt.Errorf("SIM_PREFIX_CACHE=%q: want %s or %s", c.PrefixCache, PrefixCacheOn, PrefixCacheOff))
+	}
+	switch c.Models {
+	case "", ModelsListed, ModelsEmpty:
+	default:
+		errs = append(errs, fmt.Errorf("SIM_MODELS=%q: want %s or %s", c.Models, ModelsListed, ModelsEmpty))
 	}
 	return errors.Join(errs...)
 }

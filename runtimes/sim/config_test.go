@@ -145,6 +145,9 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		{"SIM_PREFIX_CACHE", "off", func(c *sim.Config) { c.PrefixCache = sim.PrefixCacheOff }, ""},
 		{"SIM_PREFIX_CACHE", "0", nil, `SIM_PREFIX_CACHE="0": want on or off`},
 		{"SIM_PREFIX_CACHE", "OFF", nil, `SIM_PREFIX_CACHE="OFF": want on or off`},
+		{"SIM_MODELS", "listed", func(c *sim.Config) { c.Models = sim.ModelsListed }, ""},
+		{"SIM_MODELS", "empty", func(c *sim.Config) { c.Models = sim.ModelsEmpty }, ""},
+		{"SIM_MODELS", "none", nil, `SIM_MODELS="none": want listed or empty`},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			envtest.Clean(t)

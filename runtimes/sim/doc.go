@@ -24,6 +24,7 @@
 //	SIM_TEXT_SEED           TextSeed          0                  OpenAI-compatible
 //	SIM_FLAVOR              Flavor            vllm               Flavors
 //	SIM_QUANTIZATION        Quantization      Q4_K_M             Flavors
+//	SIM_MODELS              Models            listed             Flavors
 //	SIM_RESET               Reset             ok                 Resets
 //	SIM_LOAD_TIME           LoadTime          0                  Resets
 //	SIM_SLOTS               Slots             0 (unlimited)      Capacity
@@ -166,8 +167,10 @@
 //	"usage":{"prompt_tokens":P,"total_tokens":P+m,"completion_tokens":m,"prompt_tokens_details":{"cached_tokens":C}}
 //
 // (vLLM's shape; P the prompt's tokens, see Tokens; C as in Prompt cache,
-// 0 when nothing was cached), then "data: [DONE]". Errors (body does not
-// parse, no messages, stream not true) get 400
+// 0 when nothing was cached), then "data: [DONE]". Each chunk starts
+// {"id":"chatcmpl-…","object":"chat.completion.chunk","created":T,"model":M,
+// "choices":…; the flavor adds a few keys of its server's (see Flavors).
+// Errors (body does not parse, no messages, stream not true) get 400
 //
 //	{"object":"error","message":"...","type":"BadRequestError","param":null,"code":400}
 //
@@ -414,8 +417,8 @@
 // servers they play have none), the server imitates one OpenAI-kind
 // server, SIM_FLAVOR (Config.Flavor), in the endpoints real ones have for
 // their settings, models, tokens and resets; another flavor's endpoints
-// answer 404. The flavor changes neither the chat streams (vLLM's shapes)
-// nor the Ollama endpoints.
+// answer 404. The flavor leaves the Ollama endpoints as they are, and the
+// chat streams vLLM's shapes but for a few keys of its server's (below).
 //
 //	flavor             serves
 //	vllm (default)     GET /version, POST /tokenize (vLLM's), POST /reset_prefix_cache
@@ -423,6 +426,17 @@
 //	plain              none of those
 //	lmstudio           GET /api/v0/models (LM Studio's); no Ollama endpoints
 //	mlx                nothing more (mlx_lm.server); no Ollama endpoints
+//
+// In the chat stream, vllm adds what vLLM 0.32 adds: "prompt_token_ids":null,
+// "prompt_text":null after the role-only chunk's choices, and
+// "system_fingerprint":"vllm-sim-1-sim" (VLLMFingerprint: vLLM's is
+// "vllm-0.32.0-a1f68b72") after the usage chunk's usage. mlx puts
+// mlx_lm.server's fingerprint, "system_fingerprint":
+// "0.32.2-0.32.4-Linux-sim-x86_64" (MLXFingerprint: mlx_lm's version,
+// MLX's, the platform), after the id of every chunk, as mlx_lm.server
+// does; that is where mlx_lm states its version, having no endpoint for
+// it. The others add nothing. These are fixed per reply, so a chunk costs
+// no more to write.
 //
 // GET /v1/models lists the model in the flavor's shape: vLLM's
 // {"id":M,"object":"model","created":T,"owned_by":"sim","root":M,
@@ -442,7 +456,23 @@
 // quantization only in the model's file or name: SIM_SERVED_MODEL
 // (/models/sim-Q8_0.gguf, mlx-community/sim-4bit).
 //
-// and the context error is llama-server's with llamacpp (see Context).
+// SIM_MODELS=empty (Config.Models = ModelsEmpty; default listed) plays
+// mlx_lm.server 0.32 where its Hugging Face cache folder,
+// ~/.cache/huggingface/hub, does not exist, in every flavor: GET
+// /v1/models answers the status line and headers of Python's http.server,
+//
+//	HTTP/1.0 200 OK
+//	Server: BaseHTTP/0.6 Python/3.12 (sim)
+//	Date: …
+//	Content-type: application/json
+//	Access-Control-Allow-Origin: *
+//
+// and no Content-Length, then closes the connection: a 200 whose body is
+// empty (mlx_lm's scan of that cache raises once the headers are out). A
+// client that takes the first listed model finds none. A value other than
+// listed or empty is an error (`SIM_MODELS="none": want listed or empty`).
+//
+// The context error is llama-server's with llamacpp (see Context).
 // The slots llama.cpp's endpoints speak of are SIM_SLOTS of them, 1 when
 // SIM_SLOTS is 0 (unlimited).
 //

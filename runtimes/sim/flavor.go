@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"time"
 )
 
 // The endpoints an OpenAI-kind server has beside its chat, by SIM_FLAVOR:
@@ -119,6 +120,24 @@ func (s *Server) modelsEntry() map[string]any {
 		"root": model, "parent": nil, "max_model_len": s.cfg.ctxLen(),
 		"permission": []any{},
 	}
+}
+
+// emptyModels answers GET /v1/models as mlx_lm.server 0.32 does where its
+// Hugging Face cache folder (~/.cache/huggingface/hub) does not exist
+// (SIM_MODELS=empty): Python's http.server sends the status line and the
+// headers, HTTP/1.0 and no Content-Length, then the scan of the cache
+// raises and the connection closes. The client reads a 200 whose body is
+// empty.
+func emptyModels(w http.ResponseWriter, _ *http.Request) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		// Not hijackable (never so for this server): no body either way.
+		panic(http.ErrAbortHandler)
+	}
+	defer conn.Close()
+	buf.WriteString("HTTP/1.0 200 OK\r\nServer: BaseHTTP/0.6 Python/3.12 (sim)\r\nDate: " + time.Now().UTC().Format(http.TimeFormat) +
+		"\r\nContent-type: application/json\r\nAccess-Control-Allow-Origin: *\r\n\r\n")
+	buf.Flush()
 }
 
 // lmstudioModelsBody is LM Studio's GET /api/v0/models: every model it

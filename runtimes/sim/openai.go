@@ -62,12 +62,24 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), s.lastSeed(msgs))
+	// What the flavor adds to vLLM's chunks, fixed here so that writing a
+	// chunk costs nothing more: mlx_lm.server's fingerprint in every
+	// chunk's head, vLLM's in its usage chunk and its null prompt fields
+	// in its first chunk.
+	fingerprint, roleTail, usageTail := "", roleEnd, usageEnd
+	switch s.cfg.flavor() {
+	case FlavorMLX:
+		fingerprint = `"system_fingerprint":"` + MLXFingerprint + `",`
+	case FlavorVLLM:
+		roleTail, usageTail = vllmRoleEnd, vllmUsageEnd
+	}
 	enc := &openaiEncoder{
-		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x","object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
-			rand.Uint64(), rand.Uint64(), arrival.Unix(), mustJSON(rep.model)),
-		usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
-		rep:   rep,
-		field: s.cfg.reasoningField(),
+		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x",%s"object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
+			rand.Uint64(), rand.Uint64(), fingerprint, arrival.Unix(), mustJSON(rep.model)),
+		usage:     req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
+		usageTail: usageTail,
+		rep:       rep,
+		field:     s.cfg.reasoningField(),
 		// The reasoning count is reported only where there is reasoning.
 		details: s.cfg.ReasoningTokens > 0,
 	}
@@ -78,12 +90,11 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	// The role-only chunk goes out at once; it is not a token.
-	role := make([]byte, 0, len(enc.head)+120)
+	role := make([]byte, 0, len(": keepalive\n\n")+len(enc.head)+len(roleTail))
 	if f == FaultKeepAlive {
 		role = enc.keepAlive(role)
 	}
-	role = append(append(role, enc.head...),
-		`[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
+	role = append(append(role, enc.head...), roleTail...)
 	if _, err := w.Write(role); err != nil || rc.Flush() != nil {
 		return
 	}
@@ -95,13 +106,23 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	s.serve(w, r, rc, rep, enc, f)
 }
 
+// The role-only chunk's and the usage chunk's ends after the head: vLLM
+// 0.32's (the vllm flavor) and the others'.
+const (
+	roleEnd      = `[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}` + "\n\n"
+	vllmRoleEnd  = `[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"prompt_token_ids":null,"prompt_text":null}` + "\n\n"
+	usageEnd     = "}}\n\n"
+	vllmUsageEnd = `},"system_fingerprint":"` + VLLMFingerprint + `"}` + "\n\n"
+)
+
 type openaiEncoder struct {
-	head    []byte // data: {"id":…,"object":…,"created":…,"model":M,"choices":
-	usage   bool
-	rep     *reply
-	field   ReasoningField // the delta field of reasoning text
-	details bool           // usage has completion_tokens_details
-	q       []byte         // scratch for a chunk's text
+	head      []byte // data: {"id":…,["system_fingerprint":…,]"object":…,"created":…,"model":M,"choices":
+	usage     bool
+	usageTail string // what closes the usage chunk: usageEnd or vllmUsageEnd
+	rep       *reply
+	field     ReasoningField // the delta field of reasoning text
+	details   bool           // usage has completion_tokens_details
+	q         []byte         // scratch for a chunk's text
 }
 
 func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
@@ -152,7 +173,7 @@ func (e *openaiEncoder) end(b []byte, reason string, n, reasoning int) []byte {
 			b = strconv.AppendInt(b, int64(reasoning), 10)
 			b = append(b, '}')
 		}
-		b = append(b, "}}\n\n"...)
+		b = append(b, e.usageTail...)
 	}
 	return append(b, "data: [DONE]\n\n"...)
 }

@@ -131,7 +131,11 @@ func start(cfg Config, h hooks) (*Server, error) {
 		mux.HandleFunc("GET /api/ps", s.ollamaPS)
 	}
 	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
-	mux.HandleFunc("GET /v1/models", s.fixed(s.modelsBody))
+	if cfg.modelsMode() == ModelsEmpty {
+		mux.HandleFunc("GET /v1/models", emptyModels)
+	} else {
+		mux.HandleFunc("GET /v1/models", s.fixed(s.modelsBody))
+	}
 	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
 	switch cfg.flavor() {
 	case FlavorVLLM:
@@ -180,7 +184,8 @@ func (s *Server) connState(c net.Conn, st http.ConnState) {
 	case http.StateNew:
 		s.conns.Add(1)
 	case http.StateClosed, http.StateHijacked:
-		// Only FaultReset hijacks, and it closes the connection at once.
+		// Only FaultReset and SIM_MODELS=empty hijack, and they close
+		// the connection at once.
 		s.conns.Add(-1)
 	}
 	if s.cfg.CloseAfterStream {
