@@ -2,7 +2,9 @@
 //
 // Run it from the repository root:
 //
-//	go test -bench=. -count=5
+//	go test -bench=. -count=6
+//
+// (-count=6: benchstat needs six samples for a confidence interval.)
 //
 // Each leaf benchmark is BenchmarkInference/runtime=<name>/prompt=<prompt>/
 // conc=<n> (rounds of n requests at once) or …/rate=<r> (an open loop of r
