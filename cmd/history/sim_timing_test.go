@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,6 +39,11 @@ func TestHistoryOfSimulatorRuns(t *testing.T) {
 		)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "night %d:\n%s", n, out)
+		// A run's id is the second it started in, and history refuses
+		// the same run twice: the next night starts in a later second
+		// than this one ended in (a night of the simulator can take less
+		// than one).
+		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
 	}
 	for n := range 5 {
 		night(n, "50ms", "sim-1", "1")
