@@ -101,10 +101,16 @@ func checkServersCold(f *summary.File, w serversWant) (table, fails []string) {
 				fail("mlx: fresh is %s, want \"none\": mlx_lm.server offers no way to drop its prompt cache", strOrNull(info.Fresh))
 			}
 		}
-		if line, bad := controlLine(info); line != "" {
+		if line, drifted := controlLine(info); line != "" {
 			table = append(table, s+": "+line)
-			if bad && s == serverVLLM {
-				fail("vllm: the control leaf drifted with fresh starts: %s", line)
+			// Fresh starts keep a later leaf from being slowed by the
+			// state earlier ones left: a control slower at the end fails.
+			// One faster at the end says the first leaf ran on a server
+			// still warming up (vLLM's CPU backend, right after its
+			// start: 274 → 439 tok/s in one CI run), which the control
+			// rightly reports and fresh starts cannot undo.
+			if c := info.Control; drifted && s == serverVLLM && (float64(c.DecodeChange) < 0 || float64(c.TTFTChange) > 0) {
+				fail("vllm: the control leaf drifted slower with fresh starts: %s", line)
 			}
 		} else {
 			fail("%s: no control leaf in the cold run", s)
