@@ -38,14 +38,7 @@ func TestSameBytesEveryRun(t *testing.T) {
 		t.Fatalf("two runs wrote different files: sha256 %x and %x", sums[0], sums[1])
 	}
 	// Nothing but the two models is left in the folder.
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		t.Errorf("folder holds %v, want only the two models", names)
-	}
+	onlyTwo(t, dir, "the two models")
 	// A different seed gives different weights.
 	other := small
 	other.Seed++
@@ -374,4 +367,17 @@ func parseGGUF(b []byte) (*ggufFile, error) {
 	}
 	f.dataStart = alignUp(r.off)
 	return f, r.err
+}
+
+// onlyTwo fails t unless dir holds exactly two entries, what it names.
+func onlyTwo(t *testing.T, dir, what string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("%s holds %v, want only %s", dir, names, what)
+	}
 }

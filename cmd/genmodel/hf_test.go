@@ -70,14 +70,7 @@ func TestHFSameBytesEveryRun(t *testing.T) {
 		t.Errorf("folder holds %d entries, want the %d files", len(entries), len(hfFileNames))
 	}
 	// Nothing but the two folders is left beside them.
-	entries, _ = os.ReadDir(parent)
-	if len(entries) != 2 {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		t.Errorf("parent holds %v, want only the two folders", names)
-	}
+	onlyTwo(t, parent, "the two folders")
 
 	// Another seed: other weights, the same tokenizer and config.
 	other := small
