@@ -111,49 +111,7 @@ E2E_NAME=e2e-ollama
 . scripts/lib/e2e.sh
 
 serve_pgid=
-
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  # Whatever reads our output may be gone (Ctrl-C in "… | tee log" ends
-  # tee too): a failed write must not end the clean-up half way.
-  trap '' PIPE
-  set +e
-  end_phase
-  [ -n "$job_pgid" ] && stop_group "$job_pgid"
-  if [ -n "$serve_pgid" ]; then
-    if [ "$rc" -eq 1 ] && [ -s "$tmp/serve.log" ]; then
-      log "last lines of the ollama serve log:"
-      tail -n 25 "$tmp/serve.log" | sed 's/^/  | /'
-    fi
-    stop_group "$serve_pgid"
-  fi
-  # Nothing we started may be left: no process in the server's group or in
-  # a job's, none that has our temporary folder on its command line.
-  left=$(left_behind ${serve_pgid:+"$serve_pgid"})
-  if [ -n "$left" ]; then
-    printf 'e2e-ollama: FAIL: processes left behind:\n' >&2
-    ps -o pid,pgid,args -p "$(echo "$left" | paste -sd, -)" >&2 || true
-    rc=1
-  elif [ -n "$serve_pgid" ]; then
-    log "stopped ollama serve and its runner; no process left behind"
-  fi
-  if [ "${E2E_KEEP:-}" = 1 ]; then
-    log "kept $tmp"
-  else
-    rm -rf "$tmp"
-  fi
-  print_times
-  if [ "$rc" -eq 0 ]; then
-    printf '\ne2e-ollama: PASS\n'
-  else
-    printf '\ne2e-ollama: FAIL (exit %d)\n' "$rc" >&2
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'log "interrupted"; exit 130' INT
-trap 'log "terminated"; exit 143' TERM
+e2e_traps
 
 # --- tools -----------------------------------------------------------------
 
@@ -260,8 +218,9 @@ phase "start ollama, create model"
 env -i PATH="$PATH" HOME="$tmp/home" TMPDIR="$tmp" \
   OLLAMA_HOST=127.0.0.1:0 OLLAMA_MODELS="$tmp/models" \
   OLLAMA_NUM_PARALLEL=4 OLLAMA_KEEP_ALIVE=30m \
-  "$ollama_bin" serve >"$tmp/serve.log" 2>&1 &
+  "$ollama_bin" serve >"$tmp/serve-ollama.log" 2>&1 &
 serve_pgid=$!
+server_pgids+=("$serve_pgid")
 
 # serving: ollama serve has not exited.
 serving() { kill -0 "$serve_pgid" 2>/dev/null; }
@@ -274,7 +233,7 @@ ollama_cli() { env -i PATH="$PATH" HOME="$tmp/home" OLLAMA_HOST="127.0.0.1:$port
 deadline=$((SECONDS + 60))
 port=
 while :; do
-  listening=$(sed -n -E 's/.*Listening on 127\.0\.0\.1:([0-9]+) \(version ([^)]*)\).*/\1 \2/p' "$tmp/serve.log" | head -n 1)
+  listening=$(sed -n -E 's/.*Listening on 127\.0\.0\.1:([0-9]+) \(version ([^)]*)\).*/\1 \2/p' "$tmp/serve-ollama.log" | head -n 1)
   if [ -n "$listening" ]; then
     port=${listening% *}
     [ "${listening#* }" = "$OLLAMA_VERSION" ] || die "ollama serve says it is version ${listening#* }, want $OLLAMA_VERSION"

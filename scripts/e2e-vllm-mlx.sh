@@ -76,46 +76,7 @@ vllm | mlx | vllm,mlx | mlx,vllm) ;;
 esac
 has() { [[ ",$SERVERS," == *",$1,"* ]]; }
 
-server_pgids=()
-cleanup() {
-  local rc=$? g left
-  trap - EXIT INT TERM
-  trap '' PIPE
-  set +e
-  end_phase
-  [ -n "$job_pgid" ] && stop_group "$job_pgid"
-  if [ "$rc" -ne 0 ]; then
-    for f in "$tmp"/serve-*.log; do
-      [ -s "$f" ] || continue
-      log "last lines of $(basename "$f"):"
-      tail -n 25 "$f" | sed 's/^/  | /'
-    done
-  fi
-  for g in "${server_pgids[@]}"; do stop_group "$g"; done
-  left=$(left_behind "${server_pgids[@]}")
-  if [ -n "$left" ]; then
-    printf '%s: FAIL: processes left behind:\n' "$E2E_NAME" >&2
-    ps -o pid,pgid,args -p "$(echo "$left" | paste -sd, -)" >&2 || true
-    rc=1
-  elif [ ${#server_pgids[@]} -gt 0 ]; then
-    log "stopped the servers; no process left behind"
-  fi
-  if [ "${E2E_KEEP:-}" = 1 ]; then
-    log "kept $tmp"
-  else
-    rm -rf "$tmp"
-  fi
-  print_times
-  if [ "$rc" -eq 0 ]; then
-    printf '\n%s: PASS\n' "$E2E_NAME"
-  else
-    printf '\n%s: FAIL (exit %d)\n' "$E2E_NAME" "$rc" >&2
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'log "interrupted"; exit 130' INT
-trap 'log "terminated"; exit 143' TERM
+e2e_traps
 
 # --- tools and packages ------------------------------------------------------
 

@@ -157,3 +157,61 @@ suite() {
     die "the $name suite run wrote no summary JSON and .txt to $dir"
   fi
 }
+
+# --- the end of a run ----------------------------------------------------------
+
+server_pgids=() # the servers' process groups, which the clean-up stops
+
+# e2e_cleanup: the EXIT trap of both scripts. It stops the job running and
+# the servers (after showing the last lines of their logs, serve*.log in the
+# run's folder, when the run failed), fails the run if any process we
+# started is left, keeps the temporary folder with E2E_KEEP=1 or removes
+# it, prints the phases' times and PASS or FAIL, and exits with the run's
+# status. Install it with e2e_traps.
+e2e_cleanup() {
+  local rc=$? g f left
+  trap - EXIT INT TERM
+  # Whatever reads our output may be gone (Ctrl-C in "… | tee log" ends
+  # tee too): a failed write must not end the clean-up half way.
+  trap '' PIPE
+  set +e
+  end_phase
+  [ -n "$job_pgid" ] && stop_group "$job_pgid"
+  if [ "$rc" -ne 0 ]; then
+    for f in "$tmp"/serve*.log; do
+      [ -s "$f" ] || continue
+      log "last lines of $(basename "$f"):"
+      tail -n 25 "$f" | sed 's/^/  | /'
+    done
+  fi
+  for g in "${server_pgids[@]}"; do stop_group "$g"; done
+  # Nothing we started may be left: no process in a server's group or in
+  # a job's, none that has our temporary folder on its command line.
+  left=$(left_behind "${server_pgids[@]}")
+  if [ -n "$left" ]; then
+    printf '%s: FAIL: processes left behind:\n' "$E2E_NAME" >&2
+    ps -o pid,pgid,args -p "$(echo "$left" | paste -sd, -)" >&2 || true
+    rc=1
+  elif [ ${#server_pgids[@]} -gt 0 ]; then
+    log "stopped the servers; no process left behind"
+  fi
+  if [ "${E2E_KEEP:-}" = 1 ]; then
+    log "kept $tmp"
+  else
+    rm -rf "$tmp"
+  fi
+  print_times
+  if [ "$rc" -eq 0 ]; then
+    printf '\n%s: PASS\n' "$E2E_NAME"
+  else
+    printf '\n%s: FAIL (exit %d)\n' "$E2E_NAME" "$rc" >&2
+  fi
+  exit "$rc"
+}
+
+# e2e_traps: clean up on every exit; an interrupt or a TERM says so first.
+e2e_traps() {
+  trap e2e_cleanup EXIT
+  trap 'log "interrupted"; exit 130' INT
+  trap 'log "terminated"; exit 143' TERM
+}
