@@ -71,18 +71,18 @@ func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	}
 	cancel()
 
-	paths := []string{"/version", "/props", "/api/version", "/api/v0/models"}
+	paths := []string{"/version", pathProps, pathOllamaVersion, pathLMStudioModels}
 	if rt.Kind == KindOllama {
-		paths = []string{"/api/version"}
+		paths = []string{pathOllamaVersion}
 	}
 	bodies := rt.getAll(ctx, paths)
 	info.Version = version(bodies)
-	if rt.Kind == KindOllama || bodies["/api/version"] != nil {
+	if rt.Kind == KindOllama || bodies[pathOllamaVersion] != nil {
 		// Ollama, or an OpenAI-kind runtime that is Ollama's /v1.
 		info.Models = withKey(info.Models, "show", rt.show(ctx))
 	}
-	info.Models = withKey(info.Models, "props", props(bodies["/props"]))
-	info.Models = withKey(info.Models, "lmstudio", lmstudioEntry(bodies["/api/v0/models"], rt.Model))
+	info.Models = withKey(info.Models, "props", props(bodies[pathProps]))
+	info.Models = withKey(info.Models, "lmstudio", lmstudioEntry(bodies[pathLMStudioModels], rt.Model))
 	info.Served = ServedOf(info.Models, rt.Model)
 	return info, nil
 }
@@ -189,7 +189,7 @@ func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error
 // for an OpenAI-kind runtime that is Ollama's /v1); nil where none does
 // (LM Studio, mlx_lm.server).
 func version(bodies map[string]json.RawMessage) *string {
-	for _, t := range []struct{ path, field string }{{"/version", "version"}, {"/props", "build_info"}, {"/api/version", "version"}} {
+	for _, t := range []struct{ path, field string }{{"/version", "version"}, {pathProps, "build_info"}, {pathOllamaVersion, "version"}} {
 		var m map[string]any
 		if json.Unmarshal(bodies[t.path], &m) != nil {
 			continue
@@ -511,7 +511,7 @@ func ServedOf(models json.RawMessage, model string) Served {
 			}
 		}
 		var owner string
-		if json.Unmarshal(d.OwnedBy, &owner) == nil && owner == "llamacpp" {
+		if json.Unmarshal(d.OwnedBy, &owner) == nil && owner == ServerLlamaCpp {
 			llama = true
 		}
 		if d.OwnedBy == nil && m.Show == nil && m.LMStudio == nil && !llama {

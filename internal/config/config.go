@@ -327,22 +327,32 @@ type Runtime struct {
 	Known bool
 }
 
-// Known runtimes and their defaults. "sim" is the built-in simulator: its
-// URL is wherever the suite starts it.
-var Known = map[string]Runtime{
-	"ollama":   {Kind: runtimes.KindOllama, URL: "http://127.0.0.1:11434"},
-	"vllm":     {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8000"},
-	"llamacpp": {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8080"},
-	"lmstudio": {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:1234"},
-	"sglang":   {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:30000"},
-	"mlx":      {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8080"}, // mlx_lm.server: llama-server's port, told apart by its answers
-	"sim":      {Kind: runtimes.KindOpenAI},
+// Known runtimes and their defaults: runtimes.KnownServers' kinds and
+// local ports, and "sim", the built-in simulator, whose URL is wherever
+// the suite starts it.
+var Known = known()
+
+func known() map[string]Runtime {
+	m := map[string]Runtime{Sim: {Kind: runtimes.KindOpenAI}}
+	for _, s := range runtimes.KnownServers {
+		m[s.Name] = Runtime{Kind: s.Kind, URL: s.URL()}
+	}
+	return m
 }
 
 // ProbeOrder is the order in which known local ports are tried when
-// BENCH_RUNTIMES is unset. Names that share a port (llamacpp and mlx) are
-// probed once, and the server named by its answers (see the driver).
-var ProbeOrder = []string{"ollama", "vllm", "llamacpp", "lmstudio", "sglang", "mlx"}
+// BENCH_RUNTIMES is unset: runtimes.KnownServers'. Names that share a
+// port (llamacpp and mlx) are probed once, and the server named by its
+// answers (see the driver).
+var ProbeOrder = probeOrder()
+
+func probeOrder() []string {
+	var names []string
+	for _, s := range runtimes.KnownServers {
+		names = append(names, s.Name)
+	}
+	return names
+}
 
 // Sim is the simulator's name.
 const Sim = "sim"

@@ -126,12 +126,11 @@ type found struct {
 
 // probe asks each known port once, all at once, within ProbeTimeout, and
 // names what answers by its answers, as two names may share a port
-// (llama-server's and mlx_lm.server's 8080) and a server may run on
-// another's: a port is named after
+// (llama-server's and mlx_lm.server's: see runtimes.KnownServers) and a
+// server may run on another's: a port is named after
 //
 //  1. the runtime whose port it is, if the server answers that runtime's
-//     own endpoint (runtimes.Probe: llama-server /props, LM Studio
-//     /api/v0/models, Ollama /api/version);
+//     own endpoint (runtimes.Server.Endpoint, asked by runtimes.Probe);
 //  2. else another known runtime whose own endpoint it answers, if that
 //     runtime's port did not answer (nor another port take the name);
 //  3. else the first runtime whose port it is that has no such endpoint
@@ -232,15 +231,10 @@ func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
 }
 
 // serverDesc is the endpoint that names a known runtime's server, for a
-// message: "llama-server's GET /props".
+// message: "llama-server's GET /props" (runtimes.Server.Proof).
 func serverDesc(name string) string {
-	switch name {
-	case runtimes.ServerLlamaCpp:
-		return "llama-server's GET /props"
-	case runtimes.ServerLMStudio:
-		return "LM Studio's GET /api/v0/models"
-	case runtimes.ServerOllama:
-		return "Ollama's GET /api/version"
+	if s, ok := runtimes.KnownServer(name); ok && s.Endpoint != "" {
+		return s.Proof()
 	}
 	return name
 }
@@ -445,7 +439,7 @@ func (d *Driver) arguments() summary.Arguments {
 		switch {
 		case rt.Kind == runtimes.KindOllama && a.OllamaURL == nil:
 			a.OllamaURL, a.OllamaModel = &url, &model
-		case strings.HasPrefix(rt.Name, "vllm") && a.VLLMURL == nil:
+		case strings.HasPrefix(rt.Name, runtimes.ServerVLLM) && a.VLLMURL == nil:
 			a.VLLMURL, a.VLLMModel = &url, &model
 		}
 	}
