@@ -378,7 +378,7 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	if err := parse(environ, &s, ""); err != nil {
 		return s, err
 	}
-	if _, set := lookupIn(environ, "BENCH_OUTPUT_DIR"); !set {
+	if v, _ := lookupIn(environ, "BENCH_OUTPUT_DIR"); v == "" { // empty is unset, as for every variable
 		s.OutputDir = summary.DefaultOutputDir
 	}
 	if err := s.validate(environ); err != nil {

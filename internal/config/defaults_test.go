@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -21,4 +22,14 @@ func TestKnownAreTheServersOfRuntimes(t *testing.T) {
 	}
 	assert.ElementsMatch(t, want, slices.Collect(maps.Keys(Known)))
 	assert.Equal(t, want[1:], ProbeOrder)
+}
+
+// An empty variable is an unset one: BENCH_OUTPUT_DIR="" is the default
+// folder, as a blank name is refused.
+func TestEmptyOutputDirIsUnset(t *testing.T) {
+	s, err := LoadFrom(map[string]string{"BENCH_OUTPUT_DIR": ""})
+	require.NoError(t, err)
+	assert.Equal(t, "results", s.OutputDir)
+	_, err = LoadFrom(map[string]string{"BENCH_OUTPUT_DIR": " "})
+	assert.EqualError(t, err, `BENCH_OUTPUT_DIR=" ": must name a folder`)
 }
