@@ -88,9 +88,10 @@ type Settings struct {
 	// InputTokens are the lengths, in tokens, of the in<N> prompts to
 	// run (BENCH_INPUT_TOKENS: "512,2048,8k").
 	InputTokens InputTokens `env:"BENCH_INPUT_TOKENS"`
-	// NumCtx is the options.num_ctx sent to Ollama; nil: made to fit the
-	// longest in<N> prompt and BENCH_MAX_TOKENS when there is one, else
-	// not sent.
+	// NumCtx is the options.num_ctx sent to Ollama; nil: the driver
+	// makes it fit the longest conversation when there is an in<N>
+	// prompt, or turns or a shared prefix that need more than Ollama's
+	// own context; else it is not sent.
 	NumCtx *int `env:"BENCH_NUM_CTX"`
 	// Fresh is leaf (before each leaf run, return every server to a known
 	// state where it offers a way: see runtimes.FreshWay) or off.

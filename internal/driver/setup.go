@@ -286,13 +286,14 @@ func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 	d.describeServed(rt, info)
 }
 
-// numCtx is the options.num_ctx the run sends to Ollama: BENCH_NUM_CTX;
-// else, with in<N> prompts, room for the longest conversation by an upper
-// bound (see conversationTokens; with single turns and no shared prefix,
-// the longest N and BENCH_MAX_TOKENS exactly); else, with turns or a
-// shared prefix, that bound when it is above ollamaContext, which every
-// Ollama gives a model unasked; else none. It is the same for every leaf:
-// a change reloads the model.
+// fitNumCtx is the options.num_ctx the run sends to Ollama, 0 for none:
+// BENCH_NUM_CTX; else, with in<N> prompts, room for the longest
+// conversation by an upper bound (see conversationTokens; with single
+// turns and no shared prefix, the longest N and BENCH_MAX_TOKENS
+// exactly); else, with turns or a shared prefix, that bound when it is
+// above ollamaContext, which every Ollama gives a model unasked; else
+// none. Setup keeps it in d.numCtx, the same for every leaf: a change
+// reloads the model.
 func (d *Driver) fitNumCtx() int {
 	st := d.Settings
 	if st.NumCtx != nil {
