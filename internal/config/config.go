@@ -399,12 +399,27 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	return s, nil
 }
 
+// validate checks every setting of s, step by step, and returns an error
+// for each bad value, naming its variable and the value as environ holds
+// it.
 func (s Settings) validate(environ map[string]string) error {
 	var errs []error
-	// The message shows the variable as the user wrote it.
-	bad := func(name, why string) {
-		errs = append(errs, fmt.Errorf("%s=%q: %s", name, envvar.Get(environ, name), why))
+	for _, p := range slices.Concat(s.loadProblems(), s.powerProblems(), s.runProblems(), s.requestProblems(), runtimeNameProblems(s.Runtimes)) {
+		// The message shows the variable as the user wrote it.
+		errs = append(errs, fmt.Errorf("%s=%q: %s", p.variable, envvar.Get(environ, p.variable), p.why))
 	}
+	return errors.Join(errs...)
+}
+
+// problem is a setting's bad value: its variable, and why the value is
+// refused.
+type problem struct{ variable, why string }
+
+// loadProblems checks the loads: BENCH_CONCURRENCY, BENCH_RATES,
+// BENCH_BURSTINESS and BENCH_MAX_INFLIGHT.
+func (s Settings) loadProblems() []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	if len(s.Concurrency.Levels) == 0 && s.Concurrency.Sweep == 0 {
 		bad("BENCH_CONCURRENCY", "need at least one concurrency, or sweep")
 	}
@@ -432,6 +447,14 @@ func (s Settings) validate(environ map[string]string) error {
 	if s.MaxInflight < 1 {
 		bad("BENCH_MAX_INFLIGHT", "must be 1 or more")
 	}
+	return ps
+}
+
+// powerProblems checks how power is measured: BENCH_POWER and
+// BENCH_POWER_INTERVAL.
+func (s Settings) powerProblems() []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	switch s.Power {
 	case PowerAuto, PowerOn, PowerOff:
 	default:
@@ -440,6 +463,15 @@ func (s Settings) validate(environ map[string]string) error {
 	if time.Duration(s.PowerInterval) < 100*time.Millisecond {
 		bad("BENCH_POWER_INTERVAL", "must be 100ms or more (macmon's shortest)")
 	}
+	return ps
+}
+
+// runProblems checks how the run goes: BENCH_NUM_CTX, BENCH_FRESH,
+// BENCH_CONTROL, BENCH_TURNS, BENCH_SHARED_PREFIX, BENCH_ORDER,
+// BENCH_FALLBACK, BENCH_CANARY, BENCH_HOST_LABEL and BENCH_IDLE_POWER_S.
+func (s Settings) runProblems() []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	if s.NumCtx != nil && *s.NumCtx < 1 {
 		bad("BENCH_NUM_CTX", "must be a whole number of tokens above 0")
 	}
@@ -470,6 +502,16 @@ func (s Settings) validate(environ map[string]string) error {
 	if !(s.IdlePowerS >= 0 && s.IdlePowerS <= MaxIdlePowerS) {
 		bad("BENCH_IDLE_POWER_S", fmt.Sprintf("must be a number of seconds from 0 (no idle baseline) to %d", MaxIdlePowerS))
 	}
+	return ps
+}
+
+// requestProblems checks each request's settings and what counts as a
+// failed run: BENCH_WARMUPS, BENCH_MAX_TOKENS, BENCH_CACHE,
+// BENCH_KEEP_ALIVE, BENCH_TEMPERATURE, BENCH_TIMEOUT, BENCH_IDLE_TIMEOUT,
+// BENCH_MAX_FAILURES and BENCH_OUTPUT_DIR.
+func (s Settings) requestProblems() []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	if s.Warmups < 0 {
 		bad("BENCH_WARMUPS", "must be 0 or more")
 	}
@@ -497,8 +539,16 @@ func (s Settings) validate(environ map[string]string) error {
 	if strings.TrimSpace(s.OutputDir) == "" {
 		bad("BENCH_OUTPUT_DIR", "must name a folder")
 	}
+	return ps
+}
+
+// runtimeNameProblems checks the names of BENCH_RUNTIMES: the letters
+// they use, none twice, and a known name in the wrong case.
+func runtimeNameProblems(names Names) []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	dup := map[string]bool{}
-	for _, n := range s.Runtimes {
+	for _, n := range names {
 		if !prompts.ValidName.MatchString(n) {
 			bad("BENCH_RUNTIMES", fmt.Sprintf("%q: a name may use only letters, digits, '.', '_' and '-'", n))
 		}
@@ -512,7 +562,7 @@ func (s Settings) validate(environ map[string]string) error {
 		}
 		dup[n] = true
 	}
-	return errors.Join(errs...)
+	return ps
 }
 
 type runtimeEnv struct {
