@@ -139,11 +139,22 @@ type found struct {
 //
 // The result is in the order of known, by port.
 func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
-	type port struct {
-		url   string           // as the first spec on it gives it
-		specs []config.Runtime // the known runtimes whose port it is
-		p     runtimes.Probe
-	}
+	ports := portsOf(known)
+	d.probePorts(ctx, ports)
+	names, whys := namePorts(ports)
+	return foundOf(known, ports, names, whys)
+}
+
+// port is one URL of the known runtimes, and what its probe found.
+type port struct {
+	url   string           // as the first spec on it gives it
+	specs []config.Runtime // the known runtimes whose port it is
+	p     runtimes.Probe
+}
+
+// portsOf groups known by port (its URL, parsed), in the order of known;
+// a URL that does not parse (config.Load checked them) has none.
+func portsOf(known []config.Runtime) []*port {
 	var ports []*port
 	byURL := map[string]*port{}
 	for _, spec := range known {
@@ -159,6 +170,12 @@ func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
 		byURL[key] = p
 		ports = append(ports, p)
 	}
+	return ports
+}
+
+// probePorts probes every port at once, each within ProbeTimeout, as its
+// first runtime.
+func (d *Driver) probePorts(ctx context.Context, ports []*port) {
 	var wg sync.WaitGroup
 	for _, p := range ports {
 		wg.Go(func() {
@@ -173,7 +190,12 @@ func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
 		})
 	}
 	wg.Wait()
+}
 
+// namePorts names each port that answered by its probe's answers, by the
+// rules of probe, and says why where the answers chose among names ("":
+// a silent port, or one with a single name that answered as itself).
+func namePorts(ports []*port) (names, whys []string) {
 	// answeredOn: the names whose own port answered; only a name whose
 	// port is silent may go to a server on another port.
 	answeredOn := map[string]bool{}
@@ -183,8 +205,8 @@ func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
 		}
 	}
 	identifiable := func(name string) bool { return slices.Contains(runtimes.IdentifiedServers, name) }
-	names := make([]string, len(ports))
-	whys := make([]string, len(ports))
+	names = make([]string, len(ports))
+	whys = make([]string, len(ports))
 	taken := map[string]bool{}
 	for i, p := range ports {
 		if !p.p.Answered {
@@ -217,6 +239,12 @@ func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
 		}
 		taken[names[i]] = true
 	}
+	return names, whys
+}
+
+// foundOf is what probing found: the runtime of each name given to a
+// port, at that port's URL, in the order of known.
+func foundOf(known []config.Runtime, ports []*port, names, whys []string) []found {
 	var out []found
 	for _, spec := range known { // in the order of known
 		for i, p := range ports {
