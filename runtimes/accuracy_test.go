@@ -97,7 +97,7 @@ func TestAccuracyAgainstSim(t *testing.T) {
 // and it is logged, not asserted.)
 func TestAccuracyAt256Streams(t *testing.T) {
 	if raceEnabled {
-		t.Skip("the race detector slows every chunk tenfold; this test measures the real client (it runs in the plain go test ./...)")
+		t.Skip("the race detector slows every request and chunk several times over, and this test holds the real client to 1 ms: it runs without -race, in the timing step of its own (go test -tags timing ./runtimes/)")
 	}
 	const (
 		conc = 256

@@ -63,7 +63,7 @@ func (rt *Runtime) findFreshWay(ctx context.Context) FreshWay {
 		return FreshResetPrefixCache
 	}
 	// Ollama's /v1 endpoint: the native API answers beside it.
-	if _, err := rt.get(ctx, http.MethodGet, "/api/version", nil); err == nil {
+	if _, err := rt.get(ctx, http.MethodGet, pathOllamaVersion, nil); err == nil {
 		return FreshUnload
 	}
 	return FreshNone
@@ -71,7 +71,7 @@ func (rt *Runtime) findFreshWay(ctx context.Context) FreshWay {
 
 // slotCount is llama-server's /props total_slots, 0 elsewhere.
 func (rt *Runtime) slotCount(ctx context.Context) int {
-	body, err := rt.get(ctx, http.MethodGet, "/props", nil)
+	body, err := rt.get(ctx, http.MethodGet, pathProps, nil)
 	if err != nil {
 		return 0
 	}

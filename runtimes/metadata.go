@@ -71,18 +71,18 @@ func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	}
 	cancel()
 
-	paths := []string{"/version", "/props", "/api/version", "/api/v0/models"}
+	paths := []string{"/version", pathProps, pathOllamaVersion, pathLMStudioModels}
 	if rt.Kind == KindOllama {
-		paths = []string{"/api/version"}
+		paths = []string{pathOllamaVersion}
 	}
 	bodies := rt.getAll(ctx, paths)
 	info.Version = version(bodies)
-	if rt.Kind == KindOllama || bodies["/api/version"] != nil {
+	if rt.Kind == KindOllama || bodies[pathOllamaVersion] != nil {
 		// Ollama, or an OpenAI-kind runtime that is Ollama's /v1.
 		info.Models = withKey(info.Models, "show", rt.show(ctx))
 	}
-	info.Models = withKey(info.Models, "props", props(bodies["/props"]))
-	info.Models = withKey(info.Models, "lmstudio", lmstudioEntry(bodies["/api/v0/models"], rt.Model))
+	info.Models = withKey(info.Models, "props", props(bodies[pathProps]))
+	info.Models = withKey(info.Models, "lmstudio", lmstudioEntry(bodies[pathLMStudioModels], rt.Model))
 	info.Served = ServedOf(info.Models, rt.Model)
 	return info, nil
 }
@@ -189,7 +189,7 @@ func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error
 // for an OpenAI-kind runtime that is Ollama's /v1); nil where none does
 // (LM Studio, mlx_lm.server).
 func version(bodies map[string]json.RawMessage) *string {
-	for _, t := range []struct{ path, field string }{{"/version", "version"}, {"/props", "build_info"}, {"/api/version", "version"}} {
+	for _, t := range []struct{ path, field string }{{"/version", "version"}, {pathProps, "build_info"}, {pathOllamaVersion, "version"}} {
 		var m map[string]any
 		if json.Unmarshal(bodies[t.path], &m) != nil {
 			continue
@@ -419,118 +419,167 @@ const (
 //     other server): MLX weights, quantization read from the name
 //     (mlx-community's "-4bit").
 func ServedOf(models json.RawMessage, model string) Served {
-	var m struct {
-		Data []struct {
-			ID      string          `json:"id"`
-			Root    string          `json:"root"`
-			OwnedBy json.RawMessage `json:"owned_by"`
-			Meta    *struct {
-				NParams   float64 `json:"n_params"`
-				NCtxTrain int     `json:"n_ctx_train"`
-			} `json:"meta"`
-		} `json:"data"`
-		Props *struct {
-			ModelPath string `json:"model_path"`
-		} `json:"props"`
-		Show *struct {
-			Details struct {
-				Family            string `json:"family"`
-				ParameterSize     string `json:"parameter_size"`
-				QuantizationLevel string `json:"quantization_level"`
-				Format            string `json:"format"`
-			} `json:"details"`
-			ModelInfo map[string]json.RawMessage `json:"model_info"`
-		} `json:"show"`
-		LMStudio *struct {
-			Arch                string `json:"arch"`
-			Quantization        string `json:"quantization"`
-			CompatibilityType   string `json:"compatibility_type"`
-			MaxContextLength    int    `json:"max_context_length"`
-			LoadedContextLength int    `json:"loaded_context_length"`
-		} `json:"lmstudio"`
-	}
+	var m servedSources
 	var s Served
 	if len(models) == 0 || json.Unmarshal(models, &m) != nil {
 		return s
 	}
-	set := func(p **string, v string) {
-		if v = strings.TrimSpace(v); *p == nil && v != "" {
-			*p = &v
-		}
+	entry := m.entry(model)
+	s.fromShow(m.Show)
+	s.fromLMStudio(m.LMStudio)
+	if m.fromEntry(&s, entry) {
+		setOnce(&s.Format, FormatGGUF)
 	}
-	// The model's /v1/models entry: by id, or the only one.
+	names := m.names(entry, model)
+	for _, n := range names {
+		setOnce(&s.Quantization, QuantizationInName(n))
+	}
+	for _, n := range names {
+		setOnce(&s.Format, formatInName(n))
+	}
+	if limit, _ := (Info{Models: models}).ContextLimit(model); limit > 0 && (s.Context == nil || m.LMStudio == nil) {
+		s.Context = &limit
+	}
+	return s
+}
+
+// servedSources is what ServedOf reads of Info.Models: the /v1/models
+// entries, and what Describe added beside them.
+type servedSources struct {
+	Data []struct {
+		ID      string          `json:"id"`
+		Root    string          `json:"root"`
+		OwnedBy json.RawMessage `json:"owned_by"`
+		Meta    *struct {
+			NParams   float64 `json:"n_params"`
+			NCtxTrain int     `json:"n_ctx_train"`
+		} `json:"meta"`
+	} `json:"data"`
+	Props *struct {
+		ModelPath string `json:"model_path"`
+	} `json:"props"`
+	Show     *ollamaShow     `json:"show"`
+	LMStudio *lmstudioServed `json:"lmstudio"`
+}
+
+// ollamaShow is what ServedOf reads of Ollama's /api/show.
+type ollamaShow struct {
+	Details struct {
+		Family            string `json:"family"`
+		ParameterSize     string `json:"parameter_size"`
+		QuantizationLevel string `json:"quantization_level"`
+		Format            string `json:"format"`
+	} `json:"details"`
+	ModelInfo map[string]json.RawMessage `json:"model_info"`
+}
+
+// lmstudioServed is what ServedOf reads of LM Studio's /api/v0/models
+// entry.
+type lmstudioServed struct {
+	Arch                string `json:"arch"`
+	Quantization        string `json:"quantization"`
+	CompatibilityType   string `json:"compatibility_type"`
+	MaxContextLength    int    `json:"max_context_length"`
+	LoadedContextLength int    `json:"loaded_context_length"`
+}
+
+// setOnce sets *p to v, trimmed, unless *p is set or v is blank: the
+// first source to say a fact wins.
+func setOnce(p **string, v string) {
+	if v = strings.TrimSpace(v); *p == nil && v != "" {
+		*p = &v
+	}
+}
+
+// entry is the index of the model's /v1/models entry: by id, or the only
+// one; -1 where there is none.
+func (m servedSources) entry(model string) int {
 	entry := -1
 	for i, d := range m.Data {
 		if d.ID == model || (entry < 0 && len(m.Data) == 1) {
 			entry = i
 		}
 	}
-	var names []string // the model's names, the most telling first
+	return entry
+}
+
+// names are the model's names, the most telling first: llama-server's
+// model file, the entry's root and id, and the model as asked for.
+func (m servedSources) names(entry int, model string) []string {
+	var names []string
 	if p := m.Props; p != nil && p.ModelPath != "" {
 		names = append(names, p.ModelPath)
 	}
 	if entry >= 0 {
 		names = append(names, m.Data[entry].Root, m.Data[entry].ID)
 	}
-	names = append(names, model)
+	return append(names, model)
+}
 
-	if sh := m.Show; sh != nil {
-		d := sh.Details
-		set(&s.Family, strings.ToLower(d.Family))
-		if n, ok := ParseParameters(d.ParameterSize); ok && n > 0 {
-			set(&s.Parameters, strings.ToUpper(d.ParameterSize))
-		}
-		set(&s.Quantization, NormalizeQuantization(d.QuantizationLevel))
-		set(&s.Format, normalizeFormat(d.Format))
-		if a, ok := sh.ModelInfo["general.architecture"]; ok && s.Family == nil {
-			var arch string
-			if json.Unmarshal(a, &arch) == nil {
-				set(&s.Family, strings.ToLower(arch))
-			}
+// fromShow sets what Ollama's /api/show says: family (or the
+// architecture), parameters, quantization and format.
+func (s *Served) fromShow(sh *ollamaShow) {
+	if sh == nil {
+		return
+	}
+	d := sh.Details
+	setOnce(&s.Family, strings.ToLower(d.Family))
+	if n, ok := ParseParameters(d.ParameterSize); ok && n > 0 {
+		setOnce(&s.Parameters, strings.ToUpper(d.ParameterSize))
+	}
+	setOnce(&s.Quantization, NormalizeQuantization(d.QuantizationLevel))
+	setOnce(&s.Format, normalizeFormat(d.Format))
+	if a, ok := sh.ModelInfo["general.architecture"]; ok && s.Family == nil {
+		var arch string
+		if json.Unmarshal(a, &arch) == nil {
+			setOnce(&s.Family, strings.ToLower(arch))
 		}
 	}
-	if l := m.LMStudio; l != nil {
-		set(&s.Family, strings.ToLower(l.Arch))
-		set(&s.Quantization, NormalizeQuantization(l.Quantization))
-		set(&s.Format, normalizeFormat(l.CompatibilityType))
-		if n := cmp.Or(l.LoadedContextLength, l.MaxContextLength); n > 0 {
+}
+
+// fromLMStudio sets what LM Studio's entry says: architecture,
+// quantization, format and context (loaded, else the most).
+func (s *Served) fromLMStudio(l *lmstudioServed) {
+	if l == nil {
+		return
+	}
+	setOnce(&s.Family, strings.ToLower(l.Arch))
+	setOnce(&s.Quantization, NormalizeQuantization(l.Quantization))
+	setOnce(&s.Format, normalizeFormat(l.CompatibilityType))
+	if n := cmp.Or(l.LoadedContextLength, l.MaxContextLength); n > 0 {
+		s.Context = &n
+	}
+}
+
+// fromEntry sets what the model's /v1/models entry says (llama.cpp's
+// meta: parameters, and the training context where there is no /props;
+// no owned_by from a server that said nothing else: mlx_lm.server's MLX
+// weights), and reports whether the server is llama.cpp's: /props, meta
+// or owned_by llamacpp.
+func (m servedSources) fromEntry(s *Served, entry int) (llama bool) {
+	llama = m.Props != nil
+	if entry < 0 {
+		return llama
+	}
+	d := m.Data[entry]
+	if meta := d.Meta; meta != nil {
+		llama = true
+		if meta.NParams > 0 {
+			setOnce(&s.Parameters, FormatParameters(meta.NParams))
+		}
+		if s.Context == nil && meta.NCtxTrain > 0 && m.Props == nil {
+			n := meta.NCtxTrain
 			s.Context = &n
 		}
 	}
-	llama := m.Props != nil
-	if entry >= 0 {
-		d := m.Data[entry]
-		if meta := d.Meta; meta != nil {
-			llama = true
-			if meta.NParams > 0 {
-				set(&s.Parameters, FormatParameters(meta.NParams))
-			}
-			if s.Context == nil && meta.NCtxTrain > 0 && m.Props == nil {
-				n := meta.NCtxTrain
-				s.Context = &n
-			}
-		}
-		var owner string
-		if json.Unmarshal(d.OwnedBy, &owner) == nil && owner == "llamacpp" {
-			llama = true
-		}
-		if d.OwnedBy == nil && m.Show == nil && m.LMStudio == nil && !llama {
-			set(&s.Format, FormatMLX) // mlx_lm.server
-		}
+	var owner string
+	if json.Unmarshal(d.OwnedBy, &owner) == nil && owner == ServerLlamaCpp {
+		llama = true
 	}
-	if llama {
-		set(&s.Format, FormatGGUF)
+	if d.OwnedBy == nil && m.Show == nil && m.LMStudio == nil && !llama {
+		setOnce(&s.Format, FormatMLX) // mlx_lm.server
 	}
-	for _, n := range names {
-		set(&s.Quantization, QuantizationInName(n))
-	}
-	for _, n := range names {
-		set(&s.Format, formatInName(n))
-	}
-	if limit, _ := (Info{Models: models}).ContextLimit(model); limit > 0 && (s.Context == nil || m.LMStudio == nil) {
-		s.Context = &limit
-	}
-	return s
+	return llama
 }
 
 // quantInName finds a quantization in a model's name or file: a GGUF type

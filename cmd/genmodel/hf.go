@@ -233,28 +233,14 @@ func addedToken(id int) object {
 	}
 }
 
-// hfTokenizer is tokenizer.json, for Hugging Face's tokenizers: the GGUF's
-// vocabulary, ids and all, as a BPE model with byte fallback, laid out
-// like Llama 2's tokenizer.json. llama.cpp's SPM tokenizer merges the
-// adjacent pair whose joined text is the highest-scoring token; the merges
-// here are every pair of tokens whose join is a word piece, ranked by the
-// join's score, so that BPE merges as llama.cpp does and a text gets the
-// same tokens from both formats. The normalizer prefixes the text with
-// "▁" and turns spaces into "▁" (llama.cpp's add_space_prefix); the
-// decoder undoes it, bytes included.
-func (c Config) hfTokenizer() object {
-	tokens, _, _ := c.vocabulary()
-	vocab := make(object, len(tokens))
-	ids := make(map[string]int, len(tokens))
-	for id, tok := range tokens {
-		vocab[id] = member{tok, id}
-		ids[tok] = id
-	}
-	// The scores of the word pieces fall with their id, so going through
-	// them in id order ranks the merges by their join's score. Pairs that
-	// join to the same piece are ranked by the left one's id, as
-	// transformers' converter of SentencePiece models does.
-	var merges [][2]string
+// pieceMerges are the BPE merges of the word pieces of tokens (ids:
+// each token's id): every split of a piece into two word pieces, ranked
+// by the join's score. The scores of the word pieces fall with their id,
+// so going through them in id order ranks the merges by their join's
+// score. Pairs that join to the same piece are ranked by the left one's
+// id, as transformers' converter of SentencePiece models does.
+func pieceMerges(tokens []string, ids map[string]int) [][2]string {
+	merges := [][2]string{}
 	for _, piece := range tokens[firstPieceID:] {
 		var local [][2]string
 		for i := range piece {
@@ -276,9 +262,27 @@ func (c Config) hfTokenizer() object {
 		})
 		merges = append(merges, local...)
 	}
-	if merges == nil {
-		merges = [][2]string{}
+	return merges
+}
+
+// hfTokenizer is tokenizer.json, for Hugging Face's tokenizers: the GGUF's
+// vocabulary, ids and all, as a BPE model with byte fallback, laid out
+// like Llama 2's tokenizer.json. llama.cpp's SPM tokenizer merges the
+// adjacent pair whose joined text is the highest-scoring token; the merges
+// here are every pair of tokens whose join is a word piece, ranked by the
+// join's score, so that BPE merges as llama.cpp does and a text gets the
+// same tokens from both formats. The normalizer prefixes the text with
+// "▁" and turns spaces into "▁" (llama.cpp's add_space_prefix); the
+// decoder undoes it, bytes included.
+func (c Config) hfTokenizer() object {
+	tokens, _, _ := c.vocabulary()
+	vocab := make(object, len(tokens))
+	ids := make(map[string]int, len(tokens))
+	for id, tok := range tokens {
+		vocab[id] = member{tok, id}
+		ids[tok] = id
 	}
+	merges := pieceMerges(tokens, ids)
 	str := func(s string) object { return object{{"String", s}} }
 	special := func(tok string, typeID int) object {
 		return object{{"SpecialToken", object{{"id", tok}, {"type_id", typeID}}}}

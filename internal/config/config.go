@@ -88,9 +88,10 @@ type Settings struct {
 	// InputTokens are the lengths, in tokens, of the in<N> prompts to
 	// run (BENCH_INPUT_TOKENS: "512,2048,8k").
 	InputTokens InputTokens `env:"BENCH_INPUT_TOKENS"`
-	// NumCtx is the options.num_ctx sent to Ollama; nil: made to fit the
-	// longest in<N> prompt and BENCH_MAX_TOKENS when there is one, else
-	// not sent.
+	// NumCtx is the options.num_ctx sent to Ollama; nil: the driver
+	// makes it fit the longest conversation when there is an in<N>
+	// prompt, or turns or a shared prefix that need more than Ollama's
+	// own context; else it is not sent.
 	NumCtx *int `env:"BENCH_NUM_CTX"`
 	// Fresh is leaf (before each leaf run, return every server to a known
 	// state where it offers a way: see runtimes.FreshWay) or off.
@@ -327,22 +328,32 @@ type Runtime struct {
 	Known bool
 }
 
-// Known runtimes and their defaults. "sim" is the built-in simulator: its
-// URL is wherever the suite starts it.
-var Known = map[string]Runtime{
-	"ollama":   {Kind: runtimes.KindOllama, URL: "http://127.0.0.1:11434"},
-	"vllm":     {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8000"},
-	"llamacpp": {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8080"},
-	"lmstudio": {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:1234"},
-	"sglang":   {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:30000"},
-	"mlx":      {Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8080"}, // mlx_lm.server: llama-server's port, told apart by its answers
-	"sim":      {Kind: runtimes.KindOpenAI},
+// Known runtimes and their defaults: runtimes.KnownServers' kinds and
+// local ports, and "sim", the built-in simulator, whose URL is wherever
+// the suite starts it.
+var Known = known()
+
+func known() map[string]Runtime {
+	m := map[string]Runtime{Sim: {Kind: runtimes.KindOpenAI}}
+	for _, s := range runtimes.KnownServers {
+		m[s.Name] = Runtime{Kind: s.Kind, URL: s.URL()}
+	}
+	return m
 }
 
 // ProbeOrder is the order in which known local ports are tried when
-// BENCH_RUNTIMES is unset. Names that share a port (llamacpp and mlx) are
-// probed once, and the server named by its answers (see the driver).
-var ProbeOrder = []string{"ollama", "vllm", "llamacpp", "lmstudio", "sglang", "mlx"}
+// BENCH_RUNTIMES is unset: runtimes.KnownServers'. Names that share a
+// port (llamacpp and mlx) are probed once, and the server named by its
+// answers (see the driver).
+var ProbeOrder = probeOrder()
+
+func probeOrder() []string {
+	var names []string
+	for _, s := range runtimes.KnownServers {
+		names = append(names, s.Name)
+	}
+	return names
+}
 
 // Sim is the simulator's name.
 const Sim = "sim"
@@ -368,7 +379,7 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	if err := parse(environ, &s, ""); err != nil {
 		return s, err
 	}
-	if _, set := lookupIn(environ, "BENCH_OUTPUT_DIR"); !set {
+	if v, _ := lookupIn(environ, "BENCH_OUTPUT_DIR"); v == "" { // empty is unset, as for every variable
 		s.OutputDir = summary.DefaultOutputDir
 	}
 	if err := s.validate(environ); err != nil {
@@ -388,12 +399,27 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	return s, nil
 }
 
+// validate checks every setting of s, step by step, and returns an error
+// for each bad value, naming its variable and the value as environ holds
+// it.
 func (s Settings) validate(environ map[string]string) error {
 	var errs []error
-	// The message shows the variable as the user wrote it.
-	bad := func(name, why string) {
-		errs = append(errs, fmt.Errorf("%s=%q: %s", name, envvar.Get(environ, name), why))
+	for _, p := range slices.Concat(s.loadProblems(), s.powerProblems(), s.runProblems(), s.requestProblems(), runtimeNameProblems(s.Runtimes)) {
+		// The message shows the variable as the user wrote it.
+		errs = append(errs, fmt.Errorf("%s=%q: %s", p.variable, envvar.Get(environ, p.variable), p.why))
 	}
+	return errors.Join(errs...)
+}
+
+// problem is a setting's bad value: its variable, and why the value is
+// refused.
+type problem struct{ variable, why string }
+
+// loadProblems checks the loads: BENCH_CONCURRENCY, BENCH_RATES,
+// BENCH_BURSTINESS and BENCH_MAX_INFLIGHT.
+func (s Settings) loadProblems() []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	if len(s.Concurrency.Levels) == 0 && s.Concurrency.Sweep == 0 {
 		bad("BENCH_CONCURRENCY", "need at least one concurrency, or sweep")
 	}
@@ -421,6 +447,14 @@ func (s Settings) validate(environ map[string]string) error {
 	if s.MaxInflight < 1 {
 		bad("BENCH_MAX_INFLIGHT", "must be 1 or more")
 	}
+	return ps
+}
+
+// powerProblems checks how power is measured: BENCH_POWER and
+// BENCH_POWER_INTERVAL.
+func (s Settings) powerProblems() []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	switch s.Power {
 	case PowerAuto, PowerOn, PowerOff:
 	default:
@@ -429,6 +463,15 @@ func (s Settings) validate(environ map[string]string) error {
 	if time.Duration(s.PowerInterval) < 100*time.Millisecond {
 		bad("BENCH_POWER_INTERVAL", "must be 100ms or more (macmon's shortest)")
 	}
+	return ps
+}
+
+// runProblems checks how the run goes: BENCH_NUM_CTX, BENCH_FRESH,
+// BENCH_CONTROL, BENCH_TURNS, BENCH_SHARED_PREFIX, BENCH_ORDER,
+// BENCH_FALLBACK, BENCH_CANARY, BENCH_HOST_LABEL and BENCH_IDLE_POWER_S.
+func (s Settings) runProblems() []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	if s.NumCtx != nil && *s.NumCtx < 1 {
 		bad("BENCH_NUM_CTX", "must be a whole number of tokens above 0")
 	}
@@ -459,6 +502,16 @@ func (s Settings) validate(environ map[string]string) error {
 	if !(s.IdlePowerS >= 0 && s.IdlePowerS <= MaxIdlePowerS) {
 		bad("BENCH_IDLE_POWER_S", fmt.Sprintf("must be a number of seconds from 0 (no idle baseline) to %d", MaxIdlePowerS))
 	}
+	return ps
+}
+
+// requestProblems checks each request's settings and what counts as a
+// failed run: BENCH_WARMUPS, BENCH_MAX_TOKENS, BENCH_CACHE,
+// BENCH_KEEP_ALIVE, BENCH_TEMPERATURE, BENCH_TIMEOUT, BENCH_IDLE_TIMEOUT,
+// BENCH_MAX_FAILURES and BENCH_OUTPUT_DIR.
+func (s Settings) requestProblems() []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	if s.Warmups < 0 {
 		bad("BENCH_WARMUPS", "must be 0 or more")
 	}
@@ -486,8 +539,16 @@ func (s Settings) validate(environ map[string]string) error {
 	if strings.TrimSpace(s.OutputDir) == "" {
 		bad("BENCH_OUTPUT_DIR", "must name a folder")
 	}
+	return ps
+}
+
+// runtimeNameProblems checks the names of BENCH_RUNTIMES: the letters
+// they use, none twice, and a known name in the wrong case.
+func runtimeNameProblems(names Names) []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	dup := map[string]bool{}
-	for _, n := range s.Runtimes {
+	for _, n := range names {
 		if !prompts.ValidName.MatchString(n) {
 			bad("BENCH_RUNTIMES", fmt.Sprintf("%q: a name may use only letters, digits, '.', '_' and '-'", n))
 		}
@@ -501,7 +562,7 @@ func (s Settings) validate(environ map[string]string) error {
 		}
 		dup[n] = true
 	}
-	return errors.Join(errs...)
+	return ps
 }
 
 type runtimeEnv struct {

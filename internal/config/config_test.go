@@ -1,4 +1,4 @@
-package config
+package config_test
 
 import (
 	"slices"
@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	// An external test package, as internal/envtest imports config.
+	. "github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/runtimes"
 )

@@ -61,6 +61,34 @@ func Variables() []string { return envvar.Names(&Settings{}, "") }
 // NAME_MODEL, NAME_KIND, NAME_API_KEY and NAME_VERSION.
 func RuntimeVariables(name string) []string { return envvar.Names(&runtimeEnv{}, EnvPrefix(name)) }
 
+// Reads reports whether the suite reads or checks the variable k for some
+// BENCH_RUNTIMES: a variable of Settings (Variables) or of the simulator
+// (sim.Variables); any other that begins with BENCH_ or SIM_ (refused,
+// unless Foreign); or, for any runtime name NAME, one of NAME_'s
+// variables (RuntimeVariables) or a near miss of one (refused). A test
+// blanks every such variable, so that a user's exported settings never
+// reach it (internal/envtest).
+func Reads(k string) bool {
+	if Foreign[k] != "" {
+		return false
+	}
+	if slices.ContainsFunc(ownPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+		return true
+	}
+	suffixes := envvar.Names(&runtimeEnv{}, "")
+	for i := 1; i < len(k)-1; i++ {
+		if k[i] != '_' {
+			continue
+		}
+		for _, suffix := range suffixes {
+			if rest := k[i+1:]; rest == suffix || nearSuffix(rest, suffix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // checkNames refuses, before anything else is read, every variable of
 // environ (nil: the process's environment) that begins with BENCH_ or
 // SIM_ and that the suite does not read, and every near miss of a
@@ -131,10 +159,17 @@ func nearMiss(k, name string) (string, bool) {
 		return "", false
 	}
 	for _, v := range RuntimeVariables(name) {
-		suffix := strings.TrimPrefix(v, prefix)
-		if !strings.HasPrefix(rest, suffix) && envvar.Distance(rest, suffix) <= max(1, len(suffix)/3) {
+		if nearSuffix(rest, strings.TrimPrefix(v, prefix)) {
 			return v, true
 		}
 	}
 	return "", false
+}
+
+// nearSuffix reports whether rest, what follows a runtime's NAME_, is a
+// near miss of suffix, one of its variables' (URL, MODEL, …): within one
+// edit of a short suffix, two of API_KEY or VERSION, and not suffix with
+// more after it.
+func nearSuffix(rest, suffix string) bool {
+	return !strings.HasPrefix(rest, suffix) && envvar.Distance(rest, suffix) <= max(1, len(suffix)/3)
 }

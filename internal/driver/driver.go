@@ -1,9 +1,10 @@
-// Package driver runs a benchmark: it reads the settings, finds the
-// runtimes (the ones named in BENCH_RUNTIMES, or those that answer on the
-// known local ports, or else the built-in simulator), checks that the
-// results can be written, runs each leaf's rounds and records them, rewrites
-// the run's files after every leaf, and ends the run on Ctrl-C with what it
-// finished. BenchmarkInference only says which leaves to run and reports
+// Package driver runs a benchmark: given the settings (config.Load's,
+// and the simulator's from sim.ConfigFromEnv; it reads no variable
+// itself), it finds the runtimes (the ones named in BENCH_RUNTIMES, or
+// those that answer on the known local ports, or else the built-in
+// simulator), checks that the results can be written, runs each leaf's
+// rounds and records them, rewrites the run's files after every leaf, and
+// ends the run on Ctrl-C with what it finished. BenchmarkInference only says which leaves to run and reports
 // their figures.
 //
 // The measuring is in package runtimes, the statistics and file formats in

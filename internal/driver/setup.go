@@ -126,12 +126,11 @@ type found struct {
 
 // probe asks each known port once, all at once, within ProbeTimeout, and
 // names what answers by its answers, as two names may share a port
-// (llama-server's and mlx_lm.server's 8080) and a server may run on
-// another's: a port is named after
+// (llama-server's and mlx_lm.server's: see runtimes.KnownServers) and a
+// server may run on another's: a port is named after
 //
 //  1. the runtime whose port it is, if the server answers that runtime's
-//     own endpoint (runtimes.Probe: llama-server /props, LM Studio
-//     /api/v0/models, Ollama /api/version);
+//     own endpoint (runtimes.Server.Endpoint, asked by runtimes.Probe);
 //  2. else another known runtime whose own endpoint it answers, if that
 //     runtime's port did not answer (nor another port take the name);
 //  3. else the first runtime whose port it is that has no such endpoint
@@ -140,11 +139,22 @@ type found struct {
 //
 // The result is in the order of known, by port.
 func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
-	type port struct {
-		url   string           // as the first spec on it gives it
-		specs []config.Runtime // the known runtimes whose port it is
-		p     runtimes.Probe
-	}
+	ports := portsOf(known)
+	d.probePorts(ctx, ports)
+	names, whys := namePorts(ports)
+	return foundOf(known, ports, names, whys)
+}
+
+// port is one URL of the known runtimes, and what its probe found.
+type port struct {
+	url   string           // as the first spec on it gives it
+	specs []config.Runtime // the known runtimes whose port it is
+	p     runtimes.Probe
+}
+
+// portsOf groups known by port (its URL, parsed), in the order of known;
+// a URL that does not parse (config.Load checked them) has none.
+func portsOf(known []config.Runtime) []*port {
 	var ports []*port
 	byURL := map[string]*port{}
 	for _, spec := range known {
@@ -160,6 +170,12 @@ func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
 		byURL[key] = p
 		ports = append(ports, p)
 	}
+	return ports
+}
+
+// probePorts probes every port at once, each within ProbeTimeout, as its
+// first runtime.
+func (d *Driver) probePorts(ctx context.Context, ports []*port) {
 	var wg sync.WaitGroup
 	for _, p := range ports {
 		wg.Go(func() {
@@ -174,7 +190,12 @@ func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
 		})
 	}
 	wg.Wait()
+}
 
+// namePorts names each port that answered by its probe's answers, by the
+// rules of probe, and says why where the answers chose among names ("":
+// a silent port, or one with a single name that answered as itself).
+func namePorts(ports []*port) (names, whys []string) {
 	// answeredOn: the names whose own port answered; only a name whose
 	// port is silent may go to a server on another port.
 	answeredOn := map[string]bool{}
@@ -184,8 +205,8 @@ func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
 		}
 	}
 	identifiable := func(name string) bool { return slices.Contains(runtimes.IdentifiedServers, name) }
-	names := make([]string, len(ports))
-	whys := make([]string, len(ports))
+	names = make([]string, len(ports))
+	whys = make([]string, len(ports))
 	taken := map[string]bool{}
 	for i, p := range ports {
 		if !p.p.Answered {
@@ -218,6 +239,12 @@ func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
 		}
 		taken[names[i]] = true
 	}
+	return names, whys
+}
+
+// foundOf is what probing found: the runtime of each name given to a
+// port, at that port's URL, in the order of known.
+func foundOf(known []config.Runtime, ports []*port, names, whys []string) []found {
 	var out []found
 	for _, spec := range known { // in the order of known
 		for i, p := range ports {
@@ -232,15 +259,10 @@ func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
 }
 
 // serverDesc is the endpoint that names a known runtime's server, for a
-// message: "llama-server's GET /props".
+// message: "llama-server's GET /props" (runtimes.Server.Proof).
 func serverDesc(name string) string {
-	switch name {
-	case runtimes.ServerLlamaCpp:
-		return "llama-server's GET /props"
-	case runtimes.ServerLMStudio:
-		return "LM Studio's GET /api/v0/models"
-	case runtimes.ServerOllama:
-		return "Ollama's GET /api/version"
+	if s, ok := runtimes.KnownServer(name); ok && s.Endpoint != "" {
+		return s.Proof()
 	}
 	return name
 }
@@ -292,13 +314,14 @@ func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 	d.describeServed(rt, info)
 }
 
-// numCtx is the options.num_ctx the run sends to Ollama: BENCH_NUM_CTX;
-// else, with in<N> prompts, room for the longest conversation by an upper
-// bound (see conversationTokens; with single turns and no shared prefix,
-// the longest N and BENCH_MAX_TOKENS exactly); else, with turns or a
-// shared prefix, that bound when it is above ollamaContext, which every
-// Ollama gives a model unasked; else none. It is the same for every leaf:
-// a change reloads the model.
+// fitNumCtx is the options.num_ctx the run sends to Ollama, 0 for none:
+// BENCH_NUM_CTX; else, with in<N> prompts, room for the longest
+// conversation by an upper bound (see conversationTokens; with single
+// turns and no shared prefix, the longest N and BENCH_MAX_TOKENS
+// exactly); else, with turns or a shared prefix, that bound when it is
+// above ollamaContext, which every Ollama gives a model unasked; else
+// none. Setup keeps it in d.numCtx, the same for every leaf: a change
+// reloads the model.
 func (d *Driver) fitNumCtx() int {
 	st := d.Settings
 	if st.NumCtx != nil {
@@ -445,7 +468,7 @@ func (d *Driver) arguments() summary.Arguments {
 		switch {
 		case rt.Kind == runtimes.KindOllama && a.OllamaURL == nil:
 			a.OllamaURL, a.OllamaModel = &url, &model
-		case strings.HasPrefix(rt.Name, "vllm") && a.VLLMURL == nil:
+		case strings.HasPrefix(rt.Name, runtimes.ServerVLLM) && a.VLLMURL == nil:
 			a.VLLMURL, a.VLLMModel = &url, &model
 		}
 	}

@@ -9,12 +9,13 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
+	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // The runtimes of scripts/e2e-vllm-mlx.sh, named as the suite knows them.
 const (
-	serverVLLM = "vllm"
-	serverMLX  = "mlx"
+	serverVLLM = runtimes.ServerVLLM
+	serverMLX  = runtimes.ServerMLX
 )
 
 // serversWant is what the runs of scripts/e2e-vllm-mlx.sh against a real

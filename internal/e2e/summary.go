@@ -29,9 +29,19 @@ type summaryWant struct {
 // count is checked through the rows' output_tokens_min and
 // output_tokens_max.
 func checkSummary(f *summary.File, w summaryWant) []string {
+	fails := checkRunFacts(f, w)
+	for _, r := range f.Summary {
+		fails = append(fails, checkSummaryRow(r, w)...)
+	}
+	return append(fails, checkLeaves(f, w)...)
+}
+
+// checkRunFacts checks what the summary says of the run as a whole: it
+// finished, with w's token limit, and every runtime of kind ollama
+// reports w's version and has its /api/show reply and /api/ps entry.
+func checkRunFacts(f *summary.File, w summaryWant) []string {
 	var fails []string
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
-
 	if f.Complete == nil || !*f.Complete {
 		fail("complete is %s, want true: the suite run did not finish", boolOrNull(f.Complete))
 	}
@@ -61,58 +71,71 @@ func checkSummary(f *summary.File, w summaryWant) []string {
 	if natives == 0 {
 		fail("runtimes lists no runtime of kind %s, so no version was checked", runtimes.KindOllama)
 	}
+	return fails
+}
 
+// checkSummaryRow checks one row: conc × rounds × count requests, all
+// successful, tokens counted by the server, its rates and times above 0,
+// and every request exactly w.maxTokens output tokens.
+func checkSummaryRow(r summary.Row, w summaryWant) []string {
+	var fails []string
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	name := rowName(r)
+	if want := r.Concurrency * w.rounds * w.count; r.Requests != want {
+		fail("%s: %d requests, want %d (conc × rounds × count)", name, r.Requests, want)
+	}
+	if r.Successes <= 0 || r.Successes != r.Requests {
+		fail("%s: %d of %d requests succeeded", name, r.Successes, r.Requests)
+	}
+	if r.Failures != 0 {
+		fail("%s: %d failures", name, r.Failures)
+	}
+	if r.OutputTokensApprox {
+		fail("%s: output tokens were counted by chunks: the server gave no token count", name)
+	}
+	for _, m := range []struct {
+		name string
+		v    *float64
+	}{
+		{"decode_tps_mean", r.DecodeTPSMean}, {"decode_tps_p50", r.DecodeTPSP50}, {"decode_tps_p95", r.DecodeTPSP95},
+		{"ttft_s_mean", r.TTFTMean}, {"total_s_mean", r.TotalMean}, {"aggregate_output_tps_mean", r.AggregateTPSMean},
+	} {
+		if m.v == nil || !(*m.v > 0) {
+			fail("%s: %s is %s, want > 0", name, m.name, floatOrNull(m.v))
+		}
+	}
+	if r.OutputTokensMin == nil || r.OutputTokensMax == nil ||
+		*r.OutputTokensMin != w.maxTokens || *r.OutputTokensMax != w.maxTokens {
+		fail("%s: output tokens per request from %s to %s, want every request exactly %d",
+			name, intOrNull(r.OutputTokensMin), intOrNull(r.OutputTokensMax), w.maxTokens)
+	}
+	return fails
+}
+
+// checkLeaves checks that the summary has a row for each of w's leaves
+// and no other (summary.Decode refuses a file with a row twice).
+func checkLeaves(f *summary.File, w summaryWant) []string {
+	var fails []string
 	type key struct {
 		rt, prompt string
 		conc       int
 	}
 	seen := map[key]bool{}
 	for _, r := range f.Summary {
-		k := key{r.Runtime, r.Prompt, r.Concurrency}
-		name := rowName(r)
-		seen[k] = true // summary.Decode refuses a file with a row twice
-
-		if want := k.conc * w.rounds * w.count; r.Requests != want {
-			fail("%s: %d requests, want %d (conc × rounds × count)", name, r.Requests, want)
-		}
-		if r.Successes <= 0 || r.Successes != r.Requests {
-			fail("%s: %d of %d requests succeeded", name, r.Successes, r.Requests)
-		}
-		if r.Failures != 0 {
-			fail("%s: %d failures", name, r.Failures)
-		}
-		if r.OutputTokensApprox {
-			fail("%s: output tokens were counted by chunks: the server gave no token count", name)
-		}
-		for _, m := range []struct {
-			name string
-			v    *float64
-		}{
-			{"decode_tps_mean", r.DecodeTPSMean}, {"decode_tps_p50", r.DecodeTPSP50}, {"decode_tps_p95", r.DecodeTPSP95},
-			{"ttft_s_mean", r.TTFTMean}, {"total_s_mean", r.TotalMean}, {"aggregate_output_tps_mean", r.AggregateTPSMean},
-		} {
-			if m.v == nil || !(*m.v > 0) {
-				fail("%s: %s is %s, want > 0", name, m.name, floatOrNull(m.v))
-			}
-		}
-		if r.OutputTokensMin == nil || r.OutputTokensMax == nil ||
-			*r.OutputTokensMin != w.maxTokens || *r.OutputTokensMax != w.maxTokens {
-			fail("%s: output tokens per request from %s to %s, want every request exactly %d",
-				name, intOrNull(r.OutputTokensMin), intOrNull(r.OutputTokensMax), w.maxTokens)
-		}
+		seen[key{r.Runtime, r.Prompt, r.Concurrency}] = true
 	}
 	for _, rt := range w.runtimes {
 		for _, p := range w.prompts {
 			for _, c := range w.concurrency {
 				if !seen[key{rt, p, c}] {
-					fail("no row for %s/%s/conc=%d", rt, p, c)
+					fails = append(fails, fmt.Sprintf("no row for %s/%s/conc=%d", rt, p, c))
 				}
 			}
 		}
 	}
 	for _, r := range f.Summary {
 		if !slices.Contains(w.runtimes, r.Runtime) || !slices.Contains(w.prompts, r.Prompt) || !slices.Contains(w.concurrency, r.Concurrency) {
-			fail("unexpected row %s/%s/conc=%d", r.Runtime, r.Prompt, r.Concurrency)
+			fails = append(fails, fmt.Sprintf("unexpected row %s/%s/conc=%d", r.Runtime, r.Prompt, r.Concurrency))
 		}
 	}
 	return fails

@@ -72,26 +72,49 @@ func (t turnFigures) msPerToken() float64 { return 1e3 * t.promptEval / float64(
 // later turns: their prompt evaluation per prompt token far below turn
 // 1's, and their TTFT p50 within w.ttftFactor of turn 1's.
 func checkTurns(f *summary.File, recs []summary.Record, w turnsWant) (table, fails []string) {
-	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	name := fmt.Sprintf("%s/%s/conc=1", w.runtime, w.prompt)
 	if f.Arguments.Turns != w.turns {
-		fail("arguments.turns is %d, want %d", f.Arguments.Turns, w.turns)
+		fails = append(fails, fmt.Sprintf("arguments.turns is %d, want %d", f.Arguments.Turns, w.turns))
 	}
 	r := row(f, w.runtime, w.prompt, 1)
 	if r == nil {
 		return nil, append(fails, fmt.Sprintf("no row %s", name))
 	}
-	// Every timed round is one conversation at concurrency 1.
-	conversations := 0
-	if f.Arguments.Rounds != nil && f.Arguments.Count != nil {
-		conversations = *f.Arguments.Rounds * *f.Arguments.Count
-	}
+	conversations := conversationsOf(f)
 	if conversations == 0 {
-		fail("arguments.rounds or arguments.count is null: the run's conversations are unknown")
+		fails = append(fails, "arguments.rounds or arguments.count is null: the run's conversations are unknown")
 	}
-	if r.Failures > 0 || r.Successes != r.Requests || r.Requests != conversations*w.turns {
+	fails = append(fails, checkTurnsRow(r, name, w.turns, conversations)...)
+	turns, order, ids := turnsOf(recs, w)
+	fails = append(fails, checkTurnOrder(order, ids, w.turns, name, conversations)...)
+	t, fs := turnsTable(r, turns, name, len(ids), conversations)
+	table, fails = append(table, t...), append(fails, fs...)
+	if len(r.Turns) != w.turns || turns[0].timed == 0 {
+		return table, fails
+	}
+	t, fs = checkLaterTurns(f, r, turns, w)
+	return append(table, t...), append(fails, fs...)
+}
+
+// conversationsOf is the run's conversations at concurrency 1: every
+// timed round is one; 0 where the summary does not say its rounds or
+// count.
+func conversationsOf(f *summary.File) int {
+	if f.Arguments.Rounds != nil && f.Arguments.Count != nil {
+		return *f.Arguments.Rounds * *f.Arguments.Count
+	}
+	return 0
+}
+
+// checkTurnsRow checks row r, name: every turn of every conversation sent
+// and successful, no cache hit ratio (Ollama's counts say nothing of its
+// cache), and the figures of each turn, numbered from 1.
+func checkTurnsRow(r *summary.Row, name string, turns, conversations int) []string {
+	var fails []string
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	if r.Failures > 0 || r.Successes != r.Requests || r.Requests != conversations*turns {
 		fail("row %s: %d requests, %d failed, want %d (%d conversations of %d turns), none failed",
-			name, r.Requests, r.Failures, conversations*w.turns, conversations, w.turns)
+			name, r.Requests, r.Failures, conversations*turns, conversations, turns)
 	}
 	if r.NotSent != 0 {
 		fail("row %s: not_sent is %d, want 0: a turn failed and ended its conversation", name, r.NotSent)
@@ -99,20 +122,23 @@ func checkTurns(f *summary.File, recs []summary.Record, w turnsWant) (table, fai
 	if r.CacheHitRatio != nil {
 		fail("row %s: cache_hit_ratio is %g, want null: Ollama's prompt_eval_count counts cached tokens with the rest and says nothing of its cache", name, *r.CacheHitRatio)
 	}
-	if len(r.Turns) != w.turns {
-		fail("row %s has the figures of %d turns, want %d", name, len(r.Turns), w.turns)
+	if len(r.Turns) != turns {
+		fail("row %s has the figures of %d turns, want %d", name, len(r.Turns), turns)
 	}
 	for i, t := range r.Turns {
 		if t.Turn != i+1 || t.Requests != conversations {
 			fail("row %s: turns[%d] is turn %d of %d requests, want turn %d of %d", name, i, t.Turn, t.Requests, i+1, conversations)
 		}
 	}
+	return fails
+}
 
-	// The timed requests of the row, by turn, and each conversation's
-	// turns in the order they were recorded.
-	turns := make([]turnFigures, w.turns)
-	order := map[int][]int{}
-	var ids []int
+// turnsOf tallies the timed request records of w's row by turn, and
+// lists each conversation's turns in the order they were recorded (order,
+// by conversation id; ids, in the order the conversations first appear).
+func turnsOf(recs []summary.Record, w turnsWant) (turns []turnFigures, order map[int][]int, ids []int) {
+	turns = make([]turnFigures, w.turns)
+	order = map[int][]int{}
 	for _, rec := range recs {
 		if rec.Runtime != w.runtime || rec.Prompt != w.prompt || rec.Concurrency != 1 || rec.RateRPS != nil || !rec.Timed() {
 			continue
@@ -141,7 +167,14 @@ func checkTurns(f *summary.File, recs []summary.Record, w turnsWant) (table, fai
 			t.timed++
 		}
 	}
-	want := make([]int, w.turns)
+	return turns, order, ids
+}
+
+// checkTurnOrder checks that every conversation recorded its turns 1 to
+// turns, in order, and that there are as many as the run had.
+func checkTurnOrder(order map[int][]int, ids []int, turns int, name string, conversations int) []string {
+	var fails []string
+	want := make([]int, turns)
 	for i := range want {
 		want[i] = i + 1
 	}
@@ -152,14 +185,21 @@ func checkTurns(f *summary.File, recs []summary.Record, w turnsWant) (table, fai
 		}
 	}
 	if len(bad) > 0 {
-		fail("conversations whose recorded turns are not %v in order: %s", want, strings.Join(bad, "; "))
+		fails = append(fails, fmt.Sprintf("conversations whose recorded turns are not %v in order: %s", want, strings.Join(bad, "; ")))
 	}
 	if len(ids) != conversations {
-		fail("the records have %d timed conversations of row %s, want %d", len(ids), name, conversations)
+		fails = append(fails, fmt.Sprintf("the records have %d timed conversations of row %s, want %d", len(ids), name, conversations))
 	}
+	return fails
+}
 
+// turnsTable is the table of each turn's figures, from the records and
+// row r, and the failures of turns whose requests are not all there, all
+// successful, each with Ollama's prompt count and time.
+func turnsTable(r *summary.Row, turns []turnFigures, name string, recorded, conversations int) (table, fails []string) {
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	table = append(table, fmt.Sprintf("row %s: %d conversations of %d turns, not_sent %d, cache_hit_ratio %s",
-		name, len(ids), w.turns, r.NotSent, fixedOrNull(r.CacheHitRatio, 3)))
+		name, recorded, len(turns), r.NotSent, fixedOrNull(r.CacheHitRatio, 3)))
 	table = append(table, fmt.Sprintf("%-4s %8s %13s %14s %15s %12s %11s", "turn", "requests", "prompt tokens", "prompt_eval ms", "ms/prompt-token", "TTFT p50 ms", "decode t/s"))
 	for i, t := range turns {
 		var ttft, decode *float64
@@ -176,10 +216,16 @@ func checkTurns(f *summary.File, recs []summary.Record, w turnsWant) (table, fai
 			fail("turn %d: %d of %d successful requests have Ollama's prompt_eval_count, %d its prompt_eval_duration: want all", i+1, t.counted, t.ok, t.timed)
 		}
 	}
-	if len(r.Turns) != w.turns || turns[0].timed == 0 {
-		return table, fails
-	}
+	return table, fails
+}
 
+// checkLaterTurns checks each turn after the first against the one
+// before and turn 1: a longer prompt (it carries the history), prompt
+// evaluation per token below w.evalRatio of turn 1's (the history taken
+// from Ollama's cache), and TTFT p50 within w.ttftFactor of turn 1's. Row
+// r has the figures of every turn, and turn 1 a prompt evaluation time.
+func checkLaterTurns(f *summary.File, r *summary.Row, turns []turnFigures, w turnsWant) (table, fails []string) {
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	first := turns[0]
 	for i := 1; i < w.turns; i++ {
 		t, prev := turns[i], turns[i-1]

@@ -6,19 +6,20 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/inferencebench/inferencebench/internal/config"
 )
 
-// Clean blanks, for the rest of t, every variable the suite reads: BENCH_*,
-// SIM_*, and any NAME_URL, NAME_MODEL, NAME_KIND, NAME_API_KEY or
-// NAME_VERSION. The settings library, and the suite's check of the names
-// set, take an empty variable for an unset one.
+// Clean blanks, for the rest of t, every variable the suite reads or
+// checks (config.Reads): every BENCH_ and SIM_ variable but the ones
+// other tools read (config.Foreign), and any runtime's NAME_URL,
+// NAME_MODEL, NAME_KIND, NAME_API_KEY or NAME_VERSION or a near miss of
+// one. The settings library, and the suite's check of the names set, take
+// an empty variable for an unset one.
 func Clean(t testing.TB) {
 	t.Helper()
 	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "BENCH_") || strings.HasPrefix(k, "SIM_") ||
-			strings.HasSuffix(k, "_URL") || strings.HasSuffix(k, "_MODEL") ||
-			strings.HasSuffix(k, "_KIND") || strings.HasSuffix(k, "_API_KEY") || strings.HasSuffix(k, "_VERSION") {
+		if k, _, _ := strings.Cut(kv, "="); config.Reads(k) {
 			t.Setenv(k, "")
 		}
 	}

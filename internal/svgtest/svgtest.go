@@ -163,41 +163,11 @@ func Read(t require.TestingT, path string) SVG {
 			}
 			inText = e.Name.Local == "text"
 			if inText {
-				x, _ := strconv.ParseFloat(attr["x"], 64)
-				y, _ := strconv.ParseFloat(attr["y"], 64)
-				placed = Text{X: m.a*x + m.c*y + m.e, Y: m.b*x + m.d*y + m.f, DX: m.a, Size: 12}
-				if f := styleFamily.FindStringSubmatch(attr["style"]); f != nil {
-					placed.Family = strings.TrimSpace(f[1])
-				}
-				if f := styleSize.FindStringSubmatch(attr["style"]); f != nil {
-					placed.Size, err = strconv.ParseFloat(f[1], 64)
-					require.NoError(t, err, attr["style"])
-				}
+				placed = readText(t, attr, m)
 			}
-			if e.Name.Local != "path" {
-				continue
+			if e.Name.Local == "path" {
+				s.Paths = append(s.Paths, readPath(t, attr))
 			}
-			var p Path
-			style := attr["style"]
-			p.D = attr["d"]
-			if m := styleStroke.FindStringSubmatch(style); m != nil {
-				p.Stroke = m[1]
-			}
-			if m := styleDash.FindStringSubmatch(style); m != nil {
-				p.Dash = m[1]
-			}
-			if m := styleWidth.FindStringSubmatch(style); m != nil {
-				p.Width, err = strconv.ParseFloat(m[1], 64)
-				require.NoError(t, err, style)
-			}
-			for _, m := range pathPoint.FindAllStringSubmatch(p.D, -1) {
-				x, err1 := strconv.ParseFloat(m[1], 64)
-				y, err2 := strconv.ParseFloat(m[2], 64)
-				require.NoError(t, err1, p.D)
-				require.NoError(t, err2, p.D)
-				p.Points = append(p.Points, [2]float64{x, y})
-			}
-			s.Paths = append(s.Paths, p)
 		case xml.CharData:
 			if inText {
 				s.Texts = append(s.Texts, strings.TrimSpace(string(e)))
@@ -209,6 +179,51 @@ func Read(t require.TestingT, path string) SVG {
 			inText = false
 		}
 	}
+}
+
+// readText is a text element's placing, from its attributes attr under
+// transform m: where it starts and its scale, its typeface and size (12
+// unless its style says); its string is the element's content.
+func readText(t require.TestingT, attr map[string]string, m affine) Text {
+	x, _ := strconv.ParseFloat(attr["x"], 64)
+	y, _ := strconv.ParseFloat(attr["y"], 64)
+	placed := Text{X: m.a*x + m.c*y + m.e, Y: m.b*x + m.d*y + m.f, DX: m.a, Size: 12}
+	if f := styleFamily.FindStringSubmatch(attr["style"]); f != nil {
+		placed.Family = strings.TrimSpace(f[1])
+	}
+	if f := styleSize.FindStringSubmatch(attr["style"]); f != nil {
+		var err error
+		placed.Size, err = strconv.ParseFloat(f[1], 64)
+		require.NoError(t, err, attr["style"])
+	}
+	return placed
+}
+
+// readPath is a path element, from its attributes attr: its d, colour,
+// dash and width, and the points of its moves and lines.
+func readPath(t require.TestingT, attr map[string]string) Path {
+	var p Path
+	style := attr["style"]
+	p.D = attr["d"]
+	if m := styleStroke.FindStringSubmatch(style); m != nil {
+		p.Stroke = m[1]
+	}
+	if m := styleDash.FindStringSubmatch(style); m != nil {
+		p.Dash = m[1]
+	}
+	if m := styleWidth.FindStringSubmatch(style); m != nil {
+		var err error
+		p.Width, err = strconv.ParseFloat(m[1], 64)
+		require.NoError(t, err, style)
+	}
+	for _, m := range pathPoint.FindAllStringSubmatch(p.D, -1) {
+		x, err1 := strconv.ParseFloat(m[1], 64)
+		y, err2 := strconv.ParseFloat(m[2], 64)
+		require.NoError(t, err1, p.D)
+		require.NoError(t, err2, p.D)
+		p.Points = append(p.Points, [2]float64{x, y})
+	}
+	return p
 }
 
 // Ring is the centre of a path drawn as a ring (plotkit.Ring: a move to

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -403,6 +404,11 @@ func errAtLeast1(name string, n int) error { return fmt.Errorf("%s=%d: must be 1
 // `SIM_DEGRADE=2: must be above 0 and at most 1` or
 // `SIM_FAULT="bogus": unknown fault; one of reset, …`.
 func (c Config) Validate() error {
+	return errors.Join(slices.Concat(c.scheduleErrors(), c.faultErrors(), c.generationErrors(), c.serverErrors())...)
+}
+
+// scheduleErrors checks the schedule: SIM_TTFT and SIM_TOKENS_PER_SEC.
+func (c Config) scheduleErrors() []error {
 	var errs []error
 	if c.TTFT < 0 {
 		errs = append(errs, fmt.Errorf("SIM_TTFT=%v: must be >= 0", c.TTFT))
@@ -415,6 +421,13 @@ func (c Config) Validate() error {
 	case math.IsInf(c.TokensPerSec, 0):
 		errs = append(errs, fmt.Errorf("SIM_TOKENS_PER_SEC=%s: must be finite", tps))
 	}
+	return errs
+}
+
+// faultErrors checks the faults: SIM_FAULT, SIM_FAULT_EVERY and
+// SIM_STOP_AFTER.
+func (c Config) faultErrors() []error {
+	var errs []error
 	if err := c.Fault.check(); err != nil {
 		errs = append(errs, err)
 	}
@@ -424,6 +437,15 @@ func (c Config) Validate() error {
 	if c.StopAfter < 0 {
 		errs = append(errs, errAtLeast1("SIM_STOP_AFTER", c.StopAfter))
 	}
+	return errs
+}
+
+// generationErrors checks how replies are generated: SIM_TOKENS_PER_CHUNK,
+// SIM_SLOTS, SIM_BATCH_SLOWDOWN, SIM_REASONING_TOKENS,
+// SIM_REASONING_FIELD, SIM_DEGRADE, SIM_PREFILL_TPS, SIM_LOAD_TIME and
+// SIM_CONTEXT.
+func (c Config) generationErrors() []error {
+	var errs []error
 	if c.TokensPerChunk < 0 {
 		errs = append(errs, errAtLeast1("SIM_TOKENS_PER_CHUNK", c.TokensPerChunk))
 	}
@@ -466,6 +488,13 @@ func (c Config) Validate() error {
 	if c.Context < 0 {
 		errs = append(errs, errAtLeast1("SIM_CONTEXT", c.Context))
 	}
+	return errs
+}
+
+// serverErrors checks the server it plays and its habits: SIM_FLAVOR,
+// SIM_QUANTIZATION, SIM_RESET, SIM_PREFIX_CACHE and SIM_MODELS.
+func (c Config) serverErrors() []error {
+	var errs []error
 	switch c.Flavor {
 	case "", FlavorVLLM, FlavorLlamaCpp, FlavorPlain, FlavorLMStudio, FlavorMLX:
 	default:
@@ -489,7 +518,7 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("SIM_MODELS=%q: want %s or %s", c.Models, ModelsListed, ModelsEmpty))
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // maxOffset bounds Offset so that time arithmetic cannot overflow (about
