@@ -59,7 +59,7 @@ const maxToolArgs = 1 << 20
 // whether the entry had an id, its name and an arguments fragment (the
 // JSON string already unquoted, or a whole JSON value). It reports whether
 // the part carried anything: a name or a non-empty fragment.
-func (tc *toolCalls) add(index int, id bool, name string, args []byte) bool {
+func (tc *toolCalls) add(index int, id bool, name, args string) bool {
 	if name == "" && len(args) == 0 {
 		return false
 	}
@@ -122,26 +122,26 @@ type openAIToolCall struct {
 	Index    *int    `json:"index"`
 	ID       *string `json:"id"`
 	Function struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+		Name      string   `json:"name"`
+		Arguments toolArgs `json:"arguments"`
 	} `json:"function"`
 }
 
-// toolArgs is the arguments fragment of raw, a value the chunk's decoder
-// has checked: a JSON string's text (the standard), or any other JSON
-// value as written (a server that sends an object); nothing for null or
-// absent.
-func toolArgs(raw json.RawMessage) []byte {
-	raw = bytes.TrimSpace(raw)
+// toolArgs is an arguments fragment: a JSON string's text (the standard),
+// or any other JSON value as written (a server that sends an object);
+// "" for null.
+type toolArgs string
+
+func (a *toolArgs) UnmarshalJSON(b []byte) error {
 	switch {
-	case len(raw) == 0 || string(raw) == "null":
+	case string(b) == "null":
+		*a = ""
 		return nil
-	case raw[0] == '"':
-		var s string
-		_ = json.Unmarshal(raw, &s) // a string the chunk's decoder read
-		return []byte(s)
+	case b[0] == '"':
+		return json.Unmarshal(b, (*string)(a))
 	}
-	return raw
+	*a = toolArgs(b)
+	return nil
 }
 
 // openAI adds the entries of one delta's tool_calls and reports whether
@@ -150,12 +150,11 @@ func (tc *toolCalls) openAI(entries []openAIToolCall) bool {
 	carried := false
 	for i := range entries {
 		e := &entries[i]
-		args := toolArgs(e.Function.Arguments)
 		index := -1
 		if e.Index != nil && *e.Index >= 0 {
 			index = *e.Index
 		}
-		if tc.add(index, e.ID != nil && *e.ID != "", e.Function.Name, args) {
+		if tc.add(index, e.ID != nil && *e.ID != "", e.Function.Name, string(e.Function.Arguments)) {
 			carried = true
 		}
 	}

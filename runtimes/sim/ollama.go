@@ -276,7 +276,11 @@ func (e *ollamaEncoder) cutText() string {
 }
 
 func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
-	return e.end(b, now, string(appendJSONString(nil, e.cutText())), nil, e.reason(), e.rep.m, nil)
+	content := `""`
+	if cut := e.cutText(); cut != "" {
+		content = string(appendJSONString(nil, cut))
+	}
+	return e.end(b, now, content, nil, e.reason(), e.rep.m, nil)
 }
 
 // whole is the "stream": false response: the final line whose message
