@@ -79,6 +79,12 @@ var ollamaSeeds = []string{
 	`{"message":{"content":"\"done\":true, \"error\":1"},"done":false}` + "\n" + `{"response":"x","done":false}` + "\n" + `{"done" : true}` + "\n",
 	`{"message":{"content":"x"},"done":false,"error":"boom"}` + "\n",
 	`[1,2]` + "\n" + `"str"` + "\n" + `null` + "\n",
+	// Tool calls: whole, with odd arguments, in the done line, empty.
+	`{"message":{"content":"","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}},{"function":{"name":"g","arguments":null}}]},"done":false}` + "\n" + `{"done":true}` + "\n",
+	`{"message":{"content":"","tool_calls":[{"function":{"name":"f","arguments":"{}"}}]},"done":true,"eval_count":2}` + "\n",
+	`{"message":{"content":"x","tool_calls":[]},"done":false}` + "\n" + `{"message":{"tool_calls":null},"done":true}` + "\n",
+	`{"message":{"tool_calls":[{"function":{"name":"f","arguments":{"content":"\"done\":true"}}}]},"done":false}` + "\n",
+	`{"message":{"tool_calls":{"function":{}}},"done":false}` + "\n",
 }
 
 var openAISeeds = []string{
@@ -131,6 +137,18 @@ var openAISeeds = []string{
 	`data: {"choices":[{"delta":{"content":"\"finish_reason\":\"stop\""},"finish_reason":null}]}` + "\n\n" +
 		`data: {"choices":[{"delta":{"reasoning":"r","reasoning_content":"r"}},{"delta":{"content":"c"},"finish_reason":"length"}]}` + "\n\n" + "data: [DONE]\n\n",
 	`data: {"choices":[{"delta":{"content":"x"}}],"object":"error","message":"m"}` + "\n\n",
+	// Tool calls: fragments by index, interleaved, without an index,
+	// arguments as an object, cut in the middle, nothing carried.
+	`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":""}}]}}]}` + "\n\n" +
+		`data: {"choices":[{"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"g","arguments":"{\"q\""}}]}}]}` + "\n\n" +
+		`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}` + "\n\n" +
+		`data: {"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":":1}"}}]},"finish_reason":"tool_calls"}]}` + "\n\n" + "data: [DONE]\n\n",
+	`data: {"choices":[{"delta":{"tool_calls":[{"function":{"name":"f"}},{"function":{"arguments":"{\"a\":"}}]}}]}` + "\n\n" +
+		`data: {"choices":[{"delta":{"tool_calls":[{"index":-7,"function":{"arguments":{"a":1}}}]}}]}` + "\n\n" + "data: [DONE]\n\n",
+	`data: {"choices":[{"delta":{"tool_calls":[{"index":99999999999,"function":{"name":"f"}}]}}]}` + "\n\n" + "data: [DONE]\n\n",
+	`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":""}}],"content":null},"finish_reason":"tool_calls"}]}` + "\n\n" + "data: [DONE]\n\n",
+	`data: {"choices":[{"delta":{"tool_calls":"x"}}]}` + "\n\n" + `data: {"choices":[{"delta":{"tool_calls":[{"function":null}]}}]}` + "\n\n",
+	`data: {"choices":[{"delta":{"content":"a","tool_calls":null}}]}` + "\n\n" + `data: {"choices":[{"delta":{"content":"b","tool_calls":[]}}]}` + "\n\n" + "data: [DONE]\n\n",
 }
 
 // addStreamSeeds adds every recorded stream matching pattern and the
@@ -223,6 +241,17 @@ func checkReader(t *testing.T, read streamReader, data []byte, cut uint, end []b
 		assert.Equal(t, res.Chunks, res.OutputTokens, "approximate tokens are the chunk count")
 	}
 	assert.Equal(t, replayStart, res.Start, "the reader does not touch Start")
+	assert.Len(t, res.ToolNames, res.ToolCalls, "one name per tool call")
+	assert.LessOrEqual(t, res.ToolArgsValid, res.ToolCalls, "more valid arguments than calls")
+	assert.GreaterOrEqual(t, res.ToolArgsValid, 0)
+	if res.ToolCalls > 0 {
+		assert.Positive(t, res.TTFToolCall, "TTFToolCall with tool calls")
+		assert.LessOrEqual(t, res.TTFC, res.TTFToolCall, "a tool call is answer output: TTFC at or before it")
+		assert.LessOrEqual(t, res.TTFToolCall, res.Total, "TTFToolCall after Total")
+		assert.Positive(t, res.Chunks, "a tool call is a text chunk")
+	} else {
+		assert.Zero(t, res.TTFToolCall, "TTFToolCall without a tool call")
+	}
 	assert.Empty(t, whole.resErr, "the reader returns its error, it does not set Result.Err")
 	if whole.err == "" {
 		if end != nil {

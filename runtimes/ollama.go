@@ -21,6 +21,7 @@ type ollamaChatRequest struct {
 	Stream    bool            `json:"stream"`
 	Options   ollamaOptions   `json:"options"`
 	KeepAlive string          `json:"keep_alive,omitempty"`
+	Tools     json.RawMessage `json:"tools,omitempty"`
 }
 
 type ollamaMessage struct {
@@ -52,6 +53,7 @@ func newOllamaChatRequest(model string, req Request) ollamaChatRequest {
 			NumCtx:      req.NumCtx,
 		},
 		KeepAlive: req.KeepAlive,
+		Tools:     req.Tools,
 	}
 }
 
@@ -70,6 +72,9 @@ func ollamaMessages(req Request) []ollamaMessage {
 
 // ollamaRequest builds one streaming /api/chat request.
 func (rt *Runtime) ollamaRequest(ctx context.Context, req Request) (*http.Request, error) {
+	if err := checkTools(req.Tools); err != nil {
+		return nil, err
+	}
 	body, err := json.Marshal(newOllamaChatRequest(rt.Model, req))
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request: %w", err)
@@ -88,8 +93,9 @@ func (rt *Runtime) ollamaRequest(ctx context.Context, req Request) (*http.Reques
 type ollamaLine struct {
 	Model   string `json:"model"`
 	Message struct {
-		Content  string `json:"content"`
-		Thinking string `json:"thinking"`
+		Content   string           `json:"content"`
+		Thinking  string           `json:"thinking"`
+		ToolCalls []ollamaToolCall `json:"tool_calls"`
 	} `json:"message"`
 	Response string `json:"response"`
 	Thinking string `json:"thinking"`
@@ -106,7 +112,7 @@ type ollamaLine struct {
 }
 
 // ollamaRule is what a plain text line may contain: answer text in content
-// or response, reasoning in thinking, "done" false, no error.
+// or response, reasoning in thinking, "done" false, no tool call, no error.
 func ollamaRule(key []byte) keyRule {
 	switch string(key) {
 	case "content", "response":
@@ -115,6 +121,8 @@ func ollamaRule(key []byte) keyRule {
 		return reasoningValue
 	case "done":
 		return falseValue
+	case "tool_calls":
+		return emptyValue
 	case "error":
 		return noKey
 	}
@@ -135,6 +143,7 @@ type ollamaParser struct {
 	res   *Result
 	start time.Time
 	line  ollamaLine
+	tools toolCalls
 }
 
 // feed handles one line that arrived at t. It reports whether the line was
@@ -160,11 +169,15 @@ func (p *ollamaParser) feed(b []byte, t time.Time, partial bool) (done bool, err
 	if l.Error.set {
 		return false, fail(ClassStreamError, "error in stream: "+l.Error.msg)
 	}
-	answer := l.Message.Content != "" || l.Response != ""
+	calls := p.tools.ollama(l.Message.ToolCalls)
+	answer := l.Message.Content != "" || l.Response != "" || calls
 	answerText(p.res, l.Message.Content)
 	answerText(p.res, l.Response)
 	if answer || l.Message.Thinking != "" || l.Thinking != "" {
 		textChunk(p.res, p.start, t, answer)
+	}
+	if calls {
+		toolCallChunk(p.res, p.start, t)
 	}
 	r := p.res
 	if r.ServedModel == "" {
@@ -195,9 +208,12 @@ func readOllama(r io.Reader, start time.Time, now func() time.Time, res *Result)
 
 func (p *ollamaParser) missingEnd() string { return "without final done line" }
 
-// finish falls back to the chunk count where the server gave no token
-// count.
-func (p *ollamaParser) finish() { approxTokens(p.res) }
+// finish moves the tool calls into the Result and falls back to the chunk
+// count where the server gave no token count.
+func (p *ollamaParser) finish() {
+	p.tools.finish(p.res)
+	approxTokens(p.res)
+}
 
 // approxTokens falls back to the chunk count where the server gave no
 // token count.

@@ -46,6 +46,16 @@ var ollamaCases = []streamCase{
 		eval: 27 * time.Millisecond, finish: "stop",
 		ttfcLine: 2, served: "qwen3:0.6b", load: 2345678 * time.Nanosecond,
 	},
+	{
+		// Tool calls (server/routes.go, api/types.go): thinking, then one
+		// chunk with both calls whole, arguments JSON objects; the done
+		// line says "stop".
+		file: "ollama-tool-calls.ndjson", chunks: 3, firstLine: 1, endLine: 4,
+		outputTokens: 41, promptTokens: 190, promptEval: 45 * time.Millisecond,
+		eval: 410 * time.Millisecond, finish: "stop",
+		ttfcLine: 3, served: "qwen3:0.6b", load: 1234567 * time.Nanosecond,
+		toolCalls: 2, toolLine: 3, toolArgsValid: 2, toolNames: []string{"get_weather", "search"},
+	},
 }
 
 func TestReadOllamaRecorded(t *testing.T) {
@@ -112,8 +122,10 @@ func TestOllamaFastPathAgreesWithDecoder(t *testing.T) {
 		[]byte(`{"message":{"content":"x"},"done":false,"error":"boom"}`),
 		[]byte(`{"message":{"content":"\"done\":false"},"done":true}`),
 		[]byte(`{"message":{"content":"error"},"done":false}`),
+		[]byte(`{"message":{"content":"x","tool_calls":[{"function":{"name":"f","arguments":{"content":"y"}}}]},"done":false}`),
+		[]byte(`{"message":{"content":"x","tool_calls":[]},"done":false}`),
 	}
-	for _, f := range []string{"ollama-chat.ndjson", "ollama-error.ndjson", "ollama-noeval.ndjson", "ollama-generate.ndjson"} {
+	for _, f := range []string{"ollama-chat.ndjson", "ollama-error.ndjson", "ollama-noeval.ndjson", "ollama-generate.ndjson", "ollama-tool-calls.ndjson"} {
 		lines = append(lines, splitLines(readStreamFile(t, f))...)
 	}
 	for _, l := range lines {
@@ -126,6 +138,7 @@ func TestOllamaFastPathAgreesWithDecoder(t *testing.T) {
 		decodedAnswer := d.Message.Content != "" || d.Response != ""
 		text := decodedAnswer || d.Message.Thinking != "" || d.Thinking != ""
 		assert.True(t, text && !d.Done && !d.Error.set, "fast path took %s", l)
+		assert.Empty(t, d.Message.ToolCalls, "fast path took a tool call %s", l)
 		assert.Equal(t, decodedAnswer, answer, "answer text or reasoning: %s", l)
 	}
 	plain := func(l []byte) bool { p, _ := ollamaPlainText(l); return p }
@@ -133,6 +146,8 @@ func TestOllamaFastPathAgreesWithDecoder(t *testing.T) {
 	assert.False(t, plain(lines[7]), "an error is decoded")
 	assert.False(t, plain(lines[8]), `"done":false inside text does not hide "done":true`)
 	assert.True(t, plain(lines[0]))
+	assert.False(t, plain(lines[10]), "a tool call is decoded, whatever its arguments' keys")
+	assert.True(t, plain(lines[11]), "an empty tool_calls is no call")
 	_, answer := ollamaPlainText(lines[1])
 	assert.False(t, answer, "thinking is not answer text")
 }
@@ -140,7 +155,7 @@ func TestOllamaFastPathAgreesWithDecoder(t *testing.T) {
 // FuzzOllamaFastPath: whatever the fast path takes as a plain text line,
 // the decoder agrees it is a text line, not done, not an error.
 func FuzzOllamaFastPath(f *testing.F) {
-	for _, file := range []string{"ollama-chat.ndjson", "ollama-error.ndjson", "ollama-noeval.ndjson", "ollama-generate.ndjson"} {
+	for _, file := range []string{"ollama-chat.ndjson", "ollama-error.ndjson", "ollama-noeval.ndjson", "ollama-generate.ndjson", "ollama-tool-calls.ndjson"} {
 		for _, l := range splitLines(readStreamFile(f, file)) {
 			f.Add(l)
 		}
@@ -154,7 +169,7 @@ func FuzzOllamaFastPath(f *testing.F) {
 		if json.Unmarshal(b, &d) != nil {
 			return // valid JSON of another shape
 		}
-		if d.Done || d.Error.set {
+		if d.Done || d.Error.set || len(d.Message.ToolCalls) > 0 {
 			t.Fatalf("fast path took %s", b)
 		}
 		if answer != (d.Message.Content != "" || d.Response != "") {

@@ -44,6 +44,9 @@ type openAIChatRequest struct {
 	Messages    []openAIMessage `json:"messages"`
 	Temperature float64         `json:"temperature"`
 	IgnoreEOS   bool            `json:"ignore_eos,omitempty"`
+	// Tools replaces go-openai's typed list: the caller's array is sent
+	// as it is, whatever keys its tools have.
+	Tools json.RawMessage `json:"tools,omitempty"`
 }
 
 // openAIMessage is a chat message as sent: its content always, "" too.
@@ -68,6 +71,7 @@ func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
 		Messages:    openAIMessages(req),
 		Temperature: req.Temperature,
 		IgnoreEOS:   req.IgnoreEOS,
+		Tools:       req.Tools,
 	}
 }
 
@@ -86,6 +90,9 @@ func openAIMessages(req Request) []openAIMessage {
 
 // openAIRequest builds one streaming chat completion request.
 func (rt *Runtime) openAIRequest(ctx context.Context, req Request) (*http.Request, error) {
+	if err := checkTools(req.Tools); err != nil {
+		return nil, err
+	}
 	body, err := json.Marshal(newOpenAIChatRequest(rt.Model, req))
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request: %w", err)
@@ -121,8 +128,9 @@ type openAIChoice struct {
 		// say reasoning; late-2025 vLLM sends both with the same text.
 		ReasoningContent string `json:"reasoning_content"`
 		Reasoning        string `json:"reasoning"`
-		// A tool call is answer text: the model has stopped reasoning.
-		ToolCalls json.RawMessage `json:"tool_calls"`
+		// Tool calls, in parts (see tools.go): a part of one counts as
+		// answer text, as the model has stopped reasoning.
+		ToolCalls []openAIToolCall `json:"tool_calls"`
 	} `json:"delta"`
 	FinishReason string `json:"finish_reason"`
 }
@@ -159,6 +167,7 @@ type openAIParser struct {
 	haveUsage   bool
 	timings     openAITimings
 	haveTimings bool
+	tools       toolCalls
 }
 
 var (
@@ -202,7 +211,8 @@ func (p *openAIParser) feed(line []byte, t time.Time, partial bool) (done bool, 
 
 // openAIRule is what a plain text chunk may contain: answer text in
 // content, reasoning in reasoning/reasoning_content, finish_reason, usage
-// and timings null or absent, no tool call and no error of either shape.
+// and timings null or absent, tool_calls null, [] or absent, and no error
+// of either shape.
 func openAIRule(key []byte) keyRule {
 	switch string(key) {
 	case "content":
@@ -213,7 +223,10 @@ func openAIRule(key []byte) keyRule {
 		return nullValue
 	case "object":
 		return notError
-	case "error", "tool_calls":
+	case "tool_calls":
+		// null (SGLang) or [] (mlx_lm) in every text chunk: no call.
+		return emptyValue
+	case "error":
 		return noKey
 	}
 	return anyValue
@@ -260,10 +273,12 @@ func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
 		}
 		return fail(ClassStreamError, "error in stream: "+msg)
 	}
-	text, answer := false, false
+	text, answer, calls := false, false, false
 	for i := range c.Choices {
 		d := &c.Choices[i].Delta
-		calls := len(d.ToolCalls) > 0 && string(d.ToolCalls) != "null" && string(d.ToolCalls) != "[]"
+		if len(d.ToolCalls) > 0 && p.tools.openAI(d.ToolCalls) {
+			calls = true
+		}
 		if d.Content != "" || calls {
 			text, answer = true, true
 			answerText(p.res, d.Content)
@@ -277,6 +292,9 @@ func (p *openAIParser) decode(data []byte, t time.Time, partial bool) error {
 	}
 	if text {
 		textChunk(p.res, p.start, t, answer)
+	}
+	if calls {
+		toolCallChunk(p.res, p.start, t)
 	}
 	if p.res.ServedModel == "" {
 		p.res.ServedModel = c.Model
@@ -301,6 +319,7 @@ const maxMs = float64(math.MaxInt64 / int64(time.Millisecond))
 // figures count as not reported.
 func (p *openAIParser) finish() {
 	r := p.res
+	p.tools.finish(r)
 	// A usage with no completion tokens for a reply that had text is a
 	// broken count (LM Studio before 0.3.19): fall back to the next best.
 	switch {

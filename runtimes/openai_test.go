@@ -124,6 +124,55 @@ var openAICases = []streamCase{
 		outputTokens: 2, approx: true, finish: "stop",
 		served: "Qwen/Qwen3-0.6B",
 	},
+
+	// Tool calls, in the shapes each server's source writes (tools.go
+	// says where each was read).
+	{
+		// vLLM (serving_chat.py with the hermes parser): the name alone
+		// first (line 3), the arguments in three fragments, a second
+		// call by index 1 (line 11), the rest of its arguments in the
+		// finish chunk (line 15).
+		file: "vllm-tool-calls.sse", chunks: 7, firstLine: 3, endLine: 19,
+		outputTokens: 24, promptTokens: 182, finish: "tool_calls",
+		served:    "Qwen/Qwen3-8B",
+		toolCalls: 2, toolLine: 3, toolArgsValid: 2, toolNames: []string{"get_weather", "search"},
+	},
+	{
+		// llama-server --jinja (common_chat_msg_diff_to_json_oaicompat):
+		// id, type, name and arguments "" first, then fragments; an
+		// empty delta finishes.
+		file: "llamacpp-tool-calls.sse", chunks: 3, firstLine: 3, endLine: 13,
+		outputTokens: 14, promptTokens: 160, promptEval: 80500 * time.Microsecond, finish: "tool_calls",
+		promptEvalTokens: 160, cached: testkit.Ptr(0), served: "Qwen3-0.6B-Q8_0.gguf",
+		toolCalls: 1, toolLine: 3, toolArgsValid: 1, toolNames: []string{"get_weather"},
+	},
+	{
+		// max_tokens reached in the middle of the arguments: one call,
+		// its arguments not JSON.
+		file: "llamacpp-tool-calls-length.sse", chunks: 2, firstLine: 3, endLine: 11,
+		outputTokens: 8, promptTokens: 160, promptEval: 9250 * time.Microsecond, finish: "length",
+		promptEvalTokens: 8, cached: testkit.Ptr(152), served: "Qwen3-0.6B-Q8_0.gguf",
+		toolCalls: 1, toolLine: 3, toolArgsValid: 0, toolNames: []string{"get_weather"},
+	},
+	{
+		// SGLang (serving_chat.py, every field written): text with
+		// "tool_calls":null first (line 3, the fast path's), fragments
+		// with id and name null, the rest of the arguments on their own
+		// (line 9).
+		file: "sglang-tool-calls.sse", chunks: 4, firstLine: 3, endLine: 15,
+		outputTokens: 23, promptTokens: 175, finish: "tool_calls",
+		served:    "Qwen/Qwen3-8B",
+		toolCalls: 1, toolLine: 5, toolArgsValid: 1, toolNames: []string{"get_weather"},
+	},
+	{
+		// mlx_lm.server (server.py): "tool_calls":[] in every delta, the
+		// call whole in one chunk (line 11) after reasoning (5, 7) and
+		// a blank answer (9).
+		file: "mlx_lm-tool-calls.sse", chunks: 4, firstLine: 5, endLine: 17,
+		outputTokens: 31, promptTokens: 171, finish: "tool_calls",
+		ttfcLine: 9, cached: testkit.Ptr(0), served: "mlx-community/Qwen3-0.6B-4bit",
+		toolCalls: 1, toolLine: 11, toolArgsValid: 1, toolNames: []string{"get_weather"},
+	},
 }
 
 func TestReadOpenAIRecorded(t *testing.T) {
@@ -238,6 +287,10 @@ func TestOpenAIFastPathAgreesWithDecoder(t *testing.T) {
 		[]byte(`data: {"choices":[{"delta":{"content": "", "reasoning_content": ""}, "finish_reason": null}]}`),
 		[]byte(`data: {"choices":[{"delta":{"role":"assistant","content":null}}]}`),
 		[]byte(`data: {"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{\"content\":\"x\"}"}}]}}]}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"x","tool_calls":[{"index":0,"function":{"name":"f"}}]}}]}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"x","tool_calls":null}}]}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"x","tool_calls":[]}}]}`),
+		[]byte(`data: {"choices":[{"delta":{"content":"x","tool_calls": [ ]}}]}`),
 	)
 	fast := 0
 	for _, l := range lines {
@@ -264,6 +317,10 @@ func TestOpenAIFastPathAgreesWithDecoder(t *testing.T) {
 		assert.NotEqual(t, "error", c.Object, "fast path took %s", d)
 	}
 	assert.Greater(t, fast, 40, "the fast path takes the ordinary text chunks")
+	plain := func(l string) bool { p, _ := openAIPlainText([]byte(l)); return p }
+	assert.True(t, plain(`{"choices":[{"delta":{"content":"x","tool_calls":null}}]}`), "SGLang's text chunks stay on the fast path")
+	assert.True(t, plain(`{"choices":[{"delta":{"content":"x","tool_calls":[]}}]}`), "mlx_lm's text chunks stay on the fast path")
+	assert.False(t, plain(`{"choices":[{"delta":{"content":"x","tool_calls":[{"index":0}]}}]}`), "a tool call is decoded")
 }
 
 // FuzzOpenAIFastPath checks the same on generated chunks (go test runs the
@@ -428,6 +485,10 @@ func TestReadOpenAIDetails(t *testing.T) {
 	assert.Equal(t, 5, res.ReasoningTokens)
 	assert.Equal(t, "tool_calls", res.FinishReason)
 	assert.Equal(t, []float32{0.002, 0.002}, res.Gaps, "text chunks on lines 1, 3 and 5")
+	assert.Equal(t, 1, res.ToolCalls)
+	assert.Equal(t, 3*time.Millisecond, res.TTFToolCall)
+	assert.Equal(t, []string{"f"}, res.ToolNames)
+	assert.Zero(t, res.ToolArgsValid, `arguments "" are no JSON object`)
 
 	// A reply that only reasons has a TTFT and no TTFC.
 	res, err = replay(readOpenAI, strings.NewReader(`data: {"choices":[{"delta":{"reasoning_content":"hm"},"finish_reason":"length"}]}`+"\n\n"+done))

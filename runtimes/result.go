@@ -4,8 +4,8 @@
 // native NDJSON chat API, and KindOpenAI, the OpenAI-compatible SSE chat
 // completions that vLLM, llama.cpp's llama-server, LM Studio, mlx_lm.server,
 // SGLang and Ollama's /v1 endpoint speak. Every wire quirk of those servers
-// (role-only first chunks, reasoning fields, usage chunks, keep-alive
-// comments, llama.cpp timings) is handled here and nowhere else: what leaves
+// (role-only first chunks, reasoning fields, tool calls in parts or whole,
+// usage chunks, keep-alive comments, llama.cpp timings) is handled here and nowhere else: what leaves
 // this package is a Result, one per request, in plain units. A failed
 // request keeps what was measured before the failure, and its error has a
 // Class ([ErrorClass]) that says what went wrong: a refused connection, an
@@ -15,6 +15,7 @@
 package runtimes
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -57,6 +58,13 @@ type Request struct {
 	KeepText bool
 	// Conversation is an id the caller chose, copied to the Result.
 	Conversation int
+
+	// Tools is the OpenAI tools JSON array sent with the request as
+	// "tools" ([{"type":"function","function":{"name","description",
+	// "parameters"}}, …]); Ollama's /api/chat takes the same array. Nil
+	// sends none. The reply's tool calls are counted in the Result
+	// (ToolCalls, TTFToolCall, ToolArgsValid, ToolNames).
+	Tools json.RawMessage
 }
 
 // Result is the record of one request as the client measured it. All
@@ -70,12 +78,13 @@ type Result struct {
 	// Resent counts those extra attempts (see Runtime.Do).
 	Resent int
 	// TTFT is the time until the first chunk that carried non-empty
-	// generated text (answer or reasoning). Zero if none arrived.
+	// generated text: answer, reasoning or part of a tool call (see
+	// ToolCalls). Zero if none arrived.
 	TTFT time.Duration
 	// TTFC is the time until the first chunk that carried answer text
-	// (OpenAI delta.content or tool_calls, Ollama message.content), not
-	// reasoning. Zero if none arrived. TTFT where the model does not
-	// reason.
+	// (OpenAI delta.content, Ollama message.content) or part of a tool
+	// call, not reasoning. Zero if none arrived. TTFT where the model
+	// does not reason.
 	TTFC time.Duration
 	// Total is the time until the stream completed, or failed.
 	Total time.Duration
@@ -89,8 +98,31 @@ type Result struct {
 	// is set.
 	OutputTokens int
 	TokensApprox bool
-	// Chunks is the number of chunks that carried generated text.
+	// Chunks is the number of chunks that carried generated text, a
+	// part of a tool call counting as text.
 	Chunks int
+
+	// ToolCalls is how many tool calls the reply made: OpenAI's
+	// delta.tool_calls, whose parts (the name, then the arguments in
+	// fragments) stream under one index per call; Ollama's
+	// message.tool_calls, each call whole in one chunk. A chunk carries a
+	// tool call when some entry of it has a name or a non-empty
+	// arguments fragment: it counts as a text chunk and an answer chunk
+	// (Chunks, TTFT, TTFC, Gaps), as tool-call tokens are generated
+	// output the model produced instead of text.
+	ToolCalls int
+	// TTFToolCall is the time until the first chunk that carried part of
+	// a tool call. Zero if none arrived.
+	TTFToolCall time.Duration
+	// ToolArgsValid is how many of the ToolCalls have arguments that are
+	// a JSON object once whole (OpenAI's fragments joined in order per
+	// index, Ollama's object as sent): what a tool's parameters, a JSON
+	// Schema of type object, ask for. Arguments that are cut, not JSON,
+	// or JSON but no object (a string, null, nothing) are not valid.
+	ToolArgsValid int
+	// ToolNames are the called functions' names, one per tool call in
+	// the order the calls began; nil when there were none.
+	ToolNames []string
 	// ReasoningTokens is the server's count of reasoning tokens among
 	// OutputTokens (usage.completion_tokens_details.reasoning_tokens),
 	// valid when ReasoningReported.
@@ -144,6 +176,7 @@ type Result struct {
 	Err error
 
 	last     time.Duration   // when the last text chunk arrived, from Start
+	calling  bool            // a tool-call chunk has arrived (TTFToolCall is set)
 	answered bool            // an answer chunk has arrived (TTFC is set)
 	keep     bool            // keep the answer text (Request.KeepText)
 	text     strings.Builder // the answer text so far, when keep

@@ -332,10 +332,12 @@ const (
 	falseValue                    // must be false (Ollama's done)
 	notError                      // must not be the string "error" (vLLM's "object")
 	noKey                         // must not occur at all ("error")
+	emptyValue                    // must be null or [] (tool_calls)
 )
 
 var (
 	jsonNull      = []byte("null")
+	jsonEmpty     = []byte("[]")
 	jsonFalse     = []byte("false")
 	jsonErrorWord = []byte(`"error"`)
 )
@@ -393,6 +395,10 @@ func scanKeys(b []byte, rule func(key []byte) keyRule) (found scanned, ok bool) 
 			}
 		case noKey:
 			return found, false
+		case emptyValue:
+			if !bytes.HasPrefix(b[v:], jsonNull) && !bytes.HasPrefix(b[v:], jsonEmpty) {
+				return found, false
+			}
 		}
 	}
 }

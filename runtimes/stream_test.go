@@ -55,6 +55,11 @@ type streamCase struct {
 	cached           *int // the server's cached prompt tokens; nil: not reported
 	served           string
 	load             time.Duration
+
+	toolCalls     int      // tool calls the reply made
+	toolLine      int      // line of the first chunk carrying a tool call (TTFToolCall in ms); 0 for none
+	toolArgsValid int      // of them, arguments that are a JSON object
+	toolNames     []string // their names, in order
 }
 
 func readStreamFile(t testing.TB, file string) []byte {
@@ -104,6 +109,14 @@ func checkCase(t *testing.T, c streamCase, res Result, err error) {
 	}
 	assert.Equal(t, c.served, res.ServedModel, "ServedModel")
 	assert.Equal(t, c.load, res.LoadDuration, "LoadDuration")
+	assert.Equal(t, c.toolCalls, res.ToolCalls, "ToolCalls")
+	assert.Equal(t, time.Duration(c.toolLine)*time.Millisecond, res.TTFToolCall, "TTFToolCall names the line of the first tool-call chunk")
+	assert.Equal(t, c.toolArgsValid, res.ToolArgsValid, "ToolArgsValid")
+	assert.Equal(t, c.toolNames, res.ToolNames, "ToolNames")
+	if res.ToolCalls > 0 {
+		assert.LessOrEqual(t, res.TTFC, res.TTFToolCall, "a tool call is answer output: TTFC is at or before it")
+		assert.Less(t, res.TTFToolCall, res.Total, "the first tool call comes before the end")
+	}
 	// One gap between each two text chunks, each a positive number of
 	// lines, together the time from the first text chunk to the last.
 	assert.Len(t, res.Gaps, max(res.Chunks-1, 0), "Gaps")

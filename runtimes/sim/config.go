@@ -96,6 +96,17 @@ type Config struct {
 	// Reasoning.
 	ReasoningField ReasoningField `env:"SIM_REASONING_FIELD"`
 
+	// ToolCalls (SIM_TOOL_CALLS, default 1) is how many tool calls a reply
+	// to a request with tools makes, one after the other. 0, the zero
+	// value, counts as 1; SIM_TOOL_CALLS=0 written out is an error. See
+	// the package documentation.
+	ToolCalls int `env:"SIM_TOOL_CALLS"`
+	// ToolArgsInvalid (SIM_TOOL_ARGS_INVALID, default 0; at most 1) is the
+	// fraction of tool calls whose arguments are broken JSON (the closing
+	// brace cut off): the k-th call the server makes (from 1) when
+	// ⌊k·f⌋ > ⌊(k−1)·f⌋, so 0.25 breaks every fourth.
+	ToolArgsInvalid float64 `env:"SIM_TOOL_ARGS_INVALID"`
+
 	// TokensPerChunk (SIM_TOKENS_PER_CHUNK, default 1) is how many tokens'
 	// text one chunk carries; a chunk is written when its last token is
 	// due. 0, the zero value, counts as 1; SIM_TOKENS_PER_CHUNK=0 written
@@ -280,6 +291,7 @@ func (c Config) ctxLen() int                      { return cmp.Or(c.Context, Con
 func (c Config) quantization() string             { return cmp.Or(c.Quantization, DefaultQuantization) }
 func (c Config) perChunk() int                    { return max(c.TokensPerChunk, 1) }
 func (c Config) every() int                       { return max(c.FaultEvery, 1) }
+func (c Config) toolCalls() int                   { return max(c.ToolCalls, 1) }
 
 func (c Config) refuses() bool { return c.resetMode() == ResetRefuse }
 
@@ -374,7 +386,7 @@ func load(environ map[string]string) (Config, error) {
 	for _, v := range []struct {
 		name string
 		v    int
-	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}, {"SIM_TOKENS_PER_CHUNK", c.TokensPerChunk}, {"SIM_CONTEXT", c.Context}} {
+	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}, {"SIM_TOKENS_PER_CHUNK", c.TokensPerChunk}, {"SIM_CONTEXT", c.Context}, {"SIM_TOOL_CALLS", c.ToolCalls}} {
 		if v.v == 0 && environ[v.name] != "" {
 			err = errors.Join(err, errAtLeast1(v.name, 0))
 		}
@@ -459,6 +471,15 @@ func (c Config) generationErrors() []error {
 		errs = append(errs, fmt.Errorf("SIM_BATCH_SLOWDOWN=%s: must be >= 0", f))
 	case math.IsInf(c.BatchSlowdown, 0):
 		errs = append(errs, fmt.Errorf("SIM_BATCH_SLOWDOWN=%s: must be finite", f))
+	}
+	if c.ToolCalls < 0 {
+		errs = append(errs, errAtLeast1("SIM_TOOL_CALLS", c.ToolCalls))
+	}
+	switch f := strconv.FormatFloat(c.ToolArgsInvalid, 'g', -1, 64); {
+	case math.IsNaN(c.ToolArgsInvalid):
+		errs = append(errs, fmt.Errorf("SIM_TOOL_ARGS_INVALID=%s: not a number", f))
+	case c.ToolArgsInvalid < 0 || c.ToolArgsInvalid > 1:
+		errs = append(errs, fmt.Errorf("SIM_TOOL_ARGS_INVALID=%s: must be from 0 to 1 (a fraction of the tool calls)", f))
 	}
 	if c.ReasoningTokens < 0 {
 		errs = append(errs, fmt.Errorf("SIM_REASONING_TOKENS=%d: must be >= 0", c.ReasoningTokens))

@@ -77,6 +77,7 @@ func (c Config) effective() Config {
 	c.Flavor, c.Reset, c.PrefixCache = c.flavor(), c.resetMode(), c.prefixCacheMode()
 	c.ReasoningField, c.Context = c.reasoningField(), c.ctxLen()
 	c.TokensPerChunk, c.FaultEvery = c.perChunk(), c.every()
+	c.ToolCalls = c.toolCalls()
 	c.Quantization, c.Models = c.quantization(), c.modelsMode()
 	return c
 }

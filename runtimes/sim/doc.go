@@ -34,13 +34,16 @@
 //	SIM_STOP_AFTER          StopAfter         (off)              Stopping early
 //	SIM_REASONING_TOKENS    ReasoningTokens   0                  Reasoning
 //	SIM_REASONING_FIELD     ReasoningField    reasoning_content  Reasoning
+//	SIM_TOOL_CALLS          ToolCalls         1                  Tool calls
+//	SIM_TOOL_ARGS_INVALID   ToolArgsInvalid   0                  Tool calls
 //	SIM_METRICS             NoMetrics = !it   1 (served)         Metrics
 //	SIM_FAULT               Fault             (none)             Faults
 //	SIM_FAULT_EVERY         FaultEvery        1                  Faults
 //
 // Booleans are 1 or 0, true or false; durations Go's (50ms, 1.5s).
 // Whole-number settings whose off or default value is the zero value
-// (SIM_TOKENS_PER_CHUNK, SIM_STOP_AFTER, SIM_FAULT_EVERY, SIM_CONTEXT) must
+// (SIM_TOKENS_PER_CHUNK, SIM_STOP_AFTER, SIM_FAULT_EVERY, SIM_CONTEXT,
+// SIM_TOOL_CALLS) must
 // be 1 or more when written out. The zero Config's fields mean the
 // defaults too, but for TTFT and TokensPerSec, which a Config must set. At
 // the defaults every habit is off but those real servers always have: a
@@ -409,6 +412,60 @@
 // include them, and the schedule is unchanged: token i is due at
 // t0 + TTFT + i/TokensPerSec, so the first answer token comes at
 // TTFT + N/TokensPerSec. SIM_REASONING_FIELD alone changes nothing.
+//
+// # Tool calls
+//
+// A chat request with "tools" (the OpenAI array, which Ollama's /api/chat
+// takes too) that has a function tool, and whose tool_choice is not
+// "none", gets a reply of tool calls, as a model that decides to call a
+// tool: SIM_TOOL_CALLS=N (Config.ToolCalls, default 1) of them, call i
+// to the tool a hash of the reply's seed and i picks (the same chat, the
+// same tools), after any reasoning (SIM_REASONING_TOKENS). A call's
+// arguments satisfy its tool's parameters for simple types: a JSON object
+// with every required property and every optional one of type string,
+// integer, number or boolean (or none), in name order; a value is the
+// first of its enum, else a word of the vocabulary for a string, 1 (1.5
+// for a number) moved inside minimum and maximum, true, and [] or {} for
+// a required array or object. The tools count in the prompt as a message
+// before the others whose text is the array as sent (see Tokens), so a
+// tools array that several requests share is a cached prefix.
+//
+// A call is tokens: its name, one token, then its arguments' text in
+// pieces of 4 bytes, a token each (a character is never cut), on the
+// usual schedule. The reply has m = (reasoning) + (the calls' tokens)
+// tokens and ends with finish reason "tool_calls" when that fits in n;
+// else m = n, the last call is cut and the reason is "length".
+// SIM_STOP_AFTER and ignore_eos do not apply: the model ends with its
+// calls. usage.completion_tokens and eval_count are m. OpenAI (vLLM's
+// shape, in every flavor): the chunk of a call's first token is
+//
+//	"delta":{"tool_calls":[{"id":"chatcmpl-tool-…","type":"function","index":i,"function":{"name":"get_weather"}}]}
+//
+// and each later one {"tool_calls":[{"index":i,"function":{"arguments":"{\"ci"}}]},
+// the fragments joining into the arguments; a chunk of several tokens
+// (SIM_TOKENS_PER_CHUNK) has an entry per call it touches. Then the
+// finish chunk with finish_reason "tool_calls", usage and [DONE]. Ollama
+// holds a call's tokens back, as Ollama does while it parses them, and
+// sends the call whole in the line of its last token, arguments a JSON
+// object:
+//
+//	{"model":M,"created_at":T,"message":{"role":"assistant","content":"","tool_calls":[{"id":"call_…",
+//	 "function":{"index":i,"name":"get_weather","arguments":{"city":"lorem"}}}]},"done":false}
+//
+// then the final line with done_reason "stop" (Ollama's after tool calls)
+// or "length", whose content is the text of a call the length cut, as
+// Ollama sends what it could not parse. "stream": false gets the final
+// line with the whole calls in message.tool_calls.
+//
+// SIM_TOOL_ARGS_INVALID=f (Config.ToolArgsInvalid, from 0, the default, to
+// 1) breaks the arguments of a fraction f of the calls, to test a client's
+// count of arguments that parse: the k-th call the server makes (from 1,
+// every request counted) has its closing brace cut off when
+// ⌊k·f⌋ > ⌊(k−1)·f⌋ (0.5 breaks every second call, 1 all). OpenAI streams
+// them as any others; Ollama, which parses calls itself, sends the broken
+// call as text in content ({"name":"…","arguments":{…) in the line where
+// the call would have been, and no tool call. A request with "tools"
+// that is not a list of tools gets 400.
 //
 // # Flavors
 //

@@ -20,6 +20,7 @@ type ollamaChatRequest struct {
 	Messages  []message       `json:"messages"`
 	Stream    *bool           `json:"stream"`
 	KeepAlive json.RawMessage `json:"keep_alive"`
+	Tools     json.RawMessage `json:"tools"`
 	Options   struct {
 		NumPredict *float64 `json:"num_predict"`
 		NumCtx     *float64 `json:"num_ctx"`
@@ -57,14 +58,22 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
+	tools, err := readTools(req.Tools, nil)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
 	// Ollama runs the model with num_ctx tokens of context and cuts a
 	// longer prompt to fit, silently.
 	nctx := numCtx(req.Options.NumCtx, s.cfg.ctxLen())
-	pr := s.cache.measure(msgs)
+	pr := s.cache.measure(withTools(msgs, req.Tools))
 	p, cached := cut(pr.p, pr.cached(s.cache.serve(pr)), nctx)
 	// Ollama's API has no ignore_eos: its replies always stop early.
 	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached, s.lastSeed(msgs))
 	rep.numCtx = nctx
+	if len(tools) > 0 {
+		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
+	}
 	enc := &ollamaEncoder{
 		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
 		rep:  rep,
@@ -170,6 +179,9 @@ func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
 }
 
 func (e *ollamaEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
+	if e.rep.tools != nil && a >= e.rep.think {
+		return e.toolChunk(b, a-e.rep.think, end-e.rep.think, now)
+	}
 	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
 	return e.text(b, e.q, a < e.rep.think, now)
 }
@@ -185,8 +197,90 @@ func (e *ollamaEncoder) text(b []byte, quoted []byte, think bool, now time.Time)
 	return append(b, "},\"done\":false}\n"...)
 }
 
+// toolChunk is the line of the calls that their tokens a..end-1 (from
+// the first call's) complete, as Ollama sends a call when it has parsed
+// it whole: those calls in message.tool_calls, arguments an object, and
+// the text of any it could not parse (bad arguments) in content. Nothing
+// when the tokens complete no call: Ollama holds them back.
+func (e *ollamaEncoder) toolChunk(b []byte, a, end int, now time.Time) []byte {
+	tr := e.rep.tools
+	from, _ := tr.at(a)
+	to, _ := tr.at(end - 1)
+	var text string
+	var whole []int
+	for i := from; i <= to; i++ {
+		if !tr.done(i, end) {
+			continue
+		}
+		if c := &tr.calls[i]; c.bad {
+			text += c.callText(c.tokens())
+		} else {
+			whole = append(whole, i)
+		}
+	}
+	if text == "" && len(whole) == 0 {
+		return b
+	}
+	b = e.start(b, now)
+	b = appendJSONString(b, text)
+	b = e.toolCalls(b, whole)
+	return append(b, "},\"done\":false}\n"...)
+}
+
+// toolCalls appends message.tool_calls with the calls whole, if any.
+func (e *ollamaEncoder) toolCalls(b []byte, whole []int) []byte {
+	if len(whole) == 0 {
+		return b
+	}
+	b = append(b, `,"tool_calls":[`...)
+	for k, i := range whole {
+		c := &e.rep.tools.calls[i]
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":"call_`...)
+		b = append(b, c.id[:8]...)
+		b = append(b, `","function":{"index":`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, c.name)
+		b = append(b, `,"arguments":`...)
+		b = append(b, c.args...)
+		b = append(b, "}}"...)
+	}
+	return append(b, ']')
+}
+
+// reason is the final line's done_reason: Ollama says "stop" after tool
+// calls.
+func (e *ollamaEncoder) reason() string {
+	if e.rep.reason == "tool_calls" {
+		return "stop"
+	}
+	return e.rep.reason
+}
+
+// cutText is the text of the call the reply's length cut, which Ollama
+// sends as content in its final line; "" if none was cut.
+func (e *ollamaEncoder) cutText() string {
+	tr := e.rep.tools
+	k := e.rep.m - e.rep.think // the calls' tokens sent
+	if tr == nil || k <= 0 || k >= tr.total {
+		return ""
+	}
+	i, j := tr.at(k)
+	if j == 0 {
+		return "" // cut between calls
+	}
+	return tr.calls[i].callText(j)
+}
+
 func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
-	return e.end(b, now, `""`, nil, e.rep.reason, e.rep.m)
+	content := `""`
+	if cut := e.cutText(); cut != "" {
+		content = string(appendJSONString(nil, cut))
+	}
+	return e.end(b, now, content, nil, e.reason(), e.rep.m, nil)
 }
 
 // whole is the "stream": false response: the final line whose message
@@ -197,24 +291,41 @@ func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
 	if e.rep.think > 0 {
 		thinking = appendTokens(nil, e.rep.seed, 0, e.rep.think, big)
 	}
+	if tr := e.rep.tools; tr != nil {
+		// The calls whole, the text of those Ollama could not parse.
+		var text string
+		var whole []int
+		for i := range tr.calls {
+			switch c := &tr.calls[i]; {
+			case !tr.done(i, e.rep.m-e.rep.think):
+			case c.bad:
+				text += c.callText(c.tokens())
+			default:
+				whole = append(whole, i)
+			}
+		}
+		text += e.cutText()
+		return e.end(b, now, string(appendJSONString(nil, text)), thinking, e.reason(), e.rep.m, whole)
+	}
 	content := appendTokens(nil, e.rep.seed, e.rep.think, e.rep.m, big)
-	return e.end(b, now, string(content), thinking, e.rep.reason, e.rep.m)
+	return e.end(b, now, string(content), thinking, e.rep.reason, e.rep.m, nil)
 }
 
 func (e *ollamaEncoder) empty(b []byte, now time.Time) []byte {
-	return e.end(b, now, `""`, nil, "stop", 0)
+	return e.end(b, now, `""`, nil, "stop", 0, nil)
 }
 
 // end renders a final line whose message content is the JSON string
-// content and thinking, if not nil, the JSON string thinking, with
-// eval_count count.
-func (e *ollamaEncoder) end(b []byte, now time.Time, content string, thinking []byte, reason string, count int) []byte {
+// content, thinking, if not nil, the JSON string thinking, and tool_calls
+// the calls whole, if any, with eval_count count.
+func (e *ollamaEncoder) end(b []byte, now time.Time, content string, thinking []byte, reason string, count int, whole []int) []byte {
 	b = e.start(b, now)
 	b = append(b, content...)
 	if thinking != nil {
 		b = append(b, `,"thinking":`...)
 		b = append(b, thinking...)
 	}
+	b = e.toolCalls(b, whole)
 	b = append(b, `},"done":true,"done_reason":"`...)
 	b = append(b, reason...)
 	b = append(b, `","total_duration":`...)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -28,12 +29,14 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req struct {
-		Model               string    `json:"model"`
-		Messages            []message `json:"messages"`
-		Stream              bool      `json:"stream"`
-		MaxTokens           *float64  `json:"max_tokens"`
-		MaxCompletionTokens *float64  `json:"max_completion_tokens"`
-		IgnoreEOS           bool      `json:"ignore_eos"`
+		Model               string          `json:"model"`
+		Messages            []message       `json:"messages"`
+		Stream              bool            `json:"stream"`
+		MaxTokens           *float64        `json:"max_tokens"`
+		MaxCompletionTokens *float64        `json:"max_completion_tokens"`
+		IgnoreEOS           bool            `json:"ignore_eos"`
+		Tools               json.RawMessage `json:"tools"`
+		ToolChoice          json.RawMessage `json:"tool_choice"`
 		StreamOptions       *struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
@@ -55,13 +58,21 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, err)
 		return
 	}
+	tools, err := readTools(req.Tools, req.ToolChoice)
+	if err != nil {
+		openaiError(w, err)
+		return
+	}
 	n := maxTokens(req.MaxCompletionTokens, req.MaxTokens)
-	pr := s.cache.measure(msgs)
+	pr := s.cache.measure(withTools(msgs, req.Tools))
 	if limit := s.cfg.ctxLen(); pr.p+n > limit {
 		s.contextError(w, pr.p, n, limit)
 		return
 	}
 	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), s.lastSeed(msgs))
+	if len(tools) > 0 {
+		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
+	}
 	// What the flavor adds to vLLM's chunks, fixed here so that writing a
 	// chunk costs nothing more: mlx_lm.server's fingerprint in every
 	// chunk's head, vLLM's in its usage chunk and its null prompt fields
@@ -126,6 +137,9 @@ type openaiEncoder struct {
 }
 
 func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
+	if e.rep.tools != nil && a >= e.rep.think {
+		return e.toolChunk(b, a-e.rep.think, end-e.rep.think)
+	}
 	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
 	return e.text(b, e.q, a < e.rep.think, now)
 }
@@ -141,6 +155,45 @@ func (e *openaiEncoder) text(b []byte, quoted []byte, think bool, _ time.Time) [
 	}
 	b = append(b, quoted...)
 	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+}
+
+// toolChunk is the chunk of the calls' tokens a..end-1 (from the first
+// call's), in vLLM's shape: for each call they touch, one entry; a call's
+// first token is its id, type and name, the others arguments fragments.
+func (e *openaiEncoder) toolChunk(b []byte, a, end int) []byte {
+	tr := e.rep.tools
+	b = append(b, e.head...)
+	b = append(b, `[{"index":0,"delta":{"tool_calls":[`...)
+	for k := a; k < end; {
+		i, j := tr.at(k)
+		c := &tr.calls[i]
+		stop := min(end, tr.first[i]+c.tokens())
+		if k > a {
+			b = append(b, ',')
+		}
+		if j == 0 {
+			b = append(b, `{"id":"chatcmpl-tool-`...)
+			b = append(b, c.id...)
+			b = append(b, `","type":"function","index":`...)
+			b = strconv.AppendInt(b, int64(i), 10)
+			b = append(b, `,"function":{"name":`...)
+			b = appendJSONString(b, c.name)
+		} else {
+			b = append(b, `{"index":`...)
+			b = strconv.AppendInt(b, int64(i), 10)
+			b = append(b, `,"function":{`...)
+		}
+		if args := c.text(j, stop-tr.first[i]); args != "" {
+			if j == 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `"arguments":`...)
+			b = appendJSONString(b, args)
+		}
+		b = append(b, "}}"...)
+		k = stop
+	}
+	return append(b, "]},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }
 
 func (e *openaiEncoder) final(b []byte, _ time.Time) []byte {

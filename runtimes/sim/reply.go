@@ -18,6 +18,9 @@ type reply struct {
 	cached int    // of them, how many an earlier prompt shared (C)
 	seed   uint64 // its text's (see Token)
 	numCtx int    // Ollama's num_ctx, 0 for OpenAI requests
+	// tools, if set, makes the reply tool calls: tokens think..m-1 are
+	// the calls' (see toolReply).
+	tools *toolReply
 
 	// What the server says it spent (Ollama's final line): on the prompt
 	// (prompt_eval_duration) and waiting for the model to load
@@ -39,6 +42,20 @@ type reply struct {
 
 	// trace, if set, is the server's Tap.Flush.
 	trace func(t0 time.Time, last int, began, flushed time.Time)
+}
+
+// withTools makes rep a reply of tool calls tr after its reasoning: m is
+// the reasoning and the calls' tokens, finish reason "tool_calls"; or n,
+// and "length", when they do not fit. A model that calls tools ends when
+// its calls do: SIM_STOP_AFTER and ignore_eos do not apply.
+func (rep *reply) withTools(tr *toolReply, reasoning int) {
+	rep.tools = tr
+	rep.think = min(reasoning, rep.n)
+	if want := rep.think + tr.total; want <= rep.n {
+		rep.m, rep.reason = want, "tool_calls"
+	} else {
+		rep.m, rep.reason = rep.n, "length"
+	}
 }
 
 // chunkEnd is where the chunk that starts at token a ends (exclusive),

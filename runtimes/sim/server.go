@@ -26,16 +26,17 @@ type Server struct {
 	ctx    context.Context // parent of every request's context
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	closing  bool
-	handlers sync.WaitGroup
-	active   atomic.Int64 // handlers running
-	conns    atomic.Int64 // client connections open
-	chats    atomic.Int64 // chat requests counted for FaultEvery
-	cache    *promptCache
-	slots    *slots
-	metrics  *metrics
-	state    *state
+	mu        sync.Mutex
+	closing   bool
+	handlers  sync.WaitGroup
+	active    atomic.Int64 // handlers running
+	conns     atomic.Int64 // client connections open
+	chats     atomic.Int64 // chat requests counted for FaultEvery
+	toolCalls atomic.Int64 // tool calls made, counted for ToolArgsInvalid
+	cache     *promptCache
+	slots     *slots
+	metrics   *metrics
+	state     *state
 
 	// Connections to close after their streamed reply
 	// (Config.CloseAfterStream), with the timer that will, once idle.

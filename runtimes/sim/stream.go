@@ -62,14 +62,15 @@ func (s *Server) lastSeed(msgs []chatMessage) uint64 {
 	return seed
 }
 
-// pick is the index in vocab of token i of the reply seeded seed: a
-// SplitMix64 step of seed + i·γ.
-func pick(seed uint64, i int) int {
+// pick is the index in vocab of token i of the reply seeded seed.
+func pick(seed uint64, i int) int { return int(mix(seed, i) % uint64(len(vocab))) }
+
+// mix is a SplitMix64 step of seed + i·γ.
+func mix(seed uint64, i int) uint64 {
 	x := seed + uint64(i)*0x9e3779b97f4a7c15
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
-	x ^= x >> 31
-	return int(x % uint64(len(vocab)))
+	return x ^ x>>31
 }
 
 // maxWrite bounds what one write carries when many chunks are overdue.
@@ -160,6 +161,12 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 			}
 		}
 		if len(buf) == 0 {
+			// Tokens held back (Ollama's tool-call tokens, sent when the
+			// call is whole): generated now, written later.
+			if tokens > 0 && rep.sent == 0 {
+				rep.first = now
+			}
+			rep.sent += tokens
 			continue
 		}
 		if _, err := w.Write(buf); err != nil {
