@@ -43,7 +43,7 @@ type Settings struct {
 	// MaxInflight caps the requests an open-loop leaf has in flight.
 	MaxInflight int `env:"BENCH_MAX_INFLIGHT" envDefault:"256"`
 	// SLO are latency targets for goodput: "ttft=2s,tpot=50ms,total=30s".
-	SLO       SLO `env:"BENCH_SLO"`
+	SLO     SLO `env:"BENCH_SLO"`
 	Warmups int `env:"BENCH_WARMUPS" envDefault:"2"`
 	// MaxTokens is the output length asked for: BENCH_MAX_TOKENS, or,
 	// when that is a distribution (MaxTokensDist), the most a request
