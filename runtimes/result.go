@@ -15,6 +15,7 @@
 package runtimes
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -57,6 +58,9 @@ type Request struct {
 	KeepText bool
 	// Conversation is an id the caller chose, copied to the Result.
 	Conversation int
+	// Tools, if set, is a JSON array of OpenAI function tools sent as the
+	// request's "tools" (Ollama's /api/chat takes the same shape).
+	Tools json.RawMessage
 }
 
 // Result is the record of one request as the client measured it. All
