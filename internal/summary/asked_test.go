@@ -28,6 +28,7 @@ func TestAskedLengthsPerRequest(t *testing.T) {
 	assert.Equal(t, 3, m.Short.Of)
 	assert.Equal(t, 1, m.Truncated, "the second counted 300 of the 400 it was sized to")
 	assert.Equal(t, Lengths{N: 3, Sum: 600, Min: 100, Max: 400}, m.AskedInput)
+	assert.Zero(t, m.InputTokens, "no one target length: input_tokens_target stays null")
 	assert.Equal(t, Lengths{N: 3, Sum: 300, Min: 40, Max: 200}, m.AskedMax)
 
 	row := newRow(Key{Runtime: "sim", Prompt: "p", Concurrency: 1}, m, nil)

@@ -459,7 +459,9 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	if res.ServedModel != "" {
 		count(&m.ServedModels, res.ServedModel)
 	}
-	m.InputTokens = max(m.InputTokens, rd.InputTokens)
+	if rd.Asked == nil { // requests of lengths of their own have no one target
+		m.InputTokens = max(m.InputTokens, rd.InputTokens)
+	}
 	if truncated(rd, res) {
 		m.Truncated++
 	}
