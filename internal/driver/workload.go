@@ -261,22 +261,9 @@ func (l *Leaf) prepareWork(ctx context.Context) error {
 	}
 	switch {
 	case k.w == nil || k.trace():
-		ref := 0
-		if k.w == nil {
-			ref = int(math.Round(k.dist.Mean()))
-		} else {
-			sum := 0
-			for _, r := range k.w.Requests {
-				sum += r.InputTokens
-			}
-			ref = sum / len(k.w.Requests)
-		}
-		ref = max(ref, 16)
-		if _, err := l.d.sized(ctx, l.rt, prompts.Prompt{Name: l.key.Prompt, InputTokens: ref}, false); err != nil {
+		if err := l.calibrate(ctx); err != nil {
 			return err
 		}
-		sz := l.d.sizes[l.rt.Name][l.key.Prompt]
-		l.wordsFor = workload.PerWord(float64(sz.Tokens) / float64(sz.Words))
 		if k.trace() {
 			t, err := workload.NewTraceText(k.w, l.wordsFor)
 			if err != nil {
@@ -289,13 +276,70 @@ func (l *Leaf) prepareWork(ctx context.Context) error {
 			// in a prefix cache.
 			l.req.Prompt = t.Prompt(workload.TraceRequest{InputTokens: first.InputTokens})
 		} else {
-			l.req.Prompt = prompts.Words(l.wordsFor(ref))
+			l.req.Prompt = prompts.Words(l.wordsFor(int(math.Round(k.dist.Mean()))))
 		}
 	default:
 		it := k.w.Items[0]
 		l.req.Prompt, l.req.System = it.Turns[0], it.System
-		if it.MaxTokens > 0 {
-			l.req.MaxTokens = it.MaxTokens
+	}
+	return nil
+}
+
+// calibrate finds how many words of generated text make a number of
+// tokens on the leaf's runtime (l.wordsFor), from the generated text sized
+// as in<N> prompts are at the two ends of the lengths its requests ask for
+// (input_sizes "<prompt>.min" and "<prompt>"), or once at their middle when
+// they are close. A distribution's text is one piece, so its words are the
+// line through the two sizes, the chat template's tokens included; a
+// trace's is pieces (blocks and a tail), so its words are the line's slope
+// alone, and a request counts its input_length and the template's tokens.
+func (l *Leaf) calibrate(ctx context.Context) error {
+	k := l.work
+	var lo, hi int
+	if k.w == nil {
+		half := math.Sqrt(3) * k.dist.SD() // a uniform's ends
+		lo, hi = int(math.Round(k.dist.Mean()-half)), min(int(math.Round(k.dist.Mean()+half)), k.dist.Bound())
+	} else {
+		lo, hi = math.MaxInt, 0
+		for _, r := range k.w.Requests {
+			lo, hi = min(lo, r.InputTokens), max(hi, r.InputTokens)
+		}
+	}
+	lo, hi = max(lo, 16), max(hi, 16)
+	size := func(name string, n int) (*size, error) {
+		if _, err := l.d.sized(ctx, l.rt, prompts.Prompt{Name: name, InputTokens: n}, false); err != nil {
+			return nil, err
+		}
+		return l.d.sizes[l.rt.Name][name], nil
+	}
+	if hi-lo < max(16, lo/8) {
+		s, err := size(l.key.Prompt, (lo+hi)/2)
+		if err != nil {
+			return err
+		}
+		l.wordsFor = workload.PerWord(float64(s.Tokens) / float64(s.Words))
+		return nil
+	}
+	a, err := size(l.key.Prompt+".min", lo)
+	if err != nil {
+		return err
+	}
+	b, err := size(l.key.Prompt, hi)
+	if err != nil {
+		return err
+	}
+	slope := float64(b.Words-a.Words) / float64(b.Tokens-a.Tokens) // words a token
+	switch {
+	case !(slope > 0) || math.IsInf(slope, 0):
+		l.wordsFor = workload.PerWord(float64(b.Tokens) / float64(b.Words))
+	case k.trace():
+		l.wordsFor = workload.PerWord(1 / slope)
+	default:
+		l.wordsFor = func(tokens int) int {
+			if tokens <= 0 {
+				return 0
+			}
+			return max(1, int(math.Round(float64(a.Words)+float64(tokens-a.Tokens)*slope)))
 		}
 	}
 	return nil
@@ -307,7 +351,7 @@ func (l *Leaf) drawMax() int {
 	if dist := l.d.Settings.MaxTokensDist; dist.Varies() {
 		return dist.Sample(l.rng)
 	}
-	return l.req.MaxTokens
+	return l.d.Settings.MaxTokens
 }
 
 // planned is one conversation of a round or one arrival, built before it
