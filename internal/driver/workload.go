@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -105,33 +104,42 @@ func (d *Driver) setWork(name string, k *work) {
 }
 
 // readWorkload reads BENCH_WORKLOAD as BENCH_WORKLOAD_N and
-// BENCH_TRACE_SPEED say. A trace must fit the run: with -benchtime=Nx
-// its leaf sends N requests, at most the trace's; with a -benchtime
-// duration (1s unset) its last arrival must come within it.
+// BENCH_TRACE_SPEED say. A trace is replayed with -benchtime=Nx, its
+// first N requests (at most all of them): go test's timing of a
+// -benchtime duration would send as many as it asks for, the trace over
+// and over, so a duration is refused, saying whether the trace would
+// have fitted it.
 func (d *Driver) readWorkload(st config.Settings, opts Options) (*workload.Workload, error) {
 	o := workload.Options{N: st.WorkloadN, Speed: st.TraceSpeed}
-	rounds := 0
-	if n, ok := strings.CutSuffix(opts.Benchtime, "x"); ok {
-		rounds, _ = strconv.Atoi(n)
-	} else {
+	rounds := d.fixedRounds()
+	if rounds == 0 {
 		o.MaxDuration = time.Second
-		if opts.Benchtime != "" {
-			if v, err := time.ParseDuration(opts.Benchtime); err == nil && v > 0 {
-				o.MaxDuration = v
-			}
+		if v, err := time.ParseDuration(opts.Benchtime); err == nil && v > 0 {
+			o.MaxDuration = v
 		}
 	}
 	w, err := workload.Read(st.Workload, o)
+	nx := func(n int) string {
+		return fmt.Sprintf("-benchtime=Nx replays a trace's first N requests (-benchtime=%dx all of them), whatever they take", n)
+	}
 	if err != nil {
 		var e *workload.Error
 		if errors.As(err, &e) && o.MaxDuration > 0 && strings.Contains(e.Msg, "the run allows") {
-			return nil, fmt.Errorf("BENCH_WORKLOAD=%q: %w (-benchtime=%s; -benchtime=Nx sends a trace's first N requests whatever they take)", st.Workload, err, o.MaxDuration)
+			if all, rerr := workload.Read(st.Workload, workload.Options{N: st.WorkloadN, Speed: st.TraceSpeed}); rerr == nil {
+				return nil, fmt.Errorf("BENCH_WORKLOAD=%q: %w (-benchtime=%s); %s", st.Workload, err, o.MaxDuration, nx(all.Len()))
+			}
 		}
 		return nil, fmt.Errorf("BENCH_WORKLOAD=%q: %w", st.Workload, err)
 	}
-	if w.Kind == workload.Trace && rounds > len(w.Requests) {
-		return nil, fmt.Errorf("BENCH_WORKLOAD=%q: -benchtime=%s asks for %d requests, and the trace has %d (BENCH_WORKLOAD_N=%d): -benchtime=%dx replays it whole",
-			st.Workload, opts.Benchtime, rounds, len(w.Requests), st.WorkloadN, len(w.Requests))
+	if w.Kind == workload.Trace {
+		switch {
+		case rounds == 0:
+			return nil, fmt.Errorf("BENCH_WORKLOAD=%q: a trace is not replayed for a -benchtime duration (-benchtime=%s: go test would send as many requests as its timing asks for, the trace over and over); %s",
+				st.Workload, o.MaxDuration, nx(len(w.Requests)))
+		case rounds > len(w.Requests):
+			return nil, fmt.Errorf("BENCH_WORKLOAD=%q: -benchtime=%s asks for %d requests, and the trace has %d (BENCH_WORKLOAD_N=%d): -benchtime=%dx replays it whole",
+				st.Workload, opts.Benchtime, rounds, len(w.Requests), st.WorkloadN, len(w.Requests))
+		}
 	}
 	skipped := ""
 	if n := w.SkippedCount(); n > 0 {
@@ -399,7 +407,7 @@ func (l *Leaf) plan(warmup bool, i, j int) planned {
 // this runtime (no cold marker, so that requests that share hash_ids
 // share their prefix), asking for its output_length.
 func (l *Leaf) planTrace(i int) planned {
-	r := l.work.w.Requests[i%len(l.work.w.Requests)]
+	r := l.work.w.Requests[i]
 	req := l.req
 	req.Prompt = l.text.Prompt(r)
 	req.MaxTokens = r.OutputTokens
@@ -408,18 +416,8 @@ func (l *Leaf) planTrace(i int) planned {
 }
 
 // traceAt is when arrival i of a trace is due, from the first: its
-// recorded offset (Speed applied); an arrival past the trace's end
-// replays it again from the start, a mean gap after its last.
-func (k *work) traceAt(i int) time.Duration {
-	reqs := k.w.Requests
-	n := len(reqs)
-	dur := k.w.Duration()
-	gap := time.Second
-	if n > 1 && dur > 0 {
-		gap = dur / time.Duration(n-1)
-	}
-	return time.Duration(i/n)*(dur+gap) + reqs[i%n].Arrival
-}
+// recorded offset, Speed applied.
+func (k *work) traceAt(i int) time.Duration { return k.w.Requests[i].Arrival }
 
 // sendVaried runs one round of a varied leaf: a conversation (or a
 // request) of its own for each request of the load.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -69,6 +70,17 @@ func recordBodies(d *Driver) *bodies {
 	b := &bodies{next: d.client.Transport}
 	d.client.Transport = b
 	return b
+}
+
+// startTrace is startSim for a trace replayed whole: -benchtime=Nx.
+func startTrace(t *testing.T, n int, settings map[string]string) (*Driver, *bytes.Buffer) {
+	t.Helper()
+	env := merge(isolated(t), map[string]string{"BENCH_RUNTIMES": "sim"}, settings)
+	var log bytes.Buffer
+	d, err := setup(context.Background(), env, &log, Options{Benchtime: strconv.Itoa(n) + "x"})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	return d, &log
 }
 
 // runLeaves runs every leaf of d: its warm-ups and rounds timed rounds
@@ -201,7 +213,7 @@ func TestMessageListsMaxTokensPerConversation(t *testing.T) {
 // simulator's prefix cache serves.
 func TestTraceReplayedWithSharedPrefixes(t *testing.T) {
 	t.Parallel()
-	d, log := startSim(t, map[string]string{
+	d, log := startTrace(t, 16, map[string]string{
 		"BENCH_WORKLOAD": sampleTrace, "BENCH_TRACE_SPEED": "4", "BENCH_WARMUPS": "1", "BENCH_CONTROL": "off",
 		"SIM_TTFT": "5ms", "SIM_TOKENS_PER_SEC": "4000", "SIM_PREFILL_TPS": "200000",
 	})
@@ -355,7 +367,9 @@ func TestBadWorkloadsRefusedBeforeAnyRequest(t *testing.T) {
 		{"malformed line", map[string]string{"BENCH_WORKLOAD": malformed}, Options{}, "broken.jsonl line 2: "},
 		{"empty", map[string]string{"BENCH_WORKLOAD": empty}, Options{}, "nothing.jsonl: the file is empty"},
 		{"trace too long", map[string]string{"BENCH_WORKLOAD": sampleTrace}, Options{Benchtime: "1s"},
-			"longer than the 1s the run allows: raise the speed or take fewer requests (-benchtime=1s; -benchtime=Nx sends a trace's first N requests whatever they take)"},
+			"longer than the 1s the run allows: raise the speed or take fewer requests (-benchtime=1s); -benchtime=Nx replays a trace's first N requests (-benchtime=16x all of them), whatever they take"},
+		{"trace for a duration", map[string]string{"BENCH_WORKLOAD": sampleTrace, "BENCH_TRACE_SPEED": "2"}, Options{},
+			"a trace is not replayed for a -benchtime duration (-benchtime=1s: go test would send as many requests as its timing asks for, the trace over and over); -benchtime=Nx replays a trace's first N requests (-benchtime=16x all of them)"},
 		{"more requests than the trace", map[string]string{"BENCH_WORKLOAD": sampleTrace}, Options{Benchtime: "17x"},
 			"-benchtime=17x asks for 17 requests, and the trace has 16 (BENCH_WORKLOAD_N=0): -benchtime=16x replays it whole"},
 		{"beyond the context", map[string]string{"BENCH_WORKLOAD": long, "SIM_CONTEXT": "20000"}, Options{Benchtime: "1x"},

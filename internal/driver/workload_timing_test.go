@@ -27,7 +27,7 @@ func TestTraceKeepsItsRecordedTimes(t *testing.T) {
 		if i > 0 {
 			time.Sleep(2 * time.Second)
 		}
-		d, _ := startSim(t, map[string]string{
+		d, _ := startTrace(t, len(w.Requests), map[string]string{
 			"BENCH_WORKLOAD": sampleTrace, "BENCH_TRACE_SPEED": "2", "BENCH_WARMUPS": "1", "BENCH_CONTROL": "off",
 			"SIM_TTFT": "5ms", "SIM_TOKENS_PER_SEC": "2000", "SIM_SLOTS": "0",
 		})
