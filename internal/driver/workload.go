@@ -193,9 +193,11 @@ func readTools(path string) (json.RawMessage, error) {
 // requests are made.
 func (d *Driver) promptText(p prompts.Prompt) string {
 	if k := d.work[p.Name]; k != nil {
-		if k.w != nil {
-			return fmt.Sprintf("(workload %s: %s, %d items of %d; each request's text is the workload's%s)", k.w.Path, describeKind(k.w), k.w.Len(), k.w.Total,
-				map[bool]string{true: ", made per runtime for its input_length with shared blocks where hash_ids repeat", false: ""}[k.trace()])
+		switch {
+		case k.trace():
+			return fmt.Sprintf("(workload %s: %s, %d requests of %d; each request's text is the suite's generated text, sized per runtime to its input_length, the same for the same hash_ids: see runtimes[].input_sizes)", k.w.Path, describeKind(k.w), k.w.Len(), k.w.Total)
+		case k.w != nil:
+			return fmt.Sprintf("(workload %s: %s, %d conversations of %d, replayed turn by turn)", k.w.Path, describeKind(k.w), k.w.Len(), k.w.Total)
 		}
 		return fmt.Sprintf("(the suite's generated text, each request of a length drawn from %s tokens, sized per runtime: see runtimes[].input_sizes)", k.dist)
 	}
