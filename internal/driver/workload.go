@@ -230,10 +230,15 @@ func (d *Driver) checkWorkloadContext() error {
 	return errors.Join(errs...)
 }
 
+// templateTokens bounds what a chat template adds to a trace request's
+// input_length (its texts are sized without it).
+const templateTokens = 64
+
 // workNumCtx is the context a workload's longest item needs, by an upper
 // bound for conversations (a token per byte of text and marker, each
-// reply twice its max tokens), exactly for a trace (its lengths are
-// sized), and whether it is a trace; 0 without a workload.
+// reply twice its max tokens), for a trace its longest input_length +
+// output_length and the chat template's tokens (its lengths are sized),
+// and whether it is a trace; 0 without a workload.
 func (d *Driver) workNumCtx() (int, bool) {
 	for _, k := range d.work {
 		if k.w == nil {
@@ -241,7 +246,7 @@ func (d *Driver) workNumCtx() (int, bool) {
 		}
 		if k.trace() {
 			n, _ := k.w.MaxNeed(d.Settings.MaxTokens, nil)
-			return n, true
+			return n + templateTokens, true
 		}
 		n, _ := k.w.MaxNeed(2*d.Settings.MaxTokens, func(s string) int { return len(s) + markerBytes })
 		return n, false

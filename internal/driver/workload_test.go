@@ -397,3 +397,23 @@ func TestBadWorkloadsRefusedBeforeAnyRequest(t *testing.T) {
 		})
 	}
 }
+
+// Ollama is sent a num_ctx that holds a trace's longest request (its
+// input and output lengths, and room for the chat template), and one
+// that holds a conversation workload's longest conversation by an upper
+// bound.
+func TestWorkloadFitsOllamasNumCtx(t *testing.T) {
+	t.Parallel()
+	d, _ := startTrace(t, 16, map[string]string{"BENCH_WORKLOAD": sampleTrace, "SIM_KIND": "ollama"})
+	w, err := workload.Read(sampleTrace, workload.Options{})
+	require.NoError(t, err)
+	need, _ := w.MaxNeed(0, nil)
+	assert.Equal(t, 1691+28, need, "the sample's longest request")
+	assert.Equal(t, need+templateTokens, d.numCtx)
+	assert.Equal(t, d.numCtx, d.request(d.Prompts[0]).NumCtx)
+
+	d, _ = startSim(t, map[string]string{"BENCH_WORKLOAD": sampleChats, "SIM_KIND": "ollama", "BENCH_MAX_TOKENS": "1500"})
+	// bread: three turns, each reply up to 1500 tokens twice over: more
+	// than the 2048 every Ollama gives unasked.
+	assert.Greater(t, d.numCtx, 3*2*1500)
+}
