@@ -43,9 +43,15 @@ type Settings struct {
 	// MaxInflight caps the requests an open-loop leaf has in flight.
 	MaxInflight int `env:"BENCH_MAX_INFLIGHT" envDefault:"256"`
 	// SLO are latency targets for goodput: "ttft=2s,tpot=50ms,total=30s".
-	SLO       SLO `env:"BENCH_SLO"`
-	Warmups   int `env:"BENCH_WARMUPS" envDefault:"2"`
-	MaxTokens int `env:"BENCH_MAX_TOKENS" envDefault:"128"`
+	SLO     SLO `env:"BENCH_SLO"`
+	Warmups int `env:"BENCH_WARMUPS" envDefault:"2"`
+	// MaxTokens is the output length asked for: BENCH_MAX_TOKENS, or,
+	// when that is a distribution (MaxTokensDist), the most a request
+	// draws (its Bound), which context checks fit. Load sets it.
+	MaxTokens int
+	// MaxTokensDist is BENCH_MAX_TOKENS as given: a length, or a
+	// distribution each request draws its own from.
+	MaxTokensDist Length `env:"BENCH_MAX_TOKENS" envDefault:"128"`
 	// Seed is sent only when set: mlx_lm.server does not batch a request
 	// that has one, and at temperature 0 decoding is greedy anyway.
 	Seed        *int    `env:"BENCH_SEED"`
@@ -86,8 +92,24 @@ type Settings struct {
 	// PowerInterval is macmon's sampling interval.
 	PowerInterval Duration `env:"BENCH_POWER_INTERVAL" envDefault:"200ms"`
 	// InputTokens are the lengths, in tokens, of the in<N> prompts to
-	// run (BENCH_INPUT_TOKENS: "512,2048,8k").
-	InputTokens InputTokens `env:"BENCH_INPUT_TOKENS"`
+	// run (BENCH_INPUT_TOKENS: "512,2048,8k"): InputLengths.Fixed, which
+	// Load copies here.
+	InputTokens InputTokens
+	// InputLengths is BENCH_INPUT_TOKENS as given: the in<N> lengths and
+	// the distributions (a prompt each, DistName, whose every request
+	// draws its own length).
+	InputLengths InputLengths `env:"BENCH_INPUT_TOKENS"`
+	// Workload is a workload file (BENCH_WORKLOAD): ShareGPT
+	// conversations, a trace or message lists, benchmarked as a prompt
+	// named after the file (workload.Name). WorkloadN, if above 0, takes
+	// that many of its items (a sample, drawn with a fixed seed), and
+	// TraceSpeed scales a trace's time (2: twice as fast).
+	Workload   string  `env:"BENCH_WORKLOAD"`
+	WorkloadN  int     `env:"BENCH_WORKLOAD_N" envDefault:"0"`
+	TraceSpeed float64 `env:"BENCH_TRACE_SPEED" envDefault:"1"`
+	// Tools is a tools file (BENCH_TOOLS): a JSON array of OpenAI
+	// function tools sent with every request.
+	Tools string `env:"BENCH_TOOLS"`
 	// NumCtx is the options.num_ctx sent to Ollama; nil: the driver
 	// makes it fit the longest conversation when there is an in<N>
 	// prompt, or turns or a shared prefix that need more than Ollama's
@@ -382,6 +404,8 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	if v, _ := lookupIn(environ, "BENCH_OUTPUT_DIR"); v == "" { // empty is unset, as for every variable
 		s.OutputDir = summary.DefaultOutputDir
 	}
+	s.MaxTokens = s.MaxTokensDist.Bound()
+	s.InputTokens = s.InputLengths.Fixed
 	if err := s.validate(environ); err != nil {
 		return s, err
 	}
@@ -404,7 +428,7 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 // it.
 func (s Settings) validate(environ map[string]string) error {
 	var errs []error
-	for _, p := range slices.Concat(s.loadProblems(), s.powerProblems(), s.runProblems(), s.requestProblems(), runtimeNameProblems(s.Runtimes)) {
+	for _, p := range slices.Concat(s.loadProblems(), s.powerProblems(), s.runProblems(), s.requestProblems(), s.workloadProblems(environ), runtimeNameProblems(s.Runtimes)) {
 		// The message shows the variable as the user wrote it.
 		errs = append(errs, fmt.Errorf("%s=%q: %s", p.variable, envvar.Get(environ, p.variable), p.why))
 	}

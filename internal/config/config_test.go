@@ -136,7 +136,20 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_IDLE_TIMEOUT", "soon", `BENCH_IDLE_TIMEOUT="soon": not a duration`},
 		{"BENCH_SKIP_UNREACHABLE", "yes", `BENCH_SKIP_UNREACHABLE="yes": not a boolean`},
 		{"BENCH_WARMUPS", "-1", `BENCH_WARMUPS="-1": must be 0 or more`},
-		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS="0": must be 1 or more`},
+		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS="0": "0": a length must be 1 or more`},
+		{"BENCH_MAX_TOKENS", "normal:128", `BENCH_MAX_TOKENS="normal:128": "normal:128": want normal:MEAN,SD`},
+		{"BENCH_MAX_TOKENS", "uniform:64-32", `BENCH_MAX_TOKENS="uniform:64-32": "uniform:64-32": LO is above HI`},
+		{"BENCH_MAX_TOKENS", "zipf:3", `BENCH_MAX_TOKENS="zipf:3": "zipf:3": unknown distribution "zipf"`},
+		{"BENCH_INPUT_TOKENS", "512,normal:1k", `BENCH_INPUT_TOKENS="512,normal:1k": "normal:1k": want normal:MEAN,SD`},
+		{"BENCH_INPUT_TOKENS", "uniform:1-2000000", `BENCH_INPUT_TOKENS="uniform:1-2000000": "uniform:1-2000000": draws up to 2000000 tokens, above the largest length, 1000000`},
+		{"BENCH_INPUT_TOKENS", "normal:1k,10,normal:1024,10", `"normal:1024,10" is listed twice`},
+		{"BENCH_WORKLOAD", " ", `BENCH_WORKLOAD=" ": must name a workload file`},
+		{"BENCH_WORKLOAD_N", "-3", `BENCH_WORKLOAD_N="-3": must be 0 (every item of the workload) or more`},
+		{"BENCH_WORKLOAD_N", "10", `BENCH_WORKLOAD_N="10": has no effect without BENCH_WORKLOAD`},
+		{"BENCH_TRACE_SPEED", "0", `BENCH_TRACE_SPEED="0": must be a number above 0`},
+		{"BENCH_TRACE_SPEED", "2", `BENCH_TRACE_SPEED="2": has no effect without BENCH_WORKLOAD`},
+		{"BENCH_TRACE_SPEED", "fast", `BENCH_TRACE_SPEED="fast"`},
+		{"BENCH_TOOLS", "", `BENCH_TOOLS="": must name a tools file`},
 		{"BENCH_SEED", "1.5", `BENCH_SEED="1.5": not a number`},
 		{"BENCH_TEMPERATURE", "hot", `BENCH_TEMPERATURE="hot": not a number`},
 		{"BENCH_TEMPERATURE", "-1", `BENCH_TEMPERATURE="-1": must be a finite number`},
@@ -182,6 +195,44 @@ func TestBadValues(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// A workload brings its own turns and prompts: BENCH_TURNS and
+// BENCH_SHARED_PREFIX with it are refused, each naming its value.
+func TestWorkloadRefusesTurnsAndSharedPrefix(t *testing.T) {
+	envtest.Clean(t)
+	t.Setenv("BENCH_WORKLOAD", "chats.json")
+	t.Setenv("BENCH_TURNS", "3")
+	t.Setenv("BENCH_SHARED_PREFIX", "100")
+	_, err := Load()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `BENCH_TURNS="3": a workload (BENCH_WORKLOAD) brings its own turns`)
+	assert.Contains(t, err.Error(), `BENCH_SHARED_PREFIX="100": a workload (BENCH_WORKLOAD) brings its own prompts`)
+}
+
+// BENCH_MAX_TOKENS and BENCH_INPUT_TOKENS take distributions besides the
+// lengths they took before, which keep their meaning: MaxTokens is the
+// most a request draws, InputTokens the in<N> lengths.
+func TestLengthDistributions(t *testing.T) {
+	envtest.Clean(t)
+	t.Setenv("BENCH_MAX_TOKENS", "normal:100,10")
+	t.Setenv("BENCH_INPUT_TOKENS", "512,normal:1024,256,uniform:128-2k,8k")
+	s, err := Load()
+	require.NoError(t, err)
+	assert.Equal(t, 140, s.MaxTokens, "mean + 4 SD: what a context must hold")
+	assert.True(t, s.MaxTokensDist.Varies())
+	assert.Equal(t, InputTokens{512, 8192}, s.InputTokens)
+	require.Len(t, s.InputLengths.Dists, 2)
+	assert.Equal(t, "in-normal-1024-256", DistName(s.InputLengths.Dists[0]))
+	assert.Equal(t, "in-uniform-128-2048", DistName(s.InputLengths.Dists[1]))
+
+	t.Setenv("BENCH_MAX_TOKENS", "1k")
+	t.Setenv("BENCH_INPUT_TOKENS", "512")
+	s, err = Load()
+	require.NoError(t, err)
+	assert.Equal(t, 1024, s.MaxTokens)
+	assert.False(t, s.MaxTokensDist.Varies(), "one length: every request asks the same")
+	assert.Empty(t, s.InputLengths.Dists)
 }
 
 func TestRuntimeDefaults(t *testing.T) {

@@ -81,6 +81,11 @@ type Driver struct {
 	conversations int
 	// canaries are the canary replies of each leaf's first run.
 	canaries map[summary.Key]*summary.Canary
+	// work are the prompts of BENCH_WORKLOAD and of BENCH_INPUT_TOKENS'
+	// distributions, by name; tools the JSON array of BENCH_TOOLS sent
+	// with every request (nil: none).
+	work  map[string]*work
+	tools json.RawMessage
 }
 
 // nextConversation is the id of a new conversation: its number in the run.
@@ -98,8 +103,12 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 	if err := checkCPU(opts.CPU); err != nil {
 		return nil, err
 	}
-	ps, err := prompts.Select(st.Prompts, st.PromptsDir, st.InputTokens)
+	d := &Driver{Settings: st, opts: opts, log: log}
+	ps, err := d.selectPrompts(st, opts)
 	if err != nil {
+		if st.Workload != "" || len(st.InputLengths.Dists) > 0 {
+			return nil, err
+		}
 		if len(st.InputTokens) > 0 {
 			return nil, fmt.Errorf("BENCH_PROMPTS=%q, BENCH_INPUT_TOKENS=%q: %w", strings.Join(st.Prompts, ","), st.InputTokens, err)
 		}
@@ -107,6 +116,10 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 			return nil, fmt.Errorf("BENCH_PROMPTS=%q, BENCH_PROMPTS_DIR=%q: %w", strings.Join(st.Prompts, ","), st.PromptsDir, err)
 		}
 		return nil, fmt.Errorf("BENCH_PROMPTS=%q: %w", strings.Join(st.Prompts, ","), err)
+	}
+	tools, err := readTools(st.Tools)
+	if err != nil {
+		return nil, err
 	}
 	specs := st.Specs
 	run := summary.NewRun(time.Now())
@@ -116,13 +129,15 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 	}
 	run.ID = out.id
 
-	d := &Driver{
+	*d = Driver{
 		Settings: st, Prompts: ps, opts: opts, log: log, unavailable: map[string]error{},
 		simCfg: simCfg,
 		client: &http.Client{Transport: runtimes.NewTransport(maxConns(st))},
 		Run:    run,
 		files:  out,
 		follow: prompts.FollowUps(st.Turns),
+		work:   d.work,
+		tools:  tools,
 	}
 	d.Run.Cache = st.Cache
 	d.Run.SLO = st.SLO.SLO
@@ -142,16 +157,12 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 	}
 	d.warnWeights()
 	d.numCtx = d.fitNumCtx()
-	if err := d.checkContext(); err != nil {
+	if err := errors.Join(d.checkContext(), d.checkWorkloadContext()); err != nil {
 		d.Close()
 		return nil, err
 	}
 	for _, p := range d.Prompts {
-		text := p.Text
-		if p.InputTokens > 0 {
-			text = fmt.Sprintf("(the suite's generated text, sized for each runtime to %d prompt tokens: see runtimes[].input_sizes)", p.InputTokens)
-		}
-		d.Run.Prompts = append(d.Run.Prompts, summary.Prompt{Name: p.Name, Text: text})
+		d.Run.Prompts = append(d.Run.Prompts, summary.Prompt{Name: p.Name, Text: d.promptText(p)})
 	}
 	d.Run.Host = DetectHost()
 	d.Run.Host.Label = hostLabel(st.HostLabel, os.Hostname)
@@ -201,6 +212,17 @@ func (d *Driver) leavesOf(rts []*runtimes.Runtime, yield func(summary.Key) bool)
 		keys := make([]summary.Key, len(rts))
 		for i, rt := range rts {
 			keys[i] = summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
+		}
+		if k := d.work[p.Name]; k != nil && k.trace() {
+			// A trace is one open loop at its recorded times, named by
+			// its mean rate: no other load.
+			for _, key := range keys {
+				key.Rate = k.rate
+				if !yield(key) {
+					return false
+				}
+			}
+			continue
 		}
 		if !d.closedLoop(keys, yield) {
 			return false
@@ -359,7 +381,7 @@ func (d *Driver) logf(format string, args ...any) {
 // server: the transport keeps that many idle connections.
 func maxConns(st config.Settings) int {
 	n := max(st.Concurrency.Max(), 1)
-	if len(st.Rates) > 0 {
+	if len(st.Rates) > 0 || st.Workload != "" {
 		n = max(n, st.MaxInflight)
 	}
 	return n

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
+	"github.com/inferencebench/inferencebench/internal/workload"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -43,6 +45,16 @@ type Leaf struct {
 	rounds     []summary.Round
 	open       *openLoop // for an open-loop leaf (key.Rate > 0)
 	progress   leafProgress
+
+	// A workload's or a distribution's leaf (workload.go): what its
+	// requests are made of, the draws of their lengths, the next
+	// conversation of the workload, the words of generated text per
+	// token on the runtime, and a trace's texts.
+	work     *work
+	rng      *rand.Rand
+	cursor   int
+	wordsFor workload.WordsFor
+	text     *workload.TraceText
 
 	// The timed part: when it began, and the server's counters then (nil
 	// where the server has none).
@@ -92,11 +104,14 @@ func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, 
 // when -benchtime decides).
 func (d *Driver) newLeaf(ctx context.Context, k summary.Key, rt *runtimes.Runtime, count, arrivals int, name string) (*Leaf, error) {
 	p := d.prompt(k.Prompt)
-	text, err := d.inputText(ctx, rt, p)
-	if err != nil {
-		return nil, err
+	kw := d.work[k.Prompt]
+	if kw == nil {
+		text, err := d.inputText(ctx, rt, p)
+		if err != nil {
+			return nil, err
+		}
+		p.Text = text
 	}
-	p.Text = text
 	system, err := d.sharedPrefix(ctx, rt)
 	if err != nil {
 		return nil, err
@@ -108,10 +123,19 @@ func (d *Driver) newLeaf(ctx context.Context, k summary.Key, rt *runtimes.Runtim
 		input:    p.InputTokens,
 	}
 	l.req.System = system
+	if kw != nil {
+		l.work, l.input = kw, 0
+	}
+	if err := l.prepareWork(ctx); err != nil {
+		return nil, err
+	}
 	if k.Rate > 0 {
 		st := d.Settings
 		// A control draws the arrivals of the first run.
 		l.open = newOpenLoop(k.Rate, st.Burstiness, st.MaxInflight, arrivals, fmt.Sprintf("%s #%d", k.Levels(), max(count, 1)))
+		if kw != nil && kw.trace() {
+			l.open.at = kw.traceAt
+		}
 	}
 	return l, nil
 }
@@ -183,6 +207,10 @@ func (l *Leaf) sendCanary() {
 // Next runs one b.Loop iteration: a timed round of a closed-loop leaf, or
 // the next arrival of an open-loop one.
 func (l *Leaf) Next() {
+	if l.open != nil && l.varies() {
+		l.nextVaried()
+		return
+	}
 	if l.open != nil {
 		i := l.open.sent()
 		req := l.coldRequest(l.req, false, 1, i)
@@ -197,6 +225,9 @@ func (l *Leaf) Next() {
 // send runs one round: warm-up or timed round number i, a conversation
 // (BENCH_TURNS) for each request of the load.
 func (l *Leaf) send(warmup bool, i int) summary.Round {
+	if l.varies() {
+		return l.sendVaried(warmup, i)
+	}
 	n := l.key.Concurrency
 	if l.open != nil {
 		n = 1
@@ -212,7 +243,7 @@ func (l *Leaf) send(warmup bool, i int) summary.Round {
 		rd.Results = append(rd.Results, chat...)
 		rd.NotSent += l.d.Settings.Turns - len(chat)
 	}
-	l.record(warmup, i, rd.Results)
+	l.record(warmup, i, rd.Results, nil)
 	return rd
 }
 
@@ -227,7 +258,7 @@ func (l *Leaf) shape() summary.Round {
 // ended, and records its requests.
 func (l *Leaf) endOpen() {
 	r := l.open.end(l.d.Settings.Turns, l.shape())
-	l.record(false, 1, r.Results)
+	l.record(false, 1, r.Results, r.Asked)
 	l.rounds = append(l.rounds, r)
 }
 
@@ -252,14 +283,16 @@ func (l *Leaf) coldRequest(req runtimes.Request, warmup bool, i, j int) runtimes
 	req.Conversation = l.d.nextConversation()
 	if l.cold() {
 		m := prompts.Marker{Run: l.d.Run.ID, Salt: l.d.Run.CreatedAt.UnixNano(), Leaf: l.n, Warmup: warmup, Round: i, Request: j}
-		req.Prompt = prompts.Cold(l.req.Prompt, m)
+		req.Prompt = prompts.Cold(req.Prompt, m)
 	}
 	return req
 }
 
-// record appends a round's requests to the run's request records.
-func (l *Leaf) record(warmup bool, i int, results []runtimes.Result) {
+// record appends a round's requests to the run's request records, with
+// what each asked for where they differ (asked, parallel to results).
+func (l *Leaf) record(warmup bool, i int, results []runtimes.Result, asked []summary.Asked) {
 	recs := summary.RoundRecords(l.key, l.count, i, warmup, l.d.Run.CreatedAt, results, summary.Keep{Chunks: l.d.Settings.RecordChunks, Text: l.d.Settings.RecordText})
+	summary.SetAsked(recs, asked)
 	if !warmup && l.hold(recs) {
 		return // written at the leaf's end, with their energy
 	}
@@ -366,7 +399,7 @@ func (d *Driver) request(p prompts.Prompt) runtimes.Request {
 	return runtimes.Request{
 		Prompt: p.Text, MaxTokens: st.MaxTokens, Seed: st.Seed, Temperature: st.Temperature,
 		IgnoreEOS: st.IgnoreEOS, KeepAlive: st.KeepAlive, NumCtx: d.numCtx,
-		KeepText: st.RecordText,
+		KeepText: st.RecordText, Tools: d.tools,
 	}
 }
 

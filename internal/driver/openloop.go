@@ -20,9 +20,15 @@ type openLoop struct {
 
 	start, due time.Time // the first arrival; the latest arrival's time
 
+	// at, if set, is when arrival i is due from the first (a trace's
+	// recorded times); otherwise the gaps are arrivals'.
+	at func(i int) time.Duration
+
 	mu          sync.Mutex
 	results     [][]runtimes.Result // each arrival's conversation
 	dues        []time.Time         // each arrival's time
+	turns       []int               // each arrival's turns, 0: end's
+	asked       []summary.Asked     // each arrival's lengths, if given
 	inflight    int
 	inflightMax int
 	capped      int
@@ -42,10 +48,19 @@ func newOpenLoop(rate, burstiness float64, maxInflight, n int, seed string) *ope
 // goroutine, without waiting for the requests in flight: send returns the
 // results of the conversation req starts (one, for a single turn).
 func (o *openLoop) arrive(send func(runtimes.Request) []runtimes.Result, req runtimes.Request) {
-	if o.start.IsZero() {
+	o.arriveAs(send, req, 0, nil)
+}
+
+// arriveAs is arrive of a conversation of turns turns (0: as end is
+// told) that asked for asked (nil: the round's lengths).
+func (o *openLoop) arriveAs(send func(runtimes.Request) []runtimes.Result, req runtimes.Request, turns int, asked *summary.Asked) {
+	switch {
+	case o.start.IsZero():
 		o.start = time.Now()
 		o.due = o.start
-	} else {
+	case o.at != nil:
+		o.due = o.start.Add(o.at(o.sent()))
+	default:
 		o.due = o.due.Add(o.arrivals.next())
 	}
 	waitUntil(o.due)
@@ -61,6 +76,10 @@ func (o *openLoop) arrive(send func(runtimes.Request) []runtimes.Result, req run
 	i := len(o.results)
 	o.results = append(o.results, nil)
 	o.dues = append(o.dues, o.due)
+	o.turns = append(o.turns, turns)
+	if asked != nil {
+		o.asked = append(o.asked, *asked)
+	}
 	o.inflight++
 	o.inflightMax = max(o.inflightMax, o.inflight)
 	o.mu.Unlock()
@@ -97,7 +116,16 @@ func (o *openLoop) end(turns int, shape summary.Round) summary.Round {
 	rd := shape
 	for i, chat := range o.results {
 		rd.Results = append(rd.Results, chat...)
-		rd.NotSent += turns - len(chat)
+		want := turns
+		if o.turns[i] > 0 {
+			want = o.turns[i]
+		}
+		rd.NotSent += want - len(chat)
+		if i < len(o.asked) {
+			for range chat {
+				rd.Asked = append(rd.Asked, o.asked[i])
+			}
+		}
 		if len(chat) == 0 || chat[0].Start.IsZero() {
 			continue
 		}

@@ -334,6 +334,9 @@ func (d *Driver) fitNumCtx() int {
 			sized = sized || p.InputTokens > 0
 		}
 	}
+	if need, trace := d.workNumCtx(); need > 0 {
+		n, sized = max(n, need), sized || trace
+	}
 	if !sized && n <= ollamaContext {
 		return 0
 	}

@@ -39,7 +39,46 @@ type Round struct {
 	// A request's turn is in its Result: a prompt is cold (nothing of it
 	// cached) only on turn 1 with no shared prefix.
 	NotSent, SharedPrefix int
+	// Asked is what each request asked for, parallel to Results, where
+	// requests differ (a length distribution, a workload); nil: every
+	// request asked InputTokens and MaxTokens.
+	Asked []Asked
 }
+
+// Asked is what one request asked for: the prompt tokens it was sized
+// to (0: not sized) and the output tokens (max_tokens).
+type Asked struct {
+	InputTokens, MaxTokens int
+}
+
+// asked is what request i of rd asked for.
+func (rd Round) asked(i int) Asked {
+	if i < len(rd.Asked) {
+		return rd.Asked[i]
+	}
+	return Asked{InputTokens: rd.InputTokens, MaxTokens: rd.MaxTokens}
+}
+
+// Lengths are the lengths requests asked for, where they differ: how
+// many, their sum, the least and the most.
+type Lengths struct {
+	N, Sum, Min, Max int
+}
+
+func (l *Lengths) add(n int) {
+	if n <= 0 {
+		return
+	}
+	if l.N == 0 || n < l.Min {
+		l.Min = n
+	}
+	l.Max = max(l.Max, n)
+	l.N++
+	l.Sum += n
+}
+
+// Varies reports whether the lengths differ.
+func (l Lengths) Varies() bool { return l.N > 0 && l.Min != l.Max }
 
 // cold reports whether no server can have had any of res's prompt
 // cached: rd's prompts are unique, res is the first turn of its
@@ -141,6 +180,9 @@ type Metrics struct {
 	// if rounds differed), 0 for prompts not sized; Truncated counts the
 	// successful requests whose prompt the server cut (see truncated).
 	InputTokens, Truncated int
+	// AskedInput and AskedMax are the prompt lengths and max_tokens each
+	// request asked for, in rounds whose requests differ (Round.Asked).
+	AskedInput, AskedMax Lengths
 
 	// Goodput are the requests that met the SLO per second of the rounds'
 	// wall time, and Attainment their share of all requests (failures
@@ -308,6 +350,11 @@ func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 		tokens, ok := 0, 0
 		for i, res := range rd.Results {
 			m.Requests++
+			if rd.Asked != nil {
+				a := rd.asked(i)
+				m.AskedInput.add(a.InputTokens)
+				m.AskedMax.add(a.MaxTokens)
+			}
 			if !res.OK() {
 				m.Failures++
 				if m.FirstError == nil {
@@ -320,7 +367,10 @@ func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 			ok++
 			turns = max(turns, res.Turn)
 			tokens += res.OutputTokens
-			m.add(&s, rd, res)
+			a := rd.asked(i)
+			each := rd // the round as this request asked it
+			each.InputTokens, each.MaxTokens = a.InputTokens, a.MaxTokens
+			m.add(&s, each, res)
 			if i > 0 && droppedHistory(rd.Results[i-1], res) {
 				m.Truncated++
 			}
@@ -377,12 +427,16 @@ func byTurn(rounds []Round, n int) []Metrics {
 		var of []Round
 		for _, rd := range rounds {
 			var results []runtimes.Result
-			for _, res := range rd.Results {
+			var asked []Asked
+			for i, res := range rd.Results {
 				if max(res.Turn, 1) == t+1 {
 					results = append(results, res)
+					if rd.Asked != nil {
+						asked = append(asked, rd.asked(i))
+					}
 				}
 			}
-			rd.Results, rd.NotSent, rd.Open = results, 0, nil
+			rd.Results, rd.NotSent, rd.Open, rd.Asked = results, 0, nil, asked
 			of = append(of, rd)
 		}
 		out[t] = compute(of, SLO{}, false)
@@ -405,7 +459,9 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	if res.ServedModel != "" {
 		count(&m.ServedModels, res.ServedModel)
 	}
-	m.InputTokens = max(m.InputTokens, rd.InputTokens)
+	if rd.Asked == nil { // requests of lengths of their own have no one target
+		m.InputTokens = max(m.InputTokens, rd.InputTokens)
+	}
 	if truncated(rd, res) {
 		m.Truncated++
 	}

@@ -45,6 +45,12 @@ type Record struct {
 	// at temperature 0, without marker, in no figure but the row's
 	// canary.
 	Canary bool `json:"canary"`
+	// InputTokens and MaxTokens are what the request asked for where
+	// requests differ (a length distribution, a workload): the prompt
+	// tokens its text was sized to (0, absent, where not sized) and its
+	// max_tokens; absent where every request of the leaf asked the same.
+	InputTokens int `json:"input_tokens,omitempty"`
+	MaxTokens   int `json:"max_tokens,omitempty"`
 	// StartS is when the request was sent, from the run's start.
 	StartS float64  `json:"start_s"`
 	TTFTS  *float64 `json:"ttft_s"`
@@ -168,6 +174,16 @@ func RoundRecords(k Key, count, i int, warmup bool, runStart time.Time, results 
 		out[j] = r
 	}
 	return out
+}
+
+// SetAsked sets each record's InputTokens and MaxTokens from asked,
+// parallel to recs (Round.Asked); nil leaves them absent.
+func SetAsked(recs []Record, asked []Asked) {
+	for j := range recs {
+		if j < len(asked) {
+			recs[j].InputTokens, recs[j].MaxTokens = asked[j].InputTokens, asked[j].MaxTokens
+		}
+	}
 }
 
 func serverTimings(res runtimes.Result) ServerTimings {

@@ -520,6 +520,16 @@ type Row struct {
 	// of N by its count, or on Ollama a count that reaches num_ctx).
 	InputTokensTarget *int `json:"input_tokens_target"`
 	TruncatedPrompts  int  `json:"truncated_prompts"`
+	// The prompt lengths (where sized) and max_tokens the requests asked
+	// for, when they differ from request to request (a length
+	// distribution, a workload): their mean, least and most; absent when
+	// every request asked the same.
+	InputTokensAskedMean *float64 `json:"input_tokens_asked_mean,omitempty"`
+	InputTokensAskedMin  *int     `json:"input_tokens_asked_min,omitempty"`
+	InputTokensAskedMax  *int     `json:"input_tokens_asked_max,omitempty"`
+	MaxTokensAskedMean   *float64 `json:"max_tokens_asked_mean,omitempty"`
+	MaxTokensAskedMin    *int     `json:"max_tokens_asked_min,omitempty"`
+	MaxTokensAskedMax    *int     `json:"max_tokens_asked_max,omitempty"`
 
 	// CacheHitRatio is the cached prompt tokens over the prompt tokens of
 	// the successful requests whose server said how many it took from its
@@ -679,6 +689,12 @@ func newRow(k Key, m Metrics, tel *pooledTelemetry) Row {
 		row.InputTokensTarget = &m.InputTokens
 	}
 	row.TruncatedPrompts = m.Truncated
+	if l := m.AskedInput; l.Varies() {
+		row.InputTokensAskedMean, row.InputTokensAskedMin, row.InputTokensAskedMax = num(float64(l.Sum)/float64(l.N)), &l.Min, &l.Max
+	}
+	if l := m.AskedMax; l.Varies() {
+		row.MaxTokensAskedMean, row.MaxTokensAskedMin, row.MaxTokensAskedMax = num(float64(l.Sum)/float64(l.N)), &l.Min, &l.Max
+	}
 	row.NotSent = m.NotSent
 	if m.CachedOf > 0 {
 		row.CacheHitRatio = num(float64(m.Cached) / float64(m.CachedOf))

@@ -1,7 +1,9 @@
 // Package workload reads workload files — recorded conversations, request
 // traces, message lists — and tools files, and draws lengths from
 // distributions: the reading half of workload replay, tool calls and
-// length distributions (issue 31; their settings are not wired yet). It knows no settings and sends nothing: the driver
+// length distributions (issue 31: BENCH_WORKLOAD, BENCH_TOOLS and the
+// distributions of BENCH_INPUT_TOKENS and BENCH_MAX_TOKENS, which package
+// config reads and the driver replays). It knows no settings and sends nothing: the driver
 // calls [Read], [NewTraceText], [ParseDistribution] and [ReadTools], and
 // sends what they return.
 //

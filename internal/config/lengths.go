@@ -1,0 +1,113 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/workload"
+)
+
+// Length is BENCH_MAX_TOKENS: a length in tokens ("128", "1k") or a
+// distribution of lengths ("normal:256,64", "uniform:16-512"), from which
+// each request draws its own (workload.ParseDistribution).
+type Length struct{ workload.Distribution }
+
+func (l *Length) UnmarshalText(b []byte) error {
+	d, err := workload.ParseDistribution(string(b))
+	if err != nil {
+		return err
+	}
+	l.Distribution = d
+	return nil
+}
+
+// Varies reports whether requests draw lengths of their own: a
+// distribution that is not one length.
+func (l Length) Varies() bool { return l.Kind() != "" && !l.IsFixed() }
+
+// InputLengths is BENCH_INPUT_TOKENS: a comma list whose items are
+// lengths ("512", "8k": the in<N> prompts, as InputTokens reads them) or
+// distributions ("normal:1024,256", "uniform:128-2048": a prompt each,
+// whose every request draws its own length). The comma inside
+// normal:MEAN,SD belongs to it.
+type InputLengths struct {
+	Fixed InputTokens
+	Dists []workload.Distribution
+}
+
+func (in *InputLengths) UnmarshalText(b []byte) error {
+	*in = InputLengths{}
+	items := strings.Split(string(b), ",")
+	var fixed []string
+	seen := map[string]bool{}
+	for i := 0; i < len(items); i++ {
+		s := strings.TrimSpace(items[i])
+		kind, _, dist := strings.Cut(s, ":")
+		if !dist {
+			fixed = append(fixed, items[i])
+			continue
+		}
+		if strings.EqualFold(strings.TrimSpace(kind), "normal") && i+1 < len(items) {
+			i++
+			s += "," + strings.TrimSpace(items[i])
+		}
+		d, err := workload.ParseDistribution(s)
+		if err != nil {
+			return err
+		}
+		if d.Bound() > MaxInputTokens {
+			return fmt.Errorf("%q: draws up to %d tokens, above the largest length, %d", s, d.Bound(), MaxInputTokens)
+		}
+		if seen[d.String()] {
+			return fmt.Errorf("%q is listed twice", s)
+		}
+		seen[d.String()] = true
+		in.Dists = append(in.Dists, d)
+	}
+	if len(fixed) > 0 {
+		return in.Fixed.UnmarshalText([]byte(strings.Join(fixed, ",")))
+	}
+	return nil
+}
+
+// DistName is the prompt name of an input length distribution:
+// "in-normal-1024-256", "in-uniform-128-2048" (never an in<N> name).
+func DistName(d workload.Distribution) string {
+	return "in-" + strings.NewReplacer(":", "-", ",", "-").Replace(d.String())
+}
+
+// workloadProblems checks BENCH_WORKLOAD and the settings that go with
+// it. The files themselves are read by the driver, before any request.
+func (s Settings) workloadProblems(environ map[string]string) []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
+	set := func(name string) bool { _, ok := lookupIn(environ, name); return ok }
+	if s.WorkloadN < 0 {
+		bad("BENCH_WORKLOAD_N", "must be 0 (every item of the workload) or more")
+	}
+	if !(s.TraceSpeed > 0) || math.IsInf(s.TraceSpeed, 0) {
+		bad("BENCH_TRACE_SPEED", "must be a number above 0 (1 replays a trace at its recorded times, 2 twice as fast)")
+	}
+	if set("BENCH_WORKLOAD") && strings.TrimSpace(s.Workload) == "" {
+		bad("BENCH_WORKLOAD", "must name a workload file")
+	}
+	if set("BENCH_TOOLS") && strings.TrimSpace(s.Tools) == "" {
+		bad("BENCH_TOOLS", "must name a tools file (a JSON array of OpenAI tools)")
+	}
+	if strings.TrimSpace(s.Workload) == "" {
+		for _, name := range []string{"BENCH_WORKLOAD_N", "BENCH_TRACE_SPEED"} {
+			if set(name) {
+				bad(name, "has no effect without BENCH_WORKLOAD")
+			}
+		}
+		return ps
+	}
+	if s.Turns > 1 {
+		bad("BENCH_TURNS", "a workload (BENCH_WORKLOAD) brings its own turns: leave BENCH_TURNS unset")
+	}
+	if s.SharedPrefix > 0 {
+		bad("BENCH_SHARED_PREFIX", "a workload (BENCH_WORKLOAD) brings its own prompts: leave BENCH_SHARED_PREFIX unset")
+	}
+	return ps
+}
