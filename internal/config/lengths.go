@@ -82,7 +82,8 @@ func DistName(d workload.Distribution) string {
 func (s Settings) workloadProblems(environ map[string]string) []problem {
 	var ps []problem
 	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
-	set := func(name string) bool { _, ok := lookupIn(environ, name); return ok }
+	// Empty is unset, as for every variable.
+	set := func(name string) bool { v, _ := lookupIn(environ, name); return v != "" }
 	if s.WorkloadN < 0 {
 		bad("BENCH_WORKLOAD_N", "must be 0 (every item of the workload) or more")
 	}
