@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
@@ -70,7 +71,7 @@ func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	for _, rt := range r.Runtimes {
 		for _, conc := range []int{1, 4} {
-			k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: "short", Concurrency: conc}
+			k := bench.Key{Runtime: rt.Name, Model: rt.Model, Prompt: "short", Concurrency: conc}
 			// Per-stream decode rate and TTFT of each runtime at conc.
 			decode, ttft := 30.0, 0.25
 			if rt.Name == "vllm-metal" {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -102,10 +103,7 @@ func (k key) host() string {
 }
 
 func (k key) load() string {
-	if k.Rate > 0 {
-		return "rate=" + summary.FormatRate(k.Rate)
-	}
-	return "conc=" + strconv.Itoa(k.Concurrency)
+	return bench.Key{Concurrency: k.Concurrency, Rate: k.Rate}.Load()
 }
 
 func promptName(p string) string {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/plotkit"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
@@ -169,7 +170,7 @@ func (c chartSet) requestEnergyChart() (chartFile, bool, error) {
 // loadLabel is a key's load for a chart's label: "conc 4" or "2 req/s".
 func loadLabel(k key) string {
 	if k.open() {
-		return summary.FormatRate(k.Rate) + " req/s"
+		return bench.FormatRate(k.Rate) + " req/s"
 	}
 	return "conc " + strconv.Itoa(k.Concurrency)
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -91,7 +92,7 @@ func (k key) open() bool { return k.Rate > 0 }
 // load names k's load for a table cell: the concurrency, or the rate.
 func (k key) load() string {
 	if k.open() {
-		return summary.FormatRate(k.Rate) + " req/s"
+		return bench.FormatRate(k.Rate) + " req/s"
 	}
 	return "conc " + strconv.Itoa(k.Concurrency)
 }

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/bench"
 )
 
 // The table engine: Markdown tables, their cells, and the tables of rows
@@ -122,7 +122,7 @@ type table struct {
 // open-loop rows and of rows of either kind, without their columns.
 var (
 	closedLoad = table{load: head{"conc", true}, loadOf: func(k key) string { return strconv.Itoa(k.Concurrency) }}
-	rateLoad   = table{load: head{"rate req/s", true}, loadOf: func(k key) string { return summary.FormatRate(k.Rate) }}
+	rateLoad   = table{load: head{"rate req/s", true}, loadOf: func(k key) string { return bench.FormatRate(k.Rate) }}
 	anyLoad    = table{load: head{"load", false}, loadOf: key.load}
 )
 

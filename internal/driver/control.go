@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
@@ -14,7 +15,7 @@ import (
 // rounds (an open-loop leaf: arrivals) it ran and how long they took,
 // and its requests' values, which its control is tested against.
 type firstLeaf struct {
-	key    summary.Key
+	key    bench.Key
 	rounds int
 	open   bool
 	wall   time.Duration

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 )
@@ -52,7 +53,7 @@ func energySetup(t *testing.T, trace string, extra map[string]string) (*Driver, 
 }
 
 // leafRecords are the timed request records of k's leaf runs.
-func leafRecords(t *testing.T, d *Driver, k summary.Key) []summary.Record {
+func leafRecords(t *testing.T, d *Driver, k bench.Key) []summary.Record {
 	t.Helper()
 	all, err := summary.ReadRecords(d.files.records)
 	require.NoError(t, err)
@@ -87,7 +88,7 @@ func TestNetEnergyScriptedTrace(t *testing.T) {
 	assert.Equal(t, summary.Number(1), d.Run.Arguments.IdlePowerS)
 
 	for _, conc := range []int{1, 4} {
-		k := summary.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: conc}
+		k := bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: conc}
 		out := runLeaf(t, d, k, 6)
 		require.NotNil(t, out.Power, "notes: %v", out.Notes)
 		f := out.Power
@@ -156,7 +157,7 @@ func TestNetEnergyScriptedTrace(t *testing.T) {
 func TestCoverageWarningScriptedTrace(t *testing.T) {
 	d, _ := energySetup(t, "4:1.6,20:1.2,stop", nil)
 	require.NotNil(t, d.Run.Host.IdlePowerW)
-	k := summary.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}
+	k := bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}
 	// 25 rounds of 140 ms: 3.5 s, of which at most about 1.5 s is before
 	// the trace stops.
 	out := runLeaf(t, d, k, 25)

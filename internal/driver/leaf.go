@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
@@ -19,7 +20,7 @@ import (
 type Leaf struct {
 	d       *Driver
 	ctx     context.Context
-	key     summary.Key
+	key     bench.Key
 	rt      *runtimes.Runtime
 	req     runtimes.Request
 	n       int // this leaf run's number in the run, from 1
@@ -55,7 +56,7 @@ type Leaf struct {
 // a row that says why (class unreachable or unavailable), and skip says
 // whether to skip the benchmark (an unreachable runtime with
 // BENCH_SKIP_UNREACHABLE=1) rather than fail it.
-func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, err error) {
+func (d *Driver) Begin(ctx context.Context, k bench.Key) (l *Leaf, skip bool, err error) {
 	rt := d.runtime(k.Runtime)
 	if why := d.unavailable[k.Runtime]; why != nil {
 		class := ClassUnavailable
@@ -76,7 +77,7 @@ func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, 
 	}
 	d.leafRuns++
 	if d.repetitions == nil {
-		d.repetitions = map[summary.Key]int{}
+		d.repetitions = map[bench.Key]int{}
 	}
 	d.repetitions[k]++
 	l, err = d.newLeaf(ctx, k, rt, d.repetitions[k], d.fixedRounds(), k.Levels())
@@ -90,7 +91,7 @@ func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, 
 // newLeaf is leaf run number count of k (0 for a control) on rt, named
 // name in progress lines; an open-loop one plans arrivals arrivals (0
 // when -benchtime decides).
-func (d *Driver) newLeaf(ctx context.Context, k summary.Key, rt *runtimes.Runtime, count, arrivals int, name string) (*Leaf, error) {
+func (d *Driver) newLeaf(ctx context.Context, k bench.Key, rt *runtimes.Runtime, count, arrivals int, name string) (*Leaf, error) {
 	p := d.prompt(k.Prompt)
 	text, err := d.inputText(ctx, rt, p)
 	if err != nil {
@@ -168,7 +169,7 @@ func (l *Leaf) sendCanary() {
 		l.canaryNote = fmt.Sprintf("the canary's answer is empty: its %d output tokens were all reasoning (or sent no text), so only their number can show a changed reply; a larger BENCH_MAX_TOKENS leaves room for the answer", res.OutputTokens)
 	}
 	if l.d.canaries == nil {
-		l.d.canaries = map[summary.Key]*summary.Canary{}
+		l.d.canaries = map[bench.Key]*summary.Canary{}
 	}
 	first, ok := l.d.canaries[l.key]
 	if !ok {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -26,7 +27,7 @@ func TestOpenLoopLeaf(t *testing.T) {
 	d, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	var k summary.Key
+	var k bench.Key
 	for l := range d.Leaves() {
 		k = l // the last: the rate leaf
 	}

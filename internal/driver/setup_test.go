@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -171,7 +172,7 @@ func TestMessagesAreNotBenchstatConfig(t *testing.T) {
 	var log bytes.Buffer
 	s, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
-	s.Run.Add(summary.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
+	s.Run.Add(bench.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
 
 	require.NoError(t, s.Finish())
 	// And a run that falls back to the simulator, for its notice.
@@ -275,7 +276,7 @@ func TestFilesHoldNoSecrets(t *testing.T) {
 	env["OLLAMA_API_KEY"] = "sk-verysecret"
 	s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
-	s.Run.Add(summary.Key{Runtime: "ollama", Model: "tiny:latest", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
+	s.Run.Add(bench.Key{Runtime: "ollama", Model: "tiny:latest", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
 
 	require.NoError(t, s.Finish())
 

@@ -8,9 +8,9 @@ import (
 	"math"
 	"os/exec"
 	"runtime"
-	"strings"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
@@ -169,7 +169,7 @@ const startTempApart = 10
 
 // compareStartTemps says on the log which runtimes' rows at k's prompt
 // and load started more than startTempApart from k's row.
-func (d *Driver) compareStartTemps(k summary.Key) {
+func (d *Driver) compareStartTemps(k bench.Key) {
 	rows := d.Run.Rows()
 	var mine *summary.Row
 	for i := range rows {
@@ -192,13 +192,13 @@ func (d *Driver) compareStartTemps(k summary.Key) {
 				continue
 			}
 			d.logf("%s: %s started at %s %.0f °C, %s at %.0f °C, more than %d °C apart: the hotter may have run throttled (BENCH_ORDER=interleaved alternates runtimes; a pause or a cooler Mac evens it)",
-				strings.TrimPrefix(k.Levels(), "runtime="+summary.Safe(k.Runtime)+"/"), r.Runtime, t.what, *t.his, k.Runtime, *t.own, startTempApart)
+				k.Workload(), r.Runtime, t.what, *t.his, k.Runtime, *t.own, startTempApart)
 		}
 	}
 }
 
 // sameLoad reports whether row r is of k's prompt and load.
-func sameLoad(r summary.Row, k summary.Key) bool {
+func sameLoad(r summary.Row, k bench.Key) bool {
 	if r.Prompt != k.Prompt || r.Concurrency != k.Concurrency {
 		return false
 	}

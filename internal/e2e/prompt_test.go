@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
@@ -82,7 +83,7 @@ func promptRun(t *testing.T, cache string) *summary.File {
 				}
 				rounds = append(rounds, rd)
 			}
-			r.Add(summary.Key{Runtime: rt, Model: "m", Prompt: "short", Concurrency: c}, rounds, summary.Telemetry{})
+			r.Add(bench.Key{Runtime: rt, Model: "m", Prompt: "short", Concurrency: c}, rounds, summary.Telemetry{})
 		}
 	}
 	data, err := r.File().Encode()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
@@ -29,11 +30,11 @@ func request(n int) runtimes.Result {
 }
 
 // leafFunc returns the rounds of one -count repetition (0 or 1) of a leaf.
-type leafFunc func(k summary.Key, rep int) []summary.Round
+type leafFunc func(k bench.Key, rep int) []summary.Round
 
 // rounds is a leaf as it should be: want.rounds rounds of k.Concurrency
 // requests of want.maxTokens tokens each.
-func rounds(k summary.Key, _ int) []summary.Round {
+func rounds(k bench.Key, _ int) []summary.Round {
 	var out []summary.Round
 	for range want.rounds {
 		rd := summary.Round{Wall: 750 * ms}
@@ -48,7 +49,7 @@ func rounds(k summary.Key, _ int) []summary.Round {
 // except returns rounds, with the leaf of runtime rt, prompt p and
 // concurrency c in its first repetition changed by edit.
 func except(rt, p string, c int, edit func([]summary.Round) []summary.Round) leafFunc {
-	return func(k summary.Key, rep int) []summary.Round {
+	return func(k bench.Key, rep int) []summary.Round {
 		rds := rounds(k, rep)
 		if k.Runtime == rt && k.Prompt == p && k.Concurrency == c && rep == 0 {
 			return edit(rds)
@@ -78,7 +79,7 @@ func suiteFile(t *testing.T, leaf leafFunc) *summary.File {
 		for _, rt := range want.runtimes {
 			for _, p := range want.prompts {
 				for _, c := range want.concurrency {
-					k := summary.Key{Runtime: rt, Model: "m", Prompt: p, Concurrency: c}
+					k := bench.Key{Runtime: rt, Model: "m", Prompt: p, Concurrency: c}
 					r.Add(k, leaf(k, rep), summary.Telemetry{})
 				}
 			}

@@ -2,7 +2,6 @@ package summary
 
 import (
 	"bytes"
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -88,7 +87,7 @@ func (r *Run) Benchfmt() ([]byte, error) {
 		}
 		res := &benchfmt.Result{
 			Config: config,
-			Name:   benchfmt.Name(benchName(l.key.Name(), l.procs)),
+			Name:   benchfmt.Name(l.key.NameProcs(l.procs)),
 			Iters:  len(l.rounds),
 		}
 		res.Values = append(res.Values, benchfmt.Value{Value: math.Round(m.Wall.Mean * 1e9), Unit: "ns/op"})
@@ -102,14 +101,6 @@ func (r *Run) Benchfmt() ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
-}
-
-// benchName appends the GOMAXPROCS suffix as go test does: not for 1.
-func benchName(name string, procs int) string {
-	if procs != 1 {
-		return fmt.Sprintf("%s-%d", name, procs)
-	}
-	return name
 }
 
 // values collects Report's metrics.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -120,9 +121,9 @@ func TestBenchfmtHasNothingRunSpecific(t *testing.T) {
 
 func TestBenchfmtNames(t *testing.T) {
 	r := NewRun(fixtureCreated)
-	r.Add(Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4}, []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 900*ms, 10)}}}, Telemetry{})
+	r.Add(bench.Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4}, []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 900*ms, 10)}}}, Telemetry{})
 
-	r.Add(Key{Runtime: "never-ran", Prompt: "short", Concurrency: 1}, nil, Telemetry{})
+	r.Add(bench.Key{Runtime: "never-ran", Prompt: "short", Concurrency: 1}, nil, Telemetry{})
 	data, err := r.Benchfmt()
 	require.NoError(t, err)
 	got := readBenchfmt(t, data)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -34,7 +35,7 @@ func TestNewCanary(t *testing.T) {
 func TestRowCanary(t *testing.T) {
 	t.Parallel()
 	r := NewRun(time.Now())
-	k := Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}
+	k := bench.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}
 	rd := []Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}
 	r.Add(k, rd, Telemetry{}) // its canary failed
 	r.Add(k, rd, Telemetry{Canary: NewCanary("first", 1)})

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -126,7 +127,7 @@ func PerRequestOf(rounds []Round) PerRequest {
 
 // LeafRuns returns the figures of every run (-count repetition) of k so
 // far, in order.
-func (r *Run) LeafRuns(k Key) []Metrics {
+func (r *Run) LeafRuns(k bench.Key) []Metrics {
 	var out []Metrics
 	for _, l := range r.snapshot() {
 		if l.key == k && l.notRun == nil {
@@ -140,7 +141,7 @@ func (r *Run) LeafRuns(k Key) []Metrics {
 // run, with runs, the figures of k's runs during it (the first is the one
 // compared; all of them give the spread), and tests first, the requests
 // of the first run, against last, the control's.
-func NewControl(k Key, runs []Metrics, end Metrics, first, last PerRequest) Control {
+func NewControl(k bench.Key, runs []Metrics, end Metrics, first, last PerRequest) Control {
 	c := Control{Leaf: k.Levels(), End: controlFigures(end), Verdict: ControlTooFew, Alpha: ControlAlpha,
 		RequestsFirst: len(first.TTFT), RequestsEnd: len(last.TTFT)}
 	if len(runs) == 0 {

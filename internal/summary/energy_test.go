@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -141,7 +142,7 @@ func TestSetEnergy(t *testing.T) {
 // and net-J/tok only for a leaf run covered enough.
 func TestRowEnergy(t *testing.T) {
 	r := NewRun(time.Now())
-	k := Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}
+	k := bench.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}
 	var outs []reported
 	for i, cover := range []time.Duration{time.Second, 1400 * ms} { // the second leaf run is covered 1.0 of 1.4 s
 		t0 := time.Now().Add(time.Duration(i) * time.Hour)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -66,12 +67,12 @@ func fixtureRun(version string, created time.Time) *Run {
 		d := time.Duration(rep) * 10 * ms // the second repetition is a little slower
 		for _, prompt := range []string{"short", "code"} {
 			for _, conc := range []int{1, 2} {
-				k := Key{Runtime: "ollama", Model: "qwen3.8:27b-mlx", Prompt: prompt, Concurrency: conc}
+				k := bench.Key{Runtime: "ollama", Model: "qwen3.8:27b-mlx", Prompt: prompt, Concurrency: conc}
 				r.Add(k, ollamaRounds(conc, d), Telemetry{})
 			}
 		}
 		for _, conc := range []int{1, 2} {
-			k := Key{Runtime: "vllm-metal", Model: "qwen3.8-27b-nvfp4", Prompt: "short", Concurrency: conc}
+			k := bench.Key{Runtime: "vllm-metal", Model: "qwen3.8-27b-nvfp4", Prompt: "short", Concurrency: conc}
 			r.Add(k, vllmRounds(conc, d, rep == 1), Telemetry{})
 		}
 	}

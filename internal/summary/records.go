@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -109,7 +110,7 @@ type ServerTimings struct {
 // RoundRecords returns the records of one round's results, as
 // AppendRecords writes them: k's leaf, repetition count, round i, since the
 // run started at runStart, with what keep asks for.
-func RoundRecords(k Key, count, i int, warmup bool, runStart time.Time, results []runtimes.Result, keep Keep) []Record {
+func RoundRecords(k bench.Key, count, i int, warmup bool, runStart time.Time, results []runtimes.Result, keep Keep) []Record {
 	out := make([]Record, len(results))
 	for j, res := range results {
 		r := Record{

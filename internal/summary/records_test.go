@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -27,7 +28,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	}
 	bad := runtimes.Result{Start: runStart.Add(1600 * ms), Total: 50 * ms,
 		Err: runtimes.NewError(runtimes.ClassReset, "connection reset by peer")}
-	k := Key{Runtime: "llamacpp", Model: "asked", Prompt: "short", Concurrency: 2}
+	k := bench.Key{Runtime: "llamacpp", Model: "asked", Prompt: "short", Concurrency: 2}
 	recs := RoundRecords(k, 2, 3, false, runStart, []runtimes.Result{ok, bad}, Keep{Chunks: true})
 	require.Len(t, recs, 2)
 	r := recs[0]

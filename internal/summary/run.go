@@ -4,63 +4,16 @@ import (
 	"encoding/json"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // RunIDFormat is the time layout of Run.ID, in UTC.
 const RunIDFormat = "20060102T150405Z"
-
-// Key identifies a leaf benchmark: one runtime serving one model, one prompt
-// and one load: a concurrency level (closed loop: rounds of n requests at
-// once), or a request rate (open loop: Rate requests per second on
-// average, Concurrency 0).
-type Key struct {
-	Runtime, Model, Prompt string
-	Concurrency            int
-	Rate                   float64
-}
-
-// Levels is the leaf's name under BenchmarkInference, one key=value per
-// level: runtime=<runtime>/prompt=<prompt>/conc=<n>, or …/rate=<r> for an
-// open-loop leaf. BenchmarkInference names its sub-benchmarks with it, and
-// the .txt names its results by it.
-func (k Key) Levels() string {
-	load := "conc=" + strconv.Itoa(k.Concurrency)
-	if k.Rate > 0 {
-		load = "rate=" + FormatRate(k.Rate)
-	}
-	return "runtime=" + Safe(k.Runtime) + "/prompt=" + Safe(k.Prompt) + "/" + load
-}
-
-// Name is the leaf's benchmark name without the "Benchmark" prefix and the
-// GOMAXPROCS suffix, as go test prints it: Inference/<Levels>.
-func (k Key) Name() string { return "Inference/" + k.Levels() }
-
-// Safe makes s usable as one level of a benchmark name: spaces become '_'
-// and unprintable runes are escaped, as go test does, and '/' becomes '_'
-// so s stays one level that benchstat can address (-col /runtime).
-func Safe(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '/' || unicode.IsSpace(r):
-			b.WriteByte('_')
-		case !strconv.IsPrint(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
 
 // Host describes the machine that ran the client.
 type Host struct {
@@ -280,12 +233,12 @@ type Run struct {
 
 	mu     sync.Mutex
 	leaves []leaf
-	rows   map[Key]cachedRow
+	rows   map[bench.Key]cachedRow
 }
 
 // leaf is one Add call: one -count repetition of one leaf benchmark.
 type leaf struct {
-	key    Key
+	key    bench.Key
 	rounds []Round
 	m      Metrics // of rounds, computed once
 	tel    Telemetry
@@ -317,7 +270,7 @@ func NewRun(now time.Time) *Run {
 // Add records one leaf run (one -count repetition of k), with what was
 // measured beside its requests, and returns its figures. It keeps a copy
 // of rounds and the current GOMAXPROCS, which go test puts in the name.
-func (r *Run) Add(k Key, rounds []Round, tel Telemetry) Metrics {
+func (r *Run) Add(k bench.Key, rounds []Round, tel Telemetry) Metrics {
 	cp := make([]Round, len(rounds))
 	for i, rd := range rounds {
 		rd.Results = slices.Clone(rd.Results)
@@ -334,7 +287,7 @@ func (r *Run) Add(k Key, rounds []Round, tel Telemetry) Metrics {
 // runtime could not be benchmarked (the driver's classes unreachable and
 // unavailable): its row has no figures, and errors[class] counts such
 // leaf runs, with err's message.
-func (r *Run) AddNotRun(k Key, class runtimes.Class, err error) {
+func (r *Run) AddNotRun(k bench.Key, class runtimes.Class, err error) {
 	r.mu.Lock()
 	r.leaves = append(r.leaves, leaf{key: k, procs: runtime.GOMAXPROCS(0), notRun: err, notRunClass: class})
 	r.mu.Unlock()
@@ -371,8 +324,8 @@ func (r *Run) Failures() (requests, failures int, classes string) {
 
 // Failed returns the keys of the leaf runs in which every request failed,
 // one per such run, in order.
-func (r *Run) Failed() []Key {
-	var keys []Key
+func (r *Run) Failed() []bench.Key {
+	var keys []bench.Key
 	for _, l := range r.snapshot() {
 		if m := l.m; m.Requests > 0 && m.Successes == 0 {
 			keys = append(keys, l.key)
@@ -584,8 +537,8 @@ type TurnFigures struct {
 // of a Key pool into its row: percentiles are over all their samples.
 func (r *Run) Rows() []Row {
 	var (
-		order  []Key
-		byKey  = map[Key][]leaf{}
+		order  []bench.Key
+		byKey  = map[bench.Key][]leaf{}
 		leaves = r.snapshot()
 	)
 	for _, l := range leaves {
@@ -597,7 +550,7 @@ func (r *Run) Rows() []Row {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.rows == nil {
-		r.rows = map[Key]cachedRow{}
+		r.rows = map[bench.Key]cachedRow{}
 	}
 	rows := make([]Row, 0, len(order))
 	for _, k := range order {
@@ -642,7 +595,7 @@ type cachedRow struct {
 	row    Row
 }
 
-func newRow(k Key, m Metrics, tel *pooledTelemetry) Row {
+func newRow(k bench.Key, m Metrics, tel *pooledTelemetry) Row {
 	row := Row{
 		Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
 		Requests: m.Requests, Successes: m.Successes, Failures: m.Failures,

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,27 +22,9 @@ func TestNewRun(t *testing.T) {
 	assert.Empty(t, r.Rows())
 }
 
-func TestKeyName(t *testing.T) {
-	tests := []struct {
-		key  Key
-		want string
-	}{
-		{Key{Runtime: "vllm-metal", Prompt: "short", Concurrency: 4}, "Inference/runtime=vllm-metal/prompt=short/conc=4"},
-		{Key{Runtime: "lm studio", Prompt: "a/b", Concurrency: 1}, "Inference/runtime=lm_studio/prompt=a_b/conc=1"},
-		{Key{Runtime: "x\u00a0y\tz", Prompt: "bell\a", Concurrency: 2}, `Inference/runtime=x_y_z/prompt=bell\a/conc=2`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.want, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.key.Name())
-		})
-	}
-	assert.Equal(t, "Inference/runtime=a/prompt=b/conc=1-8", benchName("Inference/runtime=a/prompt=b/conc=1", 8))
-	assert.Equal(t, "X", benchName("X", 1), "go test adds no suffix for GOMAXPROCS=1")
-}
-
 func TestRowsPoolRepetitions(t *testing.T) {
-	a := Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
-	b := Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 2}
+	a := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
+	b := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 2}
 	r := NewRun(time.Unix(0, 0))
 	r.Add(a, []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 2000*ms, 40)}}}, Telemetry{})
 	r.Add(b, []Round{{Wall: 3 * time.Second, Results: []runtimes.Result{done(100*ms, 3000*ms, 30), failed()}}}, Telemetry{})
@@ -86,7 +69,7 @@ func TestRowsPoolRepetitions(t *testing.T) {
 
 func TestRowsWithoutSuccessesAreNull(t *testing.T) {
 	r := NewRun(time.Unix(0, 0))
-	r.Add(Key{Runtime: "x", Concurrency: 2}, []Round{{Wall: time.Second, Results: []runtimes.Result{failed(), failed()}}}, Telemetry{})
+	r.Add(bench.Key{Runtime: "x", Concurrency: 2}, []Round{{Wall: time.Second, Results: []runtimes.Result{failed(), failed()}}}, Telemetry{})
 	row := r.Rows()[0]
 	assert.Equal(t, 2, row.Failures)
 	for name, f := range map[string]*float64{
@@ -98,7 +81,7 @@ func TestRowsWithoutSuccessesAreNull(t *testing.T) {
 }
 
 func TestRowNonFiniteIsNull(t *testing.T) {
-	row := newRow(Key{}, Metrics{Decode: Stat{N: 1, Mean: math.Inf(1), P50: math.NaN(), P95: 3}}, nil)
+	row := newRow(bench.Key{}, Metrics{Decode: Stat{N: 1, Mean: math.Inf(1), P50: math.NaN(), P95: 3}}, nil)
 	assert.Nil(t, row.DecodeTPSMean)
 	assert.Nil(t, row.DecodeTPSP50)
 	require.NotNil(t, row.DecodeTPSP95)
@@ -108,7 +91,7 @@ func TestRowNonFiniteIsNull(t *testing.T) {
 func TestAddKeepsACopy(t *testing.T) {
 	r := NewRun(time.Unix(0, 0))
 	rounds := []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}
-	r.Add(Key{Runtime: "x"}, rounds, Telemetry{})
+	r.Add(bench.Key{Runtime: "x"}, rounds, Telemetry{})
 	rounds[0].Wall = time.Hour
 	rounds[0].Results[0].OutputTokens = 1e6
 	assert.InDelta(t, 10, *r.Rows()[0].AggregateTPSMean, 1e-12)
@@ -119,7 +102,7 @@ func TestAddConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 64 {
 		wg.Go(func() {
-			k := Key{Runtime: "rt", Prompt: "p", Concurrency: 1 + i%4}
+			k := bench.Key{Runtime: "rt", Prompt: "p", Concurrency: 1 + i%4}
 			r.Add(k, []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}, Telemetry{})
 			_ = r.Rows() // readers may run alongside writers
 		})
@@ -136,8 +119,8 @@ func TestAddConcurrent(t *testing.T) {
 // Failures are counted by class, each with its first message, pooled over
 // repetitions; a row without failures has an empty errors object.
 func TestRowsCountErrorsByClass(t *testing.T) {
-	k := Key{Runtime: "vllm", Model: "m", Prompt: "short", Concurrency: 2}
-	clean := Key{Runtime: "vllm", Model: "m", Prompt: "short", Concurrency: 1}
+	k := bench.Key{Runtime: "vllm", Model: "m", Prompt: "short", Concurrency: 2}
+	clean := bench.Key{Runtime: "vllm", Model: "m", Prompt: "short", Concurrency: 1}
 	timeout := func(msg string) runtimes.Result {
 		return runtimes.Result{Total: time.Second, Err: runtimes.NewError(runtimes.ClassTimeout, msg)}
 	}
@@ -175,7 +158,7 @@ func TestRowsCountErrorsByClass(t *testing.T) {
 // A leaf run whose runtime did not answer has a row, with no figures and
 // the reason under errors.unreachable; it is not in the benchstat file.
 func TestUnreachableRow(t *testing.T) {
-	k := Key{Runtime: "vllm", Prompt: "short", Concurrency: 1}
+	k := bench.Key{Runtime: "vllm", Prompt: "short", Concurrency: 1}
 	r := NewRun(time.Unix(0, 0))
 	why := errors.New(`vllm (http://127.0.0.1:8000): GET /v1/models: dial tcp 127.0.0.1:8000: connect: connection refused`)
 	const unreachable runtimes.Class = "unreachable" // the driver's class

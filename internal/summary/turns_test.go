@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -46,7 +47,7 @@ func TestTurnFigures(t *testing.T) {
 	assert.Equal(t, 6, m.Requests)
 	assert.InDelta(t, (2*290.0+2*490)/(2*100+2*300+2*500), float64(m.Cached)/float64(m.CachedOf), 1e-9)
 
-	row := newRow(Key{Runtime: "sim", Concurrency: 2}, m, nil)
+	row := newRow(bench.Key{Runtime: "sim", Concurrency: 2}, m, nil)
 	require.Len(t, row.Turns, 3)
 	assert.Equal(t, 3, row.Turns[2].Turn)
 	assert.InDelta(t, 0.024, *row.Turns[2].TTFTP50, 1e-9)
@@ -60,7 +61,7 @@ func TestTurnFigures(t *testing.T) {
 // cached tokens has no ratio.
 func TestNoTurnsNoRatio(t *testing.T) {
 	m := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{turn(1, 10, 100, -1), turn(1, 11, 100, -1)}}}, SLO{})
-	row := newRow(Key{Runtime: "ollama", Concurrency: 2}, m, nil)
+	row := newRow(bench.Key{Runtime: "ollama", Concurrency: 2}, m, nil)
 	assert.Nil(t, row.Turns)
 	assert.Nil(t, row.CacheHitRatio)
 }
@@ -93,7 +94,7 @@ func TestNotSentTurns(t *testing.T) {
 	assert.Equal(t, 1, m.Failures)
 	assert.Equal(t, 1, m.Errors[runtimes.ClassOther].Count)
 	assert.Contains(t, m.Notes(""), "2 turns were not sent: an earlier turn of their conversation failed")
-	assert.Equal(t, 2, newRow(Key{Runtime: "sim", Concurrency: 1}, m, nil).NotSent)
+	assert.Equal(t, 2, newRow(bench.Key{Runtime: "sim", Concurrency: 1}, m, nil).NotSent)
 }
 
 // Ollama's count includes cached tokens: its prompt rate is taken only
