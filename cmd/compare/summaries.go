@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -117,15 +118,15 @@ func canaryChanges(oldRun, newRun beside) []string {
 		}
 		return k
 	}
-	before := map[key]*summary.Canary{}
+	before := map[key]*canary.Reply{}
 	for _, r := range old.Summary {
 		before[keyOf(r)] = r.Canary
 	}
 	var out []string
 	said := map[string]bool{}
 	for _, r := range new.Summary {
-		b, a := summary.WholeCanaries(before[keyOf(r)], r.Canary, oldRun.canaryTexts, newRun.canaryTexts)
-		d := summary.DescribeCanaryChange(r.Runtime, r.Prompt, old.VersionOf(r.Runtime), new.VersionOf(r.Runtime), b, a)
+		b, a := canary.Whole(before[keyOf(r)], r.Canary, oldRun.canaryTexts, newRun.canaryTexts)
+		d := canary.Describe(r.Runtime, r.Prompt, old.VersionOf(r.Runtime), new.VersionOf(r.Runtime), b, a)
 		// A reply changes alike at every load: say it once.
 		if d != "" && !said[d] {
 			said[d] = true

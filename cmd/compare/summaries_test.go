@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,7 +108,7 @@ func TestCanaryChangeAfterTheKeptText(t *testing.T) {
 	changed := long[:2299] + "X" + long[2300:]
 	withRecords := func(dir, id, version, text string) string {
 		path := copyRun(t, dir, id, func(f map[string]any) {
-			c := summary.NewCanary(text, 500)
+			c := canary.New(text, 500)
 			setCanary("ollama", version, c.Text)(f)
 			for _, r := range f["summary"].([]any) {
 				if row := r.(map[string]any); row["runtime"] == "ollama" && row["prompt"] == "short" {

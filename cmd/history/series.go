@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -182,8 +183,8 @@ type result struct {
 // series.
 type canaryChange struct {
 	before, after string // run ids
-	at            int    // rune index, summary.CanaryChange
-	text          string // summary.DescribeCanaryChange
+	at            int    // rune index, canary.Change
+	text          string // canary.Describe
 }
 
 // verdict is the series' verdict: a regression if any figure regressed,
@@ -386,10 +387,10 @@ func (s *series) canaryChanges(first int) {
 			continue
 		}
 		if prev != nil {
-			before, after := summary.WholeCanaries(prev.row.Canary, p.row.Canary, prev.run.canaryTexts, p.run.canaryTexts)
-			if changed, at := summary.CanaryChange(before, after); changed {
+			before, after := canary.Whole(prev.row.Canary, p.row.Canary, prev.run.canaryTexts, p.run.canaryTexts)
+			if changed, at := canary.Change(before, after); changed {
 				s.canary = append(s.canary, canaryChange{before: prev.run.id, after: p.run.id, at: at,
-					text: summary.DescribeCanaryChange(s.key.Runtime, s.key.Prompt, prev.version, p.version, before, after)})
+					text: canary.Describe(s.key.Runtime, s.key.Prompt, prev.version, p.version, before, after)})
 			}
 		}
 		prev = p

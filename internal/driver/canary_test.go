@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -108,7 +109,7 @@ func TestCanary(t *testing.T) {
 	row := f.Summary[0]
 	assert.Equal(t, 4, row.Requests, "the canaries are not timed requests")
 	require.NotNil(t, row.Canary)
-	assert.Equal(t, summary.Canary{TextSHA256: "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603", OutputTokens: 2, Text: "ab"}, *row.Canary,
+	assert.Equal(t, canary.Reply{TextSHA256: "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603", OutputTokens: 2, Text: "ab"}, *row.Canary,
 		"sha256 of \"ab\", as sha256sum says")
 
 	recs, err := summary.ReadRecords(d.files.records)

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
@@ -80,7 +81,7 @@ type Driver struct {
 	follow        []string
 	conversations int
 	// canaries are the canary replies of each leaf's first run.
-	canaries map[bench.Key]*summary.Canary
+	canaries map[bench.Key]*canary.Reply
 }
 
 // nextConversation is the id of a new conversation: its number in the run.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
@@ -39,7 +40,7 @@ type Leaf struct {
 	// canary is the reply to the leaf run's canary request, nil if none
 	// was sent or it failed; canaryNote says why, or that it differs from
 	// the leaf's first run's.
-	canary     *summary.Canary
+	canary     *canary.Reply
 	canaryNote string
 	rounds     []summary.Round
 	open       *openLoop // for an open-loop leaf (key.Rate > 0)
@@ -164,19 +165,19 @@ func (l *Leaf) sendCanary() {
 		l.canaryNote = fmt.Sprintf("the canary request failed, so the row has no canary from this run: %v", res.Err)
 		return
 	}
-	l.canary = summary.NewCanary(res.Text, res.OutputTokens)
+	l.canary = canary.New(res.Text, res.OutputTokens)
 	if res.Text == "" && res.OutputTokens > 0 {
 		l.canaryNote = fmt.Sprintf("the canary's answer is empty: its %d output tokens were all reasoning (or sent no text), so only their number can show a changed reply; a larger BENCH_MAX_TOKENS leaves room for the answer", res.OutputTokens)
 	}
 	if l.d.canaries == nil {
-		l.d.canaries = map[bench.Key]*summary.Canary{}
+		l.d.canaries = map[bench.Key]*canary.Reply{}
 	}
 	first, ok := l.d.canaries[l.key]
 	if !ok {
 		l.d.canaries[l.key] = l.canary
 		return
 	}
-	if changed, _ := summary.CanaryChange(first, l.canary); changed && l.canaryNote == "" {
+	if changed, _ := canary.Change(first, l.canary); changed && l.canaryNote == "" {
 		l.canaryNote = fmt.Sprintf("the canary reply differs from this leaf's first run's (%d tokens, was %d): the server does not answer the same at temperature 0", l.canary.OutputTokens, first.OutputTokens)
 	}
 }

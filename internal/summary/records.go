@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -256,7 +257,7 @@ func decodeRecords(r io.Reader, keep func(line []byte) bool) ([]Record, error) {
 
 // ReadCanaryTexts reads the whole text of each canary reply in a
 // .requests.jsonl file (a canary record with its text and no error), by
-// the SHA-256 a row's Canary has: a row keeps only the first CanaryTextMax
+// the SHA-256 a row's Canary has: a row keeps only the first canary.TextMax
 // characters. Only the lines that may be canaries are decoded, so that a
 // night's thousands of records cost little; a bad one is an error naming
 // the file and line. A run without records (no file at path) has none:
@@ -282,7 +283,7 @@ func ReadCanaryTexts(path string) (map[string]string, error) {
 		if texts == nil {
 			texts = map[string]string{}
 		}
-		texts[NewCanary(*rec.Text, rec.OutputTokens).TextSHA256] = *rec.Text
+		texts[canary.New(*rec.Text, rec.OutputTokens).TextSHA256] = *rec.Text
 	}
 	return texts, nil
 }

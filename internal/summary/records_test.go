@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -92,10 +93,10 @@ func TestReadCanaryTexts(t *testing.T) {
 	texts, err := ReadCanaryTexts(path)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{
-		NewCanary(long, 0).TextSHA256:    long,
-		NewCanary("short", 0).TextSHA256: "short",
+		canary.New(long, 0).TextSHA256:    long,
+		canary.New("short", 0).TextSHA256: "short",
 	}, texts)
-	assert.NotContains(t, texts, NewCanary(failed, 0).TextSHA256)
+	assert.NotContains(t, texts, canary.New(failed, 0).TextSHA256)
 	assert.True(t, mayBeCanary([]byte(lines[2])))
 	assert.False(t, mayBeCanary([]byte(lines[1])), "the key quoted inside a text is escaped")
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -488,7 +489,7 @@ type Row struct {
 	// prompt without marker, at temperature 0, sent once per leaf run
 	// after the warm-ups and timed by nothing; the first leaf run's. Nil
 	// with BENCH_CANARY=off, or when every canary failed.
-	Canary *Canary `json:"canary"`
+	Canary *canary.Reply `json:"canary"`
 
 	// Open-loop leaves (rate=…): the rate asked for and achieved, the
 	// client's send lag, the most requests in flight and the arrivals the
@@ -507,18 +508,6 @@ type Row struct {
 	GoodputRPS    *float64 `json:"goodput_rps"`
 	SLOAttainment *float64 `json:"slo_attainment"`
 }
-
-// Canary is a canary request's reply, so that a run whose answers
-// changed is seen: the SHA-256 of its whole text (hex), its output
-// tokens, and its first CanaryTextMax characters.
-type Canary struct {
-	TextSHA256   string `json:"text_sha256"`
-	OutputTokens int    `json:"output_tokens"`
-	Text         string `json:"text"`
-}
-
-// CanaryTextMax is how many characters of a canary's reply a row keeps.
-const CanaryTextMax = 2000
 
 // TurnFigures are the figures of one turn of a row's conversations, over
 // its successful requests (Requests counts them all).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -175,4 +176,23 @@ func TestUnreachableRow(t *testing.T) {
 	txt, err := r.Benchfmt()
 	require.NoError(t, err)
 	assert.NotContains(t, string(txt), "Inference/", "no benchmark line for a leaf that sent nothing")
+}
+
+// A row keeps the canary of its first leaf run that has one.
+func TestRowCanary(t *testing.T) {
+	t.Parallel()
+	r := NewRun(time.Now())
+	k := bench.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}
+	rd := []Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}
+	r.Add(k, rd, Telemetry{}) // its canary failed
+	r.Add(k, rd, Telemetry{Canary: canary.New("first", 1)})
+	r.Add(k, rd, Telemetry{Canary: canary.New("second", 1)})
+	other := k
+	other.Concurrency = 4
+	r.Add(other, rd, Telemetry{})
+	rows := r.Rows()
+	require.Len(t, rows, 2)
+	require.NotNil(t, rows[0].Canary)
+	assert.Equal(t, "first", rows[0].Canary.Text)
+	assert.Nil(t, rows[1].Canary)
 }

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 )
 
@@ -23,7 +24,7 @@ type Telemetry struct {
 	WarmupLoads int
 	// Canary is the reply to the leaf run's canary request (nil: none
 	// sent, or it failed); the row keeps the first leaf run's.
-	Canary *Canary
+	Canary *canary.Reply
 }
 
 // pooledTelemetry is the telemetry of a row's leaf runs together.
