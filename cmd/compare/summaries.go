@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -17,7 +18,7 @@ import (
 
 // beside is what compare reads beside a run's .txt: its summary JSON and
 // the settings it records (summary.SettingsOf), and the whole texts of its
-// canary replies from its request records (summary.ReadCanaryTexts; nil
+// canary replies from its request records (records.ReadCanaryTexts; nil
 // without them).
 type beside struct {
 	file        *summary.File
@@ -40,7 +41,7 @@ func summaryBeside(in input) (beside, error) {
 	if err != nil {
 		return beside{}, fmt.Errorf("%s: the summary beside it: %w", in, err)
 	}
-	texts, err := summary.ReadCanaryTexts(summary.RecordsBeside(path))
+	texts, err := records.ReadCanaryTexts(summary.RecordsBeside(path))
 	if err != nil {
 		return beside{file: f, settings: settings}, fmt.Errorf("%s: the request records beside it: %w", in, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -116,7 +117,7 @@ func TestCanaryChangeAfterTheKeptText(t *testing.T) {
 				}
 			}
 		})
-		recs, err := summary.AppendRecords(nil, []summary.Record{{Runtime: "ollama", Prompt: "short", Concurrency: 1, Count: 1, Canary: true, OutputTokens: 500, Text: &text}})
+		recs, err := records.Append(nil, []records.Record{{Runtime: "ollama", Prompt: "short", Concurrency: 1, Count: 1, Canary: true, OutputTokens: 500, Text: &text}})
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, id+summary.ExtRecords), recs, 0o644))
 		return path

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 )
@@ -409,7 +410,7 @@ func TestCanaryChangeAfterTheKeptText(t *testing.T) {
 		require.Len(t, r.Canary.Text, canary.TextMax, "the row keeps the first 2,000 characters")
 		f.Summary = append(f.Summary, r)
 		path := writeFile(t, dir, f)
-		recs, err := summary.AppendRecords(nil, []summary.Record{
+		recs, err := records.Append(nil, []records.Record{
 			{Runtime: "sim", Prompt: "short", Concurrency: 1, Count: 1, Warmup: true, OutputTokens: 500},
 			{Runtime: "sim", Prompt: "short", Concurrency: 1, Count: 1, Canary: true, OutputTokens: 500, Text: &text},
 		})

@@ -82,7 +82,7 @@ func charts(runs []*run) (map[string][]chartFile, []string, error) {
 		out[reportCharts] = own
 	}
 	slugs := map[string]bool{}
-	recs := make([]records, len(runs))
+	recs := make([]runRecords, len(runs))
 	var warnings []string
 	for i, r := range runs {
 		recs[i] = readRecords(r)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/stretchr/testify/require"
@@ -170,7 +171,7 @@ func (f fixture) run() (*summary.Run, []byte) {
 		}
 	}
 	ks = append(ks, f.extra...)
-	var records []summary.Record
+	var recs []records.Record
 	for _, k := range ks {
 		if f.skip != nil && f.skip(k) {
 			continue
@@ -195,10 +196,10 @@ func (f fixture) run() (*summary.Run, []byte) {
 			// timed: the charts must leave it out.
 			warm := f.request(k, 0.25, 30)
 			warm.Gaps = slices.Repeat([]float32{1}, chunks-1)
-			records = append(records, summary.RoundRecords(k, 1, 1, true, f.created, []runtimes.Result{warm}, summary.Keep{Chunks: f.chunks})...)
+			recs = append(recs, records.OfRound(k, 1, 1, true, f.created, []runtimes.Result{warm}, records.Keep{Chunks: f.chunks})...)
 		}
 		for i, rd := range rounds {
-			records = append(records, summary.RoundRecords(k, 1, i+1, false, f.created, rd.Results, summary.Keep{Chunks: f.chunks})...)
+			recs = append(recs, records.OfRound(k, 1, i+1, false, f.created, rd.Results, records.Keep{Chunks: f.chunks})...)
 		}
 		r.Add(k, rounds, f.telemetry(k, rounds))
 	}
@@ -213,7 +214,7 @@ func (f fixture) run() (*summary.Run, []byte) {
 	if !f.records {
 		return r, nil
 	}
-	jsonl, err := summary.AppendRecords(nil, records)
+	jsonl, err := records.Append(nil, recs)
 	if err != nil {
 		panic(err)
 	}

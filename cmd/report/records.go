@@ -15,13 +15,14 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/inferencebench/inferencebench/internal/plotkit"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
-// records are the request records of one run, as the distribution charts
+// runRecords are the request records of one run, as the distribution charts
 // use them: per runtime and prompt, of the timed (not warm-up) requests
 // that succeeded, whatever their load.
-type records struct {
+type runRecords struct {
 	path string // the file read; "" if the run has none
 	err  error  // why it could not be read
 	by   map[[2]string]*dist
@@ -58,14 +59,14 @@ func exists(path string) bool {
 }
 
 // readRecords reads r's request records, if it has any.
-func readRecords(r *run) records {
-	out := records{path: recordsFile(r), by: map[[2]string]*dist{}}
+func readRecords(r *run) runRecords {
+	out := runRecords{path: recordsFile(r), by: map[[2]string]*dist{}}
 	if out.path == "" {
 		return out
 	}
-	recs, err := summary.ReadRecords(out.path)
+	recs, err := records.Read(out.path)
 	if err != nil {
-		return records{path: out.path, err: err}
+		return runRecords{path: out.path, err: err}
 	}
 	for _, rec := range recs {
 		if !rec.Timed() || rec.ErrorClass != nil || rec.Error != nil {
@@ -102,7 +103,7 @@ func readRecords(r *run) records {
 // the runs' request records (recs, one per run): the inter-token latency
 // (ITL) CDF where chunk arrival times were recorded (BENCH_RECORD_CHUNKS=1),
 // else each request's TPOT CDF, one line per runtime and run.
-func (c chartSet) distribution(recs []records) func() (chartFile, bool, error) {
+func (c chartSet) distribution(recs []runRecords) func() (chartFile, bool, error) {
 	return func() (chartFile, bool, error) {
 		var (
 			chunked, withTPOT                   bool

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -112,9 +113,9 @@ func TestCanary(t *testing.T) {
 	assert.Equal(t, canary.Reply{TextSHA256: "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603", OutputTokens: 2, Text: "ab"}, *row.Canary,
 		"sha256 of \"ab\", as sha256sum says")
 
-	recs, err := summary.ReadRecords(d.files.records)
+	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
-	var canaries []summary.Record
+	var canaries []records.Record
 	for _, r := range recs {
 		if r.Canary {
 			canaries = append(canaries, r)
@@ -153,7 +154,7 @@ func TestCanaryOffAndRecordText(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, f.Summary[0].Canary)
 	assert.True(t, f.Arguments.RecordText)
-	recs, err := summary.ReadRecords(d.files.records)
+	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
 	require.Len(t, recs, 4)
 	for _, r := range recs {

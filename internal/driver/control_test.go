@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -67,7 +68,7 @@ func TestControlRunsTheRoundsItsTestNeeds(t *testing.T) {
 	assert.NotNil(t, c.DecodeP)
 	assert.Equal(t, summary.ControlAlpha, c.Alpha)
 
-	recs, err := summary.ReadRecords(d.files.records)
+	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
 	control := 0
 	for _, r := range recs {

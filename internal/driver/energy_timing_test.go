@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 )
@@ -53,11 +54,11 @@ func energySetup(t *testing.T, trace string, extra map[string]string) (*Driver, 
 }
 
 // leafRecords are the timed request records of k's leaf runs.
-func leafRecords(t *testing.T, d *Driver, k bench.Key) []summary.Record {
+func leafRecords(t *testing.T, d *Driver, k bench.Key) []records.Record {
 	t.Helper()
-	all, err := summary.ReadRecords(d.files.records)
+	all, err := records.Read(d.files.records)
 	require.NoError(t, err)
-	var out []summary.Record
+	var out []records.Record
 	for _, r := range all {
 		if r.Timed() && r.Concurrency == k.Concurrency && r.Prompt == k.Prompt {
 			out = append(out, r)

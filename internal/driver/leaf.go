@@ -9,6 +9,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/prompts"
@@ -158,7 +159,7 @@ func (l *Leaf) sendCanary() {
 	req.Conversation = l.d.nextConversation()
 	res := l.rt.Do(l.ctx, req)
 	res.Conversation, res.Turn = req.Conversation, 1
-	recs := summary.RoundRecords(l.key, l.count, 0, false, l.d.Run.CreatedAt, []runtimes.Result{res}, summary.Keep{Text: true})
+	recs := records.OfRound(l.key, l.count, 0, false, l.d.Run.CreatedAt, []runtimes.Result{res}, records.Keep{Text: true})
 	recs[0].Canary = true
 	l.appendRecords(recs)
 	if res.Err != nil {
@@ -261,7 +262,7 @@ func (l *Leaf) coldRequest(req runtimes.Request, warmup bool, i, j int) runtimes
 
 // record appends a round's requests to the run's request records.
 func (l *Leaf) record(warmup bool, i int, results []runtimes.Result) {
-	recs := summary.RoundRecords(l.key, l.count, i, warmup, l.d.Run.CreatedAt, results, summary.Keep{Chunks: l.d.Settings.RecordChunks, Text: l.d.Settings.RecordText})
+	recs := records.OfRound(l.key, l.count, i, warmup, l.d.Run.CreatedAt, results, records.Keep{Chunks: l.d.Settings.RecordChunks, Text: l.d.Settings.RecordText})
 	if !warmup && l.hold(recs) {
 		return // written at the leaf's end, with their energy
 	}
@@ -270,7 +271,7 @@ func (l *Leaf) record(warmup bool, i int, results []runtimes.Result) {
 
 // appendRecords appends records of the leaf run to the run's request
 // records, marked as a control's if it is one.
-func (l *Leaf) appendRecords(recs []summary.Record) {
+func (l *Leaf) appendRecords(recs []records.Record) {
 	if l.control {
 		for j := range recs {
 			recs[j].Control, recs[j].Count = true, 0

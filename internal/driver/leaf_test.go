@@ -17,6 +17,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/fixturetest"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -312,7 +313,7 @@ func TestColdPromptsAndRequestRecords(t *testing.T) {
 			assert.Equal(t, cache, f.Arguments.Cache)
 			assert.Nil(t, f.Arguments.Seed, "no seed unless BENCH_SEED is set")
 			assert.Contains(t, string(must(os.ReadFile(d.files.txt))), "\ncache: "+cache+"\n")
-			recs, err := summary.ReadRecords(d.files.records)
+			recs, err := records.Read(d.files.records)
 			require.NoError(t, err)
 			require.Len(t, recs, 24)
 			warm, control := 0, 0

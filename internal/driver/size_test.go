@@ -14,13 +14,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // inputRun runs every leaf of BENCH_INPUT_TOKENS on the simulator, with
 // the settings of env, and returns the summary and the log.
-func inputRun(t *testing.T, env map[string]string) (*summary.File, []summary.Record, string) {
+func inputRun(t *testing.T, env map[string]string) (*summary.File, []records.Record, string) {
 	t.Helper()
 	d, log := startSim(t, map[string]string{
 		"BENCH_CONCURRENCY": "1", "BENCH_WARMUPS": "1", "BENCH_MAX_TOKENS": "8", "BENCH_CONTROL": "off",
@@ -44,7 +45,7 @@ func inputRun(t *testing.T, env map[string]string) (*summary.File, []summary.Rec
 	d.Finish()
 	f, err := summary.Read(d.files.json)
 	require.NoError(t, err)
-	recs, err := summary.ReadRecords(d.files.records)
+	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
 	return f, recs, log.String()
 }
@@ -189,7 +190,7 @@ func TestSizingFails(t *testing.T) {
 		require.Error(t, err2)
 		assert.Equal(t, err.Error(), err2.Error())
 		assert.Equal(t, 2, d.Run.Rows()[0].Errors[ClassSizing].Count)
-		recs, err := summary.ReadRecords(d.files.records)
+		recs, err := records.Read(d.files.records)
 		require.NoError(t, err)
 		assert.Len(t, recs, d.sizes["mine"]["in512"].Requests, "the calibration requests, once")
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -141,7 +142,7 @@ func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *
 // an idle baseline (without one there is no energy to share), for a leaf
 // run that ends with End (not a control's). An interrupt writes them
 // without energy (see files.freeze).
-func (l *Leaf) hold(recs []summary.Record) bool {
+func (l *Leaf) hold(recs []records.Record) bool {
 	if l.d.power == nil || l.d.Run.Host.IdlePowerW == nil || l.control {
 		return false
 	}

@@ -12,14 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 )
 
 // timedTurns groups the timed requests of recs by conversation, each in
 // turn order.
-func timedTurns(recs []summary.Record) map[int][]summary.Record {
-	out := map[int][]summary.Record{}
+func timedTurns(recs []records.Record) map[int][]records.Record {
+	out := map[int][]records.Record{}
 	for _, r := range recs {
 		if !r.Warmup && !r.Calibration && !r.Control {
 			out[r.Conversation] = append(out[r.Conversation], r)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -71,7 +72,7 @@ func (t turnFigures) msPerToken() float64 { return 1e3 * t.promptEval / float64(
 // before (it carries the history), and Ollama's cache is at work on the
 // later turns: their prompt evaluation per prompt token far below turn
 // 1's, and their TTFT p50 within w.ttftFactor of turn 1's.
-func checkTurns(f *summary.File, recs []summary.Record, w turnsWant) (table, fails []string) {
+func checkTurns(f *summary.File, recs []records.Record, w turnsWant) (table, fails []string) {
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	name := fmt.Sprintf("%s/%s/conc=1", w.runtime, w.prompt)
 	if f.Arguments.Turns != w.turns {

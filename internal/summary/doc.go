@@ -9,7 +9,6 @@
 //
 //	the summary JSON      Run.File().Encode; read back with Read / Decode
 //	the benchstat file    Run.Benchfmt: what go test -bench would print
-//	request records       RoundRecords, AppendRecords; ReadRecords
 //
 // Where these files go, and when, is the driver's business.
 //

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 )
 
@@ -173,7 +174,7 @@ func overlap(from, to time.Time, s telemetry.Span) float64 {
 // their shares of its net energy: recs[i] are round i's records, in the
 // order of its results, as e.Shares. Records without a share are left
 // with none (null).
-func SetEnergy(recs [][]Record, e *Energy) {
+func SetEnergy(recs [][]records.Record, e *Energy) {
 	if e == nil {
 		return
 	}

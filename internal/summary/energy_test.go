@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -126,7 +127,7 @@ func TestShareEnergyNeedsBaselineAndCoverage(t *testing.T) {
 // SetEnergy gives each timed record its request's share.
 func TestSetEnergy(t *testing.T) {
 	e := &Energy{Shares: [][]*RequestEnergy{{{PrefillJ: 1, DecodeJ: 2}, nil}}}
-	recs := [][]Record{{{}, {}}}
+	recs := [][]records.Record{{{}, {}}}
 	SetEnergy(recs, e)
 	require.NotNil(t, recs[0][0].EnergyJ)
 	assert.Equal(t, 3.0, *recs[0][0].EnergyJ)

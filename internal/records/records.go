@@ -1,4 +1,4 @@
-package summary
+package records
 
 import (
 	"bufio"
@@ -108,10 +108,10 @@ type ServerTimings struct {
 	LoadS            *float64 `json:"load_s"`
 }
 
-// RoundRecords returns the records of one round's results, as
-// AppendRecords writes them: k's leaf, repetition count, round i, since the
+// OfRound returns the records of one round's results, as
+// Append writes them: k's leaf, repetition count, round i, since the
 // run started at runStart, with what keep asks for.
-func RoundRecords(k bench.Key, count, i int, warmup bool, runStart time.Time, results []runtimes.Result, keep Keep) []Record {
+func OfRound(k bench.Key, count, i int, warmup bool, runStart time.Time, results []runtimes.Result, keep Keep) []Record {
 	out := make([]Record, len(results))
 	for j, res := range results {
 		r := Record{
@@ -195,8 +195,8 @@ func seconds(d time.Duration) *float64 {
 	return &s
 }
 
-// AppendRecords appends recs to b as JSON lines.
-func AppendRecords(b []byte, recs []Record) ([]byte, error) {
+// Append appends recs to b as JSON lines.
+func Append(b []byte, recs []Record) ([]byte, error) {
 	for _, r := range recs {
 		line, err := marshal(r)
 		if err != nil {
@@ -207,31 +207,25 @@ func AppendRecords(b []byte, recs []Record) ([]byte, error) {
 	return b, nil
 }
 
-// ReadRecords reads a .requests.jsonl file. A last line cut short (the
+// Read reads a .requests.jsonl file. A last line cut short (the
 // run was killed while writing it) is left out; any other bad line is an
 // error naming its number.
-func ReadRecords(path string) ([]Record, error) {
+func Read(path string) ([]Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := DecodeRecords(f)
+	recs, err := decode(f, nil)
 	if err != nil {
 		return recs, fmt.Errorf("%s: %w", path, err)
 	}
 	return recs, nil
 }
 
-// DecodeRecords reads request records, one JSON object a line, as
-// ReadRecords does.
-func DecodeRecords(r io.Reader) ([]Record, error) {
-	return decodeRecords(r, nil)
-}
-
-// decodeRecords is DecodeRecords of the lines that keep accepts (every
-// line if keep is nil).
-func decodeRecords(r io.Reader, keep func(line []byte) bool) ([]Record, error) {
+// decode reads request records, one JSON object a line, as Read does,
+// of the lines that keep accepts (every line if keep is nil).
+func decode(r io.Reader, keep func(line []byte) bool) ([]Record, error) {
 	br := bufio.NewReader(r)
 	var recs []Record
 	for n := 1; ; n++ {
@@ -271,7 +265,7 @@ func ReadCanaryTexts(path string) (map[string]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := decodeRecords(f, mayBeCanary)
+	recs, err := decode(f, mayBeCanary)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -307,4 +301,16 @@ func mayBeCanary(line []byte) bool {
 		}
 		line = line[i+len(canaryKey):]
 	}
+}
+
+// marshal is json.Marshal without HTML escaping: a reply's text keeps its
+// <, > and & as they are.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
