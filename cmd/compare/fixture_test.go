@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
@@ -82,9 +83,9 @@ func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed
 				ttft *= 3.4
 			}
 			for range count {
-				var rounds []summary.Round
+				var rounds []stats.Round
 				for range 3 {
-					rd := summary.Round{MaxTokens: 128, Cold: true}
+					rd := stats.Round{MaxTokens: 128, Cold: true}
 					for range conc {
 						res := request(ttft*noise(), decode*noise(), rt.Kind == "ollama")
 						rd.Results = append(rd.Results, res)

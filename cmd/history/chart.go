@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/inferencebench/inferencebench/internal/plotkit"
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
 // The charts: one per runtime and figure, each series of the runtime a
@@ -50,10 +50,10 @@ var palette = []color.Color{
 }
 
 // The ring of the latest point, by verdict; no ring when insufficient.
-var verdictColor = map[summary.Verdict]color.Color{
-	summary.Regression:  color.RGBA{R: 214, G: 39, B: 40, A: 255},
-	summary.Improvement: color.RGBA{R: 44, G: 160, B: 44, A: 255},
-	summary.Unchanged:   color.RGBA{R: 127, G: 127, B: 127, A: 255},
+var verdictColor = map[stats.Verdict]color.Color{
+	stats.Regression:  color.RGBA{R: 214, G: 39, B: 40, A: 255},
+	stats.Improvement: color.RGBA{R: 44, G: 160, B: 44, A: 255},
+	stats.Unchanged:   color.RGBA{R: 127, G: 127, B: 127, A: 255},
 }
 
 // charts draws every runtime's chart of every figure it has, runtimes in

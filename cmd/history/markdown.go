@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
 // The output files' names.
@@ -58,12 +58,12 @@ func (h *history) markdown(charts []chartFile) []byte {
 		"a change of %s or more that the window's run-to-run spread makes unlikely (p < %v) is a regression or an "+
 		"improvement; a figure with fewer than %d earlier runs has too little data (docs/history.md in the suite).\n\n",
 		len(h.runs), from, to, h.latest.id,
-		h.opts.window, strings.TrimPrefix(percent(1+h.opts.threshold), "+"), summary.TrendAlpha, summary.TrendMinBaseline)
+		h.opts.window, strings.TrimPrefix(percent(1+h.opts.threshold), "+"), stats.TrendAlpha, stats.TrendMinBaseline)
 
 	for _, sec := range []struct {
 		title, order string
-		v            summary.Verdict
-	}{{"Regressions", "Worst first.", summary.Regression}, {"Improvements", "Largest first.", summary.Improvement}} {
+		v            stats.Verdict
+	}{{"Regressions", "Worst first.", stats.Regression}, {"Improvements", "Largest first.", stats.Improvement}} {
 		w("## %s\n\n", sec.title)
 		js := h.withVerdict(sec.v)
 		if len(js) == 0 {
@@ -99,7 +99,7 @@ func (h *history) markdown(charts []chartFile) []byte {
 	w("## Too little data\n\n")
 	any = false
 	for _, s := range h.series {
-		if s.verdict() != summary.Insufficient {
+		if s.verdict() != stats.Insufficient {
 			continue
 		}
 		any = true
@@ -143,7 +143,7 @@ func (h *history) markdown(charts []chartFile) []byte {
 				centre = r.fig.show(r.trend.Centre) + " " + r.fig.unit
 			}
 			p := "—"
-			if r.trend.Verdict != summary.Insufficient {
+			if r.trend.Verdict != stats.Insufficient {
 				p = pValue(r.trend.P)
 			}
 			w("| %s | %s | %s | %s | %s | %d | %s |\n", r.fig.name, latestV, centre, percent(r.trend.Change), p,
@@ -180,10 +180,10 @@ func tooLittleWhy(s *series) string {
 	for _, r := range s.results {
 		most = max(most, r.trend.Baseline)
 	}
-	if latest := s.results[0]; math.IsNaN(latest.latest) && most >= summary.TrendMinBaseline {
+	if latest := s.results[0]; math.IsNaN(latest.latest) && most >= stats.TrendMinBaseline {
 		return "no figure in the latest run " + latest.latestRun
 	}
-	return fmt.Sprintf("%d earlier runs with figures, %d needed", most, summary.TrendMinBaseline)
+	return fmt.Sprintf("%d earlier runs with figures, %d needed", most, stats.TrendMinBaseline)
 }
 
 // String says where the series began: "a new series from run B, where
@@ -200,13 +200,13 @@ func upper(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func verdictWord(v summary.Verdict) string {
+func verdictWord(v stats.Verdict) string {
 	switch v {
-	case summary.Regression:
+	case stats.Regression:
 		return "**regression**"
-	case summary.Improvement:
+	case stats.Improvement:
 		return "improvement"
-	case summary.Unchanged:
+	case stats.Unchanged:
 		return "unchanged"
 	}
 	return "too little data"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -20,17 +21,17 @@ type figure struct {
 	name   string // on the page and the charts
 	unit   string // of the shown value
 	scale  float64
-	better summary.Better
+	better stats.Better
 	value  func(*summary.Row) *float64
 }
 
 var figures = []figure{
-	{"ttft-p50", "TTFT p50", "ms", 1e3, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.TTFTP50 }},
-	{"ttft-p95", "TTFT p95", "ms", 1e3, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.TTFTP95 }},
-	{"decode", "decode tok/s", "tok/s", 1, summary.HigherIsBetter, func(r *summary.Row) *float64 { return r.DecodeTPSMean }},
-	{"aggregate", "aggregate tok/s", "tok/s", 1, summary.HigherIsBetter, func(r *summary.Row) *float64 { return r.AggregateTPSMean }},
-	{"j-per-token", "J/token", "J", 1, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.EnergyJPerOutputToken }},
-	{"net-j-per-token", "net J/token", "J", 1, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.NetEnergyJPerOutputToken }},
+	{"ttft-p50", "TTFT p50", "ms", 1e3, stats.LowerIsBetter, func(r *summary.Row) *float64 { return r.TTFTP50 }},
+	{"ttft-p95", "TTFT p95", "ms", 1e3, stats.LowerIsBetter, func(r *summary.Row) *float64 { return r.TTFTP95 }},
+	{"decode", "decode tok/s", "tok/s", 1, stats.HigherIsBetter, func(r *summary.Row) *float64 { return r.DecodeTPSMean }},
+	{"aggregate", "aggregate tok/s", "tok/s", 1, stats.HigherIsBetter, func(r *summary.Row) *float64 { return r.AggregateTPSMean }},
+	{"j-per-token", "J/token", "J", 1, stats.LowerIsBetter, func(r *summary.Row) *float64 { return r.EnergyJPerOutputToken }},
+	{"net-j-per-token", "net J/token", "J", 1, stats.LowerIsBetter, func(r *summary.Row) *float64 { return r.NetEnergyJPerOutputToken }},
 }
 
 // show formats a value of the figure in its unit.
@@ -171,7 +172,7 @@ type settingsChange struct {
 // result is one figure's verdict on the series' latest run.
 type result struct {
 	fig           figure
-	trend         summary.Trend
+	trend         stats.Trend
 	latest        float64 // NaN: none in the latest run
 	latestRun     string
 	baselineRuns  []string
@@ -190,16 +191,16 @@ type canaryChange struct {
 // verdict is the series' verdict: a regression if any figure regressed,
 // else an improvement if any improved, else unchanged if any figure was
 // judged, else insufficient.
-func (s *series) verdict() summary.Verdict {
-	v := summary.Insufficient
+func (s *series) verdict() stats.Verdict {
+	v := stats.Insufficient
 	for _, r := range s.results {
 		switch {
-		case r.trend.Verdict == summary.Regression:
-			return summary.Regression
-		case r.trend.Verdict == summary.Improvement:
-			v = summary.Improvement
-		case r.trend.Verdict == summary.Unchanged && v == summary.Insufficient:
-			v = summary.Unchanged
+		case r.trend.Verdict == stats.Regression:
+			return stats.Regression
+		case r.trend.Verdict == stats.Improvement:
+			v = stats.Improvement
+		case r.trend.Verdict == stats.Unchanged && v == stats.Insufficient:
+			v = stats.Unchanged
 		}
 	}
 	return v
@@ -361,9 +362,9 @@ func (s *series) judge(o options) {
 		slices.Reverse(window)
 		slices.Reverse(runs)
 		res.baselineRuns = runs
-		res.trend = summary.DetectTrend(window, res.latest, f.better, o.threshold)
+		res.trend = stats.DetectTrend(window, res.latest, f.better, o.threshold)
 		if s.stale {
-			res.trend.Verdict = summary.Insufficient
+			res.trend.Verdict = stats.Insufficient
 		}
 		s.results = append(s.results, res)
 	}
@@ -424,7 +425,7 @@ type judged struct {
 // withVerdict are the figures judged v (a regression, an improvement),
 // the largest change first, on a log scale (a halving weighs as a
 // doubling): the regressions worst first.
-func (h *history) withVerdict(v summary.Verdict) []judged {
+func (h *history) withVerdict(v stats.Verdict) []judged {
 	var out []judged
 	for _, s := range h.series {
 		for _, r := range s.results {
@@ -445,7 +446,7 @@ func (h *history) regressed() []string {
 	for _, s := range h.series {
 		var figs []string
 		for _, r := range s.results {
-			if r.trend.Verdict == summary.Regression {
+			if r.trend.Verdict == stats.Regression {
 				figs = append(figs, fmt.Sprintf("%s %s", r.fig.name, percent(r.trend.Change)))
 			}
 		}

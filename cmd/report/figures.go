@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -145,6 +146,6 @@ func turnFigures(t summary.TurnFigures) summary.Row {
 }
 
 // controlFigures are a control leaf's figures as a row's.
-func controlFigures(c summary.ControlFigures) summary.Row {
+func controlFigures(c stats.ControlFigures) summary.Row {
 	return summary.Row{Requests: c.Requests, Successes: c.Successes, TTFTP50: c.TTFTP50, DecodeTPSMean: c.DecodeTPSMean}
 }

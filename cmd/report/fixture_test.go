@@ -13,6 +13,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/stretchr/testify/require"
@@ -137,7 +138,7 @@ func (f fixture) run() (*summary.Run, []byte) {
 		Platform: "darwin-24.6.0-arm64", Machine: "arm64", Go: "go1.26.8", OS: "darwin", Arch: "arm64",
 		CPU: "Apple M4 Max", CPUs: 12, MemoryBytes: 64 << 30, PowerSource: testkit.Ptr("macmon 0.8.2"),
 	}
-	slo, err := summary.ParseSLO(fixtureSLO)
+	slo, err := stats.ParseSLO(fixtureSLO)
 	if err != nil {
 		panic(err)
 	}
@@ -176,9 +177,9 @@ func (f fixture) run() (*summary.Run, []byte) {
 		if f.skip != nil && f.skip(k) {
 			continue
 		}
-		var rounds []summary.Round
+		var rounds []stats.Round
 		if k.Rate > 0 {
-			rounds = []summary.Round{f.openRound(k)}
+			rounds = []stats.Round{f.openRound(k)}
 		} else {
 			rounds = f.closedRounds(k)
 		}
@@ -225,7 +226,7 @@ func (f fixture) run() (*summary.Run, []byte) {
 // concurrency: as the driver decides, but for throughput growth (the
 // fixture's always grows): no success, TTFT p95 over the SLO, or the
 // bound. nil if it goes on, or stopped before.
-func fixtureSweepStop(r *summary.Run, k bench.Key, slo summary.SLO, bound int) *summary.SweepStop {
+func fixtureSweepStop(r *summary.Run, k bench.Key, slo stats.SLO, bound int) *summary.SweepStop {
 	for _, c := range []int{1, 2, 4, 8} {
 		if c > k.Concurrency {
 			return nil
@@ -276,13 +277,13 @@ func (f fixture) speeds(k bench.Key) (ttft, decode float64) {
 }
 
 // closedRounds are two rounds of k's concurrency.
-func (f fixture) closedRounds(k bench.Key) []summary.Round {
+func (f fixture) closedRounds(k bench.Key) []stats.Round {
 	ttft, decode := f.speeds(k)
 	decode /= 1 + 0.2*float64(k.Concurrency-1)
 	ttft *= 1 + 0.8*float64(k.Concurrency-1)
-	var rounds []summary.Round
+	var rounds []stats.Round
 	for i := range 2 {
-		rd := summary.Round{MaxTokens: tokens, Cold: f.cache == "cold"}
+		rd := stats.Round{MaxTokens: tokens, Cold: f.cache == "cold"}
 		for j := range k.Concurrency {
 			jitter := 1 + 0.01*float64(i+j)
 			res := f.request(k, ttft*jitter, decode/jitter)
@@ -300,14 +301,14 @@ func (f fixture) closedRounds(k bench.Key) []summary.Round {
 
 // openRound is k's open-loop leaf: requests a second apart at 0.5/s, or
 // more at 2/s, TTFT growing with the rate.
-func (f fixture) openRound(k bench.Key) summary.Round {
+func (f fixture) openRound(k bench.Key) stats.Round {
 	ttft, decode := f.speeds(k)
 	n := int(6 * k.Rate)
 	ttft *= 1 + 0.9*k.Rate
 	decode /= 1 + 0.3*k.Rate
 	window := time.Duration(float64(n-1) / k.Rate * float64(time.Second))
-	o := &summary.OpenLoop{Rate: k.Rate, Sent: n, SendWindow: window, InflightMax: 1 + int(k.Rate*2)}
-	rd := summary.Round{MaxTokens: tokens, Cold: f.cache == "cold", Open: o}
+	o := &stats.OpenLoop{Rate: k.Rate, Sent: n, SendWindow: window, InflightMax: 1 + int(k.Rate*2)}
+	rd := stats.Round{MaxTokens: tokens, Cold: f.cache == "cold", Open: o}
 	var end time.Duration
 	for j := range n {
 		o.SendLags = append(o.SendLags, 0.0002*float64(j%3+1))
@@ -375,7 +376,7 @@ func gaps(eval time.Duration) []float32 {
 // telemetry is what the leaf measured beside its requests: macmon's
 // power over the rounds, and for vllm-metal its Prometheus counters, read
 // with the telemetry package from exposition text.
-func (f fixture) telemetry(k bench.Key, rounds []summary.Round) summary.Telemetry {
+func (f fixture) telemetry(k bench.Key, rounds []stats.Round) summary.Telemetry {
 	var (
 		wall                    time.Duration
 		prefill, decode         float64
@@ -497,16 +498,16 @@ func lengthsRun() (*summary.Run, []byte) {
 // that the later ones of a round wait, and each stream decodes slower.
 // Ollama reports its prompt evaluation (count and time) and decode time;
 // vLLM neither, but its count of cached prompt tokens (none: cold).
-func lengthRounds(k bench.Key, n int) []summary.Round {
+func lengthRounds(k bench.Key, n int) []stats.Round {
 	speeds := lengthSpeeds[k.Runtime][n]
 	prefill, decode := speeds[0], speeds[1]
 	if k.Concurrency > 1 {
 		prefill /= 1.3
 		decode *= 0.7 - 0.04*float64(slices.Index(fixtureLengths, n))
 	}
-	var rounds []summary.Round
+	var rounds []stats.Round
 	for i := range 2 {
-		rd := summary.Round{MaxTokens: tokens, Cold: true, InputTokens: n}
+		rd := stats.Round{MaxTokens: tokens, Cold: true, InputTokens: n}
 		if k.Runtime == "ollama" {
 			rd.Context = lengthsNumCtx
 		}
@@ -591,10 +592,10 @@ func prefixRun() (*summary.Run, []byte) { return reuseRun(prefixCreated, 1, fixt
 // reuseRounds are two rounds of k's concurrency: a conversation of turns
 // turns per request, as the driver sends them, numbered from
 // *conversation on.
-func reuseRounds(k bench.Key, turns, prefix int, conversation *int) []summary.Round {
-	var rounds []summary.Round
+func reuseRounds(k bench.Key, turns, prefix int, conversation *int) []stats.Round {
+	var rounds []stats.Round
 	for i := range 2 {
-		rd := summary.Round{MaxTokens: tokens, Cold: true, SharedPrefix: prefix}
+		rd := stats.Round{MaxTokens: tokens, Cold: true, SharedPrefix: prefix}
 		for j := range k.Concurrency {
 			*conversation++
 			var end time.Duration

@@ -24,6 +24,7 @@ import (
 	"github.com/caarlos0/env/v11"
 
 	"github.com/inferencebench/inferencebench/internal/envvar"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -231,10 +232,10 @@ func (c Concurrency) Max() int {
 }
 
 // SLO is BENCH_SLO.
-type SLO struct{ summary.SLO }
+type SLO struct{ stats.SLO }
 
 func (s *SLO) UnmarshalText(b []byte) error {
-	v, err := summary.ParseSLO(string(b))
+	v, err := stats.ParseSLO(string(b))
 	s.SLO = v
 	return err
 }

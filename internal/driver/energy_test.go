@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -35,8 +36,8 @@ func TestNoIdleBaseline(t *testing.T) {
 	require.NotNil(t, out.Power)
 	got := reported{}
 	out.Report(got)
-	assert.Contains(t, got, summary.UnitEnergy)
-	assert.NotContains(t, got, summary.UnitNetEnergy)
+	assert.Contains(t, got, stats.UnitEnergy)
+	assert.NotContains(t, got, stats.UnitNetEnergy)
 	row := d.Run.Rows()[0]
 	assert.NotNil(t, row.EnergyJ)
 	assert.Nil(t, row.NetEnergyJ)
@@ -67,7 +68,7 @@ func TestStartTemperaturesApart(t *testing.T) {
 	d, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	rounds := []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}}
+	rounds := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}}
 	add := func(rt string, conc int, cpu, gpu float64) bench.Key {
 		k := bench.Key{Runtime: rt, Model: "m", Prompt: "short", Concurrency: conc}
 		d.Run.Add(k, rounds, summary.Telemetry{Power: &telemetry.Figures{Samples: 3, WindowS: 1, CoveredS: 1, AllPowerWMean: 5, CPUTempCStart: &cpu, GPUTempCStart: &gpu}})

@@ -21,7 +21,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/records"
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 )
 
@@ -86,7 +86,7 @@ func TestNetEnergyScriptedTrace(t *testing.T) {
 	assert.Less(t, *h.IdlePowerWSD, 0.05)
 	assert.Contains(t, log.String(), "idle power 4.00 W")
 	assert.NotContains(t, log.String(), "spread widely")
-	assert.Equal(t, summary.Number(1), d.Run.Arguments.IdlePowerS)
+	assert.Equal(t, stats.Number(1), d.Run.Arguments.IdlePowerS)
 
 	for _, conc := range []int{1, 4} {
 		k := bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: conc}
@@ -101,8 +101,8 @@ func TestNetEnergyScriptedTrace(t *testing.T) {
 
 		got := reported{}
 		out.Report(got)
-		assert.InEpsilon(t, f.NetEnergyJ/float64(out.Metrics.OutputTokens), got[summary.UnitNetEnergy], 1e-9)
-		assert.InEpsilon(t, f.EnergyJ/float64(out.Metrics.OutputTokens), got[summary.UnitEnergy], 1e-9)
+		assert.InEpsilon(t, f.NetEnergyJ/float64(out.Metrics.OutputTokens), got[stats.UnitNetEnergy], 1e-9)
+		assert.InEpsilon(t, f.EnergyJ/float64(out.Metrics.OutputTokens), got[stats.UnitEnergy], 1e-9)
 
 		recs := leafRecords(t, d, k)
 		require.Len(t, recs, 6*conc)
@@ -175,9 +175,9 @@ func TestCoverageWarningScriptedTrace(t *testing.T) {
 	assert.Contains(t, note, "less than 80%")
 	got := reported{}
 	out.Report(got)
-	assert.NotContains(t, got, summary.UnitEnergy)
-	assert.NotContains(t, got, summary.UnitNetEnergy)
-	assert.Contains(t, got, summary.UnitPower)
+	assert.NotContains(t, got, stats.UnitEnergy)
+	assert.NotContains(t, got, stats.UnitNetEnergy)
+	assert.Contains(t, got, stats.UnitPower)
 
 	row := d.row(k)
 	require.NotNil(t, row)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -120,10 +121,10 @@ func (f *files) hold(recs []records.Record) {
 
 // writeHeld gives the held records their share of e (nil: none) and
 // appends them to the records file.
-func (f *files) writeHeld(e *summary.Energy) error {
+func (f *files) writeHeld(e *stats.Energy) error {
 	f.lock <- struct{}{}
 	defer func() { <-f.lock }()
-	summary.SetEnergy(f.held, e)
+	records.SetEnergy(f.held, e)
 	return f.flushHeld()
 }
 

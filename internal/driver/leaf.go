@@ -10,6 +10,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/prompts"
@@ -43,7 +44,7 @@ type Leaf struct {
 	// the leaf's first run's.
 	canary     *canary.Reply
 	canaryNote string
-	rounds     []summary.Round
+	rounds     []stats.Round
 	open       *openLoop // for an open-loop leaf (key.Rate > 0)
 	progress   leafProgress
 
@@ -133,7 +134,7 @@ func (l *Leaf) WarmUp() {
 		l.warmups++
 		r := l.send(true, l.warmups)
 		for _, res := range r.Results {
-			if res.Err == nil && summary.Loaded(res) {
+			if res.Err == nil && stats.Loaded(res) {
 				l.warmupLoads++
 			}
 			l.d.versionFromReply(l.rt, res)
@@ -199,7 +200,7 @@ func (l *Leaf) Next() {
 
 // send runs one round: warm-up or timed round number i, a conversation
 // (BENCH_TURNS) for each request of the load.
-func (l *Leaf) send(warmup bool, i int) summary.Round {
+func (l *Leaf) send(warmup bool, i int) stats.Round {
 	n := l.key.Concurrency
 	if l.open != nil {
 		n = 1
@@ -221,8 +222,8 @@ func (l *Leaf) send(warmup bool, i int) summary.Round {
 
 // shape is a round of the leaf with no results yet: how its requests were
 // sent.
-func (l *Leaf) shape() summary.Round {
-	return summary.Round{MaxTokens: l.req.MaxTokens, Cold: l.cold(), InputTokens: l.input, Context: l.context(),
+func (l *Leaf) shape() stats.Round {
+	return stats.Round{MaxTokens: l.req.MaxTokens, Cold: l.cold(), InputTokens: l.input, Context: l.context(),
 		SharedPrefix: l.d.Settings.SharedPrefix}
 }
 
@@ -286,7 +287,7 @@ func (l *Leaf) appendRecords(recs []records.Record) {
 type Outcome struct {
 	// Metrics are the leaf run's figures, and Power the machine's over
 	// its timed part (nil without macmon), for testing.B.ReportMetric.
-	Metrics summary.Metrics
+	Metrics stats.Metrics
 	Power   *telemetry.Figures
 	// Notes are lines for the benchmark's log: what a reader of its
 	// figures must know (failed requests, short outputs, …).
@@ -299,7 +300,7 @@ type Outcome struct {
 
 // Report reports the leaf's figures through b (a *testing.B).
 func (o Outcome) Report(b interface{ ReportMetric(float64, string) }) {
-	summary.Report(b, o.Metrics, o.Power)
+	stats.Report(b, o.Metrics, o.Power)
 }
 
 // End ends the leaf run (an open-loop one once its last request has

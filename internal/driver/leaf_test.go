@@ -18,6 +18,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/fixturetest"
 	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -35,13 +36,13 @@ func readWritten(t *testing.T, s *Driver) written {
 	return written{f, fixturetest.BenchNames(t, s.files.txt)}
 }
 
-func okRounds() []summary.Round {
-	return []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}}
+func okRounds() []stats.Round {
+	return []stats.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}}
 }
 
 // record ends a leaf run of k that had rounds, as BenchmarkInference's
 // leaf does, and returns its save error.
-func record(d *Driver, k bench.Key, rounds []summary.Round) error {
+func record(d *Driver, k bench.Key, rounds []stats.Round) error {
 	l := &Leaf{d: d, key: k, rounds: rounds}
 	return l.End().SaveErr
 }
@@ -213,7 +214,7 @@ func TestFailuresAtTheEnd(t *testing.T) {
 	t.Parallel()
 	failed := runtimes.Result{Err: runtimes.NewError(runtimes.ClassReset, "connection reset by peer")}
 	ok := okRounds()[0].Results[0]
-	rounds := []summary.Round{{Wall: time.Second, Results: []runtimes.Result{ok, ok, ok, failed}}}
+	rounds := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{ok, ok, ok, failed}}}
 	for _, tt := range []struct {
 		max     string
 		wantErr string

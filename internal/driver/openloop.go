@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -88,11 +88,11 @@ func (o *openLoop) sent() int {
 // every request of every arrival's conversation, Wall from the first send
 // to the last end, and the turns not sent; shape sets the round's other
 // fields.
-func (o *openLoop) end(turns int, shape summary.Round) summary.Round {
+func (o *openLoop) end(turns int, shape stats.Round) stats.Round {
 	o.wg.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	ol := &summary.OpenLoop{Rate: o.rate, Sent: len(o.results), InflightMax: o.inflightMax, Capped: o.capped}
+	ol := &stats.OpenLoop{Rate: o.rate, Sent: len(o.results), InflightMax: o.inflightMax, Capped: o.capped}
 	var first, last, end time.Time
 	rd := shape
 	for i, chat := range o.results {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -144,16 +145,16 @@ func TestTruncatedPromptsOnOllama(t *testing.T) {
 // given room to size, a cut later shows in truncated_prompts.
 func TestTruncatedCount(t *testing.T) {
 	t.Parallel()
-	ok := summary.Round{InputTokens: 3000, Context: 4096}
-	cut := func(tokens int, rd summary.Round) int {
-		m := summary.Compute([]summary.Round{{InputTokens: rd.InputTokens, Context: rd.Context, Results: okResults(tokens)}}, summary.SLO{})
+	ok := stats.Round{InputTokens: 3000, Context: 4096}
+	cut := func(tokens int, rd stats.Round) int {
+		m := stats.Compute([]stats.Round{{InputTokens: rd.InputTokens, Context: rd.Context, Results: okResults(tokens)}}, stats.SLO{})
 		return m.Truncated
 	}
 	assert.Zero(t, cut(3000, ok))
-	assert.Equal(t, 1, cut(2048, summary.Round{InputTokens: 3000}), "more than 5% short of N")
-	assert.Zero(t, cut(2900, summary.Round{InputTokens: 3000}), "within 5%")
-	assert.Equal(t, 1, cut(2048, summary.Round{Context: 2048}), "Ollama's count reached num_ctx")
-	assert.Zero(t, cut(300, summary.Round{Context: 2048}))
+	assert.Equal(t, 1, cut(2048, stats.Round{InputTokens: 3000}), "more than 5% short of N")
+	assert.Zero(t, cut(2900, stats.Round{InputTokens: 3000}), "within 5%")
+	assert.Equal(t, 1, cut(2048, stats.Round{Context: 2048}), "Ollama's count reached num_ctx")
+	assert.Zero(t, cut(300, stats.Round{Context: 2048}))
 }
 
 // A server whose counts do not come to N (here a constant count), or

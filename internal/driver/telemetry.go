@@ -13,6 +13,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -113,7 +114,7 @@ func ptr(x float64) *float64 { return &x }
 // from its start to to, with the idle baseline subtracted where there is
 // one, and its net energy shared among its requests; notes gets what the
 // log must say (too few samples, too little of the window covered).
-func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *summary.Energy, []string) {
+func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *stats.Energy, []string) {
 	d := l.d
 	f, err := d.power.Figures(l.ctx, l.timedFrom, to)
 	switch {
@@ -134,7 +135,7 @@ func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *
 		notes = append(notes, fmt.Sprintf("no energy figures: macmon's samples cover %.0f%% of the timed part (%.2fs of %.2fs), less than %.0f%% (%s); power_coverage says so in the row",
 			100*f.Coverage(), f.CoveredS, f.WindowS, 100*telemetry.MinCoverage, why))
 	}
-	return &f, summary.ShareEnergy(l.rounds, &f), notes
+	return &f, stats.ShareEnergy(l.rounds, &f), notes
 }
 
 // hold keeps a timed round's records until the leaf run's end, where
@@ -154,7 +155,7 @@ func (l *Leaf) hold(recs []records.Record) bool {
 // is added to the run, and says when runtimes compared at the leaf's
 // prompt and load started their timed parts more than
 // startTempApart apart.
-func (l *Leaf) powerAdded(e *summary.Energy) {
+func (l *Leaf) powerAdded(e *stats.Energy) {
 	if err := l.d.files.writeHeld(e); err != nil && l.recordErr == nil {
 		l.recordErr = fmt.Errorf("writing request records to BENCH_OUTPUT_DIR=%q: %w", l.d.Settings.OutputDir, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 )
@@ -95,7 +96,7 @@ func TestWorkloadConfigLines(t *testing.T) {
 	t.Parallel()
 	d, _ := startSim(t, map[string]string{"BENCH_TURNS": "4", "BENCH_SHARED_PREFIX": "300", "BENCH_CACHE": "warm"})
 	assert.Equal(t, "cache: warm\nturns: 4\nshared-prefix: 300\n", d.ConfigLines())
-	d.Run.Add(bench.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: 1, Results: okResults(10)}}, summary.Telemetry{})
+	d.Run.Add(bench.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []stats.Round{{Wall: 1, Results: okResults(10)}}, summary.Telemetry{})
 	txt, err := d.Run.Benchfmt()
 	require.NoError(t, err)
 	assert.Contains(t, string(txt), "\ncache: warm\nturns: 4\nshared-prefix: 300\ngoos: ")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
@@ -64,9 +65,9 @@ func promptRun(t *testing.T, cache string) *summary.File {
 	r.Prompts = summary.Prompts{{Name: "short", Text: "say hi"}}
 	for _, rt := range []string{"ollama", "ollama-v1"} {
 		for _, c := range []int{1, 4} {
-			var rounds []summary.Round
+			var rounds []stats.Round
 			for range 3 {
-				rd := summary.Round{Wall: time.Second, MaxTokens: 128, Cold: cold}
+				rd := stats.Round{Wall: time.Second, MaxTokens: 128, Cold: cold}
 				for j := range c {
 					res := request(128)
 					res.PromptTokens, res.PromptEval = 126, 250*ms

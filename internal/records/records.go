@@ -13,6 +13,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -313,4 +314,27 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// SetEnergy sets the request records of a leaf run's timed rounds to
+// their shares of its net energy: recs[i] are round i's records, in the
+// order of its results, as e.Shares. Records without a share are left
+// with none (null).
+func SetEnergy(recs [][]Record, e *stats.Energy) {
+	if e == nil {
+		return
+	}
+	for i := range recs {
+		if i >= len(e.Shares) {
+			return
+		}
+		for j := range recs[i] {
+			if j >= len(e.Shares[i]) || e.Shares[i][j] == nil {
+				continue
+			}
+			s := e.Shares[i][j]
+			total, pre, dec := s.J(), s.PrefillJ, s.DecodeJ
+			recs[i][j].EnergyJ, recs[i][j].PrefillEnergyJ, recs[i][j].DecodeEnergyJ = &total, &pre, &dec
+		}
+	}
 }

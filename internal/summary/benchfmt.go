@@ -8,23 +8,24 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"golang.org/x/perf/benchfmt"
 )
 
 // unitBetter is the Unit metadata of the benchstat file.
 var unitBetter = []struct{ unit, better string }{
-	{UnitTTFT, "lower"},
-	{UnitTTFC, "lower"},
-	{UnitTPOT, "lower"},
-	{UnitDecode, "higher"},
-	{UnitRequest, "higher"},
-	{UnitAggregate, "higher"},
-	{UnitPrompt, "higher"},
-	{UnitRequests, "higher"},
-	{UnitGoodput, "higher"},
-	{UnitEnergy, "lower"},
-	{UnitNetEnergy, "lower"},
-	{UnitPower, "lower"},
+	{stats.UnitTTFT, "lower"},
+	{stats.UnitTTFC, "lower"},
+	{stats.UnitTPOT, "lower"},
+	{stats.UnitDecode, "higher"},
+	{stats.UnitRequest, "higher"},
+	{stats.UnitAggregate, "higher"},
+	{stats.UnitPrompt, "higher"},
+	{stats.UnitRequests, "higher"},
+	{stats.UnitGoodput, "higher"},
+	{stats.UnitEnergy, "lower"},
+	{stats.UnitNetEnergy, "lower"},
+	{stats.UnitPower, "lower"},
 }
 
 // Workload are the configuration lines that say what work the run's
@@ -92,7 +93,7 @@ func (r *Run) Benchfmt() ([]byte, error) {
 		}
 		res.Values = append(res.Values, benchfmt.Value{Value: math.Round(m.Wall.Mean * 1e9), Unit: "ns/op"})
 		var extra values
-		Report(&extra, m, l.tel.Power)
+		stats.Report(&extra, m, l.tel.Power)
 		// go test prints the reported metrics sorted by unit.
 		slices.SortFunc(extra, func(a, b benchfmt.Value) int { return strings.Compare(a.Unit, b.Unit) })
 		res.Values = append(res.Values, extra...)

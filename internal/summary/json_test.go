@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
@@ -285,8 +286,8 @@ func TestJSONDetails(t *testing.T) {
 	})
 	t.Run("non-finite numbers become null", func(t *testing.T) {
 		r := base()
-		r.Arguments.Timeout = Number(math.Inf(1))
-		r.Arguments.Temperature = Number(math.NaN())
+		r.Arguments.Timeout = stats.Number(math.Inf(1))
+		r.Arguments.Temperature = stats.Number(math.NaN())
 		args := decode(t, r)["arguments"].(map[string]any)
 		assert.Contains(t, args, "timeout")
 		assert.Nil(t, args["timeout"])

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"encoding/json"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -48,23 +50,23 @@ type Host struct {
 // Arguments are the settings of a run, written under "arguments" in this
 // order; nil pointers are written as null.
 type Arguments struct {
-	OutputDir   string   `json:"output_dir"`
-	Runtime     string   `json:"runtime"`
-	OllamaURL   *string  `json:"ollama_url"`
-	OllamaModel *string  `json:"ollama_model"`
-	VLLMURL     *string  `json:"vllm_url"`
-	VLLMModel   *string  `json:"vllm_model"`
-	Warmups     int      `json:"warmups"`
-	Rounds      *int     `json:"rounds"` // nil when -benchtime decides
-	Concurrency []int    `json:"concurrency"`
-	MaxTokens   int      `json:"max_tokens"`
-	Seed        *int     `json:"seed"`    // nil: none sent
-	Timeout     Number   `json:"timeout"` // seconds
-	Temperature Number   `json:"temperature"`
-	Prompts     []string `json:"prompts"`
-	Count       *int     `json:"count"`
-	Benchtime   string   `json:"benchtime"`
-	IdleTimeout Number   `json:"idle_timeout"` // seconds; 0 is off
+	OutputDir   string       `json:"output_dir"`
+	Runtime     string       `json:"runtime"`
+	OllamaURL   *string      `json:"ollama_url"`
+	OllamaModel *string      `json:"ollama_model"`
+	VLLMURL     *string      `json:"vllm_url"`
+	VLLMModel   *string      `json:"vllm_model"`
+	Warmups     int          `json:"warmups"`
+	Rounds      *int         `json:"rounds"` // nil when -benchtime decides
+	Concurrency []int        `json:"concurrency"`
+	MaxTokens   int          `json:"max_tokens"`
+	Seed        *int         `json:"seed"`    // nil: none sent
+	Timeout     stats.Number `json:"timeout"` // seconds
+	Temperature stats.Number `json:"temperature"`
+	Prompts     []string     `json:"prompts"`
+	Count       *int         `json:"count"`
+	Benchtime   string       `json:"benchtime"`
+	IdleTimeout stats.Number `json:"idle_timeout"` // seconds; 0 is off
 	// Cache is BENCH_CACHE: "cold" or "warm"; "" in files written before
 	// it existed, which were warm.
 	Cache     string `json:"cache"`
@@ -72,9 +74,9 @@ type Arguments struct {
 	KeepAlive string `json:"keep_alive"` // sent with Ollama requests
 	// Open-loop loads: rates in requests per second, the gamma shape of
 	// the gaps between arrivals (1: Poisson) and the in-flight cap.
-	Rates       []float64 `json:"rates"`
-	Burstiness  Number    `json:"burstiness"`
-	MaxInflight int       `json:"max_inflight"`
+	Rates       []float64    `json:"rates"`
+	Burstiness  stats.Number `json:"burstiness"`
+	MaxInflight int          `json:"max_inflight"`
 	// SLO are the latency targets of goodput ("ttft=2s,tpot=50ms"), null
 	// for none.
 	SLO *string `json:"slo"`
@@ -110,7 +112,7 @@ type Arguments struct {
 	RecordText bool   `json:"record_text"`
 	// IdlePowerS is the seconds of the idle baseline taken: BENCH_IDLE_POWER_S
 	// where power was measured, else 0 (none taken).
-	IdlePowerS Number `json:"idle_power_s"`
+	IdlePowerS stats.Number `json:"idle_power_s"`
 }
 
 // Sweep is a concurrency sweep: 1, 2, 4, … up to Max, each runtime ×
@@ -140,17 +142,6 @@ func (a Arguments) CacheMode() string {
 	return a.Cache
 }
 
-// Number is a float64 written as null when it is not finite: JSON has no
-// NaN or Inf.
-type Number float64
-
-func (n Number) MarshalJSON() ([]byte, error) {
-	if !finite(float64(n)) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(n))
-}
-
 // RuntimeInfo is one runtime of the run.
 type RuntimeInfo struct {
 	Name    string `json:"name"`
@@ -168,7 +159,7 @@ type RuntimeInfo struct {
 	// Control compares the runtime's first leaf run with the same leaf
 	// run once more at the end of the run; nil with BENCH_CONTROL=off or
 	// when it could not run.
-	Control *Control `json:"control"`
+	Control *stats.Control `json:"control"`
 	// InputSizes are how each in<N> prompt was sized for the runtime, by
 	// prompt name; empty without in<N> prompts.
 	InputSizes map[string]InputSize `json:"input_sizes"`
@@ -230,7 +221,7 @@ type Run struct {
 	Complete bool
 
 	// SLO are the latency targets of goodput; the zero SLO has none.
-	SLO SLO
+	SLO stats.SLO
 
 	mu     sync.Mutex
 	leaves []leaf
@@ -240,8 +231,8 @@ type Run struct {
 // leaf is one Add call: one -count repetition of one leaf benchmark.
 type leaf struct {
 	key    bench.Key
-	rounds []Round
-	m      Metrics // of rounds, computed once
+	rounds []stats.Round
+	m      stats.Metrics // of rounds, computed once
 	tel    Telemetry
 	procs  int // GOMAXPROCS while it ran, for the benchmark name
 	// notRun is why the leaf sent no request (AddNotRun), with its class.
@@ -271,13 +262,13 @@ func NewRun(now time.Time) *Run {
 // Add records one leaf run (one -count repetition of k), with what was
 // measured beside its requests, and returns its figures. It keeps a copy
 // of rounds and the current GOMAXPROCS, which go test puts in the name.
-func (r *Run) Add(k bench.Key, rounds []Round, tel Telemetry) Metrics {
-	cp := make([]Round, len(rounds))
+func (r *Run) Add(k bench.Key, rounds []stats.Round, tel Telemetry) stats.Metrics {
+	cp := make([]stats.Round, len(rounds))
 	for i, rd := range rounds {
 		rd.Results = slices.Clone(rd.Results)
 		cp[i] = rd
 	}
-	l := leaf{key: k, rounds: cp, m: Compute(cp, r.SLO), tel: tel, procs: runtime.GOMAXPROCS(0)}
+	l := leaf{key: k, rounds: cp, m: stats.Compute(cp, r.SLO), tel: tel, procs: runtime.GOMAXPROCS(0)}
 	r.mu.Lock()
 	r.leaves = append(r.leaves, l)
 	r.mu.Unlock()
@@ -304,13 +295,13 @@ func (r *Run) Requests() int {
 // how many of them failed, and the failures by class for a message ("3
 // timeout, 1 reset").
 func (r *Run) Failures() (requests, failures int, classes string) {
-	var all Metrics
+	var all stats.Metrics
 	for _, l := range r.snapshot() {
 		all.Requests += l.m.Requests
 		all.Failures += l.m.Failures
 		for c, ec := range l.m.Errors {
 			if all.Errors == nil {
-				all.Errors = map[runtimes.Class]ErrorCount{}
+				all.Errors = map[runtimes.Class]stats.ErrorCount{}
 			}
 			pooled := all.Errors[c]
 			if pooled.Count == 0 {
@@ -360,7 +351,7 @@ type Row struct {
 	Failures    int    `json:"failures"`
 	// Errors are the failures by class (runtimes.Class), each with its
 	// count and first message; {} without failures.
-	Errors map[runtimes.Class]ErrorCount `json:"errors"`
+	Errors map[runtimes.Class]stats.ErrorCount `json:"errors"`
 
 	TTFTMean *float64 `json:"ttft_s_mean"`
 	TTFTP50  *float64 `json:"ttft_s_p50"`
@@ -552,17 +543,17 @@ func (r *Run) Rows() []Row {
 			continue
 		}
 		var (
-			rounds []Round
+			rounds []stats.Round
 			tel    pooledTelemetry
 		)
 		for _, l := range ls {
 			rounds = append(rounds, l.rounds...)
 			tel.add(l.tel, l.m)
 		}
-		m := Compute(rounds, r.SLO)
+		m := stats.Compute(rounds, r.SLO)
 		for _, l := range ls {
 			if l.notRun != nil {
-				m.addError(l.notRunClass, l.notRun)
+				m.AddError(l.notRunClass, l.notRun)
 			}
 		}
 		row := newRow(k, m, &tel)
@@ -584,7 +575,7 @@ type cachedRow struct {
 	row    Row
 }
 
-func newRow(k bench.Key, m Metrics, tel *pooledTelemetry) Row {
+func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	row := Row{
 		Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
 		Requests: m.Requests, Successes: m.Successes, Failures: m.Failures,
@@ -592,7 +583,7 @@ func newRow(k bench.Key, m Metrics, tel *pooledTelemetry) Row {
 		OutputTokensApprox: m.TokensApprox,
 	}
 	if row.Errors == nil {
-		row.Errors = map[runtimes.Class]ErrorCount{}
+		row.Errors = map[runtimes.Class]stats.ErrorCount{}
 	}
 	if m.Successes > 0 {
 		row.OutputTokensMin, row.OutputTokensMax = &m.MinTokens, &m.MaxTokens
@@ -645,7 +636,7 @@ func newRow(k bench.Key, m Metrics, tel *pooledTelemetry) Row {
 	return row
 }
 
-func (row *Row) addTelemetry(tel *pooledTelemetry, m Metrics) {
+func (row *Row) addTelemetry(tel *pooledTelemetry, m stats.Metrics) {
 	if tel == nil {
 		return
 	}
@@ -670,7 +661,7 @@ func (row *Row) addTelemetry(tel *pooledTelemetry, m Metrics) {
 
 // figures are a Stat's figures for a row: nil without samples, or where
 // not finite.
-func figures(s Stat) (mean, p50, p95, p99, most *float64) {
+func figures(s stats.Stat) (mean, p50, p95, p99, most *float64) {
 	if s.N == 0 {
 		return nil, nil, nil, nil, nil
 	}
@@ -684,3 +675,17 @@ func num(x float64) *float64 {
 	}
 	return &x
 }
+
+// LeafRuns returns the figures of every run (-count repetition) of k so
+// far, in order.
+func (r *Run) LeafRuns(k bench.Key) []stats.Metrics {
+	var out []stats.Metrics
+	for _, l := range r.snapshot() {
+		if l.key == k && l.notRun == nil {
+			out = append(out, l.m)
+		}
+	}
+	return out
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

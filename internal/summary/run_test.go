@@ -9,6 +9,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,9 +28,9 @@ func TestRowsPoolRepetitions(t *testing.T) {
 	a := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
 	b := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 2}
 	r := NewRun(time.Unix(0, 0))
-	r.Add(a, []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 2000*ms, 40)}}}, Telemetry{})
-	r.Add(b, []Round{{Wall: 3 * time.Second, Results: []runtimes.Result{done(100*ms, 3000*ms, 30), failed()}}}, Telemetry{})
-	r.Add(a, []Round{
+	r.Add(a, []stats.Round{{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 2000*ms, 40)}}}, Telemetry{})
+	r.Add(b, []stats.Round{{Wall: 3 * time.Second, Results: []runtimes.Result{done(100*ms, 3000*ms, 30), failed()}}}, Telemetry{})
+	r.Add(a, []stats.Round{
 		{Wall: 4 * time.Second, Results: []runtimes.Result{done(300*ms, 4000*ms, 40)}},
 		{Wall: 1 * time.Second, Results: []runtimes.Result{done(200*ms, 1000*ms, 40)}},
 	}, Telemetry{})
@@ -70,7 +71,7 @@ func TestRowsPoolRepetitions(t *testing.T) {
 
 func TestRowsWithoutSuccessesAreNull(t *testing.T) {
 	r := NewRun(time.Unix(0, 0))
-	r.Add(bench.Key{Runtime: "x", Concurrency: 2}, []Round{{Wall: time.Second, Results: []runtimes.Result{failed(), failed()}}}, Telemetry{})
+	r.Add(bench.Key{Runtime: "x", Concurrency: 2}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{failed(), failed()}}}, Telemetry{})
 	row := r.Rows()[0]
 	assert.Equal(t, 2, row.Failures)
 	for name, f := range map[string]*float64{
@@ -82,7 +83,7 @@ func TestRowsWithoutSuccessesAreNull(t *testing.T) {
 }
 
 func TestRowNonFiniteIsNull(t *testing.T) {
-	row := newRow(bench.Key{}, Metrics{Decode: Stat{N: 1, Mean: math.Inf(1), P50: math.NaN(), P95: 3}}, nil)
+	row := newRow(bench.Key{}, stats.Metrics{Decode: stats.Stat{N: 1, Mean: math.Inf(1), P50: math.NaN(), P95: 3}}, nil)
 	assert.Nil(t, row.DecodeTPSMean)
 	assert.Nil(t, row.DecodeTPSP50)
 	require.NotNil(t, row.DecodeTPSP95)
@@ -91,7 +92,7 @@ func TestRowNonFiniteIsNull(t *testing.T) {
 
 func TestAddKeepsACopy(t *testing.T) {
 	r := NewRun(time.Unix(0, 0))
-	rounds := []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}
+	rounds := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}
 	r.Add(bench.Key{Runtime: "x"}, rounds, Telemetry{})
 	rounds[0].Wall = time.Hour
 	rounds[0].Results[0].OutputTokens = 1e6
@@ -104,7 +105,7 @@ func TestAddConcurrent(t *testing.T) {
 	for i := range 64 {
 		wg.Go(func() {
 			k := bench.Key{Runtime: "rt", Prompt: "p", Concurrency: 1 + i%4}
-			r.Add(k, []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}, Telemetry{})
+			r.Add(k, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}, Telemetry{})
 			_ = r.Rows() // readers may run alongside writers
 		})
 	}
@@ -126,13 +127,13 @@ func TestRowsCountErrorsByClass(t *testing.T) {
 		return runtimes.Result{Total: time.Second, Err: runtimes.NewError(runtimes.ClassTimeout, msg)}
 	}
 	r := NewRun(time.Unix(0, 0))
-	r.Add(clean, []Round{{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10)}}}, Telemetry{})
-	r.Add(k, []Round{
+	r.Add(clean, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10)}}}, Telemetry{})
+	r.Add(k, []stats.Round{
 		{Wall: time.Second, Results: []runtimes.Result{timeout("first timeout"), failed()}},
 		{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10), timeout("second timeout")}},
 	}, Telemetry{})
 
-	r.Add(k, []Round{{Wall: time.Second, Results: []runtimes.Result{
+	r.Add(k, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{
 		{Total: ms, Err: runtimes.NewError(runtimes.ClassHTTP5xx, "HTTP 503 Service Unavailable: overloaded")},
 		{Total: ms, Err: errors.New("not from package runtimes")},
 	}}}, Telemetry{})
@@ -143,7 +144,7 @@ func TestRowsCountErrorsByClass(t *testing.T) {
 	assert.Empty(t, rows[0].Errors)
 	row := rows[1]
 	assert.Equal(t, 5, row.Failures)
-	assert.Equal(t, map[runtimes.Class]ErrorCount{
+	assert.Equal(t, map[runtimes.Class]stats.ErrorCount{
 		runtimes.ClassTimeout: {Count: 2, First: "first timeout"},
 		runtimes.ClassReset:   {Count: 1, First: failed().Err.Error()},
 		runtimes.ClassHTTP5xx: {Count: 1, First: "HTTP 503 Service Unavailable: overloaded"},
@@ -171,7 +172,7 @@ func TestUnreachableRow(t *testing.T) {
 	assert.Zero(t, row.Requests)
 	assert.Nil(t, row.TTFTMean)
 	assert.Nil(t, row.OutputTokensMin)
-	assert.Equal(t, map[runtimes.Class]ErrorCount{unreachable: {Count: 2, First: why.Error()}}, row.Errors)
+	assert.Equal(t, map[runtimes.Class]stats.ErrorCount{unreachable: {Count: 2, First: why.Error()}}, row.Errors)
 	assert.Zero(t, r.Requests())
 	txt, err := r.Benchfmt()
 	require.NoError(t, err)
@@ -183,7 +184,7 @@ func TestRowCanary(t *testing.T) {
 	t.Parallel()
 	r := NewRun(time.Now())
 	k := bench.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}
-	rd := []Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}
+	rd := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}
 	r.Add(k, rd, Telemetry{}) // its canary failed
 	r.Add(k, rd, Telemetry{Canary: canary.New("first", 1)})
 	r.Add(k, rd, Telemetry{Canary: canary.New("second", 1)})

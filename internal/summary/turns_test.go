@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -28,13 +29,13 @@ func turn(t int, ttftMs float64, prompt, cached int) runtimes.Result {
 // Each turn gets its own figures, the row's pool them all, and the
 // cache-hit ratio is cached over prompt tokens where the server said.
 func TestTurnFigures(t *testing.T) {
-	rounds := []Round{
+	rounds := []stats.Round{
 		{Wall: time.Second, Cold: true, Results: []runtimes.Result{
 			turn(1, 10, 100, 0), turn(2, 12, 300, 290), turn(3, 14, 500, 490),
 			turn(1, 30, 100, 0), turn(2, 32, 300, 290), turn(3, 34, 500, 490),
 		}},
 	}
-	m := Compute(rounds, SLO{})
+	m := stats.Compute(rounds, stats.SLO{})
 	require.Len(t, m.Turns, 3)
 	for i, want := range []struct{ ttft, prompt, cached float64 }{{0.020, 100, 0}, {0.022, 300, 290}, {0.024, 500, 490}} {
 		got := m.Turns[i]
@@ -60,7 +61,7 @@ func TestTurnFigures(t *testing.T) {
 // A single-turn run has no turns list, and a server that reports no
 // cached tokens has no ratio.
 func TestNoTurnsNoRatio(t *testing.T) {
-	m := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{turn(1, 10, 100, -1), turn(1, 11, 100, -1)}}}, SLO{})
+	m := stats.Compute([]stats.Round{{Wall: time.Second, Results: []runtimes.Result{turn(1, 10, 100, -1), turn(1, 11, 100, -1)}}}, stats.SLO{})
 	row := newRow(bench.Key{Runtime: "ollama", Concurrency: 2}, m, nil)
 	assert.Nil(t, row.Turns)
 	assert.Nil(t, row.CacheHitRatio)
@@ -69,17 +70,17 @@ func TestNoTurnsNoRatio(t *testing.T) {
 // A server that reports cached tokens but reused nothing of the history
 // or of the shared prefix is said, once, with the tokens it re-read.
 func TestNoReuseIsSaid(t *testing.T) {
-	history := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{turn(1, 10, 100, 0), turn(2, 30, 300, 0)}}}, SLO{})
+	history := stats.Compute([]stats.Round{{Wall: time.Second, Results: []runtimes.Result{turn(1, 10, 100, 0), turn(2, 30, 300, 0)}}}, stats.SLO{})
 	assert.Contains(t, history.Notes(""), "the server reused none of the history (0 of 400 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
 
-	prefix := Compute([]Round{{Wall: time.Second, SharedPrefix: 1000, Results: []runtimes.Result{turn(1, 10, 1100, 0), turn(1, 11, 1100, 0)}}}, SLO{})
+	prefix := stats.Compute([]stats.Round{{Wall: time.Second, SharedPrefix: 1000, Results: []runtimes.Result{turn(1, 10, 1100, 0), turn(1, 11, 1100, 0)}}}, stats.SLO{})
 	assert.Contains(t, prefix.Notes(""), "the server reused none of the shared prefix (0 of 2200 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
 
-	both := Compute([]Round{{Wall: time.Second, SharedPrefix: 500, Results: []runtimes.Result{turn(1, 10, 600, 0), turn(2, 30, 800, 0)}}}, SLO{})
+	both := stats.Compute([]stats.Round{{Wall: time.Second, SharedPrefix: 500, Results: []runtimes.Result{turn(1, 10, 600, 0), turn(2, 30, 800, 0)}}}, stats.SLO{})
 	assert.Contains(t, both.Notes(""), "the server reused none of the history or of the shared prefix (0 of 1400 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
 
 	// Ollama says nothing of its cache: nothing to conclude.
-	ollama := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{turn(1, 10, 100, -1), turn(2, 30, 300, -1)}}}, SLO{})
+	ollama := stats.Compute([]stats.Round{{Wall: time.Second, Results: []runtimes.Result{turn(1, 10, 100, -1), turn(2, 30, 300, -1)}}}, stats.SLO{})
 	for _, n := range ollama.Notes("") {
 		assert.NotContains(t, n, "reused none")
 	}
@@ -89,7 +90,7 @@ func TestNoReuseIsSaid(t *testing.T) {
 // counted under its class.
 func TestNotSentTurns(t *testing.T) {
 	failed := runtimes.Result{Turn: 2, Err: errors.New("connection reset")}
-	m := Compute([]Round{{Wall: time.Second, NotSent: 2, Results: []runtimes.Result{turn(1, 10, 100, 0), failed}}}, SLO{})
+	m := stats.Compute([]stats.Round{{Wall: time.Second, NotSent: 2, Results: []runtimes.Result{turn(1, 10, 100, 0), failed}}}, stats.SLO{})
 	assert.Equal(t, 2, m.NotSent)
 	assert.Equal(t, 1, m.Failures)
 	assert.Equal(t, 1, m.Errors[runtimes.ClassOther].Count)
@@ -106,10 +107,10 @@ func TestPromptRateOnlyFromColdFirstTurns(t *testing.T) {
 		r.PromptEval = 100 * time.Millisecond
 		return r
 	}
-	m := Compute([]Round{{Wall: time.Second, Cold: true, Results: []runtimes.Result{ollama(1), ollama(2)}}}, SLO{})
+	m := stats.Compute([]stats.Round{{Wall: time.Second, Cold: true, Results: []runtimes.Result{ollama(1), ollama(2)}}}, stats.SLO{})
 	assert.Equal(t, 1, m.Prompt.N, "only turn 1's prompt rate")
 	assert.InDelta(t, 10000.0, m.Prompt.Mean, 1e-6)
-	m = Compute([]Round{{Wall: time.Second, Cold: true, SharedPrefix: 500, Results: []runtimes.Result{ollama(1)}}}, SLO{})
+	m = stats.Compute([]stats.Round{{Wall: time.Second, Cold: true, SharedPrefix: 500, Results: []runtimes.Result{ollama(1)}}}, stats.SLO{})
 	assert.Equal(t, 0, m.Prompt.N, "a shared prefix may have been cached")
 	assert.True(t, m.PromptCountsCached)
 }
@@ -122,7 +123,7 @@ func TestDroppedHistoryCountsAsCut(t *testing.T) {
 	b1, b2 := turn(1, 10, 125, -1), turn(2, 12, 180, -1)
 	a1.Conversation, a2.Conversation, a3.Conversation = 1, 1, 1
 	b1.Conversation, b2.Conversation = 2, 2
-	m := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{a1, a2, a3, b1, b2}}}, SLO{})
+	m := stats.Compute([]stats.Round{{Wall: time.Second, Results: []runtimes.Result{a1, a2, a3, b1, b2}}}, stats.SLO{})
 	assert.Equal(t, 1, m.Truncated, "turn 3 of conversation 1; conversation 2's turn 1 follows a longer turn 3 of another")
 	assert.Contains(t, strings.Join(m.Notes(""), "\n"), "1 of 5 requests had their prompt cut by the server")
 }

@@ -1,4 +1,4 @@
-package summary
+package stats
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -253,8 +254,8 @@ func (m Metrics) ErrorCounts() string {
 	return strings.Join(parts, ", ")
 }
 
-// addError counts err under its class.
-func (m *Metrics) addError(class runtimes.Class, err error) {
+// AddError counts err under its class.
+func (m *Metrics) AddError(class runtimes.Class, err error) {
 	if m.Errors == nil {
 		m.Errors = map[runtimes.Class]ErrorCount{}
 	}
@@ -313,7 +314,7 @@ func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 				if m.FirstError == nil {
 					m.FirstError = res.Err
 				}
-				m.addError(runtimes.ErrorClass(res.Err), res.Err)
+				m.AddError(runtimes.ErrorClass(res.Err), res.Err)
 				continue
 			}
 			m.Successes++
@@ -619,3 +620,30 @@ func quantile[T float32 | float64](sorted []T, p float64) float64 {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Report reports a leaf run's figures through r (a *testing.B), as its
+// result line in the .txt has them: m's (see Metrics.Report) and, where
+// there are power figures, mean power and, where the samples covered
+// enough of the timed part (telemetry.MinCoverage), energy per output
+// token, gross (J/tok) and, with an idle baseline, net (net-J/tok).
+func Report(r interface{ ReportMetric(float64, string) }, m Metrics, power *telemetry.Figures) {
+	m.Report(r)
+	if power == nil {
+		return
+	}
+	if m.OutputTokens > 0 && power.Covered() {
+		r.ReportMetric(power.EnergyJ/float64(m.OutputTokens), UnitEnergy)
+		if power.IdlePowerW != nil {
+			r.ReportMetric(power.NetEnergyJ/float64(m.OutputTokens), UnitNetEnergy)
+		}
+	}
+	r.ReportMetric(power.AllPowerWMean, UnitPower)
+}
+
+// num returns &x, or nil if x is not finite (JSON has no NaN).
+func num(x float64) *float64 {
+	if !finite(x) {
+		return nil
+	}
+	return &x
+}

@@ -1,4 +1,4 @@
-package summary
+package stats
 
 import (
 	"fmt"
@@ -123,18 +123,6 @@ func PerRequestOf(rounds []Round) PerRequest {
 		}
 	}
 	return PerRequest{TTFT: s.ttft, Decode: s.decode}
-}
-
-// LeafRuns returns the figures of every run (-count repetition) of k so
-// far, in order.
-func (r *Run) LeafRuns(k bench.Key) []Metrics {
-	var out []Metrics
-	for _, l := range r.snapshot() {
-		if l.key == k && l.notRun == nil {
-			out = append(out, l.m)
-		}
-	}
-	return out
 }
 
 // NewControl compares end, the control run of leaf k at the end of the
