@@ -55,8 +55,8 @@
 //
 // The figures judged are TTFT p50 and p95 (lower is better), the mean
 // decode rate and the mean aggregate output rate (higher is better), and
-// energy per output token, gross and net of idle power (J/token and net
-// J/token, lower is better) where the rows have them. Each figure's latest value is judged against its window: the same
+// energy per output token, gross and net of idle power (J/tok and net
+// J/tok, lower is better) where the rows have them. Each figure's latest value is judged against its window: the same
 // series' values in up to K runs before it (-window, default 10) that
 // have the figure. It is a regression (or an improvement) when both
 //

@@ -106,7 +106,7 @@ const (
 //     reply changed at character 21; at concurrency 4, every request
 //     failed on the last night (no figures);
 //   - vllm 0.9.0, qwen3-8b, prompt short, concurrency 1: decode 15%
-//     faster and J/token 13% lower on the last night (improvements), its
+//     faster and J/tok 13% lower on the last night (improvements), its
 //     canary the same every night; an open loop at 2 requests/s run only
 //     on the last three nights (too little data).
 func fixtureRuns(t testing.TB, dir string) string {

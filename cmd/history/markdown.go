@@ -73,8 +73,8 @@ func (h *history) markdown(charts []chartFile) []byte {
 		w("%s\n\n| series | figure | window centre | latest | change | p | version |\n|---|---|--:|--:|--:|--:|---|\n", sec.order)
 		for _, j := range js {
 			r := j.res
-			w("| %s | %s | %s %s | %s %s | %s | %s | %s |\n", mdEscape(j.s.label()), r.fig.name,
-				r.fig.show(r.trend.Centre), r.fig.unit, r.fig.show(r.latest), r.fig.unit, percent(r.trend.Change),
+			w("| %s | %s | %s %s | %s %s | %s | %s | %s |\n", mdEscape(j.s.label()), r.fig.Name,
+				r.fig.show(r.trend.Centre), r.fig.Shown, r.fig.show(r.latest), r.fig.Shown, percent(r.trend.Change),
 				pValue(r.trend.P), mdEscape(versionChange(r.versionBefore, r.versionAfter)))
 		}
 		w("\n")
@@ -137,16 +137,16 @@ func (h *history) markdown(charts []chartFile) []byte {
 		for _, r := range s.results {
 			latestV, centre := "—", "—"
 			if !math.IsNaN(r.latest) {
-				latestV = r.fig.show(r.latest) + " " + r.fig.unit
+				latestV = r.fig.show(r.latest) + " " + r.fig.Shown
 			}
 			if r.trend.Baseline > 0 {
-				centre = r.fig.show(r.trend.Centre) + " " + r.fig.unit
+				centre = r.fig.show(r.trend.Centre) + " " + r.fig.Shown
 			}
 			p := "—"
 			if r.trend.Verdict != stats.Insufficient {
 				p = pValue(r.trend.P)
 			}
-			w("| %s | %s | %s | %s | %s | %d | %s |\n", r.fig.name, latestV, centre, percent(r.trend.Change), p,
+			w("| %s | %s | %s | %s | %s | %d | %s |\n", r.fig.Name, latestV, centre, percent(r.trend.Change), p,
 				r.trend.Baseline, verdictWord(r.trend.Verdict))
 		}
 		w("\n")

@@ -10,33 +10,32 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
-// figure is one figure the history judges. Adding one is a line in
-// figures.
+// figure is one figure the history judges, as internal/figures declares
+// it (name, unit, scale, which way is better), with its id and where a
+// row has it. Adding one is a line in trended.
 type figure struct {
-	id     string // in chart file names and verdicts.json
-	name   string // on the page and the charts
-	unit   string // of the shown value
-	scale  float64
-	better stats.Better
-	value  func(*summary.Row) *float64
+	figures.Figure
+	id    string // in chart file names and verdicts.json
+	value func(*summary.Row) *float64
 }
 
-var figures = []figure{
-	{"ttft-p50", "TTFT p50", "ms", 1e3, stats.LowerIsBetter, func(r *summary.Row) *float64 { return r.TTFTP50 }},
-	{"ttft-p95", "TTFT p95", "ms", 1e3, stats.LowerIsBetter, func(r *summary.Row) *float64 { return r.TTFTP95 }},
-	{"decode", "decode tok/s", "tok/s", 1, stats.HigherIsBetter, func(r *summary.Row) *float64 { return r.DecodeTPSMean }},
-	{"aggregate", "aggregate tok/s", "tok/s", 1, stats.HigherIsBetter, func(r *summary.Row) *float64 { return r.AggregateTPSMean }},
-	{"j-per-token", "J/token", "J", 1, stats.LowerIsBetter, func(r *summary.Row) *float64 { return r.EnergyJPerOutputToken }},
-	{"net-j-per-token", "net J/token", "J", 1, stats.LowerIsBetter, func(r *summary.Row) *float64 { return r.NetEnergyJPerOutputToken }},
+var trended = []figure{
+	{figures.TTFTP50, "ttft-p50", func(r *summary.Row) *float64 { return r.TTFTP50 }},
+	{figures.TTFTP95, "ttft-p95", func(r *summary.Row) *float64 { return r.TTFTP95 }},
+	{figures.Decode, "decode", func(r *summary.Row) *float64 { return r.DecodeTPSMean }},
+	{figures.Aggregate, "aggregate", func(r *summary.Row) *float64 { return r.AggregateTPSMean }},
+	{figures.Energy, "j-per-token", func(r *summary.Row) *float64 { return r.EnergyJPerOutputToken }},
+	{figures.NetEnergy, "net-j-per-token", func(r *summary.Row) *float64 { return r.NetEnergyJPerOutputToken }},
 }
 
 // show formats a value of the figure in its unit.
 func (f figure) show(v float64) string {
-	v *= f.scale
+	v *= f.Scale
 	switch {
 	case v >= 100:
 		return strconv.FormatFloat(v, 'f', 1, 64)
@@ -151,7 +150,7 @@ type series struct {
 	// longer run does not repeat its last verdict night after night.
 	stale   bool
 	points  []point
-	results []result // one per figure it has a value of, in figures' order
+	results []result // one per figure it has a value of, in trended's order
 	canary  []canaryChange
 	// settings are the settings of its rows (the key's); shown those of
 	// them that tell it from the other series of its leaf and workload,
@@ -336,7 +335,7 @@ func (s *series) setting(name string) (summary.Value, bool) {
 func (s *series) judge(o options) {
 	last := len(s.points) - 1
 	latest := s.points[last]
-	for _, f := range figures {
+	for _, f := range trended {
 		has := false
 		for _, p := range s.points {
 			has = has || f.value(p.row) != nil
@@ -362,7 +361,7 @@ func (s *series) judge(o options) {
 		slices.Reverse(window)
 		slices.Reverse(runs)
 		res.baselineRuns = runs
-		res.trend = stats.DetectTrend(window, res.latest, f.better, o.threshold)
+		res.trend = stats.DetectTrend(window, res.latest, f.Better, o.threshold)
 		if s.stale {
 			res.trend.Verdict = stats.Insufficient
 		}
@@ -447,7 +446,7 @@ func (h *history) regressed() []string {
 		var figs []string
 		for _, r := range s.results {
 			if r.trend.Verdict == stats.Regression {
-				figs = append(figs, fmt.Sprintf("%s %s", r.fig.name, percent(r.trend.Change)))
+				figs = append(figs, fmt.Sprintf("%s %s", r.fig.Name, percent(r.trend.Change)))
 			}
 		}
 		if len(figs) > 0 {

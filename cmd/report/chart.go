@@ -216,7 +216,7 @@ func (c chartSet) any(open bool, has func(row) bool) bool {
 // concurrency, or of its open-loop rows against the rate, titled and
 // labelled by the figure.
 func (c chartSet) panel(open bool, f figure) panel {
-	return panel{title: f.name, yLabel: f.yLabel(), lines: c.lines(open, f)}
+	return panel{title: f.Name, yLabel: f.Label(), lines: c.lines(open, f)}
 }
 
 // lines returns the lines of a figure of the prompt's closed-loop rows

@@ -33,7 +33,7 @@ func writeControls(b *strings.Builder, runs []*run) {
 		"its threshold (10%, or the leaf's own spread across -count; for TTFT at least 2 ms): the server's state or the machine " +
 		"changed during the run. A leaf with too few requests for the test is not judged.\n\n")
 	writeHead(b, head{text: "run"}, head{text: "runtime"}, head{text: "fresh"}, head{text: "control leaf"},
-		head{ttftP50.heading() + ", first → end", true}, head{decodeTPS.heading() + ", first → end", true},
+		head{ttftP50.Heading() + ", first → end", true}, head{decodeTPS.Heading() + ", first → end", true},
 		head{"requests, first / end", true}, head{"p, TTFT / decode", true}, head{text: "verdict"})
 	for _, r := range runs {
 		for _, rt := range r.Runtimes {

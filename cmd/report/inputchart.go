@@ -103,16 +103,16 @@ func chartsOfInput(runs []*run) ([]chartFile, error) {
 			file: "input-ttft.svg", alt: "TTFT p50 and p99 against input tokens",
 			title: "Time to first token against input length, p50 and p99", yLabel: "TTFT (ms), log scale", logY: true,
 			metrics: []inputMetric{
-				{fig: ttftP50, legend: ttftP50.name, dashes: solid},
-				{fig: ttftP99, legend: ttftP99.name, dashes: dashed},
+				{fig: ttftP50, legend: ttftP50.Name, dashes: solid},
+				{fig: ttftP99, legend: ttftP99.Name, dashes: dashed},
 			},
 		},
 		{
 			file: "input-rates.svg", alt: "Prefill and decode tokens/s against input tokens",
 			title: "Prefill and decode rates against input length", yLabel: "tokens/s",
 			metrics: []inputMetric{
-				{fig: prefillTPS, legend: prefillTPS.heading(), dashes: solid},
-				{fig: decodeTPS, legend: decodeTPS.heading(), dashes: dashed},
+				{fig: prefillTPS, legend: prefillTPS.Heading(), dashes: solid},
+				{fig: decodeTPS, legend: decodeTPS.Heading(), dashes: dashed},
 			},
 		},
 	}

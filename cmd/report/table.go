@@ -66,11 +66,11 @@ type column struct {
 }
 
 // fig is a column of the figure whose change is shown.
-func fig(f figure) column { return column{head: f.heading(), fig: f, change: true} }
+func fig(f figure) column { return column{head: f.Heading(), fig: f, change: true} }
 
 // plain is a column of the figure without a change: a share, a count, or
 // a figure to be read beside another of the same row.
-func plain(f figure) column { return column{head: f.heading(), fig: f} }
+func plain(f figure) column { return column{head: f.Heading(), fig: f} }
 
 func text(head string, f func(row) string) column { return column{head: head, text: f} }
 

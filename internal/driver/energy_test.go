@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
@@ -36,8 +37,8 @@ func TestNoIdleBaseline(t *testing.T) {
 	require.NotNil(t, out.Power)
 	got := reported{}
 	out.Report(got)
-	assert.Contains(t, got, stats.UnitEnergy)
-	assert.NotContains(t, got, stats.UnitNetEnergy)
+	assert.Contains(t, got, figures.Energy.Unit)
+	assert.NotContains(t, got, figures.NetEnergy.Unit)
 	row := d.Run.Rows()[0]
 	assert.NotNil(t, row.EnergyJ)
 	assert.Nil(t, row.NetEnergyJ)

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
@@ -101,8 +102,8 @@ func TestNetEnergyScriptedTrace(t *testing.T) {
 
 		got := reported{}
 		out.Report(got)
-		assert.InEpsilon(t, f.NetEnergyJ/float64(out.Metrics.OutputTokens), got[stats.UnitNetEnergy], 1e-9)
-		assert.InEpsilon(t, f.EnergyJ/float64(out.Metrics.OutputTokens), got[stats.UnitEnergy], 1e-9)
+		assert.InEpsilon(t, f.NetEnergyJ/float64(out.Metrics.OutputTokens), got[figures.NetEnergy.Unit], 1e-9)
+		assert.InEpsilon(t, f.EnergyJ/float64(out.Metrics.OutputTokens), got[figures.Energy.Unit], 1e-9)
 
 		recs := leafRecords(t, d, k)
 		require.Len(t, recs, 6*conc)
@@ -175,9 +176,9 @@ func TestCoverageWarningScriptedTrace(t *testing.T) {
 	assert.Contains(t, note, "less than 80%")
 	got := reported{}
 	out.Report(got)
-	assert.NotContains(t, got, stats.UnitEnergy)
-	assert.NotContains(t, got, stats.UnitNetEnergy)
-	assert.Contains(t, got, stats.UnitPower)
+	assert.NotContains(t, got, figures.Energy.Unit)
+	assert.NotContains(t, got, figures.NetEnergy.Unit)
+	assert.Contains(t, got, figures.Power.Unit)
 
 	row := d.row(k)
 	require.NotNil(t, row)

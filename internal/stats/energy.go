@@ -7,11 +7,6 @@ import (
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 )
 
-// UnitNetEnergy is the result line's unit of net energy per output token:
-// the energy above the idle baseline (host.idle_power_w) over the timed
-// rounds, per successful output token.
-const UnitNetEnergy = "net-J/tok"
-
 // RequestEnergy is one request's share of its leaf run's net energy (the
 // energy above the idle baseline), split between its prefill (from its
 // start to its first token) and its decode (from its first token to its

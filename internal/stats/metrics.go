@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -71,22 +72,6 @@ func droppedHistory(prev, res runtimes.Result) bool {
 	return res.Turn > 1 && prev.Turn == res.Turn-1 && prev.Conversation == res.Conversation &&
 		prev.PromptTokens > 0 && res.PromptTokens > 0 && res.PromptTokens <= prev.PromptTokens
 }
-
-// The units Report uses. They are the benchmark's public names: saved runs
-// compare only while they stay the same.
-const (
-	UnitTTFT      = "ttft-ns"
-	UnitTTFC      = "ttfc-ns"
-	UnitTPOT      = "tpot-ns"
-	UnitDecode    = "decode-tok/s"
-	UnitRequest   = "request-tok/s"
-	UnitAggregate = "agg-tok/s"
-	UnitPrompt    = "prompt-tok/s"
-	UnitRequests  = "req/s"      // open loop: completed requests per second
-	UnitGoodput   = "good-req/s" // requests that met the SLO per second
-	UnitEnergy    = "J/tok"      // energy per output token (macmon)
-	UnitPower     = "W"          // mean CPU+GPU+ANE power (macmon)
-)
 
 // Stat summarises the samples of one figure. N is zero when the figure has
 // no samples; the others are then meaningless (zero).
@@ -524,18 +509,18 @@ func (m Metrics) Report(r interface{ ReportMetric(float64, string) }) {
 	same := func(x float64) float64 { return x }
 	// The clock's resolution is a nanosecond; digits below it are noise.
 	ns := func(sec float64) float64 { return math.Round(sec * 1e9) }
-	report(m.TTFT, UnitTTFT, ns)
-	report(m.TTFC, UnitTTFC, ns)
-	report(m.TPOT, UnitTPOT, ns)
-	report(m.Decode, UnitDecode, same)
-	report(m.Request, UnitRequest, same)
-	report(m.Aggregate, UnitAggregate, same)
-	report(m.Prompt, UnitPrompt, same)
+	report(m.TTFT, figures.TTFTMean.Unit, ns)
+	report(m.TTFC, figures.TTFCMean.Unit, ns)
+	report(m.TPOT, figures.TPOTMean.Unit, ns)
+	report(m.Decode, figures.Decode.Unit, same)
+	report(m.Request, figures.Request.Unit, same)
+	report(m.Aggregate, figures.Aggregate.Unit, same)
+	report(m.Prompt, figures.Prompt.Unit, same)
 	if m.Rate > 0 && m.Throughput > 0 {
-		r.ReportMetric(m.Throughput, UnitRequests)
+		r.ReportMetric(m.Throughput, figures.Throughput.Unit)
 	}
 	if m.SLOSet && m.Requests > 0 {
-		r.ReportMetric(m.Goodput, UnitGoodput)
+		r.ReportMetric(m.Goodput, figures.Goodput.Unit)
 	}
 }
 
@@ -632,12 +617,12 @@ func Report(r interface{ ReportMetric(float64, string) }, m Metrics, power *tele
 		return
 	}
 	if m.OutputTokens > 0 && power.Covered() {
-		r.ReportMetric(power.EnergyJ/float64(m.OutputTokens), UnitEnergy)
+		r.ReportMetric(power.EnergyJ/float64(m.OutputTokens), figures.Energy.Unit)
 		if power.IdlePowerW != nil {
-			r.ReportMetric(power.NetEnergyJ/float64(m.OutputTokens), UnitNetEnergy)
+			r.ReportMetric(power.NetEnergyJ/float64(m.OutputTokens), figures.NetEnergy.Unit)
 		}
 	}
-	r.ReportMetric(power.AllPowerWMean, UnitPower)
+	r.ReportMetric(power.AllPowerWMean, figures.Power.Unit)
 }
 
 // num returns &x, or nil if x is not finite (JSON has no NaN).

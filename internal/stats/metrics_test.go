@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -284,7 +285,7 @@ func TestGoodput(t *testing.T) {
 	assert.False(t, none.SLOSet)
 	got := reported{}
 	none.Report(got)
-	assert.NotContains(t, got, UnitGoodput, "no SLO, no goodput")
+	assert.NotContains(t, got, figures.Goodput.Unit, "no SLO, no goodput")
 }
 
 func TestParseSLO(t *testing.T) {
@@ -368,4 +369,22 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// Report reports every unit of the list of figures, and none other, for a
+// leaf run that has every figure: the .txt's Unit lines cover its result
+// lines.
+func TestReportUnitsAreListed(t *testing.T) {
+	full := Stat{N: 1, Mean: 2}
+	m := Metrics{Requests: 1, Successes: 1, OutputTokens: 10, TTFT: full, TTFC: full, TPOT: full, Decode: full,
+		Request: full, Aggregate: full, Prompt: full, Rate: 1, Throughput: 1, SLOSet: true, Goodput: 1}
+	t0 := time.Now()
+	power := powerOf(t, samplesOf(t0, 14, 14, 14, 14, 14), t0, t0.Add(time.Second), 4)
+	got := reported{}
+	Report(got, m, power)
+	var want []string
+	for _, f := range figures.Reported {
+		want = append(want, f.Unit)
+	}
+	assert.ElementsMatch(t, want, keys(got))
 }

@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -24,14 +25,6 @@ const (
 	// Insufficient: too few earlier runs (TrendMinBaseline), or no value
 	// in the latest run.
 	Insufficient Verdict = "insufficient"
-)
-
-// Better says which way a figure improves.
-type Better int
-
-const (
-	LowerIsBetter  Better = iota // latencies, energy per token
-	HigherIsBetter               // rates
 )
 
 // The method's fixed parts.
@@ -73,7 +66,7 @@ type Trend struct {
 // The threshold keeps changes too small to matter out; the test keeps out
 // the changes that the window's own run-to-run spread makes likely, so a
 // figure as noisy as the threshold is not flagged on every other night.
-func DetectTrend(window []float64, latest float64, better Better, threshold float64) Trend {
+func DetectTrend(window []float64, latest float64, better figures.Better, threshold float64) Trend {
 	var logs []float64
 	var vals []float64
 	for _, v := range window {
@@ -111,7 +104,7 @@ func DetectTrend(window []float64, latest float64, better Better, threshold floa
 	}
 	worse := tr.Change >= 1+threshold
 	improved := tr.Change <= 1-threshold
-	if better == HigherIsBetter {
+	if better == figures.HigherIsBetter {
 		worse, improved = tr.Change <= 1-threshold, tr.Change >= 1+threshold
 	}
 	switch {

@@ -8,25 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"golang.org/x/perf/benchfmt"
 )
-
-// unitBetter is the Unit metadata of the benchstat file.
-var unitBetter = []struct{ unit, better string }{
-	{stats.UnitTTFT, "lower"},
-	{stats.UnitTTFC, "lower"},
-	{stats.UnitTPOT, "lower"},
-	{stats.UnitDecode, "higher"},
-	{stats.UnitRequest, "higher"},
-	{stats.UnitAggregate, "higher"},
-	{stats.UnitPrompt, "higher"},
-	{stats.UnitRequests, "higher"},
-	{stats.UnitGoodput, "higher"},
-	{stats.UnitEnergy, "lower"},
-	{stats.UnitNetEnergy, "lower"},
-	{stats.UnitPower, "lower"},
-}
 
 // Workload are the configuration lines that say what work the run's
 // requests did, which runs must share to be compared: cache (cold or
@@ -53,11 +38,11 @@ func (r *Run) Workload() []benchfmt.Config {
 func (r *Run) Benchfmt() ([]byte, error) {
 	var buf bytes.Buffer
 	w := benchfmt.NewWriter(&buf)
-	for _, u := range unitBetter {
+	for _, f := range figures.Reported {
 		md := &benchfmt.UnitMetadata{
-			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.unit, Key: "better"},
-			OrigUnit:        u.unit,
-			Value:           u.better,
+			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: f.Unit, Key: "better"},
+			OrigUnit:        f.Unit,
+			Value:           f.Better.String(),
 		}
 		if err := w.Write(md); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -32,11 +33,11 @@ func TestRowEnergy(t *testing.T) {
 		stats.Report(out, m, tel.Power)
 		outs = append(outs, out)
 	}
-	assert.InDelta(t, 0.14, outs[0][stats.UnitEnergy], 1e-9, "14 J / 100 tokens")
-	assert.InDelta(t, 0.10, outs[0][stats.UnitNetEnergy], 1e-9, "(14 − 4) J / 100 tokens")
-	assert.NotContains(t, outs[1], stats.UnitEnergy, "a leaf run covered 71% has no energy on its result line")
-	assert.NotContains(t, outs[1], stats.UnitNetEnergy)
-	assert.Contains(t, outs[1], stats.UnitPower)
+	assert.InDelta(t, 0.14, outs[0][figures.Energy.Unit], 1e-9, "14 J / 100 tokens")
+	assert.InDelta(t, 0.10, outs[0][figures.NetEnergy.Unit], 1e-9, "(14 − 4) J / 100 tokens")
+	assert.NotContains(t, outs[1], figures.Energy.Unit, "a leaf run covered 71% has no energy on its result line")
+	assert.NotContains(t, outs[1], figures.NetEnergy.Unit)
+	assert.Contains(t, outs[1], figures.Power.Unit)
 
 	row := r.Rows()[0]
 	require.NotNil(t, row.NetEnergyJ)

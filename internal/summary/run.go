@@ -588,19 +588,19 @@ func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	if m.Successes > 0 {
 		row.OutputTokensMin, row.OutputTokensMax = &m.MinTokens, &m.MaxTokens
 	}
-	row.TTFTMean, row.TTFTP50, row.TTFTP95, row.TTFTP99, _ = figures(m.TTFT)
-	row.TotalMean, row.TotalP50, row.TotalP95, row.TotalP99, _ = figures(m.Total)
-	row.PromptTPSMean, row.PromptTPSP50, row.PromptTPSP95, _, _ = figures(m.Prompt)
-	row.DecodeTPSMean, row.DecodeTPSP50, row.DecodeTPSP95, _, _ = figures(m.Decode)
-	row.RequestTPSMean, row.RequestTPSP50, row.RequestTPSP95, _, _ = figures(m.Request)
-	row.AggregateTPSMean, row.AggregateTPSP50, row.AggregateTPSP95, _, _ = figures(m.Aggregate)
-	row.TTFCMean, row.TTFCP50, row.TTFCP95, row.TTFCP99, _ = figures(m.TTFC)
-	row.TPOTMean, row.TPOTP50, row.TPOTP95, row.TPOTP99, _ = figures(m.TPOT)
-	row.ITLMean, row.ITLP50, row.ITLP95, row.ITLP99, row.ITLMax = figures(m.ITL)
-	row.TokensPerChunkMean, _, _, _, _ = figures(m.TokensPerChunk)
-	row.ReasoningTokensMean, _, _, _, _ = figures(m.ReasoningTokens)
-	row.PromptTokensMean, _, _, _, _ = figures(m.PromptTokens)
-	row.CachedPromptTokensMean, _, _, _, _ = figures(m.CachedTokens)
+	row.TTFTMean, row.TTFTP50, row.TTFTP95, row.TTFTP99, _ = statPointers(m.TTFT)
+	row.TotalMean, row.TotalP50, row.TotalP95, row.TotalP99, _ = statPointers(m.Total)
+	row.PromptTPSMean, row.PromptTPSP50, row.PromptTPSP95, _, _ = statPointers(m.Prompt)
+	row.DecodeTPSMean, row.DecodeTPSP50, row.DecodeTPSP95, _, _ = statPointers(m.Decode)
+	row.RequestTPSMean, row.RequestTPSP50, row.RequestTPSP95, _, _ = statPointers(m.Request)
+	row.AggregateTPSMean, row.AggregateTPSP50, row.AggregateTPSP95, _, _ = statPointers(m.Aggregate)
+	row.TTFCMean, row.TTFCP50, row.TTFCP95, row.TTFCP99, _ = statPointers(m.TTFC)
+	row.TPOTMean, row.TPOTP50, row.TPOTP95, row.TPOTP99, _ = statPointers(m.TPOT)
+	row.ITLMean, row.ITLP50, row.ITLP95, row.ITLP99, row.ITLMax = statPointers(m.ITL)
+	row.TokensPerChunkMean, _, _, _, _ = statPointers(m.TokensPerChunk)
+	row.ReasoningTokensMean, _, _, _, _ = statPointers(m.ReasoningTokens)
+	row.PromptTokensMean, _, _, _, _ = statPointers(m.PromptTokens)
+	row.CachedPromptTokensMean, _, _, _, _ = statPointers(m.CachedTokens)
 	row.FinishReasons = m.FinishReasons
 	if row.FinishReasons == nil {
 		row.FinishReasons = map[string]int{}
@@ -618,16 +618,16 @@ func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	}
 	for i, t := range m.Turns {
 		f := TurnFigures{Turn: i + 1, Requests: t.Requests}
-		f.TTFTMean, f.TTFTP50, f.TTFTP95, _, _ = figures(t.TTFT)
-		f.PromptTokensMean, _, _, _, _ = figures(t.PromptTokens)
-		f.CachedPromptTokensMean, _, _, _, _ = figures(t.CachedTokens)
-		f.DecodeTPSMean, _, _, _, _ = figures(t.Decode)
+		f.TTFTMean, f.TTFTP50, f.TTFTP95, _, _ = statPointers(t.TTFT)
+		f.PromptTokensMean, _, _, _, _ = statPointers(t.PromptTokens)
+		f.CachedPromptTokensMean, _, _, _, _ = statPointers(t.CachedTokens)
+		f.DecodeTPSMean, _, _, _, _ = statPointers(t.Decode)
 		row.Turns = append(row.Turns, f)
 	}
 	row.addTelemetry(tel, m)
 	if m.Rate > 0 {
 		row.RateRPS, row.AchievedRPS, row.ThroughputRPS = num(m.Rate), num(m.Achieved), num(m.Throughput)
-		_, row.SendLagSP50, _, row.SendLagSP99, _ = figures(m.SendLag)
+		_, row.SendLagSP50, _, row.SendLagSP99, _ = statPointers(m.SendLag)
 		row.InflightMax, row.InflightCapped = &m.InflightMax, &m.Capped
 	}
 	if m.SLOSet {
@@ -659,9 +659,9 @@ func (row *Row) addTelemetry(tel *pooledTelemetry, m stats.Metrics) {
 	}
 }
 
-// figures are a Stat's figures for a row: nil without samples, or where
+// statPointers are a Stat's figures for a row: nil without samples, or where
 // not finite.
-func figures(s stats.Stat) (mean, p50, p95, p99, most *float64) {
+func statPointers(s stats.Stat) (mean, p50, p95, p99, most *float64) {
 	if s.N == 0 {
 		return nil, nil, nil, nil, nil
 	}
