@@ -369,8 +369,10 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	if err := parse(environ, &s, ""); err != nil {
 		return s, err
 	}
-	if _, set := lookupIn(environ, "BENCH_OUTPUT_DIR"); !set {
-		s.OutputDir = summary.DefaultOutputDir
+	// A blank BENCH_OUTPUT_DIR is left for validate to refuse, with the
+	// other settings' faults.
+	if dir, err := summary.OutputDir(func(k string) (string, bool) { return lookupIn(environ, k) }); err == nil {
+		s.OutputDir = dir
 	}
 	if err := s.validate(environ); err != nil {
 		return s, err

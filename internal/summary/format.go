@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 )
@@ -16,6 +17,25 @@ const Pkg = "github.com/inferencebench/inferencebench"
 // DefaultOutputDir is where a run writes its files when BENCH_OUTPUT_DIR
 // is unset, and where the tools look for a run named by its ID.
 const DefaultOutputDir = "results"
+
+// OutputDirVar is the setting that names the output folder.
+const OutputDirVar = "BENCH_OUTPUT_DIR"
+
+// OutputDir is the folder a run writes its files to and the tools read a
+// run named by its ID from, the one rule for both: OutputDirVar as lookup
+// finds it (os.LookupEnv), DefaultOutputDir where it is unset. Set but
+// blank it names no folder: an error, not the default, so that a run and
+// a tool never disagree on where the files are.
+func OutputDir(lookup func(string) (string, bool)) (string, error) {
+	v, set := lookup(OutputDirVar)
+	switch {
+	case !set:
+		return DefaultOutputDir, nil
+	case strings.TrimSpace(v) == "":
+		return "", fmt.Errorf("%s is set but names no folder: unset it for %s, or name one", OutputDirVar, DefaultOutputDir)
+	}
+	return v, nil
+}
 
 // The three files of a run in its output folder, each named by the run's
 // ID: the summary JSON, the benchstat file, the request records.
