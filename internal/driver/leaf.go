@@ -334,7 +334,7 @@ func (l *Leaf) End() Outcome {
 	if m.Requests > 0 && m.Successes == 0 {
 		o.Failed = fmt.Errorf("all %d requests failed (%s); the first: %v", m.Requests, m.ErrorCounts(), m.FirstError)
 	}
-	o.Notes = append(m.Notes(l.key.Model), notes...)
+	o.Notes = append(m.Notes(l.key.Model, config.NoteSettings), notes...)
 	if tel.Server != nil {
 		sf := telemetry.DeriveServerFigures(*tel.Server, m.Requests)
 		if err := telemetry.CheckGeneratedTokens(sf, m.OutputTokens); err != nil {

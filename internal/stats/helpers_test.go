@@ -23,3 +23,6 @@ func failed() runtimes.Result {
 		Err: runtimes.NewError(runtimes.ClassReset, "vllm-metal (http://127.0.0.1:8001): reading the stream: read tcp 127.0.0.1:50712->127.0.0.1:8001: read: connection reset by peer"),
 	}
 }
+
+// names are the settings the notes name, as a caller calls them.
+var names = NoteSettings{KeepAlive: "KEEP_ALIVE_SETTING", NumCtx: "NUM_CTX_SETTING", Cache: "CACHE_SETTING"}

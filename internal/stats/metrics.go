@@ -524,10 +524,20 @@ func (m Metrics) Report(r interface{ ReportMetric(float64, string) }) {
 	}
 }
 
+// NoteSettings name the settings the notes point a reader to, as the
+// caller calls them (the suite: BENCH_KEEP_ALIVE, BENCH_NUM_CTX,
+// BENCH_CACHE): the figures know no setting.
+type NoteSettings struct {
+	// KeepAlive keeps a model loaded between leaves, NumCtx sets Ollama's
+	// context, Cache sends unique (cold) or repeated (warm) prompts.
+	KeepAlive, NumCtx, Cache string
+}
+
 // Notes are what a reader of a leaf's figures must know that the figures
 // do not show: failed requests, short outputs, another model answering,
-// a prompt rate left out. requested is the model asked for.
-func (m Metrics) Notes(requested string) []string {
+// a prompt rate left out. requested is the model asked for; set names
+// the settings that a note says to change.
+func (m Metrics) Notes(requested string, set NoteSettings) []string {
 	var notes []string
 	if m.Failures > 0 && m.Successes > 0 {
 		notes = append(notes, fmt.Sprintf("%d of %d requests failed (%s); the first: %v", m.Failures, m.Requests, m.ErrorCounts(), m.FirstError))
@@ -539,17 +549,17 @@ func (m Metrics) Notes(requested string) []string {
 		notes = append(notes, fmt.Sprintf("the server answered as model %q, not %q as asked; the summary keeps %q as the model and says served_model %q", served, requested, requested, served))
 	}
 	if m.ModelLoads > 0 {
-		notes = append(notes, fmt.Sprintf("%d of %d requests waited for the server to load the model (load_duration above %v): their TTFT includes the load; BENCH_KEEP_ALIVE keeps a model loaded between leaves", m.ModelLoads, m.Successes, modelLoad))
+		notes = append(notes, fmt.Sprintf("%d of %d requests waited for the server to load the model (load_duration above %v): their TTFT includes the load; %s keeps a model loaded between leaves", m.ModelLoads, m.Successes, modelLoad, set.KeepAlive))
 	}
 	if m.Truncated > 0 {
 		what := "their prompt"
 		if m.InputTokens > 0 {
 			what = fmt.Sprintf("their prompt (sized to %d tokens)", m.InputTokens)
 		}
-		notes = append(notes, fmt.Sprintf("%d of %d requests had %s cut by the server, by its count of %.0f prompt tokens on average: the row does not describe the prompt as sent; on Ollama raise BENCH_NUM_CTX", m.Truncated, m.Successes, what, m.PromptTokens.Mean))
+		notes = append(notes, fmt.Sprintf("%d of %d requests had %s cut by the server, by its count of %.0f prompt tokens on average: the row does not describe the prompt as sent; on Ollama raise %s", m.Truncated, m.Successes, what, m.PromptTokens.Mean, set.NumCtx))
 	}
 	if m.PromptCountsCached && m.Prompt.N == 0 {
-		notes = append(notes, "no prompt-tok/s: the server counts cached prompt tokens in its prompt count but not in its prompt time (Ollama's prompt_eval_count and prompt_eval_duration), so with BENCH_CACHE=warm, turns after the first or a shared prefix their ratio is no prompt rate")
+		notes = append(notes, "no prompt-tok/s: the server counts cached prompt tokens in its prompt count but not in its prompt time (Ollama's prompt_eval_count and prompt_eval_duration), so with "+set.Cache+"=warm, turns after the first or a shared prefix their ratio is no prompt rate")
 	}
 	if m.NotSent > 0 {
 		notes = append(notes, fmt.Sprintf("%d turns were not sent: an earlier turn of their conversation failed", m.NotSent))

@@ -210,10 +210,11 @@ func TestComputePromptRate(t *testing.T) {
 	warm := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{ollama}}}, SLO{})
 	assert.Zero(t, warm.Prompt.N, "a warm Ollama count/duration is no prompt rate")
 	assert.True(t, warm.PromptCountsCached)
-	assert.Contains(t, strings.Join(warm.Notes(""), "\n"), "no prompt-tok/s")
+	assert.Contains(t, strings.Join(warm.Notes("", names), "\n"), "no prompt-tok/s")
+	assert.Contains(t, strings.Join(warm.Notes("", names), "\n"), "with CACHE_SETTING=warm", "the caller's name of the setting")
 	cold := Compute([]Round{{Wall: time.Second, Cold: true, Results: []runtimes.Result{ollama}}}, SLO{})
 	assertStat(t, Stat{N: 1, Mean: 20000, P50: 20000, P95: 20000, P99: 20000, Max: 20000}, cold.Prompt, "cold ollama")
-	assert.Empty(t, cold.Notes(""))
+	assert.Empty(t, cold.Notes("", names))
 
 	lc := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{llamacpp}}}, SLO{})
 	assertStat(t, Stat{N: 1, Mean: 100, P50: 100, P95: 100, P99: 100, Max: 100}, lc.Prompt, "llama.cpp: prompt_n / prompt_ms, warm or cold")
@@ -251,7 +252,7 @@ func TestComputeStreamFigures(t *testing.T) {
 	assert.Equal(t, 3, m.Short.Of)
 	assert.Equal(t, "1 length at 1", m.Short.String())
 	assert.Equal(t, "served", m.ServedModel())
-	notes := strings.Join(m.Notes("asked"), "\n")
+	notes := strings.Join(m.Notes("asked", names), "\n")
 	assert.Contains(t, notes, "1 of 3 requests ended before 5 tokens (1 length at 1): the runtimes did unequal work")
 	assert.Contains(t, notes, `the server answered as model "served", not "asked" as asked`)
 }
@@ -265,7 +266,8 @@ func TestModelLoads(t *testing.T) {
 	quick.LoadDuration = 2 * ms
 	m := Compute([]Round{{Wall: 4 * time.Second, Results: []runtimes.Result{loaded, quick}}}, SLO{})
 	assert.Equal(t, 1, m.ModelLoads, "only a load above 100 ms counts")
-	assert.Contains(t, strings.Join(m.Notes(""), "\n"), "1 of 2 requests waited for the server to load the model")
+	assert.Contains(t, strings.Join(m.Notes("", names), "\n"), "1 of 2 requests waited for the server to load the model")
+	assert.Contains(t, strings.Join(m.Notes("", names), "\n"), "; KEEP_ALIVE_SETTING keeps a model loaded between leaves")
 }
 
 // Goodput counts the successful requests that met every target, per

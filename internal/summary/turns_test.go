@@ -55,7 +55,7 @@ func TestTurnFigures(t *testing.T) {
 	assert.InDelta(t, 490.0, *row.Turns[2].CachedPromptTokensMean, 1e-9)
 	require.NotNil(t, row.CacheHitRatio)
 	assert.InDelta(t, 1560.0/1800, *row.CacheHitRatio, 1e-9)
-	assert.Empty(t, m.Notes(""), "the server reused the history: nothing to say")
+	assert.Empty(t, m.Notes("", names), "the server reused the history: nothing to say")
 }
 
 // A single-turn run has no turns list, and a server that reports no
@@ -71,17 +71,17 @@ func TestNoTurnsNoRatio(t *testing.T) {
 // or of the shared prefix is said, once, with the tokens it re-read.
 func TestNoReuseIsSaid(t *testing.T) {
 	history := stats.Compute([]stats.Round{{Wall: time.Second, Results: []runtimes.Result{turn(1, 10, 100, 0), turn(2, 30, 300, 0)}}}, stats.SLO{})
-	assert.Contains(t, history.Notes(""), "the server reused none of the history (0 of 400 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
+	assert.Contains(t, history.Notes("", names), "the server reused none of the history (0 of 400 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
 
 	prefix := stats.Compute([]stats.Round{{Wall: time.Second, SharedPrefix: 1000, Results: []runtimes.Result{turn(1, 10, 1100, 0), turn(1, 11, 1100, 0)}}}, stats.SLO{})
-	assert.Contains(t, prefix.Notes(""), "the server reused none of the shared prefix (0 of 2200 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
+	assert.Contains(t, prefix.Notes("", names), "the server reused none of the shared prefix (0 of 2200 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
 
 	both := stats.Compute([]stats.Round{{Wall: time.Second, SharedPrefix: 500, Results: []runtimes.Result{turn(1, 10, 600, 0), turn(2, 30, 800, 0)}}}, stats.SLO{})
-	assert.Contains(t, both.Notes(""), "the server reused none of the history or of the shared prefix (0 of 1400 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
+	assert.Contains(t, both.Notes("", names), "the server reused none of the history or of the shared prefix (0 of 1400 prompt tokens came from its cache): no prefix cache, or it is off; TTFT pays for the whole prompt every time")
 
 	// Ollama says nothing of its cache: nothing to conclude.
 	ollama := stats.Compute([]stats.Round{{Wall: time.Second, Results: []runtimes.Result{turn(1, 10, 100, -1), turn(2, 30, 300, -1)}}}, stats.SLO{})
-	for _, n := range ollama.Notes("") {
+	for _, n := range ollama.Notes("", names) {
 		assert.NotContains(t, n, "reused none")
 	}
 }
@@ -94,7 +94,7 @@ func TestNotSentTurns(t *testing.T) {
 	assert.Equal(t, 2, m.NotSent)
 	assert.Equal(t, 1, m.Failures)
 	assert.Equal(t, 1, m.Errors[runtimes.ClassOther].Count)
-	assert.Contains(t, m.Notes(""), "2 turns were not sent: an earlier turn of their conversation failed")
+	assert.Contains(t, m.Notes("", names), "2 turns were not sent: an earlier turn of their conversation failed")
 	assert.Equal(t, 2, newRow(bench.Key{Runtime: "sim", Concurrency: 1}, m, nil).NotSent)
 }
 
@@ -125,5 +125,9 @@ func TestDroppedHistoryCountsAsCut(t *testing.T) {
 	b1.Conversation, b2.Conversation = 2, 2
 	m := stats.Compute([]stats.Round{{Wall: time.Second, Results: []runtimes.Result{a1, a2, a3, b1, b2}}}, stats.SLO{})
 	assert.Equal(t, 1, m.Truncated, "turn 3 of conversation 1; conversation 2's turn 1 follows a longer turn 3 of another")
-	assert.Contains(t, strings.Join(m.Notes(""), "\n"), "1 of 5 requests had their prompt cut by the server")
+	assert.Contains(t, strings.Join(m.Notes("", names), "\n"), "1 of 5 requests had their prompt cut by the server")
+	assert.Contains(t, strings.Join(m.Notes("", names), "\n"), "on Ollama raise NUM_CTX_SETTING")
 }
+
+// names are the settings the notes name, as a caller calls them.
+var names = stats.NoteSettings{KeepAlive: "KEEP_ALIVE_SETTING", NumCtx: "NUM_CTX_SETTING", Cache: "CACHE_SETTING"}
