@@ -97,8 +97,6 @@ func (k key) load() string {
 	return "conc " + strconv.Itoa(k.Concurrency)
 }
 
-// rate formats a rate in requests per second as the suite names it.
-
 // readRun reads one summary JSON file, as summary.Read does (once, so that
 // a file the suite rewrites meanwhile is read whole). Its errors name the
 // file.

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/inferencebench/inferencebench/internal/figures"
+	gonumstat "gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -87,7 +88,7 @@ func DetectTrend(window []float64, latest float64, better figures.Better, thresh
 		return tr
 	}
 	n := float64(len(logs))
-	mean, sd := meanSD(logs)
+	mean, sd := gonumstat.MeanStdDev(logs, nil) // the sample SD, n − 1
 	dev := math.Log(latest) - mean
 	switch {
 	case sd > 0:
@@ -117,16 +118,3 @@ func DetectTrend(window []float64, latest float64, better figures.Better, thresh
 }
 
 func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
-
-// meanSD is the mean and the sample standard deviation of xs (len ≥ 2).
-func meanSD(xs []float64) (mean, sd float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(xs)-1))
-}

@@ -8,6 +8,8 @@ import (
 	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	gonumstat "gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The method's error rates, measured on generated series: the numbers
@@ -194,4 +196,24 @@ func TestMedian(t *testing.T) {
 	assert.Equal(t, []float64{3, 1, 2}, xs, "left as it was")
 	assert.Equal(t, 2.5, Median([]float64{4, 1, 2, 3}))
 	assert.True(t, math.IsNaN(Median(nil)), "no median of nothing")
+}
+
+// The window's spread is the sample standard deviation (n − 1), as the
+// prediction interval's t test needs: 2, 4, 4, 4, 5, 5, 7, 9 has mean 5
+// and sample SD √(32/7).
+func TestTrendUsesSampleSD(t *testing.T) {
+	mean, sd := gonumstat.MeanStdDev([]float64{2, 4, 4, 4, 5, 5, 7, 9}, nil)
+	assert.Equal(t, 5.0, mean)
+	assert.InDelta(t, math.Sqrt(32.0/7), sd, 1e-15)
+	// And the trend's p: the latest's log against the window's logs,
+	// t = dev / (sd·√(1 + 1/n)) with n − 1 degrees of freedom.
+	window := []float64{100, 102, 98, 101, 99}
+	logs := make([]float64, len(window))
+	for i, v := range window {
+		logs[i] = math.Log(v)
+	}
+	m, s := gonumstat.MeanStdDev(logs, nil)
+	tt := (math.Log(104) - m) / (s * math.Sqrt(1+1.0/5))
+	want := 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 4}.Survival(tt)
+	assert.InDelta(t, want, DetectTrend(window, 104, figures.LowerIsBetter, 0.01).P, 1e-12)
 }
