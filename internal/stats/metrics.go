@@ -266,75 +266,100 @@ func Compute(rounds []Round, slo SLO) Metrics { return compute(rounds, slo, true
 // compute is Compute, with the figures of each turn when perTurn.
 func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 	var (
-		m             Metrics
-		s             samples
-		good, sent    int
-		sendWindow    time.Duration
-		openCompleted int
-		openWall      time.Duration
+		m   Metrics
+		s   samples
+		acc tally
 	)
 	m.Rounds = len(rounds)
-	turns := 0
 	for _, rd := range rounds {
-		m.NotSent += rd.NotSent
-		if rd.SharedPrefix > 0 && m.Reuse == "" {
-			m.Reuse = "shared prefix"
-		}
-		s.wall = append(s.wall, rd.Wall.Seconds())
-		m.WallTotal += rd.Wall.Seconds()
-		if o := rd.Open; o != nil {
-			m.Rate = o.Rate
-			sent += o.Sent
-			sendWindow += o.SendWindow
-			s.lags = append(s.lags, o.SendLags...)
-			m.InflightMax = max(m.InflightMax, o.InflightMax)
-			m.Capped += o.Capped
-			openWall += rd.Wall
-		}
-		tokens, ok := 0, 0
-		for i, res := range rd.Results {
-			m.Requests++
-			if !res.OK() {
-				m.Failures++
-				if m.FirstError == nil {
-					m.FirstError = res.Err
-				}
-				m.AddError(runtimes.ErrorClass(res.Err), res.Err)
-				continue
-			}
-			m.Successes++
-			ok++
-			turns = max(turns, res.Turn)
-			tokens += res.OutputTokens
-			m.add(&s, rd, res)
-			if i > 0 && droppedHistory(rd.Results[i-1], res) {
-				m.Truncated++
-			}
-			tpot, hasTPOT := tpotOf(res)
-			if slo.Set() && slo.meets(res.TTFT, res.Total, tpot, hasTPOT) {
-				good++
-			}
-		}
-		if rd.Open != nil {
-			openCompleted += ok
-		}
-		if ok > 0 && rd.Wall > 0 {
-			s.agg = append(s.agg, float64(tokens)/rd.Wall.Seconds())
-		}
+		m.addRound(&s, &acc, rd, slo)
 	}
 	m.SLOSet = slo.Set()
 	if slo.Set() && m.Requests > 0 {
-		m.Attainment = float64(good) / float64(m.Requests)
+		m.Attainment = float64(acc.good) / float64(m.Requests)
 		if m.WallTotal > 0 {
-			m.Goodput = float64(good) / m.WallTotal
+			m.Goodput = float64(acc.good) / m.WallTotal
 		}
 	}
-	if sent > 1 && sendWindow > 0 {
-		m.Achieved = float64(sent-1) / sendWindow.Seconds()
+	if acc.sent > 1 && acc.sendWindow > 0 {
+		m.Achieved = float64(acc.sent-1) / acc.sendWindow.Seconds()
 	}
-	if openWall > 0 {
-		m.Throughput = float64(openCompleted) / openWall.Seconds()
+	if acc.openWall > 0 {
+		m.Throughput = float64(acc.openCompleted) / acc.openWall.Seconds()
 	}
+	m.summarise(&s)
+	if acc.turns > 1 {
+		if m.Reuse == "" {
+			m.Reuse = "history"
+		} else {
+			m.Reuse = "history or of the shared prefix"
+		}
+		if perTurn {
+			m.Turns = byTurn(rounds, acc.turns)
+		}
+	}
+	return m
+}
+
+// tally counts what compute's rounds add up to beyond the samples: the
+// requests that met the SLO, an open loop's sends, sending window,
+// completed requests and wall time, and the most turns of a conversation.
+type tally struct {
+	good, sent, openCompleted, turns int
+	sendWindow, openWall             time.Duration
+}
+
+// addRound counts round rd's requests into m, s and acc.
+func (m *Metrics) addRound(s *samples, acc *tally, rd Round, slo SLO) {
+	m.NotSent += rd.NotSent
+	if rd.SharedPrefix > 0 && m.Reuse == "" {
+		m.Reuse = "shared prefix"
+	}
+	s.wall = append(s.wall, rd.Wall.Seconds())
+	m.WallTotal += rd.Wall.Seconds()
+	if o := rd.Open; o != nil {
+		m.Rate = o.Rate
+		acc.sent += o.Sent
+		acc.sendWindow += o.SendWindow
+		s.lags = append(s.lags, o.SendLags...)
+		m.InflightMax = max(m.InflightMax, o.InflightMax)
+		m.Capped += o.Capped
+		acc.openWall += rd.Wall
+	}
+	tokens, ok := 0, 0
+	for i, res := range rd.Results {
+		m.Requests++
+		if !res.OK() {
+			m.Failures++
+			if m.FirstError == nil {
+				m.FirstError = res.Err
+			}
+			m.AddError(runtimes.ErrorClass(res.Err), res.Err)
+			continue
+		}
+		m.Successes++
+		ok++
+		acc.turns = max(acc.turns, res.Turn)
+		tokens += res.OutputTokens
+		m.add(s, rd, res)
+		if i > 0 && droppedHistory(rd.Results[i-1], res) {
+			m.Truncated++
+		}
+		tpot, hasTPOT := tpotOf(res)
+		if slo.Set() && slo.meets(res.TTFT, res.Total, tpot, hasTPOT) {
+			acc.good++
+		}
+	}
+	if rd.Open != nil {
+		acc.openCompleted += ok
+	}
+	if ok > 0 && rd.Wall > 0 {
+		s.agg = append(s.agg, float64(tokens)/rd.Wall.Seconds())
+	}
+}
+
+// summarise sets m's figures from the samples s gathered.
+func (m *Metrics) summarise(s *samples) {
 	m.SendLag = stat(s.lags)
 	m.TTFT, m.TTFC, m.Total = stat(s.ttft), stat(s.ttfc), stat(s.total)
 	m.TPOT, m.ITL = stat(s.tpot), stat(s.gaps)
@@ -342,17 +367,6 @@ func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 	m.Wall = stat(s.wall)
 	m.TokensPerChunk = stat(s.perChunk)
 	m.ReasoningTokens, m.PromptTokens, m.CachedTokens = stat(s.reasoning), stat(s.promptTokens), stat(s.cached)
-	if turns > 1 {
-		if m.Reuse == "" {
-			m.Reuse = "history"
-		} else {
-			m.Reuse = "history or of the shared prefix"
-		}
-		if perTurn {
-			m.Turns = byTurn(rounds, turns)
-		}
-	}
-	return m
 }
 
 // byTurn returns the figures of each turn, 1 to n, of rounds'
