@@ -42,12 +42,27 @@ const (
 	secondsFormat = "2006-01-02 15:04:05 UTC"
 )
 
+// writef writes to a page as fmt.Fprintf does.
+type writef func(format string, args ...any)
+
 // markdown is history.md: the regressions worst first, canary changes,
 // the series with too little data, the versions, then a table per series
 // and the charts.
 func (h *history) markdown(charts []chartFile) []byte {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	h.mdIntro(w)
+	h.mdVerdicts(w)
+	h.mdCanaries(w)
+	h.mdTooLittle(w)
+	h.mdVersions(w)
+	h.mdSeries(w)
+	mdCharts(w, charts)
+	return []byte(strings.TrimRight(b.String(), "\n") + "\n")
+}
+
+// mdIntro is the page's title and what it judged, how.
+func (h *history) mdIntro(w writef) {
 	first := h.runs[0]
 	from, to := first.created.UTC().Format(dateFormat), h.latest.created.UTC().Format(dateFormat)
 	if from == to {
@@ -59,7 +74,11 @@ func (h *history) markdown(charts []chartFile) []byte {
 		"improvement; a figure with fewer than %d earlier runs has too little data (docs/history.md in the suite).\n\n",
 		len(h.runs), from, to, h.latest.id,
 		h.opts.window, strings.TrimPrefix(percent(1+h.opts.threshold), "+"), stats.TrendAlpha, stats.TrendMinBaseline)
+}
 
+// mdVerdicts are the regressions, worst first, and the improvements,
+// largest first.
+func (h *history) mdVerdicts(w writef) {
 	for _, sec := range []struct {
 		title, order string
 		v            stats.Verdict
@@ -79,7 +98,10 @@ func (h *history) markdown(charts []chartFile) []byte {
 		}
 		w("\n")
 	}
+}
 
+// mdCanaries are the changed canary replies.
+func (h *history) mdCanaries(w writef) {
 	w("## Canary changes\n\n")
 	any := false
 	for _, s := range h.series {
@@ -95,9 +117,12 @@ func (h *history) markdown(charts []chartFile) []byte {
 		w("None.\n")
 	}
 	w("\n")
+}
 
+// mdTooLittle are the series with too little data, and why.
+func (h *history) mdTooLittle(w writef) {
 	w("## Too little data\n\n")
-	any = false
+	any := false
 	for _, s := range h.series {
 		if s.verdict() != stats.Insufficient {
 			continue
@@ -109,13 +134,19 @@ func (h *history) markdown(charts []chartFile) []byte {
 		w("None.\n")
 	}
 	w("\n")
+}
 
+// mdVersions are each runtime's versions, from their first run.
+func (h *history) mdVersions(w writef) {
 	w("## Versions\n\n| host | runtime | versions, from their first run |\n|---|---|---|\n")
 	for _, v := range h.versions() {
 		w("| %s | %s | %s |\n", mdEscape(v.host), mdEscape(v.runtime), mdEscape(v.history))
 	}
 	w("\n")
+}
 
+// mdSeries is a table per series.
+func (h *history) mdSeries(w writef) {
 	w("## Series\n\n")
 	for _, s := range h.series {
 		latest := s.points[len(s.points)-1]
@@ -151,14 +182,16 @@ func (h *history) markdown(charts []chartFile) []byte {
 		}
 		w("\n")
 	}
+}
 
+// mdCharts are the charts, a picture each.
+func mdCharts(w writef, charts []chartFile) {
 	if len(charts) > 0 {
 		w("## Charts\n\nEach series a line, a point per run; the runtime's version written where it changed; the latest point ringed red for a regression, green for an improvement, grey when unchanged. The y axis does not start at zero.\n\n")
 		for _, c := range charts {
 			w("![%s](%s)\n\n", mdEscape(c.alt), c.name)
 		}
 	}
-	return []byte(strings.TrimRight(b.String(), "\n") + "\n")
 }
 
 func tooLittle(s *series) string {
