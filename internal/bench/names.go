@@ -21,11 +21,11 @@ type Key struct {
 // level: runtime=<runtime>/prompt=<prompt>/conc=<n>, or …/rate=<r> for an
 // open-loop leaf. BenchmarkInference names its sub-benchmarks with it, and
 // the .txt names its results by it.
-func (k Key) Levels() string { return "runtime=" + Safe(k.Runtime) + "/" + k.Workload() }
+func (k Key) Levels() string { return "runtime=" + safe(k.Runtime) + "/" + k.Workload() }
 
 // Workload is the levels below the runtime's: prompt=<prompt>/<Load>, what
 // two runtimes' leaves share when they ran the same work.
-func (k Key) Workload() string { return "prompt=" + Safe(k.Prompt) + "/" + k.Load() }
+func (k Key) Workload() string { return "prompt=" + safe(k.Prompt) + "/" + k.Load() }
 
 // Load is the last level: conc=<n>, or rate=<r> for an open-loop leaf.
 func (k Key) Load() string {
@@ -48,10 +48,10 @@ func (k Key) NameProcs(procs int) string {
 	return k.Name()
 }
 
-// Safe makes s usable as one level of a benchmark name: spaces become '_'
+// safe makes s usable as one level of a benchmark name: spaces become '_'
 // and unprintable runes are escaped, as go test does, and '/' becomes '_'
 // so s stays one level that benchstat can address (-col /runtime).
-func Safe(s string) string {
+func safe(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -74,7 +74,7 @@ func FormatRate(r float64) string { return strconv.FormatFloat(r, 'g', -1, 64) }
 // ParseName reads a benchmark name as go test and the .txt write it —
 // "BenchmarkInference/runtime=sim/prompt=short/conc=4-2", with or without
 // "Benchmark" and the GOMAXPROCS suffix — back into the levels of its key
-// (Key.Levels; the model is not in the name, and a name made Safe stays
+// (Key.Levels; the model is not in the name, and a name made safe stays
 // so) and its suffix ("-2", "" without one).
 func ParseName(name string) (k Key, procs string, err error) {
 	rest, ok := strings.CutPrefix(strings.TrimPrefix(name, "Benchmark"), "Inference/")

@@ -76,7 +76,7 @@ func TestControl(t *testing.T) {
 	assert.Greater(t, *c.TTFTP, 0.5)
 	assert.Greater(t, *c.DecodeP, 0.5)
 	assert.InDelta(t, 0.01, float64(c.TTFTChange), 1e-6)
-	assert.InDelta(t, ControlThreshold, float64(c.DecodeThreshold), 1e-9, "one run: no spread")
+	assert.InDelta(t, controlThreshold, float64(c.DecodeThreshold), 1e-9, "one run: no spread")
 	assert.InDelta(t, 400, *c.First.DecodeTPSMean, 1e-6)
 
 	// Decode halved: drifted, and said with the test's p-value.
@@ -198,9 +198,9 @@ func TestControlRequestsNeeded(t *testing.T) {
 		}
 		p := rankTest(low, high)
 		assert.InDelta(t, minP(sides[0], sides[1]), p, 1e-12, "%v", sides)
-		assert.Equal(t, p < ControlAlpha/2, Separable(sides[0], sides[1]), "%v: p = %g", sides, p)
+		assert.Equal(t, p < ControlAlpha/2, separable(sides[0], sides[1]), "%v: p = %g", sides, p)
 	}
-	assert.False(t, Separable(0, 100))
+	assert.False(t, separable(0, 100))
 	assert.Equal(t, "0.0044", FormatP(ptr(2/455.0)))
 	assert.Equal(t, "0.31", FormatP(ptr(0.3125)))
 	assert.Equal(t, "1", FormatP(ptr(1)))

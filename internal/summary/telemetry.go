@@ -33,7 +33,6 @@ type pooledTelemetry struct {
 	warmupLoads    int
 	power          *telemetry.Figures // sums and maxima; means weighted by covered time
 	sysCovered     float64            // covered time of the samples that had sys_power
-	tempCPU        bool
 	server         *telemetry.ServerDelta
 	serverRequests int // requests sent while the server's counters were read
 
