@@ -4,4 +4,7 @@
 // made safe for go test and benchstat, and how a name is read
 // back ([ParseName]). Everything that names a leaf, in go test's output,
 // the .txt, the logs and the tools, goes through here.
+//
+// It also writes the .txt, the run's results as go test -bench would
+// print them for benchstat ([Encode]).
 package bench

@@ -1,14 +1,13 @@
 package summary
 
 import (
-	"bytes"
 	"math"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"golang.org/x/perf/benchfmt"
 )
@@ -36,19 +35,6 @@ func (r *Run) Workload() []benchfmt.Config {
 // runs, in the Go benchmark format that benchstat reads; docs/metrics.md
 // lists its names, units and configuration lines.
 func (r *Run) Benchfmt() ([]byte, error) {
-	var buf bytes.Buffer
-	w := benchfmt.NewWriter(&buf)
-	for _, f := range figures.Reported {
-		md := &benchfmt.UnitMetadata{
-			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: f.Unit, Key: "better"},
-			OrigUnit:        f.Unit,
-			Value:           f.Better.String(),
-		}
-		if err := w.Write(md); err != nil {
-			return nil, err
-		}
-	}
-	buf.WriteByte('\n')
 
 	// Only what is the same for two runs of one setup: a config line that
 	// differs (a run ID, a version, a time) would split benchstat's tables.
@@ -63,6 +49,7 @@ func (r *Run) Benchfmt() ([]byte, error) {
 	if r.Host.CPU != "" {
 		config = append(config, benchfmt.Config{Key: "cpu", Value: []byte(r.Host.CPU), File: true})
 	}
+	var results []bench.Result
 	for _, l := range r.snapshot() {
 		m := l.m
 		if m.Successes == 0 {
@@ -71,22 +58,16 @@ func (r *Run) Benchfmt() ([]byte, error) {
 			// figures worth comparing.
 			continue
 		}
-		res := &benchfmt.Result{
-			Config: config,
-			Name:   benchfmt.Name(l.key.NameProcs(l.procs)),
-			Iters:  len(l.rounds),
-		}
+		res := bench.Result{Key: l.key, Procs: l.procs, Iters: len(l.rounds)}
 		res.Values = append(res.Values, benchfmt.Value{Value: math.Round(m.Wall.Mean * 1e9), Unit: "ns/op"})
 		var extra values
 		stats.Report(&extra, m, l.tel.Power)
 		// go test prints the reported metrics sorted by unit.
 		slices.SortFunc(extra, func(a, b benchfmt.Value) int { return strings.Compare(a.Unit, b.Unit) })
 		res.Values = append(res.Values, extra...)
-		if err := w.Write(res); err != nil {
-			return nil, err
-		}
+		results = append(results, res)
 	}
-	return buf.Bytes(), nil
+	return bench.Encode(config, results)
 }
 
 // values collects Report's metrics.
