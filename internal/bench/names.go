@@ -39,9 +39,9 @@ func (k Key) Load() string {
 // GOMAXPROCS suffix, as go test prints it: Inference/<Levels>.
 func (k Key) Name() string { return "Inference/" + k.Levels() }
 
-// NameProcs is Name with the GOMAXPROCS suffix go test appends to it
+// nameProcs is Name with the GOMAXPROCS suffix go test appends to it
 // while procs were in use: none for 1.
-func (k Key) NameProcs(procs int) string {
+func (k Key) nameProcs(procs int) string {
 	if procs != 1 {
 		return fmt.Sprintf("%s-%d", k.Name(), procs)
 	}

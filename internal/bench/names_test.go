@@ -53,8 +53,8 @@ func TestKeyName(t *testing.T) {
 		})
 	}
 	k := Key{Runtime: "a", Prompt: "b", Concurrency: 1}
-	assert.Equal(t, "Inference/runtime=a/prompt=b/conc=1-8", k.NameProcs(8))
-	assert.Equal(t, "Inference/runtime=a/prompt=b/conc=1", k.NameProcs(1), "go test adds no suffix for GOMAXPROCS=1")
+	assert.Equal(t, "Inference/runtime=a/prompt=b/conc=1-8", k.nameProcs(8))
+	assert.Equal(t, "Inference/runtime=a/prompt=b/conc=1", k.nameProcs(1), "go test adds no suffix for GOMAXPROCS=1")
 	assert.Equal(t, "prompt=b/conc=1", k.Workload())
 	assert.Equal(t, "rate=0.5", Key{Rate: 0.5, Concurrency: 3}.Load(), "a rate makes an open-loop leaf")
 }

@@ -40,7 +40,7 @@ func Encode(config []benchfmt.Config, results []Result) ([]byte, error) {
 	for _, r := range results {
 		res := &benchfmt.Result{
 			Config: config,
-			Name:   benchfmt.Name(r.Key.NameProcs(r.Procs)),
+			Name:   benchfmt.Name(r.Key.nameProcs(r.Procs)),
 			Iters:  r.Iters,
 			Values: r.Values,
 		}
