@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/driver"
-	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
@@ -60,7 +60,7 @@ func BenchmarkInference(b *testing.B) {
 	}
 }
 
-func benchLeaf(b *testing.B, k summary.Key) {
+func benchLeaf(b *testing.B, k bench.Key) {
 	leaf, skip, err := d.Begin(b.Context(), k)
 	if err != nil {
 		if skip {

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
@@ -72,7 +72,7 @@ func TestAccuracyAgainstSim(t *testing.T) {
 						}
 					}
 					assert.InEpsilon(c, rate, mean(clientDecode), 0.02*slack, "mean client-side decode tok/s")
-					m := summary.Compute(rounds, summary.SLO{})
+					m := stats.Compute(rounds, stats.SLO{})
 					assert.InDelta(c, ttft.Seconds(), m.TTFT.P50, 0.002*slack, "median TTFT")
 					assert.InDelta(c, ttft.Seconds(), m.TTFT.Mean, 0.002*slack, "mean TTFT")
 					assert.InEpsilon(c, rate, m.Decode.Mean, 0.02*slack, "mean decode tok/s")
@@ -168,7 +168,7 @@ func TestAccuracyAt256Streams(t *testing.T) {
 					queue = append(queue, st.t0.Sub(res.Start).Seconds())
 				}
 				mu.Unlock()
-				m := summary.Compute([]summary.Round{{Results: results}}, summary.SLO{})
+				m := stats.Compute([]stats.Round{{Results: results}}, stats.SLO{})
 				slices.Sort(lag)
 				t.Logf("%s: first token stamped %.3f ms after the server began writing it (mean; p50 %.3f, p95 %.3f, max %.3f); request start → server t0 %.1f ms (mean); decode %.2f tok/s",
 					kind, mean(lag)*1e3, lag[len(lag)/2]*1e3, lag[len(lag)*95/100]*1e3, lag[len(lag)-1]*1e3, mean(queue)*1e3, m.Decode.Mean)
@@ -182,7 +182,7 @@ func TestAccuracyAt256Streams(t *testing.T) {
 
 // measure runs one warm-up round (to open the connections) and then rounds
 // timed rounds of conc requests.
-func measure(t *testing.T, url string, kind runtimes.Kind, conc, rounds int, req runtimes.Request) []summary.Round {
+func measure(t *testing.T, url string, kind runtimes.Kind, conc, rounds int, req runtimes.Request) []stats.Round {
 	t.Helper()
 	client := &http.Client{Transport: runtimes.NewTransport(conc)}
 	t.Cleanup(client.CloseIdleConnections)
@@ -190,10 +190,10 @@ func measure(t *testing.T, url string, kind runtimes.Kind, conc, rounds int, req
 	require.NoError(t, err)
 	ctx := context.Background()
 	rt.Round(ctx, runtimes.Copies(req, conc))
-	var out []summary.Round
+	var out []stats.Round
 	for range rounds {
 		wall, res := rt.Round(ctx, runtimes.Copies(req, conc))
-		out = append(out, summary.Round{Wall: wall, Results: res})
+		out = append(out, stats.Round{Wall: wall, Results: res})
 	}
 	return out
 }
@@ -328,7 +328,7 @@ func TestAccuracyOfTheTokenStream(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/tokens-per-chunk=%d", kind, perChunk), func(t *testing.T) {
 				retry(t, func(c *collect) {
 					rounds := measure(t, srv.URL, kind, 4, 3, runtimes.Request{Prompt: "Think, then say something.", MaxTokens: tokens})
-					m := summary.Compute(rounds, summary.SLO{})
+					m := stats.Compute(rounds, stats.SLO{})
 					require.Equal(t, 12, m.Successes)
 					// The first text is the end of the first chunk; the
 					// answer starts with token reason's chunk.

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
@@ -79,7 +79,7 @@ func TestReadsReasoningInChunks(t *testing.T) {
 			} else {
 				assert.False(t, res.ReasoningReported, "Ollama reports no reasoning count")
 			}
-			m := summary.Compute([]summary.Round{{Results: []runtimes.Result{res}}}, summary.SLO{})
+			m := stats.Compute([]stats.Round{{Results: []runtimes.Result{res}}}, stats.SLO{})
 			assert.InDelta(t, 20.0/7, m.TokensPerChunk.Mean, 1e-9, "tokens per chunk, exact")
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"golang.org/x/perf/benchfmt"
 )
@@ -477,7 +478,7 @@ func fileArg(path string) string {
 // runtimeOf returns the runtime of a benchmark of the suite, "" for
 // another name.
 func runtimeOf(name benchfmt.Name) string {
-	k, _, err := summary.ParseName(string(name))
+	k, _, err := bench.ParseName(string(name))
 	if err != nil {
 		return ""
 	}

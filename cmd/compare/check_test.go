@@ -16,7 +16,7 @@ import (
 // read reads a fixture as compare does, in role.
 func read(t *testing.T, role, name string) *runFile {
 	t.Helper()
-	in, err := resolve(name, filepath.Join(absRoot(t), "cmd", "compare", "testdata"), absRoot(t), "results")
+	in, err := resolve(name, filepath.Join(absRoot(t), "cmd", "compare", "testdata"), absRoot(t), "results", nil)
 	require.NoError(t, err)
 	in.role = role
 	r, err := readRun(in)
@@ -193,7 +193,7 @@ func TestCheckOne(t *testing.T) {
 func TestCheckOneWithoutRuntimes(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "plain.txt")
 	require.NoError(t, os.WriteFile(p, []byte("goos: linux\nBenchmarkEncode/format=json-2 100 1726 ns/op\nBenchmarkEncode/format=gob-2 100 3069 ns/op\n"), 0o644))
-	in, err := resolve(p, "/", absRoot(t), "results")
+	in, err := resolve(p, "/", absRoot(t), "results", nil)
 	require.NoError(t, err)
 	in.role = "RUN"
 	r, err := readRun(in)

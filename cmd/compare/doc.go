@@ -14,7 +14,8 @@
 //
 // OLD, NEW and RUN are run IDs or paths. A run ID (20261202T113718Z: no
 // "/" and no ".") is read from $BENCH_OUTPUT_DIR/<id>.txt, results/ by
-// default; a relative BENCH_OUTPUT_DIR is taken from the repository root,
+// default or when empty (blank, it is an error, as for go test); a relative
+// BENCH_OUTPUT_DIR is taken from the repository root,
 // where go test writes it. A path is any file in the Go benchmark format:
 // results/<id>.txt, or the saved output of go test -bench. Relative paths
 // are taken from DIR, by default the current folder; scripts/compare.sh

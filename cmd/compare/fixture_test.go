@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
@@ -70,7 +72,7 @@ func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	for _, rt := range r.Runtimes {
 		for _, conc := range []int{1, 4} {
-			k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: "short", Concurrency: conc}
+			k := bench.Key{Runtime: rt.Name, Model: rt.Model, Prompt: "short", Concurrency: conc}
 			// Per-stream decode rate and TTFT of each runtime at conc.
 			decode, ttft := 30.0, 0.25
 			if rt.Name == "vllm-metal" {
@@ -81,9 +83,9 @@ func fixtureRun(created time.Time, vllmVersion string, vllmSpeedup float64, seed
 				ttft *= 3.4
 			}
 			for range count {
-				var rounds []summary.Round
+				var rounds []stats.Round
 				for range 3 {
-					rd := summary.Round{MaxTokens: 128, Cold: true}
+					rd := stats.Round{MaxTokens: 128, Cold: true}
 					for range conc {
 						res := request(ttft*noise(), decode*noise(), rt.Kind == "ollama")
 						rd.Results = append(rd.Results, res)

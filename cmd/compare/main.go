@@ -20,15 +20,15 @@ const usageText = `usage: scripts/compare.sh OLD NEW    compare two runs (old vs
        scripts/compare.sh RUN        one run's runtimes side by side (-col /runtime)
    or: go run ./cmd/compare [-dir DIR] OLD NEW | RUN
 
-OLD, NEW, RUN: a run ID (read from ${BENCH_OUTPUT_DIR:-results}/<id>.txt) or a file path
+OLD, NEW, RUN: a run ID (read from $BENCH_OUTPUT_DIR/<id>.txt, results/ if unset) or a file path
 (relative to DIR, by default the current folder). The manual: go doc ./cmd/compare
 `
 
 func main() {
 	os.Exit(program{
-		stdout: os.Stdout,
-		stderr: os.Stderr,
-		getenv: os.Getenv,
+		stdout:    os.Stdout,
+		stderr:    os.Stderr,
+		lookupEnv: os.LookupEnv,
 	}.run(context.Background(), os.Args[1:]))
 }
 
@@ -36,7 +36,7 @@ func main() {
 // run it in-process.
 type program struct {
 	stdout, stderr io.Writer
-	getenv         func(string) string
+	lookupEnv      func(string) (string, bool)
 	// benchstat is the command that runs benchstat, given its arguments
 	// after these; empty means go tool benchstat.
 	benchstat []string
@@ -119,10 +119,8 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 	if err != nil {
 		return 0, err
 	}
-	outdir := p.getenv("BENCH_OUTPUT_DIR")
-	if outdir == "" {
-		outdir = summary.DefaultOutputDir
-	}
+	// A folder set blank is an error only for an argument that needs it.
+	outdir, outdirErr := summary.OutputDir(p.lookupEnv)
 
 	roles := []string{"OLD", "NEW"}
 	if len(args) == 1 {
@@ -130,7 +128,7 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 	}
 	var runs []*runFile
 	for i, a := range args {
-		in, err := resolve(a, dir, root, outdir)
+		in, err := resolve(a, dir, root, outdir, outdirErr)
 		if err != nil {
 			return 0, err
 		}
@@ -210,8 +208,8 @@ func (in input) String() string { return in.role + " (" + in.label + ")" }
 
 // resolve finds the file of an argument: a file path (relative ones from
 // dir), else a run ID, read from outdir/<id>.txt (a relative outdir is
-// taken from the root).
-func resolve(arg, dir, root, outdir string) (input, error) {
+// taken from the root; outdirErr, why there is no outdir, fails it).
+func resolve(arg, dir, root, outdir string, outdirErr error) (input, error) {
 	p := arg
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dir, p)
@@ -226,6 +224,9 @@ func resolve(arg, dir, root, outdir string) (input, error) {
 	case strings.ContainsAny(arg, "/."+string(filepath.Separator)):
 		return input{}, fail("no such file: %s", arg)
 	default:
+		if outdirErr != nil {
+			return input{}, fail("run %s: %v", arg, outdirErr)
+		}
 		if !filepath.IsAbs(outdir) {
 			outdir = filepath.Join(root, outdir)
 		}

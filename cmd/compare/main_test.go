@@ -68,7 +68,7 @@ type opts struct {
 // the go command: without it, or with -short, the test is skipped.
 func runCompare(t *testing.T, o opts, args ...string) outcome {
 	t.Helper()
-	p := program{getenv: func(k string) string { return o.env[k] }}
+	p := program{lookupEnv: func(k string) (string, bool) { v, ok := o.env[k]; return v, ok }}
 	if o.fake != "" {
 		exe, err := os.Executable()
 		require.NoError(t, err)
@@ -150,6 +150,13 @@ func TestMissing(t *testing.T) {
 		{[]string{"20990101T000000Z"}, map[string]string{"BENCH_OUTPUT_DIR": "/nonexistent/runs"},
 			"compare: no run 20990101T000000Z: there is no /nonexistent/runs/20990101T000000Z.txt (BENCH_OUTPUT_DIR=/nonexistent/runs)\n"},
 		{[]string{"scripts"}, nil, "compare: scripts is not a file\n"},
+		// Empty is unset, as for the run; blank is refused, as the run
+		// refuses it: not the default folder.
+		{[]string{"20990101T000000Z"}, map[string]string{"BENCH_OUTPUT_DIR": ""},
+			"compare: no run 20990101T000000Z: there is no " + absRoot(t) + "/results/20990101T000000Z.txt (BENCH_OUTPUT_DIR=results)\n"},
+		{[]string{"20990101T000000Z"}, map[string]string{"BENCH_OUTPUT_DIR": " "},
+			"compare: run 20990101T000000Z: BENCH_OUTPUT_DIR is set but names no folder: unset it for results, or name one\n"},
+		{[]string{"nope.txt"}, map[string]string{"BENCH_OUTPUT_DIR": ""}, "compare: no such file: nope.txt\n"},
 	} {
 		r := runCompare(t, opts{env: tc.env, fake: "args"}, tc.args...)
 		assert.Equal(t, exitFail, r.code, "args %q", tc.args)
@@ -240,7 +247,7 @@ func TestBenchstatOutcome(t *testing.T) {
 	assert.Equal(t, "benchstat: something failed\n", r.stderr)
 
 	p := program{
-		getenv:    func(string) string { return "" },
+		lookupEnv: func(string) (string, bool) { return "", false },
 		stdout:    new(bytes.Buffer),
 		stderr:    new(bytes.Buffer),
 		benchstat: []string{filepath.Join(t.TempDir(), "no-such-benchstat")},

@@ -13,8 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	suiteconfig "github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/driver"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
@@ -144,8 +146,8 @@ func suiteRun(t *testing.T, srv *sim.Server, env map[string]string, o driver.Opt
 	require.NoError(t, err)
 	d, err := driver.Setup(context.Background(), &bytes.Buffer{}, st, simCfg, o)
 	require.NoError(t, err)
-	d.Run.Add(summary.Key{Runtime: "lmstudio", Model: sim.Model, Prompt: "short", Concurrency: 1},
-		[]summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}},
+	d.Run.Add(bench.Key{Runtime: "lmstudio", Model: sim.Model, Prompt: "short", Concurrency: 1},
+		[]stats.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}},
 		summary.Telemetry{})
 	require.NoError(t, d.Finish())
 	return summary.PathsOf(dir, d.Run.ID).Bench

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -16,7 +18,7 @@ import (
 
 // beside is what compare reads beside a run's .txt: its summary JSON and
 // the settings it records (summary.SettingsOf), and the whole texts of its
-// canary replies from its request records (summary.ReadCanaryTexts; nil
+// canary replies from its request records (records.ReadCanaryTexts; nil
 // without them).
 type beside struct {
 	file        *summary.File
@@ -39,7 +41,7 @@ func summaryBeside(in input) (beside, error) {
 	if err != nil {
 		return beside{}, fmt.Errorf("%s: the summary beside it: %w", in, err)
 	}
-	texts, err := summary.ReadCanaryTexts(summary.RecordsBeside(path))
+	texts, err := records.ReadCanaryTexts(summary.RecordsBeside(path))
 	if err != nil {
 		return beside{file: f, settings: settings}, fmt.Errorf("%s: the request records beside it: %w", in, err)
 	}
@@ -117,15 +119,15 @@ func canaryChanges(oldRun, newRun beside) []string {
 		}
 		return k
 	}
-	before := map[key]*summary.Canary{}
+	before := map[key]*canary.Reply{}
 	for _, r := range old.Summary {
 		before[keyOf(r)] = r.Canary
 	}
 	var out []string
 	said := map[string]bool{}
 	for _, r := range new.Summary {
-		b, a := summary.WholeCanaries(before[keyOf(r)], r.Canary, oldRun.canaryTexts, newRun.canaryTexts)
-		d := summary.DescribeCanaryChange(r.Runtime, r.Prompt, old.VersionOf(r.Runtime), new.VersionOf(r.Runtime), b, a)
+		b, a := canary.Whole(before[keyOf(r)], r.Canary, oldRun.canaryTexts, newRun.canaryTexts)
+		d := canary.Describe(r.Runtime, r.Prompt, old.VersionOf(r.Runtime), new.VersionOf(r.Runtime), b, a)
 		// A reply changes alike at every load: say it once.
 		if d != "" && !said[d] {
 			said[d] = true

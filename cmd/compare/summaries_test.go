@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,7 +109,7 @@ func TestCanaryChangeAfterTheKeptText(t *testing.T) {
 	changed := long[:2299] + "X" + long[2300:]
 	withRecords := func(dir, id, version, text string) string {
 		path := copyRun(t, dir, id, func(f map[string]any) {
-			c := summary.NewCanary(text, 500)
+			c := canary.New(text, 500)
 			setCanary("ollama", version, c.Text)(f)
 			for _, r := range f["summary"].([]any) {
 				if row := r.(map[string]any); row["runtime"] == "ollama" && row["prompt"] == "short" {
@@ -115,7 +117,7 @@ func TestCanaryChangeAfterTheKeptText(t *testing.T) {
 				}
 			}
 		})
-		recs, err := summary.AppendRecords(nil, []summary.Record{{Runtime: "ollama", Prompt: "short", Concurrency: 1, Count: 1, Canary: true, OutputTokens: 500, Text: &text}})
+		recs, err := records.Append(nil, []records.Record{{Runtime: "ollama", Prompt: "short", Concurrency: 1, Count: 1, Canary: true, OutputTokens: 500, Text: &text}})
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, id+summary.ExtRecords), recs, 0o644))
 		return path

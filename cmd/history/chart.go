@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/inferencebench/inferencebench/internal/plotkit"
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
 // The charts: one per runtime and figure, each series of the runtime a
@@ -50,10 +50,10 @@ var palette = []color.Color{
 }
 
 // The ring of the latest point, by verdict; no ring when insufficient.
-var verdictColor = map[summary.Verdict]color.Color{
-	summary.Regression:  color.RGBA{R: 214, G: 39, B: 40, A: 255},
-	summary.Improvement: color.RGBA{R: 44, G: 160, B: 44, A: 255},
-	summary.Unchanged:   color.RGBA{R: 127, G: 127, B: 127, A: 255},
+var verdictColor = map[stats.Verdict]color.Color{
+	stats.Regression:  color.RGBA{R: 214, G: 39, B: 40, A: 255},
+	stats.Improvement: color.RGBA{R: 44, G: 160, B: 44, A: 255},
+	stats.Unchanged:   color.RGBA{R: 127, G: 127, B: 127, A: 255},
 }
 
 // charts draws every runtime's chart of every figure it has, runtimes in
@@ -77,13 +77,13 @@ func (h *history) charts() ([]chartFile, error) {
 			}
 		}
 		slug := plotkit.FileName(rt, "runtime", used)
-		for _, f := range figures {
+		for _, f := range trended {
 			data, ok, err := drawChart(rt, f, ss, len(hosts) > 1)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
-				out = append(out, chartFile{name: slug + "-" + f.id + ".svg", alt: rt + ": " + f.name + " over time", data: data})
+				out = append(out, chartFile{name: slug + "-" + f.id + ".svg", alt: rt + ": " + f.Name + " over time", data: data})
 			}
 		}
 	}
@@ -96,8 +96,8 @@ func drawChart(rt string, f figure, ss []*series, manyHosts bool) ([]byte, bool,
 	p := plot.New()
 	plotkit.SetFont(p)
 	p.Title.Padding = vg.Points(6)
-	p.Title.Text = rt + ": " + f.name
-	p.Y.Label.Text = f.name + " (" + f.unit + ")"
+	p.Title.Text = rt + ": " + f.Name
+	p.Y.Label.Text = f.Label()
 	p.X.Label.Text = "run start (UTC)"
 	p.Add(plotter.NewGrid())
 	legend := plot.NewLegend()
@@ -139,7 +139,7 @@ func addSeries(p *plot.Plot, legend *plot.Legend, f figure, s *series, i int, ma
 	var pts plotter.XYs
 	for _, pt := range s.points {
 		if v := f.value(pt.row); v != nil && *v > 0 && !math.IsInf(*v, 0) {
-			pts = append(pts, plotter.XY{X: float64(pt.run.created.Unix()), Y: *v * f.scale})
+			pts = append(pts, plotter.XY{X: float64(pt.run.created.Unix()), Y: *v * f.Scale})
 			b.add(pts[len(pts)-1])
 		}
 	}

@@ -55,8 +55,8 @@
 //
 // The figures judged are TTFT p50 and p95 (lower is better), the mean
 // decode rate and the mean aggregate output rate (higher is better), and
-// energy per output token, gross and net of idle power (J/token and net
-// J/token, lower is better) where the rows have them. Each figure's latest value is judged against its window: the same
+// energy per output token, gross and net of idle power (J/tok and net
+// J/tok, lower is better) where the rows have them. Each figure's latest value is judged against its window: the same
 // series' values in up to K runs before it (-window, default 10) that
 // have the figure. It is a regression (or an improvement) when both
 //
@@ -97,7 +97,7 @@
 // latest run and of the -window runs before it is compared with the
 // series' run before it that has one (a night whose canary failed hides
 // nothing), and a changed reply is named with the runtime's version change: "ollama 0.6.5 → 0.7.0: canary reply of
-// prompt short changed at character 213" (summary.DescribeCanaryChange;
+// prompt short changed at character 213" (canary.Describe;
 // characters from 1). The place is found in the replies' whole texts,
 // from the canary requests' records beside each summary; where a run has
 // none, in the first 2,000 characters its row keeps ("changed after

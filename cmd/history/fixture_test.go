@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 )
@@ -55,7 +56,7 @@ type figs struct {
 }
 
 // row is a closed-loop row (rate 0) or an open-loop one.
-func row(runtime, model, prompt string, conc int, rate float64, v figs, canary string) summary.Row {
+func row(runtime, model, prompt string, conc int, rate float64, v figs, reply string) summary.Row {
 	r := summary.Row{Runtime: runtime, Model: model, Prompt: prompt, Concurrency: conc, Requests: 8, Successes: 8}
 	if rate > 0 {
 		r.Concurrency, r.RateRPS = 0, testkit.Ptr(rate)
@@ -68,9 +69,9 @@ func row(runtime, model, prompt string, conc int, rate float64, v figs, canary s
 	}
 	r.TTFTP50, r.TTFTP95, r.DecodeTPSMean, r.AggregateTPSMean, r.EnergyJPerOutputToken =
 		set(v.ttftP50), set(v.ttftP95), set(v.decode), set(v.aggregate), set(v.jPerToken)
-	if canary != "" {
-		sum := sha256.Sum256([]byte(canary))
-		r.Canary = &summary.Canary{TextSHA256: hex.EncodeToString(sum[:]), OutputTokens: 16, Text: canary}
+	if reply != "" {
+		sum := sha256.Sum256([]byte(reply))
+		r.Canary = &canary.Reply{TextSHA256: hex.EncodeToString(sum[:]), OutputTokens: 16, Text: reply}
 	}
 	return r
 }
@@ -105,7 +106,7 @@ const (
 //     reply changed at character 21; at concurrency 4, every request
 //     failed on the last night (no figures);
 //   - vllm 0.9.0, qwen3-8b, prompt short, concurrency 1: decode 15%
-//     faster and J/token 13% lower on the last night (improvements), its
+//     faster and J/tok 13% lower on the last night (improvements), its
 //     canary the same every night; an open loop at 2 requests/s run only
 //     on the last three nights (too little data).
 func fixtureRuns(t testing.TB, dir string) string {

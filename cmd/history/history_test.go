@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 )
@@ -404,11 +406,11 @@ func TestCanaryChangeAfterTheKeptText(t *testing.T) {
 	for n, text := range []string{long, changed} {
 		f := newFile(nightly(n), "m", "sim", "1")
 		r := row("sim", "sim-model", "short", 1, 0, figs{0.05, 0.06, 400, 380, 0}, "")
-		r.Canary = summary.NewCanary(text, 500)
-		require.Len(t, r.Canary.Text, summary.CanaryTextMax, "the row keeps the first 2,000 characters")
+		r.Canary = canary.New(text, 500)
+		require.Len(t, r.Canary.Text, canary.TextMax, "the row keeps the first 2,000 characters")
 		f.Summary = append(f.Summary, r)
 		path := writeFile(t, dir, f)
-		recs, err := summary.AppendRecords(nil, []summary.Record{
+		recs, err := records.Append(nil, []records.Record{
 			{Runtime: "sim", Prompt: "short", Concurrency: 1, Count: 1, Warmup: true, OutputTokens: 500},
 			{Runtime: "sim", Prompt: "short", Concurrency: 1, Count: 1, Canary: true, OutputTokens: 500, Text: &text},
 		})

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
 const usage = `usage: history -o DIR [-window K] [-threshold P] [-fail-on-regression] FILES_OR_FOLDERS...
@@ -55,8 +55,8 @@ func command(args []string, stdout, stderr io.Writer, now time.Time) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if o.window < summary.TrendMinBaseline {
-		fmt.Fprintf(stderr, "history: -window %d: a verdict needs %d earlier runs, so every series will have too little data to judge\n", o.window, summary.TrendMinBaseline)
+	if o.window < stats.TrendMinBaseline {
+		fmt.Fprintf(stderr, "history: -window %d: a verdict needs %d earlier runs, so every series will have too little data to judge\n", o.window, stats.TrendMinBaseline)
 	}
 	runs, errs := readRuns(fs.Args(), o.dir, now)
 	if len(errs) > 0 {

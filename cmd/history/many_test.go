@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 )
@@ -52,18 +53,18 @@ func writeManyRuns(t testing.TB, dir string, nights int) {
 // worth: a nightly's -count=6 -benchtime=5x with two warm-ups), 1,290
 // records in all.
 func manyRecords(t testing.TB, rows []summary.Row, canary string) []byte {
-	var recs []summary.Record
+	var recs []records.Record
 	for _, r := range rows {
-		recs = append(recs, summary.Record{Runtime: r.Runtime, Model: r.Model, Prompt: r.Prompt, Concurrency: r.Concurrency,
+		recs = append(recs, records.Record{Runtime: r.Runtime, Model: r.Model, Prompt: r.Prompt, Concurrency: r.Concurrency,
 			Count: 1, Canary: true, OutputTokens: 128, Text: &canary})
 		for i := range 42 {
 			ttft := 0.05 + 0.001*float64(i)
-			recs = append(recs, summary.Record{Runtime: r.Runtime, Model: r.Model, Prompt: r.Prompt, Concurrency: r.Concurrency,
+			recs = append(recs, records.Record{Runtime: r.Runtime, Model: r.Model, Prompt: r.Prompt, Concurrency: r.Concurrency,
 				Count: 1 + i/7, Round: 1 + i%7, Warmup: i%7 < 2, StartS: float64(i) * 3.3, TTFTS: &ttft, TTFCS: &ttft, TotalS: 3.2,
 				OutputTokens: 128, PromptTokens: testkit.Ptr(40), Chunks: 128, FinishReason: "length"})
 		}
 	}
-	data, err := summary.AppendRecords(nil, recs)
+	data, err := records.Append(nil, recs)
 	require.NoError(t, err)
 	return data
 }

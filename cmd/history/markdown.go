@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
 // The output files' names.
@@ -42,12 +42,27 @@ const (
 	secondsFormat = "2006-01-02 15:04:05 UTC"
 )
 
+// writef writes to a page as fmt.Fprintf does.
+type writef func(format string, args ...any)
+
 // markdown is history.md: the regressions worst first, canary changes,
 // the series with too little data, the versions, then a table per series
 // and the charts.
 func (h *history) markdown(charts []chartFile) []byte {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	h.mdIntro(w)
+	h.mdVerdicts(w)
+	h.mdCanaries(w)
+	h.mdTooLittle(w)
+	h.mdVersions(w)
+	h.mdSeries(w)
+	mdCharts(w, charts)
+	return []byte(strings.TrimRight(b.String(), "\n") + "\n")
+}
+
+// mdIntro is the page's title and what it judged, how.
+func (h *history) mdIntro(w writef) {
 	first := h.runs[0]
 	from, to := first.created.UTC().Format(dateFormat), h.latest.created.UTC().Format(dateFormat)
 	if from == to {
@@ -58,12 +73,16 @@ func (h *history) markdown(charts []chartFile) []byte {
 		"a change of %s or more that the window's run-to-run spread makes unlikely (p < %v) is a regression or an "+
 		"improvement; a figure with fewer than %d earlier runs has too little data (docs/history.md in the suite).\n\n",
 		len(h.runs), from, to, h.latest.id,
-		h.opts.window, strings.TrimPrefix(percent(1+h.opts.threshold), "+"), summary.TrendAlpha, summary.TrendMinBaseline)
+		h.opts.window, strings.TrimPrefix(percent(1+h.opts.threshold), "+"), stats.TrendAlpha, stats.TrendMinBaseline)
+}
 
+// mdVerdicts are the regressions, worst first, and the improvements,
+// largest first.
+func (h *history) mdVerdicts(w writef) {
 	for _, sec := range []struct {
 		title, order string
-		v            summary.Verdict
-	}{{"Regressions", "Worst first.", summary.Regression}, {"Improvements", "Largest first.", summary.Improvement}} {
+		v            stats.Verdict
+	}{{"Regressions", "Worst first.", stats.Regression}, {"Improvements", "Largest first.", stats.Improvement}} {
 		w("## %s\n\n", sec.title)
 		js := h.withVerdict(sec.v)
 		if len(js) == 0 {
@@ -73,13 +92,16 @@ func (h *history) markdown(charts []chartFile) []byte {
 		w("%s\n\n| series | figure | window centre | latest | change | p | version |\n|---|---|--:|--:|--:|--:|---|\n", sec.order)
 		for _, j := range js {
 			r := j.res
-			w("| %s | %s | %s %s | %s %s | %s | %s | %s |\n", mdEscape(j.s.label()), r.fig.name,
-				r.fig.show(r.trend.Centre), r.fig.unit, r.fig.show(r.latest), r.fig.unit, percent(r.trend.Change),
+			w("| %s | %s | %s %s | %s %s | %s | %s | %s |\n", mdEscape(j.s.label()), r.fig.Name,
+				r.fig.show(r.trend.Centre), r.fig.Shown, r.fig.show(r.latest), r.fig.Shown, percent(r.trend.Change),
 				pValue(r.trend.P), mdEscape(versionChange(r.versionBefore, r.versionAfter)))
 		}
 		w("\n")
 	}
+}
 
+// mdCanaries are the changed canary replies.
+func (h *history) mdCanaries(w writef) {
 	w("## Canary changes\n\n")
 	any := false
 	for _, s := range h.series {
@@ -95,11 +117,14 @@ func (h *history) markdown(charts []chartFile) []byte {
 		w("None.\n")
 	}
 	w("\n")
+}
 
+// mdTooLittle are the series with too little data, and why.
+func (h *history) mdTooLittle(w writef) {
 	w("## Too little data\n\n")
-	any = false
+	any := false
 	for _, s := range h.series {
-		if s.verdict() != summary.Insufficient {
+		if s.verdict() != stats.Insufficient {
 			continue
 		}
 		any = true
@@ -109,13 +134,19 @@ func (h *history) markdown(charts []chartFile) []byte {
 		w("None.\n")
 	}
 	w("\n")
+}
 
+// mdVersions are each runtime's versions, from their first run.
+func (h *history) mdVersions(w writef) {
 	w("## Versions\n\n| host | runtime | versions, from their first run |\n|---|---|---|\n")
 	for _, v := range h.versions() {
 		w("| %s | %s | %s |\n", mdEscape(v.host), mdEscape(v.runtime), mdEscape(v.history))
 	}
 	w("\n")
+}
 
+// mdSeries is a table per series.
+func (h *history) mdSeries(w writef) {
 	w("## Series\n\n")
 	for _, s := range h.series {
 		latest := s.points[len(s.points)-1]
@@ -137,28 +168,30 @@ func (h *history) markdown(charts []chartFile) []byte {
 		for _, r := range s.results {
 			latestV, centre := "—", "—"
 			if !math.IsNaN(r.latest) {
-				latestV = r.fig.show(r.latest) + " " + r.fig.unit
+				latestV = r.fig.show(r.latest) + " " + r.fig.Shown
 			}
 			if r.trend.Baseline > 0 {
-				centre = r.fig.show(r.trend.Centre) + " " + r.fig.unit
+				centre = r.fig.show(r.trend.Centre) + " " + r.fig.Shown
 			}
 			p := "—"
-			if r.trend.Verdict != summary.Insufficient {
+			if r.trend.Verdict != stats.Insufficient {
 				p = pValue(r.trend.P)
 			}
-			w("| %s | %s | %s | %s | %s | %d | %s |\n", r.fig.name, latestV, centre, percent(r.trend.Change), p,
+			w("| %s | %s | %s | %s | %s | %d | %s |\n", r.fig.Name, latestV, centre, percent(r.trend.Change), p,
 				r.trend.Baseline, verdictWord(r.trend.Verdict))
 		}
 		w("\n")
 	}
+}
 
+// mdCharts are the charts, a picture each.
+func mdCharts(w writef, charts []chartFile) {
 	if len(charts) > 0 {
 		w("## Charts\n\nEach series a line, a point per run; the runtime's version written where it changed; the latest point ringed red for a regression, green for an improvement, grey when unchanged. The y axis does not start at zero.\n\n")
 		for _, c := range charts {
 			w("![%s](%s)\n\n", mdEscape(c.alt), c.name)
 		}
 	}
-	return []byte(strings.TrimRight(b.String(), "\n") + "\n")
 }
 
 func tooLittle(s *series) string {
@@ -180,10 +213,10 @@ func tooLittleWhy(s *series) string {
 	for _, r := range s.results {
 		most = max(most, r.trend.Baseline)
 	}
-	if latest := s.results[0]; math.IsNaN(latest.latest) && most >= summary.TrendMinBaseline {
+	if latest := s.results[0]; math.IsNaN(latest.latest) && most >= stats.TrendMinBaseline {
 		return "no figure in the latest run " + latest.latestRun
 	}
-	return fmt.Sprintf("%d earlier runs with figures, %d needed", most, summary.TrendMinBaseline)
+	return fmt.Sprintf("%d earlier runs with figures, %d needed", most, stats.TrendMinBaseline)
 }
 
 // String says where the series began: "a new series from run B, where
@@ -200,13 +233,13 @@ func upper(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func verdictWord(v summary.Verdict) string {
+func verdictWord(v stats.Verdict) string {
 	switch v {
-	case summary.Regression:
+	case stats.Regression:
 		return "**regression**"
-	case summary.Improvement:
+	case stats.Improvement:
 		return "improvement"
-	case summary.Unchanged:
+	case stats.Unchanged:
 		return "unchanged"
 	}
 	return "too little data"

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -169,7 +170,7 @@ func readRun(path string, now time.Time) (*run, error) {
 	}
 	// A row keeps its canary reply's first 2,000 characters; the records
 	// keep the whole, to place a change after them.
-	if r.canaryTexts, err = summary.ReadCanaryTexts(summary.RecordsBeside(path)); err != nil {
+	if r.canaryTexts, err = records.ReadCanaryTexts(summary.RecordsBeside(path)); err != nil {
 		return nil, err // names the records file
 	}
 	return r, nil

@@ -8,32 +8,34 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
-// figure is one figure the history judges. Adding one is a line in
-// figures.
+// figure is one figure the history judges, as internal/figures declares
+// it (name, unit, scale, which way is better), with its id and where a
+// row has it. Adding one is a line in trended.
 type figure struct {
-	id     string // in chart file names and verdicts.json
-	name   string // on the page and the charts
-	unit   string // of the shown value
-	scale  float64
-	better summary.Better
-	value  func(*summary.Row) *float64
+	figures.Figure
+	id    string // in chart file names and verdicts.json
+	value func(*summary.Row) *float64
 }
 
-var figures = []figure{
-	{"ttft-p50", "TTFT p50", "ms", 1e3, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.TTFTP50 }},
-	{"ttft-p95", "TTFT p95", "ms", 1e3, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.TTFTP95 }},
-	{"decode", "decode tok/s", "tok/s", 1, summary.HigherIsBetter, func(r *summary.Row) *float64 { return r.DecodeTPSMean }},
-	{"aggregate", "aggregate tok/s", "tok/s", 1, summary.HigherIsBetter, func(r *summary.Row) *float64 { return r.AggregateTPSMean }},
-	{"j-per-token", "J/token", "J", 1, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.EnergyJPerOutputToken }},
-	{"net-j-per-token", "net J/token", "J", 1, summary.LowerIsBetter, func(r *summary.Row) *float64 { return r.NetEnergyJPerOutputToken }},
+var trended = []figure{
+	{figures.TTFTP50, "ttft-p50", func(r *summary.Row) *float64 { return r.TTFTP50 }},
+	{figures.TTFTP95, "ttft-p95", func(r *summary.Row) *float64 { return r.TTFTP95 }},
+	{figures.Decode, "decode", func(r *summary.Row) *float64 { return r.DecodeTPSMean }},
+	{figures.Aggregate, "aggregate", func(r *summary.Row) *float64 { return r.AggregateTPSMean }},
+	{figures.Energy, "j-per-token", func(r *summary.Row) *float64 { return r.EnergyJPerOutputToken }},
+	{figures.NetEnergy, "net-j-per-token", func(r *summary.Row) *float64 { return r.NetEnergyJPerOutputToken }},
 }
 
 // show formats a value of the figure in its unit.
 func (f figure) show(v float64) string {
-	v *= f.scale
+	v *= f.Scale
 	switch {
 	case v >= 100:
 		return strconv.FormatFloat(v, 'f', 1, 64)
@@ -102,10 +104,7 @@ func (k key) host() string {
 }
 
 func (k key) load() string {
-	if k.Rate > 0 {
-		return "rate=" + summary.FormatRate(k.Rate)
-	}
-	return "conc=" + strconv.Itoa(k.Concurrency)
+	return bench.Key{Concurrency: k.Concurrency, Rate: k.Rate}.Load()
 }
 
 func promptName(p string) string {
@@ -151,7 +150,7 @@ type series struct {
 	// longer run does not repeat its last verdict night after night.
 	stale   bool
 	points  []point
-	results []result // one per figure it has a value of, in figures' order
+	results []result // one per figure it has a value of, in trended's order
 	canary  []canaryChange
 	// settings are the settings of its rows (the key's); shown those of
 	// them that tell it from the other series of its leaf and workload,
@@ -172,7 +171,7 @@ type settingsChange struct {
 // result is one figure's verdict on the series' latest run.
 type result struct {
 	fig           figure
-	trend         summary.Trend
+	trend         stats.Trend
 	latest        float64 // NaN: none in the latest run
 	latestRun     string
 	baselineRuns  []string
@@ -184,23 +183,23 @@ type result struct {
 // series.
 type canaryChange struct {
 	before, after string // run ids
-	at            int    // rune index, summary.CanaryChange
-	text          string // summary.DescribeCanaryChange
+	at            int    // rune index, canary.Change
+	text          string // canary.Describe
 }
 
 // verdict is the series' verdict: a regression if any figure regressed,
 // else an improvement if any improved, else unchanged if any figure was
 // judged, else insufficient.
-func (s *series) verdict() summary.Verdict {
-	v := summary.Insufficient
+func (s *series) verdict() stats.Verdict {
+	v := stats.Insufficient
 	for _, r := range s.results {
 		switch {
-		case r.trend.Verdict == summary.Regression:
-			return summary.Regression
-		case r.trend.Verdict == summary.Improvement:
-			v = summary.Improvement
-		case r.trend.Verdict == summary.Unchanged && v == summary.Insufficient:
-			v = summary.Unchanged
+		case r.trend.Verdict == stats.Regression:
+			return stats.Regression
+		case r.trend.Verdict == stats.Improvement:
+			v = stats.Improvement
+		case r.trend.Verdict == stats.Unchanged && v == stats.Insufficient:
+			v = stats.Unchanged
 		}
 	}
 	return v
@@ -336,7 +335,7 @@ func (s *series) setting(name string) (summary.Value, bool) {
 func (s *series) judge(o options) {
 	last := len(s.points) - 1
 	latest := s.points[last]
-	for _, f := range figures {
+	for _, f := range trended {
 		has := false
 		for _, p := range s.points {
 			has = has || f.value(p.row) != nil
@@ -362,9 +361,9 @@ func (s *series) judge(o options) {
 		slices.Reverse(window)
 		slices.Reverse(runs)
 		res.baselineRuns = runs
-		res.trend = summary.DetectTrend(window, res.latest, f.better, o.threshold)
+		res.trend = stats.DetectTrend(window, res.latest, f.Better, o.threshold)
 		if s.stale {
-			res.trend.Verdict = summary.Insufficient
+			res.trend.Verdict = stats.Insufficient
 		}
 		s.results = append(s.results, res)
 	}
@@ -388,10 +387,10 @@ func (s *series) canaryChanges(first int) {
 			continue
 		}
 		if prev != nil {
-			before, after := summary.WholeCanaries(prev.row.Canary, p.row.Canary, prev.run.canaryTexts, p.run.canaryTexts)
-			if changed, at := summary.CanaryChange(before, after); changed {
+			before, after := canary.Whole(prev.row.Canary, p.row.Canary, prev.run.canaryTexts, p.run.canaryTexts)
+			if changed, at := canary.Change(before, after); changed {
 				s.canary = append(s.canary, canaryChange{before: prev.run.id, after: p.run.id, at: at,
-					text: summary.DescribeCanaryChange(s.key.Runtime, s.key.Prompt, prev.version, p.version, before, after)})
+					text: canary.Describe(s.key.Runtime, s.key.Prompt, prev.version, p.version, before, after)})
 			}
 		}
 		prev = p
@@ -425,7 +424,7 @@ type judged struct {
 // withVerdict are the figures judged v (a regression, an improvement),
 // the largest change first, on a log scale (a halving weighs as a
 // doubling): the regressions worst first.
-func (h *history) withVerdict(v summary.Verdict) []judged {
+func (h *history) withVerdict(v stats.Verdict) []judged {
 	var out []judged
 	for _, s := range h.series {
 		for _, r := range s.results {
@@ -446,8 +445,8 @@ func (h *history) regressed() []string {
 	for _, s := range h.series {
 		var figs []string
 		for _, r := range s.results {
-			if r.trend.Verdict == summary.Regression {
-				figs = append(figs, fmt.Sprintf("%s %s", r.fig.name, percent(r.trend.Change)))
+			if r.trend.Verdict == stats.Regression {
+				figs = append(figs, fmt.Sprintf("%s %s", r.fig.Name, percent(r.trend.Change)))
 			}
 		}
 		if len(figs) > 0 {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
 // verdictsFile is verdicts.json.
@@ -29,7 +29,7 @@ type seriesVerdict struct {
 	Cache        string          `json:"cache"`
 	Turns        int             `json:"turns"`
 	SharedPrefix int             `json:"shared_prefix"`
-	Verdict      summary.Verdict `json:"verdict"`
+	Verdict      stats.Verdict   `json:"verdict"`
 	LatestRun    string          `json:"latest_run"`
 	Version      *string         `json:"version"` // in the latest run
 	Figures      []figureVerdict `json:"figures"`
@@ -45,17 +45,17 @@ type seriesVerdict struct {
 }
 
 type figureVerdict struct {
-	Figure        string          `json:"figure"`
-	Verdict       summary.Verdict `json:"verdict"`
-	Latest        *float64        `json:"latest"`
-	Centre        *float64        `json:"centre"`
-	Change        *float64        `json:"change"`
-	Threshold     float64         `json:"threshold"`
-	PValue        float64         `json:"p_value"`
-	LatestRun     string          `json:"latest_run"`
-	BaselineRuns  []string        `json:"baseline_runs"`
-	VersionBefore *string         `json:"version_before"`
-	VersionAfter  *string         `json:"version_after"`
+	Figure        string        `json:"figure"`
+	Verdict       stats.Verdict `json:"verdict"`
+	Latest        *float64      `json:"latest"`
+	Centre        *float64      `json:"centre"`
+	Change        *float64      `json:"change"`
+	Threshold     float64       `json:"threshold"`
+	PValue        float64       `json:"p_value"`
+	LatestRun     string        `json:"latest_run"`
+	BaselineRuns  []string      `json:"baseline_runs"`
+	VersionBefore *string       `json:"version_before"`
+	VersionAfter  *string       `json:"version_after"`
 }
 
 type settingsJSON struct {
@@ -74,7 +74,7 @@ type canaryJSON struct {
 func (h *history) verdicts() ([]byte, error) {
 	f := verdictsFile{
 		LatestRun: h.latest.id, Runs: len(h.runs), Window: h.opts.window, Threshold: h.opts.threshold,
-		Alpha: summary.TrendAlpha, MinBaseline: summary.TrendMinBaseline, Series: []seriesVerdict{},
+		Alpha: stats.TrendAlpha, MinBaseline: stats.TrendMinBaseline, Series: []seriesVerdict{},
 	}
 	for _, s := range h.series {
 		k := s.key

@@ -82,7 +82,7 @@ func charts(runs []*run) (map[string][]chartFile, []string, error) {
 		out[reportCharts] = own
 	}
 	slugs := map[string]bool{}
-	recs := make([]records, len(runs))
+	recs := make([]runRecords, len(runs))
 	var warnings []string
 	for i, r := range runs {
 		recs[i] = readRecords(r)
@@ -216,7 +216,7 @@ func (c chartSet) any(open bool, has func(row) bool) bool {
 // concurrency, or of its open-loop rows against the rate, titled and
 // labelled by the figure.
 func (c chartSet) panel(open bool, f figure) panel {
-	return panel{title: f.name, yLabel: f.yLabel(), lines: c.lines(open, f)}
+	return panel{title: f.Name, yLabel: f.Label(), lines: c.lines(open, f)}
 }
 
 // lines returns the lines of a figure of the prompt's closed-loop rows

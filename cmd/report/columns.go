@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/figures"
 )
 
 // The columns of the prompts' tables: which figures each shows, in what
@@ -15,8 +17,8 @@ import (
 
 var (
 	modelCol    = text("model", func(r row) string { return cell(r.Model) })
-	okCol       = countCol("ok", func(r row) string { return count(r, "successes", r.Successes) })
-	failedCol   = countCol("failed", func(r row) string { return count(r, "failures", r.Failures) })
+	okCol       = countCol("ok", func(r row) string { return count(r, figures.KeySuccesses, r.Successes) })
+	failedCol   = countCol("failed", func(r row) string { return count(r, figures.KeyFailures, r.Failures) })
 	goodputCols = []column{fig(goodputRPS), plain(sloMet)}
 	// cacheHitCol is the share of the prompt tokens the server took from
 	// its cache, beside TTFT.
@@ -96,7 +98,7 @@ func servedModel(r row) string {
 // length asked for, of the successes.
 func shortOutputs(r row) string {
 	switch {
-	case !r.has("short_outputs"):
+	case !r.has(figures.KeyShortOutputs):
 		return ""
 	case r.ShortOutputs == 0:
 		return "0"
@@ -140,7 +142,7 @@ var serverColumns = []column{
 	plain(clientDecode),
 	plain(serverGenerated),
 	countCol("client output tok", clientTokens),
-	countCol("model loads", func(r row) string { return count(r, "model_loads", r.ModelLoads) }),
+	countCol("model loads", func(r row) string { return count(r, figures.KeyModelLoads, r.ModelLoads) }),
 }
 
 func hasServer(r row) bool {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
 // The server state section: how each runtime's server was made fresh
@@ -33,7 +33,7 @@ func writeControls(b *strings.Builder, runs []*run) {
 		"its threshold (10%, or the leaf's own spread across -count; for TTFT at least 2 ms): the server's state or the machine " +
 		"changed during the run. A leaf with too few requests for the test is not judged.\n\n")
 	writeHead(b, head{text: "run"}, head{text: "runtime"}, head{text: "fresh"}, head{text: "control leaf"},
-		head{ttftP50.heading() + ", first → end", true}, head{decodeTPS.heading() + ", first → end", true},
+		head{ttftP50.Heading() + ", first → end", true}, head{decodeTPS.Heading() + ", first → end", true},
 		head{"requests, first / end", true}, head{"p, TTFT / decode", true}, head{text: "verdict"})
 	for _, r := range runs {
 		for _, rt := range r.Runtimes {
@@ -53,13 +53,13 @@ func writeControls(b *strings.Builder, runs []*run) {
 				continue
 			}
 			// The figure at the first run and at the end, and the change.
-			firstToEnd := func(f figure, change summary.Number) string {
+			firstToEnd := func(f figure, change stats.Number) string {
 				return f.format(controlFigures(c.First)) + " → " + f.format(controlFigures(c.End)) + " (" + pct(float64(change)) + ")"
 			}
 			requests, ps := missing, missing
 			if c.Verdict != "" { // a file written before the test has neither
 				requests = fmt.Sprintf("%d / %d", c.RequestsFirst, c.RequestsEnd)
-				ps = summary.FormatP(c.TTFTP) + " / " + summary.FormatP(c.DecodeP)
+				ps = stats.FormatP(c.TTFTP) + " / " + stats.FormatP(c.DecodeP)
 			}
 			writeLine(b, 0, cell(r.Label), cell(rt.Name), cell(fresh), cell(c.Leaf),
 				firstToEnd(ttftP50, c.TTFTChange), firstToEnd(decodeTPS, c.DecodeChange), requests, ps, verdict(*c))
@@ -70,12 +70,12 @@ func writeControls(b *strings.Builder, runs []*run) {
 
 // verdict is a control's verdict for a cell, a drift in bold; a file
 // written before the test says only whether it drifted.
-func verdict(c summary.Control) string {
+func verdict(c stats.Control) string {
 	switch {
 	case c.Drifted:
-		return "**" + summary.ControlDrifted + "**"
+		return "**" + stats.ControlDrifted + "**"
 	case c.Verdict == "":
-		return summary.ControlSteady
+		return stats.ControlSteady
 	}
 	return c.Verdict
 }

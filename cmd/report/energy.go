@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/internal/plotkit"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
@@ -20,21 +22,15 @@ import (
 // table and a chart of stacked bars.
 
 var (
-	netEnergyPerToken = figure{name: "net energy per output token", unit: "J/tok", head: "net J/tok", scale: 1, prec: 3,
-		of: func(r summary.Row) *float64 { return r.NetEnergyJPerOutputToken }}
-	netPowerW = figure{name: "net power", unit: "W", scale: 1, prec: 1, of: func(r summary.Row) *float64 { return r.NetPowerWMean }}
-	coverage  = figure{name: "covered", unit: "%", scale: 100, prec: 0, of: func(r summary.Row) *float64 { return r.PowerCoverage }}
+	netEnergyPerToken = figure{Figure: figures.NetEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.NetEnergyJPerOutputToken }}
+	netPowerW         = figure{Figure: figures.NetPower, prec: 1, of: func(r summary.Row) *float64 { return r.NetPowerWMean }}
+	coverage          = figure{Figure: figures.PowerCoverage, prec: 0, of: func(r summary.Row) *float64 { return r.PowerCoverage }}
 
-	requestEnergy = figure{name: "energy per request", unit: "J", head: "J/request", scale: 1, prec: 3,
-		of: func(r summary.Row) *float64 { return r.EnergyJPerRequestMean }}
-	prefillRequestEnergy = figure{name: "prefill", unit: "J", head: "prefill J", scale: 1, prec: 3,
-		of: func(r summary.Row) *float64 { return r.PrefillEnergyJPerRequestMean }}
-	decodeRequestEnergy = figure{name: "decode", unit: "J", head: "decode J", scale: 1, prec: 3,
-		of: func(r summary.Row) *float64 { return r.DecodeEnergyJPerRequestMean }}
-	prefillTokenEnergy = figure{name: "prefill energy per prompt token", unit: "mJ/tok", head: "prefill mJ/prompt tok", scale: 1e3, prec: 3,
-		of: func(r summary.Row) *float64 { return r.PrefillEnergyJPerPromptToken }}
-	decodeTokenEnergy = figure{name: "decode energy per output token", unit: "J/tok", head: "decode J/output tok", scale: 1, prec: 3,
-		of: func(r summary.Row) *float64 { return r.DecodeEnergyJPerOutputToken }}
+	requestEnergy        = figure{Figure: figures.RequestEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.EnergyJPerRequestMean }}
+	prefillRequestEnergy = figure{Figure: figures.PrefillRequestEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.PrefillEnergyJPerRequestMean }}
+	decodeRequestEnergy  = figure{Figure: figures.DecodeRequestEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.DecodeEnergyJPerRequestMean }}
+	prefillTokenEnergy   = figure{Figure: figures.PrefillTokenEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.PrefillEnergyJPerPromptToken }}
+	decodeTokenEnergy    = figure{Figure: figures.DecodeTokenEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.DecodeEnergyJPerOutputToken }}
 )
 
 // energyColumns are the energy table's columns: gross and net energy per
@@ -169,7 +165,7 @@ func (c chartSet) requestEnergyChart() (chartFile, bool, error) {
 // loadLabel is a key's load for a chart's label: "conc 4" or "2 req/s".
 func loadLabel(k key) string {
 	if k.open() {
-		return summary.FormatRate(k.Rate) + " req/s"
+		return bench.FormatRate(k.Rate) + " req/s"
 	}
 	return "conc " + strconv.Itoa(k.Concurrency)
 }

@@ -3,60 +3,54 @@ package main
 import (
 	"math"
 
+	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
-// figure is one figure of a row, declared once for the tables and the
-// charts: what it is called, its unit, how to read it from a row and how
-// to show it.
+// figure is one figure of a row as internal/figures declares it (name,
+// unit, scale, headings), with the decimals of a table cell and how to
+// read it from a row.
 type figure struct {
-	name string // "TTFT p50": a panel's title, a legend entry
-	// unit is what a value is shown in; "%" is said after each value in
-	// a table, not in the heading.
-	unit  string
-	head  string  // the tables' heading, where not "name unit"
-	axis  string  // the charts' y axis label, where not "name (unit)"
-	scale float64 // the file's value (s, a ratio) × scale is in unit
-	prec  int     // decimals in a table cell
-	of    func(summary.Row) *float64
+	figures.Figure
+	prec int // decimals in a table cell
+	of   func(summary.Row) *float64
 }
 
 // The figures. Times are in seconds in the file and in ms in the report;
 // ratios are shown in percent.
 var (
 	// Time to first token, and to the first answer text (TTFC).
-	ttftMean = figure{name: "TTFT mean", unit: "ms", scale: 1e3, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTMean }}
-	ttftP50  = figure{name: "TTFT p50", unit: "ms", scale: 1e3, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTP50 }}
-	ttftP95  = figure{name: "TTFT p95", unit: "ms", scale: 1e3, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTP95 }}
-	ttftP99  = figure{name: "TTFT p99", unit: "ms", scale: 1e3, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTP99 }}
-	ttfcP50  = figure{name: "TTFC p50", unit: "ms", scale: 1e3, prec: 1, of: func(r summary.Row) *float64 { return r.TTFCP50 }}
-	ttfcP99  = figure{name: "TTFC p99", unit: "ms", scale: 1e3, prec: 1, of: func(r summary.Row) *float64 { return r.TTFCP99 }}
+	ttftMean = figure{Figure: figures.TTFTMean, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTMean }}
+	ttftP50  = figure{Figure: figures.TTFTP50, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTP50 }}
+	ttftP95  = figure{Figure: figures.TTFTP95, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTP95 }}
+	ttftP99  = figure{Figure: figures.TTFTP99, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTP99 }}
+	ttfcP50  = figure{Figure: figures.TTFCP50, prec: 1, of: func(r summary.Row) *float64 { return r.TTFCP50 }}
+	ttfcP99  = figure{Figure: figures.TTFCP99, prec: 1, of: func(r summary.Row) *float64 { return r.TTFCP99 }}
 
 	// Token timing.
-	tpotMean = figure{name: "TPOT mean", unit: "ms", scale: 1e3, prec: 2, of: func(r summary.Row) *float64 { return r.TPOTMean }}
-	tpotP99  = figure{name: "TPOT p99", unit: "ms", scale: 1e3, prec: 2, of: func(r summary.Row) *float64 { return r.TPOTP99 }}
-	itlP50   = figure{name: "ITL p50", unit: "ms", scale: 1e3, prec: 2, of: func(r summary.Row) *float64 { return r.ITLP50 }}
-	itlP99   = figure{name: "ITL p99", unit: "ms", scale: 1e3, prec: 2, of: func(r summary.Row) *float64 { return r.ITLP99 }}
+	tpotMean = figure{Figure: figures.TPOTMean, prec: 2, of: func(r summary.Row) *float64 { return r.TPOTMean }}
+	tpotP99  = figure{Figure: figures.TPOTP99, prec: 2, of: func(r summary.Row) *float64 { return r.TPOTP99 }}
+	itlP50   = figure{Figure: figures.ITLP50, prec: 2, of: func(r summary.Row) *float64 { return r.ITLP50 }}
+	itlP99   = figure{Figure: figures.ITLP99, prec: 2, of: func(r summary.Row) *float64 { return r.ITLP99 }}
 
 	// Rates.
-	prefillTPS   = figure{name: "prefill", unit: "tok/s", scale: 1, prec: 1, of: func(r summary.Row) *float64 { return r.PromptTPSMean }}
-	decodeTPS    = figure{name: "decode", unit: "tok/s", scale: 1, prec: 1, of: func(r summary.Row) *float64 { return r.DecodeTPSMean }}
-	requestTPS   = figure{name: "request", unit: "tok/s", scale: 1, prec: 1, of: func(r summary.Row) *float64 { return r.RequestTPSMean }}
-	aggregateTPS = figure{name: "aggregate", unit: "tok/s", axis: "aggregate output (tok/s)", scale: 1, prec: 1,
-		of: func(r summary.Row) *float64 { return r.AggregateTPSMean }}
+	prefillTPS   = figure{Figure: figures.Prompt, prec: 1, of: func(r summary.Row) *float64 { return r.PromptTPSMean }}
+	decodeTPS    = figure{Figure: figures.Decode, prec: 1, of: func(r summary.Row) *float64 { return r.DecodeTPSMean }}
+	requestTPS   = figure{Figure: figures.Request, prec: 1, of: func(r summary.Row) *float64 { return r.RequestTPSMean }}
+	aggregateTPS = figure{Figure: figures.Aggregate, prec: 1, of: func(r summary.Row) *float64 { return r.AggregateTPSMean }}
 
 	// Against an SLO (arguments.slo).
-	goodputRPS = figure{name: "goodput", unit: "req/s", axis: "goodput (requests/s meeting the SLO)", scale: 1, prec: 2,
-		of: func(r summary.Row) *float64 { return r.GoodputRPS }}
-	sloMet = figure{name: "SLO met", unit: "%", scale: 100, prec: 1, of: func(r summary.Row) *float64 { return r.SLOAttainment }}
+	goodputRPS = figure{Figure: figures.Goodput, prec: 2, of: func(r summary.Row) *float64 { return r.GoodputRPS }}
+	sloMet     = figure{Figure: figures.SLOAttainment, prec: 1, of: func(r summary.Row) *float64 { return r.SLOAttainment }}
 
 	// The prompt, and the server's prompt cache.
-	promptTokens = figure{name: "prompt", unit: "tok", scale: 1, prec: 1, of: func(r summary.Row) *float64 { return r.PromptTokensMean }}
-	cachedTokens = figure{name: "cached prompt", unit: "tok", scale: 1, prec: 1, of: func(r summary.Row) *float64 { return r.CachedPromptTokensMean }}
-	cacheHit     = figure{name: "cache hit", unit: "%", scale: 100, prec: 1, of: func(r summary.Row) *float64 { return r.CacheHitRatio }}
+	promptTokens = figure{Figure: figures.PromptTokens, prec: 1, of: func(r summary.Row) *float64 { return r.PromptTokensMean }}
+	cachedTokens = figure{Figure: figures.CachedTokens, prec: 1, of: func(r summary.Row) *float64 { return r.CachedPromptTokensMean }}
+	cacheHit     = figure{Figure: figures.CacheHit, prec: 1, of: func(r summary.Row) *float64 { return r.CacheHitRatio }}
 	// cachedShare is cached over prompt tokens, where the server counted
 	// both: the turns' own cache-hit ratio.
-	cachedShare = figure{name: "cached share", unit: "%", scale: 100, prec: 1, of: func(r summary.Row) *float64 {
+	cachedShare = figure{Figure: figures.CachedShare, prec: 1, of: func(r summary.Row) *float64 {
 		if !finite(r.CachedPromptTokensMean) || !finite(r.PromptTokensMean) || *r.PromptTokensMean <= 0 {
 			return nil
 		}
@@ -65,20 +59,19 @@ var (
 	}}
 
 	// Power (macmon).
-	energyPerToken = figure{name: "energy per output token", unit: "J/tok", head: "J/tok", scale: 1, prec: 3,
-		of: func(r summary.Row) *float64 { return r.EnergyJPerOutputToken }}
-	powerW = figure{name: "power", unit: "W", scale: 1, prec: 1, of: func(r summary.Row) *float64 { return r.PowerWMean }}
+	energyPerToken = figure{Figure: figures.Energy, prec: 3, of: func(r summary.Row) *float64 { return r.EnergyJPerOutputToken }}
+	powerW         = figure{Figure: figures.Power, prec: 1, of: func(r summary.Row) *float64 { return r.PowerWMean }}
 
 	// The server's counters, and the client's figures set beside them.
-	serverPrefill   = figure{name: "server prefill", unit: "ms", scale: 1e3, prec: 1, of: func(r summary.Row) *float64 { return r.ServerPrefillSMean }}
-	serverDecode    = figure{name: "server decode", unit: "ms", scale: 1e3, prec: 1, of: func(r summary.Row) *float64 { return r.ServerDecodeSMean }}
-	clientDecode    = figure{name: "client total − TTFT", unit: "ms", scale: 1e3, prec: 1, of: clientDecodeS}
-	serverGenerated = figure{name: "server generated", unit: "tok", scale: 1, prec: 0, of: func(r summary.Row) *float64 { return r.ServerGeneratedTokens }}
+	serverPrefill   = figure{Figure: figures.ServerPrefill, prec: 1, of: func(r summary.Row) *float64 { return r.ServerPrefillSMean }}
+	serverDecode    = figure{Figure: figures.ServerDecode, prec: 1, of: func(r summary.Row) *float64 { return r.ServerDecodeSMean }}
+	clientDecode    = figure{Figure: figures.ClientDecode, prec: 1, of: clientDecodeS}
+	serverGenerated = figure{Figure: figures.ServerGenerated, prec: 0, of: func(r summary.Row) *float64 { return r.ServerGeneratedTokens }}
 
 	// The open loop.
-	achievedRPS   = figure{name: "achieved", unit: "req/s", scale: 1, prec: 2, of: func(r summary.Row) *float64 { return r.AchievedRPS }}
-	sendLagP99    = figure{name: "send lag p99", unit: "ms", scale: 1e3, prec: 1, of: func(r summary.Row) *float64 { return r.SendLagSP99 }}
-	throughputRPS = figure{name: "throughput", unit: "req/s", scale: 1, prec: 2, of: func(r summary.Row) *float64 { return r.ThroughputRPS }}
+	achievedRPS   = figure{Figure: figures.Achieved, prec: 2, of: func(r summary.Row) *float64 { return r.AchievedRPS }}
+	sendLagP99    = figure{Figure: figures.SendLagP99, prec: 1, of: func(r summary.Row) *float64 { return r.SendLagSP99 }}
+	throughputRPS = figure{Figure: figures.Throughput, prec: 2, of: func(r summary.Row) *float64 { return r.ThroughputRPS }}
 )
 
 // clientDecodeS is the client's mean request time after the first token,
@@ -91,25 +84,6 @@ func clientDecodeS(r summary.Row) *float64 {
 	return &d
 }
 
-// heading is f's heading in a table.
-func (f figure) heading() string {
-	switch {
-	case f.head != "":
-		return f.head
-	case f.unit == "%":
-		return f.name
-	}
-	return f.name + " " + f.unit
-}
-
-// yLabel is f's label on a chart's y axis.
-func (f figure) yLabel() string {
-	if f.axis != "" {
-		return f.axis
-	}
-	return f.name + " (" + f.unit + ")"
-}
-
 // has reports whether r has f: not missing, though maybe not finite.
 func (f figure) has(r row) bool { return f.of(r.Row) != nil }
 
@@ -119,7 +93,7 @@ func (f figure) value(r summary.Row) (float64, bool) {
 	if !finite(x) {
 		return 0, false
 	}
-	return *x * f.scale, true
+	return *x * f.Scale, true
 }
 
 // finite reports whether x is a number: not missing, NaN or infinite.
@@ -128,8 +102,8 @@ func finite(x *float64) bool { return x != nil && !math.IsNaN(*x) && !math.IsInf
 // format is r's f for a table cell, "—" where it is missing or not
 // finite.
 func (f figure) format(r summary.Row) string {
-	s := number(f.of(r), f.scale, f.prec)
-	if s != missing && f.unit == "%" {
+	s := number(f.of(r), f.Scale, f.prec)
+	if s != missing && f.Shown == "%" {
 		s += "%"
 	}
 	return s
@@ -145,6 +119,6 @@ func turnFigures(t summary.TurnFigures) summary.Row {
 }
 
 // controlFigures are a control leaf's figures as a row's.
-func controlFigures(c summary.ControlFigures) summary.Row {
+func controlFigures(c stats.ControlFigures) summary.Row {
 	return summary.Row{Requests: c.Requests, Successes: c.Successes, TTFTP50: c.TTFTP50, DecodeTPSMean: c.DecodeTPSMean}
 }

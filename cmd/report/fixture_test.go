@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/stretchr/testify/require"
@@ -86,13 +89,13 @@ type fixture struct {
 	vllmModel   string
 	vllmServed  string // the model vllm-metal's replies name
 	vllmSpeedup float64
-	skip        func(k summary.Key) bool // leaves not run
-	fail        func(k summary.Key) bool // leaves whose requests all fail
-	extra       []summary.Key            // leaves run in addition
-	sweep       int                      // the sweep's bound
-	capped      bool                     // the cap held back an arrival at the highest rate
-	records     bool                     // write the request records
-	chunks      bool                     // with chunk arrival times
+	skip        func(k bench.Key) bool // leaves not run
+	fail        func(k bench.Key) bool // leaves whose requests all fail
+	extra       []bench.Key            // leaves run in addition
+	sweep       int                    // the sweep's bound
+	capped      bool                   // the cap held back an arrival at the highest rate
+	records     bool                   // write the request records
+	chunks      bool                   // with chunk arrival times
 }
 
 var (
@@ -103,9 +106,9 @@ var (
 	newFixture = fixture{
 		created: newCreated, cache: "cold", vllmVersion: "0.29.1", vllmModel: "qwen3.8-27b-nvfp4-v2",
 		vllmServed: "Qwen/Qwen3.8-27B-NVFP4", vllmSpeedup: 1.1,
-		skip: func(k summary.Key) bool { return k.Runtime == "ollama" && k.Prompt == "code" && k.Concurrency == 2 },
-		fail: func(k summary.Key) bool { return k.Runtime == "ollama" && k.Prompt == "code" && k.Concurrency == 4 },
-		extra: []summary.Key{
+		skip: func(k bench.Key) bool { return k.Runtime == "ollama" && k.Prompt == "code" && k.Concurrency == 2 },
+		fail: func(k bench.Key) bool { return k.Runtime == "ollama" && k.Prompt == "code" && k.Concurrency == 4 },
+		extra: []bench.Key{
 			{Runtime: "vllm-metal", Model: "qwen3.8-27b-nvfp4-v2", Prompt: "short", Concurrency: 8},
 		},
 		sweep: 8, capped: true, records: true, chunks: true,
@@ -135,7 +138,7 @@ func (f fixture) run() (*summary.Run, []byte) {
 		Platform: "darwin-24.6.0-arm64", Machine: "arm64", Go: "go1.26.8", OS: "darwin", Arch: "arm64",
 		CPU: "Apple M4 Max", CPUs: 12, MemoryBytes: 64 << 30, PowerSource: testkit.Ptr("macmon 0.8.2"),
 	}
-	slo, err := summary.ParseSLO(fixtureSLO)
+	slo, err := stats.ParseSLO(fixtureSLO)
 	if err != nil {
 		panic(err)
 	}
@@ -155,28 +158,28 @@ func (f fixture) run() (*summary.Run, []byte) {
 	r.Versions = map[string]*string{"ollama": testkit.Ptr("ollama version is 0.32.14"), "vllm-metal": testkit.Ptr(f.vllmVersion)}
 	r.Prompts = []summary.Prompt{{Name: "short", Text: "Four bullet points."}, {Name: "code", Text: "merge_intervals"}}
 
-	var ks []summary.Key
+	var ks []bench.Key
 	for _, rt := range r.Runtimes {
 		for _, p := range []string{"short", "code"} {
 			for _, c := range []int{1, 2, 4} {
-				ks = append(ks, summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p, Concurrency: c})
+				ks = append(ks, bench.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p, Concurrency: c})
 			}
 			if p == "short" {
 				for _, rate := range fixtureRates {
-					ks = append(ks, summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p, Rate: rate})
+					ks = append(ks, bench.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p, Rate: rate})
 				}
 			}
 		}
 	}
 	ks = append(ks, f.extra...)
-	var records []summary.Record
+	var recs []records.Record
 	for _, k := range ks {
 		if f.skip != nil && f.skip(k) {
 			continue
 		}
-		var rounds []summary.Round
+		var rounds []stats.Round
 		if k.Rate > 0 {
-			rounds = []summary.Round{f.openRound(k)}
+			rounds = []stats.Round{f.openRound(k)}
 		} else {
 			rounds = f.closedRounds(k)
 		}
@@ -194,10 +197,10 @@ func (f fixture) run() (*summary.Run, []byte) {
 			// timed: the charts must leave it out.
 			warm := f.request(k, 0.25, 30)
 			warm.Gaps = slices.Repeat([]float32{1}, chunks-1)
-			records = append(records, summary.RoundRecords(k, 1, 1, true, f.created, []runtimes.Result{warm}, summary.Keep{Chunks: f.chunks})...)
+			recs = append(recs, records.OfRound(k, 1, 1, true, f.created, []runtimes.Result{warm}, records.Keep{Chunks: f.chunks})...)
 		}
 		for i, rd := range rounds {
-			records = append(records, summary.RoundRecords(k, 1, i+1, false, f.created, rd.Results, summary.Keep{Chunks: f.chunks})...)
+			recs = append(recs, records.OfRound(k, 1, i+1, false, f.created, rd.Results, records.Keep{Chunks: f.chunks})...)
 		}
 		r.Add(k, rounds, f.telemetry(k, rounds))
 	}
@@ -212,7 +215,7 @@ func (f fixture) run() (*summary.Run, []byte) {
 	if !f.records {
 		return r, nil
 	}
-	jsonl, err := summary.AppendRecords(nil, records)
+	jsonl, err := records.Append(nil, recs)
 	if err != nil {
 		panic(err)
 	}
@@ -223,7 +226,7 @@ func (f fixture) run() (*summary.Run, []byte) {
 // concurrency: as the driver decides, but for throughput growth (the
 // fixture's always grows): no success, TTFT p95 over the SLO, or the
 // bound. nil if it goes on, or stopped before.
-func fixtureSweepStop(r *summary.Run, k summary.Key, slo summary.SLO, bound int) *summary.SweepStop {
+func fixtureSweepStop(r *summary.Run, k bench.Key, slo stats.SLO, bound int) *summary.SweepStop {
 	for _, c := range []int{1, 2, 4, 8} {
 		if c > k.Concurrency {
 			return nil
@@ -259,7 +262,7 @@ func fixtureSweepStop(r *summary.Run, k summary.Key, slo summary.SLO, bound int)
 
 // speeds returns k's first-token time and per-stream decode rate with no
 // load: per-stream decode falls and TTFT grows with load.
-func (f fixture) speeds(k summary.Key) (ttft, decode float64) {
+func (f fixture) speeds(k bench.Key) (ttft, decode float64) {
 	decode, ttft = 30.0, 0.25
 	if k.Runtime == "vllm-metal" {
 		decode, ttft = 25*f.vllmSpeedup, 0.33/f.vllmSpeedup
@@ -274,13 +277,13 @@ func (f fixture) speeds(k summary.Key) (ttft, decode float64) {
 }
 
 // closedRounds are two rounds of k's concurrency.
-func (f fixture) closedRounds(k summary.Key) []summary.Round {
+func (f fixture) closedRounds(k bench.Key) []stats.Round {
 	ttft, decode := f.speeds(k)
 	decode /= 1 + 0.2*float64(k.Concurrency-1)
 	ttft *= 1 + 0.8*float64(k.Concurrency-1)
-	var rounds []summary.Round
+	var rounds []stats.Round
 	for i := range 2 {
-		rd := summary.Round{MaxTokens: tokens, Cold: f.cache == "cold"}
+		rd := stats.Round{MaxTokens: tokens, Cold: f.cache == "cold"}
 		for j := range k.Concurrency {
 			jitter := 1 + 0.01*float64(i+j)
 			res := f.request(k, ttft*jitter, decode/jitter)
@@ -298,14 +301,14 @@ func (f fixture) closedRounds(k summary.Key) []summary.Round {
 
 // openRound is k's open-loop leaf: requests a second apart at 0.5/s, or
 // more at 2/s, TTFT growing with the rate.
-func (f fixture) openRound(k summary.Key) summary.Round {
+func (f fixture) openRound(k bench.Key) stats.Round {
 	ttft, decode := f.speeds(k)
 	n := int(6 * k.Rate)
 	ttft *= 1 + 0.9*k.Rate
 	decode /= 1 + 0.3*k.Rate
 	window := time.Duration(float64(n-1) / k.Rate * float64(time.Second))
-	o := &summary.OpenLoop{Rate: k.Rate, Sent: n, SendWindow: window, InflightMax: 1 + int(k.Rate*2)}
-	rd := summary.Round{MaxTokens: tokens, Cold: f.cache == "cold", Open: o}
+	o := &stats.OpenLoop{Rate: k.Rate, Sent: n, SendWindow: window, InflightMax: 1 + int(k.Rate*2)}
+	rd := stats.Round{MaxTokens: tokens, Cold: f.cache == "cold", Open: o}
 	var end time.Duration
 	for j := range n {
 		o.SendLags = append(o.SendLags, 0.0002*float64(j%3+1))
@@ -325,7 +328,7 @@ func (f fixture) openRound(k summary.Key) summary.Round {
 // ttft seconds, then decode tokens/s, the chunks at uneven gaps. Ollama's
 // reports its server timings; vllm-metal's reasons first and reports its
 // cached prompt tokens.
-func (f fixture) request(k summary.Key, ttft, decode float64) runtimes.Result {
+func (f fixture) request(k bench.Key, ttft, decode float64) runtimes.Result {
 	eval := seconds(tokens / decode)
 	res := runtimes.Result{
 		TTFT: seconds(ttft), TTFC: seconds(ttft), Total: seconds(ttft) + eval,
@@ -373,7 +376,7 @@ func gaps(eval time.Duration) []float32 {
 // telemetry is what the leaf measured beside its requests: macmon's
 // power over the rounds, and for vllm-metal its Prometheus counters, read
 // with the telemetry package from exposition text.
-func (f fixture) telemetry(k summary.Key, rounds []summary.Round) summary.Telemetry {
+func (f fixture) telemetry(k bench.Key, rounds []stats.Round) summary.Telemetry {
 	var (
 		wall                    time.Duration
 		prefill, decode         float64
@@ -482,7 +485,7 @@ func lengthsRun() (*summary.Run, []byte) {
 	for _, rt := range r.Runtimes {
 		for i, n := range fixtureLengths {
 			for _, c := range []int{1, 4} {
-				k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: names[i], Concurrency: c}
+				k := bench.Key{Runtime: rt.Name, Model: rt.Model, Prompt: names[i], Concurrency: c}
 				r.Add(k, lengthRounds(k, n), summary.Telemetry{})
 			}
 		}
@@ -495,16 +498,16 @@ func lengthsRun() (*summary.Run, []byte) {
 // that the later ones of a round wait, and each stream decodes slower.
 // Ollama reports its prompt evaluation (count and time) and decode time;
 // vLLM neither, but its count of cached prompt tokens (none: cold).
-func lengthRounds(k summary.Key, n int) []summary.Round {
+func lengthRounds(k bench.Key, n int) []stats.Round {
 	speeds := lengthSpeeds[k.Runtime][n]
 	prefill, decode := speeds[0], speeds[1]
 	if k.Concurrency > 1 {
 		prefill /= 1.3
 		decode *= 0.7 - 0.04*float64(slices.Index(fixtureLengths, n))
 	}
-	var rounds []summary.Round
+	var rounds []stats.Round
 	for i := range 2 {
-		rd := summary.Round{MaxTokens: tokens, Cold: true, InputTokens: n}
+		rd := stats.Round{MaxTokens: tokens, Cold: true, InputTokens: n}
 		if k.Runtime == "ollama" {
 			rd.Context = lengthsNumCtx
 		}
@@ -576,7 +579,7 @@ func reuseRun(created time.Time, turns, prefix int) *summary.Run {
 	conversation := 0
 	for _, rt := range r.Runtimes {
 		for _, c := range []int{1, 4} {
-			k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: "short", Concurrency: c}
+			k := bench.Key{Runtime: rt.Name, Model: rt.Model, Prompt: "short", Concurrency: c}
 			r.Add(k, reuseRounds(k, turns, prefix, &conversation), summary.Telemetry{})
 		}
 	}
@@ -589,10 +592,10 @@ func prefixRun() (*summary.Run, []byte) { return reuseRun(prefixCreated, 1, fixt
 // reuseRounds are two rounds of k's concurrency: a conversation of turns
 // turns per request, as the driver sends them, numbered from
 // *conversation on.
-func reuseRounds(k summary.Key, turns, prefix int, conversation *int) []summary.Round {
-	var rounds []summary.Round
+func reuseRounds(k bench.Key, turns, prefix int, conversation *int) []stats.Round {
+	var rounds []stats.Round
 	for i := range 2 {
-		rd := summary.Round{MaxTokens: tokens, Cold: true, SharedPrefix: prefix}
+		rd := stats.Round{MaxTokens: tokens, Cold: true, SharedPrefix: prefix}
 		for j := range k.Concurrency {
 			*conversation++
 			var end time.Duration
@@ -634,7 +637,7 @@ func reusePrompt(runtime string, t, prefix int) int {
 // no cached tokens and prefills the whole prompt: its TTFT grows with
 // it. Both slow down under load, and decode a little slower deeper into
 // a conversation.
-func reuseRequest(k summary.Key, t, prefix int, jitter float64) runtimes.Result {
+func reuseRequest(k bench.Key, t, prefix int, jitter float64) runtimes.Result {
 	load := 1 + 0.6*float64(k.Concurrency-1)
 	prompt := reusePrompt(k.Runtime, t, prefix)
 	decode := 40.0

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -91,12 +92,10 @@ func (k key) open() bool { return k.Rate > 0 }
 // load names k's load for a table cell: the concurrency, or the rate.
 func (k key) load() string {
 	if k.open() {
-		return summary.FormatRate(k.Rate) + " req/s"
+		return bench.FormatRate(k.Rate) + " req/s"
 	}
 	return "conc " + strconv.Itoa(k.Concurrency)
 }
-
-// rate formats a rate in requests per second as the suite names it.
 
 // readRun reads one summary JSON file, as summary.Read does (once, so that
 // a file the suite rewrites meanwhile is read whole). Its errors name the

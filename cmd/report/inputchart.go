@@ -103,16 +103,16 @@ func chartsOfInput(runs []*run) ([]chartFile, error) {
 			file: "input-ttft.svg", alt: "TTFT p50 and p99 against input tokens",
 			title: "Time to first token against input length, p50 and p99", yLabel: "TTFT (ms), log scale", logY: true,
 			metrics: []inputMetric{
-				{fig: ttftP50, legend: ttftP50.name, dashes: solid},
-				{fig: ttftP99, legend: ttftP99.name, dashes: dashed},
+				{fig: ttftP50, legend: ttftP50.Name, dashes: solid},
+				{fig: ttftP99, legend: ttftP99.Name, dashes: dashed},
 			},
 		},
 		{
 			file: "input-rates.svg", alt: "Prefill and decode tokens/s against input tokens",
 			title: "Prefill and decode rates against input length", yLabel: "tokens/s",
 			metrics: []inputMetric{
-				{fig: prefillTPS, legend: prefillTPS.heading(), dashes: solid},
-				{fig: decodeTPS, legend: decodeTPS.heading(), dashes: dashed},
+				{fig: prefillTPS, legend: prefillTPS.Heading(), dashes: solid},
+				{fig: decodeTPS, legend: decodeTPS.Heading(), dashes: dashed},
 			},
 		},
 	}
@@ -171,34 +171,59 @@ func noPrefill(runs []*run, lines []inputLine) string {
 // where it covers nothing.
 func inputChart(s inputChartSpec, lines []inputLine) (chartFile, bool, error) {
 	f := chartFile{name: s.file, alt: s.alt, section: secInput}
+	pts := inputPointsOf(s.metrics, lines)
+	if len(pts.all) == 0 {
+		return f, false, nil
+	}
 	p := newPlot()
 	legend := p.Legend // drawn beside the plot, not on it: p's stays empty
 	legend.Top, legend.Left = true, true
 	legend.XOffs, legend.YOffs = 0, 0
 	legend.Padding = vg.Points(3)
-
-	type drawn struct {
-		line inputLine
-		m    inputMetric
-		pts  plotter.XYs
+	if err := pts.draw(p); err != nil {
+		return f, false, err
 	}
-	var (
-		all    []drawn
-		ns     []float64
-		cut    plotter.XYs
-		lo, hi = math.Inf(1), math.Inf(-1)
-	)
+	pts.legend(&legend, s.metrics, lines)
+	pts.axes(p, s)
+
+	var err error
+	f.data, err = besideLegend(s.title, p, &legend)
+	return f, err == nil, err
+}
+
+// inputDrawn is one line of an input-length chart: a runtime, load and
+// run's figure over the prompt lengths.
+type inputDrawn struct {
+	line inputLine
+	m    inputMetric
+	pts  plotter.XYs
+}
+
+// inputPoints are what an input-length chart draws: its lines, the
+// lengths run (ascending), the points whose prompt the server cut, and
+// the lowest and highest value.
+type inputPoints struct {
+	all    []inputDrawn
+	ns     []float64
+	cut    plotter.XYs
+	lo, hi float64
+}
+
+// inputPointsOf gathers the points of metrics over lines, a figure after
+// the other; a value of 0 or less has no place on a log axis.
+func inputPointsOf(metrics []inputMetric, lines []inputLine) inputPoints {
+	pts := inputPoints{lo: math.Inf(1), hi: math.Inf(-1)}
 	for _, l := range lines {
 		for _, rw := range l.rows {
-			if n := float64(target(rw)); !slices.Contains(ns, n) {
-				ns = append(ns, n)
+			if n := float64(target(rw)); !slices.Contains(pts.ns, n) {
+				pts.ns = append(pts.ns, n)
 			}
 		}
 	}
-	slices.Sort(ns)
-	for _, m := range s.metrics {
+	slices.Sort(pts.ns)
+	for _, m := range metrics {
 		for _, l := range lines {
-			d := drawn{line: l, m: m}
+			d := inputDrawn{line: l, m: m}
 			for _, rw := range l.rows {
 				y, ok := m.fig.value(rw.Row)
 				if !ok || y <= 0 {
@@ -206,71 +231,78 @@ func inputChart(s inputChartSpec, lines []inputLine) (chartFile, bool, error) {
 				}
 				pt := plotter.XY{X: float64(target(rw)), Y: y}
 				d.pts = append(d.pts, pt)
-				lo, hi = min(lo, pt.Y), max(hi, pt.Y)
+				pts.lo, pts.hi = min(pts.lo, pt.Y), max(pts.hi, pt.Y)
 				if rw.TruncatedPrompts > 0 {
-					cut = append(cut, pt)
+					pts.cut = append(pts.cut, pt)
 				}
 			}
 			if len(d.pts) > 0 {
-				all = append(all, d)
+				pts.all = append(pts.all, d)
 			}
 		}
 	}
-	if len(all) == 0 {
-		return f, false, nil
-	}
+	return pts
+}
 
-	// The lines, a figure after the other.
-	for _, d := range all {
+// draw adds the lines to p, a figure after the other, and rings the
+// points whose prompt the server cut.
+func (pts inputPoints) draw(p *plot.Plot) error {
+	for _, d := range pts.all {
 		l, err := plotter.NewLine(d.pts)
 		if err != nil {
-			return f, false, err
+			return err
 		}
 		l.Color = plotutil.Color(d.line.color)
 		l.Width = vg.Points(1.5)
 		l.Dashes = d.m.dashes
 		sc, err := plotter.NewScatter(d.pts)
 		if err != nil {
-			return f, false, err
+			return err
 		}
 		sc.Color = plotutil.Color(d.line.color)
 		sc.Shape = plotutil.Shape(d.line.run)
 		sc.Radius = vg.Points(3)
 		p.Add(l, sc)
 	}
-	if len(cut) > 0 {
-		sc, err := plotter.NewScatter(cut)
+	if len(pts.cut) > 0 {
+		sc, err := plotter.NewScatter(pts.cut)
 		if err != nil {
-			return f, false, err
+			return err
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(7), Shape: plotkit.Ring{}}
 		p.Add(sc)
 	}
+	return nil
+}
 
-	// The legend: a line per runtime, load and run in its colour and
-	// marker (and the style of its first figure: a line of decode only
-	// is dashed there too), then the figures' line styles, then the
-	// rings.
+// legend fills the legend: a line per runtime, load and run in its colour
+// and marker (and the style of its first figure: a line of decode only
+// is dashed there too), then the figures' line styles, then the rings.
+func (pts inputPoints) legend(legend *plot.Legend, metrics []inputMetric, lines []inputLine) {
 	for _, l := range lines {
-		i := slices.IndexFunc(all, func(d drawn) bool { return d.line.label == l.label })
+		i := slices.IndexFunc(pts.all, func(d inputDrawn) bool { return d.line.label == l.label })
 		if i < 0 {
 			continue
 		}
-		line := &plotter.Line{LineStyle: draw.LineStyle{Color: plotutil.Color(l.color), Width: vg.Points(1.5), Dashes: all[i].m.dashes}}
+		line := &plotter.Line{LineStyle: draw.LineStyle{Color: plotutil.Color(l.color), Width: vg.Points(1.5), Dashes: pts.all[i].m.dashes}}
 		marker := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: plotutil.Color(l.color), Radius: vg.Points(3), Shape: plotutil.Shape(l.run)}}
 		legend.Add(l.label, line, marker)
 	}
-	for _, m := range s.metrics {
-		if slices.ContainsFunc(all, func(d drawn) bool { return d.m.legend == m.legend }) {
+	for _, m := range metrics {
+		if slices.ContainsFunc(pts.all, func(d inputDrawn) bool { return d.m.legend == m.legend }) {
 			legend.Add(m.legend, &plotter.Line{LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1.5), Dashes: m.dashes}})
 		}
 	}
-	if len(cut) > 0 {
+	if len(pts.cut) > 0 {
 		legend.Add(cutLabel, &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: color.Black, Radius: vg.Points(5), Shape: plotkit.Ring{}}})
 	}
+}
 
-	// x: ticks at the lengths run, unless two are too close to label
-	// apart; then 1, 2 and 5 times the powers of ten.
+// axes sets p's axes. x: ticks at the lengths run, unless two are too
+// close to label apart; then 1, 2 and 5 times the powers of ten. y: from
+// 0, or on a log scale where s asks or the values span ten times.
+func (pts inputPoints) axes(p *plot.Plot, s inputChartSpec) {
+	ns, lo, hi := pts.ns, pts.lo, pts.hi
 	p.X.Label.Text = xLabelInput
 	p.X.Scale = plot.LogScale{}
 	p.X.Min, p.X.Max = ns[0]/1.4, ns[len(ns)-1]*1.4
@@ -294,10 +326,6 @@ func inputChart(s inputChartSpec, lines []inputLine) (chartFile, bool, error) {
 		p.Y.Min, p.Y.Max = 0, hi*1.15
 		p.Y.Tick.Marker = plotkit.NiceTicks{}
 	}
-
-	var err error
-	f.data, err = besideLegend(s.title, p, &legend)
-	return f, err == nil, err
 }
 
 // apart reports whether each of the ascending xs is at least factor

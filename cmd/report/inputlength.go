@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/figures"
 )
 
 // The input length section: the rows of the in<N> prompts
@@ -99,7 +101,7 @@ var inputColumns = []column{
 // where there are any.
 func truncatedCell(rw row) string {
 	switch {
-	case !rw.has("truncated_prompts"):
+	case !rw.has(figures.KeyTruncatedPrompts):
 		return missing
 	case rw.TruncatedPrompts == 0:
 		return "0"

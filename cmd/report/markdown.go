@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/bench"
 )
 
 // report.md: its sections in order, the warnings at its top, the charts'
@@ -138,7 +138,7 @@ func writeFailures(b *strings.Builder, runs []*run) {
 		for _, rw := range r.Rows {
 			load := strconv.Itoa(rw.Concurrency)
 			if k := keyOf(rw); k.open() {
-				load = summary.FormatRate(k.Rate) + " req/s"
+				load = bench.FormatRate(k.Rate) + " req/s"
 			}
 			classes := slices.Sorted(maps.Keys(rw.Errors))
 			for _, c := range classes {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -169,7 +170,7 @@ func writeCapped(b *strings.Builder, runs []*run, open []key) {
 	for _, k := range open {
 		for _, r := range runs {
 			if rw, ok := r.find(k); ok && rw.InflightCapped != nil && *rw.InflightCapped > 0 {
-				s := fmt.Sprintf("%s at %s req/s", cell(k.Runtime), summary.FormatRate(k.Rate))
+				s := fmt.Sprintf("%s at %s req/s", cell(k.Runtime), bench.FormatRate(k.Rate))
 				if len(runs) > 1 {
 					s += " (" + cell(r.Label) + ")"
 				}

@@ -15,13 +15,14 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/inferencebench/inferencebench/internal/plotkit"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
-// records are the request records of one run, as the distribution charts
+// runRecords are the request records of one run, as the distribution charts
 // use them: per runtime and prompt, of the timed (not warm-up) requests
 // that succeeded, whatever their load.
-type records struct {
+type runRecords struct {
 	path string // the file read; "" if the run has none
 	err  error  // why it could not be read
 	by   map[[2]string]*dist
@@ -58,14 +59,14 @@ func exists(path string) bool {
 }
 
 // readRecords reads r's request records, if it has any.
-func readRecords(r *run) records {
-	out := records{path: recordsFile(r), by: map[[2]string]*dist{}}
+func readRecords(r *run) runRecords {
+	out := runRecords{path: recordsFile(r), by: map[[2]string]*dist{}}
 	if out.path == "" {
 		return out
 	}
-	recs, err := summary.ReadRecords(out.path)
+	recs, err := records.Read(out.path)
 	if err != nil {
-		return records{path: out.path, err: err}
+		return runRecords{path: out.path, err: err}
 	}
 	for _, rec := range recs {
 		if !rec.Timed() || rec.ErrorClass != nil || rec.Error != nil {
@@ -102,22 +103,9 @@ func readRecords(r *run) records {
 // the runs' request records (recs, one per run): the inter-token latency
 // (ITL) CDF where chunk arrival times were recorded (BENCH_RECORD_CHUNKS=1),
 // else each request's TPOT CDF, one line per runtime and run.
-func (c chartSet) distribution(recs []records) func() (chartFile, bool, error) {
+func (c chartSet) distribution(recs []runRecords) func() (chartFile, bool, error) {
 	return func() (chartFile, bool, error) {
-		var (
-			chunked, withTPOT                   bool
-			noChunks, noFile, unreadable, empty []string
-		)
-		for _, name := range c.names {
-			for i := range c.runs {
-				d := recs[i].by[[2]string{name, c.prompt}]
-				if d == nil {
-					continue
-				}
-				chunked = chunked || len(d.gaps) > 0
-				withTPOT = withTPOT || len(d.tpot) > 0
-			}
-		}
+		chunked, withTPOT := c.recorded(recs)
 		f := c.file("itl", "Inter-token latency distribution", secTiming)
 		title, xl, yl := "Inter-token latency distribution", "gap between text chunks (ms), log scale", "share of gaps ≤ x"
 		if !chunked {
@@ -127,68 +115,106 @@ func (c chartSet) distribution(recs []records) func() (chartFile, bool, error) {
 			f = c.file("tpot", "Time per output token distribution", secTiming)
 			title, xl, yl = "Time per output token distribution (per request)", "TPOT of a request (ms), log scale", "share of requests ≤ x"
 		}
-
-		var lines []series
-		for ri, name := range c.names {
-			if !slices.ContainsFunc(c.ks, func(k key) bool { return k.Runtime == name && k.Prompt == c.prompt }) {
-				continue
-			}
-			for ui, r := range c.runs {
-				label := legendLabel(name, r, c.runs)
-				if _, ok := findRuntime(r, name, c.prompt); !ok {
-					continue // not run: the tables say so
-				}
-				switch d := recs[ui].by[[2]string{name, c.prompt}]; {
-				case recs[ui].path == "":
-					noFile = appendNew(noFile, r.Label)
-				case recs[ui].err != nil:
-					unreadable = appendNew(unreadable, r.Label)
-				case d == nil:
-					empty = append(empty, label)
-				case chunked && d.chunked == 0:
-					noChunks = append(noChunks, label)
-				case chunked && len(d.gaps) == 0:
-					empty = append(empty, label) // one chunk a request: no gap
-				default:
-					xs := d.tpot
-					if chunked {
-						xs = d.gaps
-					}
-					if pts := cdf(xs, 1e3); len(pts) > 0 {
-						lines = append(lines, series{label: label, color: ri, style: ui, pts: pts})
-					} else {
-						empty = append(empty, label)
-					}
-				}
-			}
-		}
+		lines, left := c.distributionLines(recs, chunked)
 		if len(lines) == 0 {
 			return f, false, nil
 		}
-		var notes []string
-		if chunked {
-			notes = append(notes, "The gaps between successive text chunks of every timed, successful request, all loads together, from the chunk arrival times in the request records.")
-			if len(noChunks) > 0 {
-				notes = append(notes, "Left out, recorded without chunk times (BENCH_RECORD_CHUNKS=1 records them): "+strings.Join(noChunks, ", ")+".")
-			}
-		} else {
-			notes = append(notes, "No request record of this prompt has chunk arrival times, which the inter-token latency distribution needs (run with BENCH_RECORD_CHUNKS=1), "+
-				"so this is the distribution of each timed, successful request's TPOT, (total − TTFT) / (output tokens − 1), all loads together: one value per request, not per gap.")
-		}
-		if len(noFile) > 0 {
-			notes = append(notes, "No request records beside the summary of "+strings.Join(noFile, ", ")+".")
-		}
-		if len(unreadable) > 0 {
-			notes = append(notes, "The request records of "+strings.Join(unreadable, ", ")+" could not be read (report says why).")
-		}
-		if len(empty) > 0 {
-			notes = append(notes, "No timed, successful request in the records of "+strings.Join(empty, ", ")+".")
-		}
-		f.note = strings.Join(notes, " ")
+		f.note = left.note(chunked)
 		var err error
 		f.data, err = cdfChart(title+" — prompt "+c.prompt, xl, yl, lines)
 		return f, err == nil, err
 	}
+}
+
+// recorded reports whether any record of c's prompt has chunk arrival
+// times (chunked), and any a TPOT.
+func (c chartSet) recorded(recs []runRecords) (chunked, withTPOT bool) {
+	for _, name := range c.names {
+		for i := range c.runs {
+			d := recs[i].by[[2]string{name, c.prompt}]
+			if d == nil {
+				continue
+			}
+			chunked = chunked || len(d.gaps) > 0
+			withTPOT = withTPOT || len(d.tpot) > 0
+		}
+	}
+	return chunked, withTPOT
+}
+
+// leftOut are the runtimes and runs a distribution chart has no line of,
+// by why: records without chunk times, no records, records unreadable,
+// no timed successful request in them.
+type leftOut struct {
+	noChunks, noFile, unreadable, empty []string
+}
+
+// distributionLines are the chart's lines, a runtime and run each: the
+// distribution of the gaps (chunked) or of the TPOTs in ms; and those
+// left out, and why.
+func (c chartSet) distributionLines(recs []runRecords, chunked bool) ([]series, leftOut) {
+	var (
+		lines []series
+		left  leftOut
+	)
+	for ri, name := range c.names {
+		if !slices.ContainsFunc(c.ks, func(k key) bool { return k.Runtime == name && k.Prompt == c.prompt }) {
+			continue
+		}
+		for ui, r := range c.runs {
+			label := legendLabel(name, r, c.runs)
+			if _, ok := findRuntime(r, name, c.prompt); !ok {
+				continue // not run: the tables say so
+			}
+			switch d := recs[ui].by[[2]string{name, c.prompt}]; {
+			case recs[ui].path == "":
+				left.noFile = appendNew(left.noFile, r.Label)
+			case recs[ui].err != nil:
+				left.unreadable = appendNew(left.unreadable, r.Label)
+			case d == nil:
+				left.empty = append(left.empty, label)
+			case chunked && d.chunked == 0:
+				left.noChunks = append(left.noChunks, label)
+			case chunked && len(d.gaps) == 0:
+				left.empty = append(left.empty, label) // one chunk a request: no gap
+			default:
+				xs := d.tpot
+				if chunked {
+					xs = d.gaps
+				}
+				if pts := cdf(xs, 1e3); len(pts) > 0 {
+					lines = append(lines, series{label: label, color: ri, style: ui, pts: pts})
+				} else {
+					left.empty = append(left.empty, label)
+				}
+			}
+		}
+	}
+	return lines, left
+}
+
+// note is the chart's note: what it draws, and what it left out.
+func (left leftOut) note(chunked bool) string {
+	var notes []string
+	if chunked {
+		notes = append(notes, "The gaps between successive text chunks of every timed, successful request, all loads together, from the chunk arrival times in the request records.")
+		if len(left.noChunks) > 0 {
+			notes = append(notes, "Left out, recorded without chunk times (BENCH_RECORD_CHUNKS=1 records them): "+strings.Join(left.noChunks, ", ")+".")
+		}
+	} else {
+		notes = append(notes, "No request record of this prompt has chunk arrival times, which the inter-token latency distribution needs (run with BENCH_RECORD_CHUNKS=1), "+
+			"so this is the distribution of each timed, successful request's TPOT, (total − TTFT) / (output tokens − 1), all loads together: one value per request, not per gap.")
+	}
+	if len(left.noFile) > 0 {
+		notes = append(notes, "No request records beside the summary of "+strings.Join(left.noFile, ", ")+".")
+	}
+	if len(left.unreadable) > 0 {
+		notes = append(notes, "The request records of "+strings.Join(left.unreadable, ", ")+" could not be read (report says why).")
+	}
+	if len(left.empty) > 0 {
+		notes = append(notes, "No timed, successful request in the records of "+strings.Join(left.empty, ", ")+".")
+	}
+	return strings.Join(notes, " ")
 }
 
 func appendNew(xs []string, x string) []string {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/bench"
 )
 
 // The table engine: Markdown tables, their cells, and the tables of rows
@@ -66,11 +66,11 @@ type column struct {
 }
 
 // fig is a column of the figure whose change is shown.
-func fig(f figure) column { return column{head: f.heading(), fig: f, change: true} }
+func fig(f figure) column { return column{head: f.Heading(), fig: f, change: true} }
 
 // plain is a column of the figure without a change: a share, a count, or
 // a figure to be read beside another of the same row.
-func plain(f figure) column { return column{head: f.heading(), fig: f} }
+func plain(f figure) column { return column{head: f.Heading(), fig: f} }
 
 func text(head string, f func(row) string) column { return column{head: head, text: f} }
 
@@ -122,7 +122,7 @@ type table struct {
 // open-loop rows and of rows of either kind, without their columns.
 var (
 	closedLoad = table{load: head{"conc", true}, loadOf: func(k key) string { return strconv.Itoa(k.Concurrency) }}
-	rateLoad   = table{load: head{"rate req/s", true}, loadOf: func(k key) string { return summary.FormatRate(k.Rate) }}
+	rateLoad   = table{load: head{"rate req/s", true}, loadOf: func(k key) string { return bench.FormatRate(k.Rate) }}
 	anyLoad    = table{load: head{"load", false}, loadOf: key.load}
 )
 

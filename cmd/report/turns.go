@@ -130,7 +130,7 @@ func chartsOfTurns(runs []*run) ([]chartFile, error) {
 	if len(ps) == 1 {
 		title += " — prompt " + ps[0]
 	}
-	f := chartFile{name: turnsFile, alt: ttftP50.name + " by turn of the conversation", section: secTurns}
+	f := chartFile{name: turnsFile, alt: ttftP50.Name + " by turn of the conversation", section: secTurns}
 	var err error
 	f.data, err = turnsChart(title, lines, last)
 	if err != nil {
@@ -173,7 +173,7 @@ func turnsChart(title string, lines []turnLine, last int) ([]byte, error) {
 	p.X.Label.Text = xLabelTurn
 	p.X.Min, p.X.Max = 0.5, float64(last)+0.5
 	p.X.Tick.Marker = turnTicks{}
-	p.Y.Label.Text = ttftP50.yLabel()
+	p.Y.Label.Text = ttftP50.Label()
 	if ymax <= 0 {
 		ymax = 1
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/caarlos0/env/v11"
 
 	"github.com/inferencebench/inferencebench/internal/envvar"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -254,10 +255,10 @@ func (c Concurrency) Max() int {
 }
 
 // SLO is BENCH_SLO.
-type SLO struct{ summary.SLO }
+type SLO struct{ stats.SLO }
 
 func (s *SLO) UnmarshalText(b []byte) error {
-	v, err := summary.ParseSLO(string(b))
+	v, err := stats.ParseSLO(string(b))
 	s.SLO = v
 	return err
 }
@@ -401,8 +402,10 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	if err := parse(environ, &s, ""); err != nil {
 		return s, err
 	}
-	if v, _ := lookupIn(environ, "BENCH_OUTPUT_DIR"); v == "" { // empty is unset, as for every variable
-		s.OutputDir = summary.DefaultOutputDir
+	// A blank BENCH_OUTPUT_DIR is left for validate to refuse, with the
+	// other settings' faults.
+	if dir, err := summary.OutputDir(func(k string) (string, bool) { return lookupIn(environ, k) }); err == nil {
+		s.OutputDir = dir
 	}
 	s.MaxTokens = s.MaxTokensDist.Bound()
 	s.InputTokens = s.InputLengths.Fixed

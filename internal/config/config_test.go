@@ -149,7 +149,7 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_TRACE_SPEED", "0", `BENCH_TRACE_SPEED="0": must be a number above 0`},
 		{"BENCH_TRACE_SPEED", "2", `BENCH_TRACE_SPEED="2": has no effect without BENCH_WORKLOAD`},
 		{"BENCH_TRACE_SPEED", "fast", `BENCH_TRACE_SPEED="fast"`},
-		{"BENCH_TOOLS", "", `BENCH_TOOLS="": must name a tools file`},
+		{"BENCH_TOOLS", " ", `BENCH_TOOLS=" ": must name a tools file`},
 		{"BENCH_SEED", "1.5", `BENCH_SEED="1.5": not a number`},
 		{"BENCH_TEMPERATURE", "hot", `BENCH_TEMPERATURE="hot": not a number`},
 		{"BENCH_TEMPERATURE", "-1", `BENCH_TEMPERATURE="-1": must be a finite number`},

@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -108,12 +110,12 @@ func TestCanary(t *testing.T) {
 	row := f.Summary[0]
 	assert.Equal(t, 4, row.Requests, "the canaries are not timed requests")
 	require.NotNil(t, row.Canary)
-	assert.Equal(t, summary.Canary{TextSHA256: "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603", OutputTokens: 2, Text: "ab"}, *row.Canary,
+	assert.Equal(t, canary.Reply{TextSHA256: "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603", OutputTokens: 2, Text: "ab"}, *row.Canary,
 		"sha256 of \"ab\", as sha256sum says")
 
-	recs, err := summary.ReadRecords(d.files.records)
+	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
-	var canaries []summary.Record
+	var canaries []records.Record
 	for _, r := range recs {
 		if r.Canary {
 			canaries = append(canaries, r)
@@ -152,7 +154,7 @@ func TestCanaryOffAndRecordText(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, f.Summary[0].Canary)
 	assert.True(t, f.Arguments.RecordText)
-	recs, err := summary.ReadRecords(d.files.records)
+	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
 	require.Len(t, recs, 4)
 	for _, r := range recs {

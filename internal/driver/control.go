@@ -6,19 +6,20 @@ import (
 	"math"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
 // firstLeaf is a runtime's first leaf run: its leaf, how many timed
 // rounds (an open-loop leaf: arrivals) it ran and how long they took,
 // and its requests' values, which its control is tested against.
 type firstLeaf struct {
-	key    summary.Key
+	key    bench.Key
 	rounds int
 	open   bool
 	wall   time.Duration
-	values summary.PerRequest
+	values stats.PerRequest
 }
 
 // controlExtra bounds the rounds a control runs beyond its first run's:
@@ -41,7 +42,7 @@ func (d *Driver) noteFirst(l *Leaf) {
 	if d.first == nil {
 		d.first = map[string]*firstLeaf{}
 	}
-	f := &firstLeaf{key: l.key, rounds: n, open: l.open != nil, values: summary.PerRequestOf(l.rounds)}
+	f := &firstLeaf{key: l.key, rounds: n, open: l.open != nil, values: stats.PerRequestOf(l.rounds)}
 	for _, r := range l.rounds {
 		f.wall += r.Wall
 	}
@@ -50,7 +51,7 @@ func (d *Driver) noteFirst(l *Leaf) {
 
 // controlRounds is how many timed rounds f's control runs: as many as f
 // had, or, for a closed-loop leaf whose requests are too few for the
-// control's test (summary.ControlRequestsNeeded), as many as the test
+// control's test (stats.ControlRequestsNeeded), as many as the test
 // needs, where at f's pace the rounds added take at most controlExtra.
 // An open-loop control runs f's arrivals.
 func controlRounds(f *firstLeaf) int {
@@ -59,7 +60,7 @@ func controlRounds(f *firstLeaf) int {
 		return f.rounds
 	}
 	perRound := float64(n) / float64(f.rounds)
-	need := int(math.Ceil(float64(summary.ControlRequestsNeeded(n)) / perRound))
+	need := int(math.Ceil(float64(stats.ControlRequestsNeeded(n)) / perRound))
 	if need <= f.rounds || time.Duration(need-f.rounds)*(f.wall/time.Duration(f.rounds)) > controlExtra {
 		return f.rounds
 	}
@@ -71,7 +72,7 @@ func controlRounds(f *firstLeaf) int {
 // BENCH_FRESH=leaf): its warm-ups and as many timed rounds as its first
 // run had, more where the test needs them (controlRounds). Its figures go
 // in no row and no result line, only in the runtime's control in the
-// summary, which tests them against the first run's (summary.NewControl);
+// summary, which tests them against the first run's (stats.NewControl);
 // its requests are recorded with "control": true. A drift is said on the
 // log, and so is a control with too few requests to be judged.
 func (d *Driver) controls(ctx context.Context) {
@@ -104,8 +105,8 @@ func (d *Driver) controls(ctx context.Context) {
 		if l.open != nil {
 			l.endOpen()
 		}
-		m := summary.Compute(l.rounds, d.Run.SLO)
-		c := summary.NewControl(f.key, runs, m, f.values, summary.PerRequestOf(l.rounds))
+		m := stats.Compute(l.rounds, d.Run.SLO)
+		c := stats.NewControl(f.key, runs, m, f.values, stats.PerRequestOf(l.rounds))
 		d.runtimeInfo(rt.Name).Control = &c
 		what := plural(rounds, "round") + " again at the end"
 		if rounds > f.rounds {
@@ -128,7 +129,7 @@ func (d *Driver) controls(ctx context.Context) {
 // controlLine is a control's figures and verdict for the log: "TTFT p50
 // 52.1 ms → 51.8 ms (−1%, p = 0.62), decode 399.2 → 400.1 tok/s (+0%,
 // p = 0.41); 3 requests against 12: steady".
-func controlLine(c summary.Control) string {
+func controlLine(c stats.Control) string {
 	ms := func(p *float64) string {
 		if p == nil {
 			return "none"
@@ -141,11 +142,11 @@ func controlLine(c summary.Control) string {
 		}
 		return fmt.Sprintf("%.1f", *p)
 	}
-	test := func(ch summary.Number, p *float64) string {
+	test := func(ch stats.Number, p *float64) string {
 		if p == nil {
 			return signed(float64(ch))
 		}
-		return signed(float64(ch)) + ", p = " + summary.FormatP(p)
+		return signed(float64(ch)) + ", p = " + stats.FormatP(p)
 	}
 	return fmt.Sprintf("TTFT p50 %s → %s (%s), decode %s → %s tok/s (%s); %s against %d: %s",
 		ms(c.First.TTFTP50), ms(c.End.TTFTP50), test(c.TTFTChange, c.TTFTP),

@@ -9,14 +9,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 // A control runs as many rounds as its first run, more where its test
 // needs them and they take at most controlExtra at the first run's pace.
 func TestControlRounds(t *testing.T) {
-	values := func(n int) summary.PerRequest {
-		return summary.PerRequest{TTFT: make([]float64, n), Decode: make([]float64, n)}
+	values := func(n int) stats.PerRequest {
+		return stats.PerRequest{TTFT: make([]float64, n), Decode: make([]float64, n)}
 	}
 	for _, tc := range []struct {
 		name string
@@ -62,12 +64,12 @@ func TestControlRunsTheRoundsItsTestNeeds(t *testing.T) {
 	assert.Equal(t, 12, c.RequestsEnd)
 	assert.Equal(t, 12, c.End.Requests)
 	assert.Equal(t, 3, c.First.Requests)
-	assert.NotEqual(t, summary.ControlTooFew, c.Verdict)
+	assert.NotEqual(t, stats.ControlTooFew, c.Verdict)
 	assert.NotNil(t, c.TTFTP)
 	assert.NotNil(t, c.DecodeP)
-	assert.Equal(t, summary.ControlAlpha, c.Alpha)
+	assert.Equal(t, stats.ControlAlpha, c.Alpha)
 
-	recs, err := summary.ReadRecords(d.files.records)
+	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
 	control := 0
 	for _, r := range recs {
@@ -82,12 +84,12 @@ func TestControlRunsTheRoundsItsTestNeeds(t *testing.T) {
 
 func TestControlLine(t *testing.T) {
 	x := func(v float64) *float64 { return &v }
-	c := summary.Control{
-		First: summary.ControlFigures{TTFTP50: x(0.0521), DecodeTPSMean: x(399.2)}, End: summary.ControlFigures{TTFTP50: x(0.0518), DecodeTPSMean: x(199.6)},
-		TTFTChange: -0.0058, DecodeChange: -0.5, TTFTP: x(1), DecodeP: x(2 / 455.0), RequestsFirst: 3, RequestsEnd: 12, Verdict: summary.ControlDrifted,
+	c := stats.Control{
+		First: stats.ControlFigures{TTFTP50: x(0.0521), DecodeTPSMean: x(399.2)}, End: stats.ControlFigures{TTFTP50: x(0.0518), DecodeTPSMean: x(199.6)},
+		TTFTChange: -0.0058, DecodeChange: -0.5, TTFTP: x(1), DecodeP: x(2 / 455.0), RequestsFirst: 3, RequestsEnd: 12, Verdict: stats.ControlDrifted,
 	}
 	assert.Equal(t, "TTFT p50 52.1 ms → 51.8 ms (-1%, p = 1), decode 399.2 → 199.6 tok/s (-50%, p = 0.0044); 3 requests against 12: drifted", controlLine(c))
-	c = summary.Control{First: summary.ControlFigures{TTFTP50: x(0.05)}, TTFTChange: summary.Number(0), DecodeChange: summary.Number(math.NaN()),
-		RequestsFirst: 1, RequestsEnd: 0, Verdict: summary.ControlTooFew}
+	c = stats.Control{First: stats.ControlFigures{TTFTP50: x(0.05)}, TTFTChange: stats.Number(0), DecodeChange: stats.Number(math.NaN()),
+		RequestsFirst: 1, RequestsEnd: 0, Verdict: stats.ControlTooFew}
 	assert.Equal(t, "TTFT p50 50.0 ms → none (+0%), decode none → none tok/s (no change to compute); 1 request against 0: too few requests", controlLine(c))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -34,7 +35,7 @@ func TestControlErrorRatesOnTheSimulator(t *testing.T) {
 		atOnce  = 4
 		timeout = 2 * time.Minute
 	)
-	suite := func(settings map[string]string) (summary.Control, error) {
+	suite := func(settings map[string]string) (stats.Control, error) {
 		env := merge(isolated(t), map[string]string{
 			"BENCH_RUNTIMES": "sim", "BENCH_PROMPTS": "short", "BENCH_CONCURRENCY": "1,4", "BENCH_WARMUPS": "1",
 			"BENCH_MAX_TOKENS": "32", "SIM_TTFT": "5ms", "SIM_TOKENS_PER_SEC": "800",
@@ -43,31 +44,31 @@ func TestControlErrorRatesOnTheSimulator(t *testing.T) {
 		defer cancel()
 		d, err := setup(ctx, env, &bytes.Buffer{}, Options{})
 		if err != nil {
-			return summary.Control{}, err
+			return stats.Control{}, err
 		}
 		defer d.Close()
 		for k := range d.Leaves() {
 			l, _, err := d.Begin(ctx, k)
 			if err != nil {
-				return summary.Control{}, err
+				return stats.Control{}, err
 			}
 			l.WarmUp()
 			for range 3 {
 				l.Next()
 			}
 			if out := l.End(); out.SaveErr != nil || out.Failed != nil {
-				return summary.Control{}, errors.Join(out.SaveErr, out.Failed)
+				return stats.Control{}, errors.Join(out.SaveErr, out.Failed)
 			}
 		}
 		if err := d.Finish(); err != nil {
-			return summary.Control{}, err
+			return stats.Control{}, err
 		}
 		f, err := summary.Read(d.files.json)
 		if err != nil {
-			return summary.Control{}, err
+			return stats.Control{}, err
 		}
 		if len(f.Runtimes) != 1 || f.Runtimes[0].Control == nil {
-			return summary.Control{}, fmt.Errorf("no control in %s", d.files.json)
+			return stats.Control{}, fmt.Errorf("no control in %s", d.files.json)
 		}
 		return *f.Runtimes[0].Control, nil
 	}

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 // localPort is an address on this machine: its port differs every run.
@@ -73,7 +72,7 @@ func TestSimulatorQuotesTheFaultNotes(t *testing.T) {
 	quoted := quotedAfter(t, "../../docs/simulator.md", "--- BENCH: BenchmarkInference/runtime=sim/prompt=short/conc=1-2", "    inference_test.go:")
 	require.NotEmpty(t, quoted)
 	d, _ := startSim(t, map[string]string{"SIM_FAULT": "reset", "SIM_FAULT_EVERY": "3", "BENCH_CANARY": "on", "BENCH_CONTROL": "off"})
-	out := runLeaf(t, d, summary.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}, 3)
+	out := runLeaf(t, d, bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}, 3)
 	require.Len(t, out.Notes, len(quoted), "notes: %q", out.Notes)
 	for i, note := range out.Notes {
 		_, doc, _ := strings.Cut(quoted[i], ": ") // after the line number

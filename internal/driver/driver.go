@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
@@ -68,7 +70,7 @@ type Driver struct {
 	files       *files
 	stopSignals func()
 	leafRuns    int                         // leaf runs begun
-	repetitions map[summary.Key]int         // leaf runs begun, by leaf
+	repetitions map[bench.Key]int           // leaf runs begun, by leaf
 	power       *telemetry.Sampler          // nil: no power figures
 	noMetrics   map[string]bool             // runtimes without Prometheus counters
 	loaded      map[string]bool             // runtimes whose loaded model is described
@@ -80,7 +82,7 @@ type Driver struct {
 	follow        []string
 	conversations int
 	// canaries are the canary replies of each leaf's first run.
-	canaries map[summary.Key]*summary.Canary
+	canaries map[bench.Key]*canary.Reply
 	// work are the prompts of BENCH_WORKLOAD and of BENCH_INPUT_TOKENS'
 	// distributions, by name; tools the JSON array of BENCH_TOOLS sent
 	// with every request (nil: none).
@@ -191,8 +193,8 @@ func checkCPU(cpu string) error {
 // favours none of them. Grouped: all of one runtime's leaves in that
 // order, then the next runtime's. The caller runs each leaf (all its
 // -count repetitions) before asking for the next.
-func (d *Driver) Leaves() iter.Seq[summary.Key] {
-	return func(yield func(summary.Key) bool) {
+func (d *Driver) Leaves() iter.Seq[bench.Key] {
+	return func(yield func(bench.Key) bool) {
 		if d.Settings.Order == config.OrderGrouped {
 			for _, rt := range d.Runtimes {
 				if !d.leavesOf([]*runtimes.Runtime{rt}, yield) {
@@ -207,11 +209,11 @@ func (d *Driver) Leaves() iter.Seq[summary.Key] {
 
 // leavesOf yields the leaves of rts, every runtime in turn at each prompt
 // and load. It reports whether to go on.
-func (d *Driver) leavesOf(rts []*runtimes.Runtime, yield func(summary.Key) bool) bool {
+func (d *Driver) leavesOf(rts []*runtimes.Runtime, yield func(bench.Key) bool) bool {
 	for _, p := range d.Prompts {
-		keys := make([]summary.Key, len(rts))
+		keys := make([]bench.Key, len(rts))
 		for i, rt := range rts {
-			keys[i] = summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
+			keys[i] = bench.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
 		}
 		if k := d.work[p.Name]; k != nil && k.trace() {
 			// A trace is one open loop at its recorded times, named by
@@ -241,7 +243,7 @@ func (d *Driver) leavesOf(rts []*runtimes.Runtime, yield func(summary.Key) bool)
 
 // closedLoop yields each of keys at each concurrency, or at each step of
 // a sweep until that key's sweep stops. It reports whether to go on.
-func (d *Driver) closedLoop(keys []summary.Key, yield func(summary.Key) bool) bool {
+func (d *Driver) closedLoop(keys []bench.Key, yield func(bench.Key) bool) bool {
 	c := d.Settings.Concurrency
 	if c.Sweep == 0 {
 		for _, n := range c.Levels {
@@ -282,7 +284,7 @@ func (d *Driver) closedLoop(keys []summary.Key, yield func(summary.Key) bool) bo
 }
 
 // row is the summary row of k as it stands, nil if k has none.
-func (d *Driver) row(k summary.Key) *summary.Row {
+func (d *Driver) row(k bench.Key) *summary.Row {
 	for _, r := range d.Run.Rows() {
 		if r.Runtime == k.Runtime && r.Prompt == k.Prompt && r.Concurrency == k.Concurrency && r.RateRPS == nil {
 			return &r

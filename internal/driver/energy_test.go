@@ -10,6 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -30,12 +33,12 @@ func TestNoIdleBaseline(t *testing.T) {
 	assert.Nil(t, d.Run.Host.IdlePowerW)
 	assert.Zero(t, d.Run.Arguments.IdlePowerS, "no baseline taken")
 	assert.NotContains(t, log.String(), "idle")
-	out := runLeaf(t, d, summary.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}, 4)
+	out := runLeaf(t, d, bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}, 4)
 	require.NotNil(t, out.Power)
 	got := reported{}
 	out.Report(got)
-	assert.Contains(t, got, summary.UnitEnergy)
-	assert.NotContains(t, got, summary.UnitNetEnergy)
+	assert.Contains(t, got, figures.Energy.Unit)
+	assert.NotContains(t, got, figures.NetEnergy.Unit)
 	row := d.Run.Rows()[0]
 	assert.NotNil(t, row.EnergyJ)
 	assert.Nil(t, row.NetEnergyJ)
@@ -66,9 +69,9 @@ func TestStartTemperaturesApart(t *testing.T) {
 	d, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	rounds := []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}}
-	add := func(rt string, conc int, cpu, gpu float64) summary.Key {
-		k := summary.Key{Runtime: rt, Model: "m", Prompt: "short", Concurrency: conc}
+	rounds := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}}
+	add := func(rt string, conc int, cpu, gpu float64) bench.Key {
+		k := bench.Key{Runtime: rt, Model: "m", Prompt: "short", Concurrency: conc}
 		d.Run.Add(k, rounds, summary.Telemetry{Power: &telemetry.Figures{Samples: 3, WindowS: 1, CoveredS: 1, AllPowerWMean: 5, CPUTempCStart: &cpu, GPUTempCStart: &gpu}})
 		return k
 	}

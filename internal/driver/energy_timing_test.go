@@ -19,7 +19,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 )
 
@@ -52,11 +55,11 @@ func energySetup(t *testing.T, trace string, extra map[string]string) (*Driver, 
 }
 
 // leafRecords are the timed request records of k's leaf runs.
-func leafRecords(t *testing.T, d *Driver, k summary.Key) []summary.Record {
+func leafRecords(t *testing.T, d *Driver, k bench.Key) []records.Record {
 	t.Helper()
-	all, err := summary.ReadRecords(d.files.records)
+	all, err := records.Read(d.files.records)
 	require.NoError(t, err)
-	var out []summary.Record
+	var out []records.Record
 	for _, r := range all {
 		if r.Timed() && r.Concurrency == k.Concurrency && r.Prompt == k.Prompt {
 			out = append(out, r)
@@ -84,10 +87,10 @@ func TestNetEnergyScriptedTrace(t *testing.T) {
 	assert.Less(t, *h.IdlePowerWSD, 0.05)
 	assert.Contains(t, log.String(), "idle power 4.00 W")
 	assert.NotContains(t, log.String(), "spread widely")
-	assert.Equal(t, summary.Number(1), d.Run.Arguments.IdlePowerS)
+	assert.Equal(t, stats.Number(1), d.Run.Arguments.IdlePowerS)
 
 	for _, conc := range []int{1, 4} {
-		k := summary.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: conc}
+		k := bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: conc}
 		out := runLeaf(t, d, k, 6)
 		require.NotNil(t, out.Power, "notes: %v", out.Notes)
 		f := out.Power
@@ -99,8 +102,8 @@ func TestNetEnergyScriptedTrace(t *testing.T) {
 
 		got := reported{}
 		out.Report(got)
-		assert.InEpsilon(t, f.NetEnergyJ/float64(out.Metrics.OutputTokens), got[summary.UnitNetEnergy], 1e-9)
-		assert.InEpsilon(t, f.EnergyJ/float64(out.Metrics.OutputTokens), got[summary.UnitEnergy], 1e-9)
+		assert.InEpsilon(t, f.NetEnergyJ/float64(out.Metrics.OutputTokens), got[figures.NetEnergy.Unit], 1e-9)
+		assert.InEpsilon(t, f.EnergyJ/float64(out.Metrics.OutputTokens), got[figures.Energy.Unit], 1e-9)
 
 		recs := leafRecords(t, d, k)
 		require.Len(t, recs, 6*conc)
@@ -156,7 +159,7 @@ func TestNetEnergyScriptedTrace(t *testing.T) {
 func TestCoverageWarningScriptedTrace(t *testing.T) {
 	d, _ := energySetup(t, "4:1.6,20:1.2,stop", nil)
 	require.NotNil(t, d.Run.Host.IdlePowerW)
-	k := summary.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}
+	k := bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}
 	// 25 rounds of 140 ms: 3.5 s, of which at most about 1.5 s is before
 	// the trace stops.
 	out := runLeaf(t, d, k, 25)
@@ -173,9 +176,9 @@ func TestCoverageWarningScriptedTrace(t *testing.T) {
 	assert.Contains(t, note, "less than 80%")
 	got := reported{}
 	out.Report(got)
-	assert.NotContains(t, got, summary.UnitEnergy)
-	assert.NotContains(t, got, summary.UnitNetEnergy)
-	assert.Contains(t, got, summary.UnitPower)
+	assert.NotContains(t, got, figures.Energy.Unit)
+	assert.NotContains(t, got, figures.NetEnergy.Unit)
+	assert.Contains(t, got, figures.Power.Unit)
 
 	row := d.row(k)
 	require.NotNil(t, row)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -30,7 +32,7 @@ type files struct {
 	recs               *os.File // open once the first record is written
 	// held are the timed rounds' records of the leaf run under way, kept
 	// until its energy is known (see hold); guarded by lock.
-	held [][]summary.Record
+	held [][]records.Record
 }
 
 // openFiles checks that dir can hold the run's files: it creates it if
@@ -102,7 +104,7 @@ func (f *files) write(r *summary.Run) error {
 
 // appendRecords appends request records to the .requests.jsonl file,
 // creating it the first time.
-func (f *files) appendRecords(recs []summary.Record) error {
+func (f *files) appendRecords(recs []records.Record) error {
 	f.lock <- struct{}{}
 	defer func() { <-f.lock }()
 	f.held = append(f.held, recs) // after any held before them
@@ -111,7 +113,7 @@ func (f *files) appendRecords(recs []summary.Record) error {
 
 // hold keeps a round's records, to be written with their energy by
 // writeHeld, or without it by an interrupt (freeze).
-func (f *files) hold(recs []summary.Record) {
+func (f *files) hold(recs []records.Record) {
 	f.lock <- struct{}{}
 	defer func() { <-f.lock }()
 	f.held = append(f.held, recs)
@@ -119,16 +121,16 @@ func (f *files) hold(recs []summary.Record) {
 
 // writeHeld gives the held records their share of e (nil: none) and
 // appends them to the records file.
-func (f *files) writeHeld(e *summary.Energy) error {
+func (f *files) writeHeld(e *stats.Energy) error {
 	f.lock <- struct{}{}
 	defer func() { <-f.lock }()
-	summary.SetEnergy(f.held, e)
+	records.SetEnergy(f.held, e)
 	return f.flushHeld()
 }
 
 // flushHeld appends the held records; the caller holds lock.
 func (f *files) flushHeld() error {
-	var all []summary.Record
+	var all []records.Record
 	for _, recs := range f.held {
 		all = append(all, recs...)
 	}
@@ -136,7 +138,7 @@ func (f *files) flushHeld() error {
 	if len(all) == 0 {
 		return nil
 	}
-	data, err := summary.AppendRecords(nil, all)
+	data, err := records.Append(nil, all)
 	if err != nil {
 		return fmt.Errorf("encoding request records: %w", err)
 	}

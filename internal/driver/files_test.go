@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -137,9 +137,9 @@ func TestFreeze(t *testing.T) {
 // energy rather than lose them.
 func TestHeldRecords(t *testing.T) {
 	t.Parallel()
-	rec := func(round int) []summary.Record { return []summary.Record{{Runtime: "sim", Round: round}} }
+	rec := func(round int) []records.Record { return []records.Record{{Runtime: "sim", Round: round}} }
 	rounds := func(f *files) []int {
-		recs, err := summary.ReadRecords(f.records)
+		recs, err := records.Read(f.records)
 		require.NoError(t, err)
 		var out []int
 		for _, r := range recs {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -35,7 +36,7 @@ func degradingRun(t *testing.T, fresh string, env map[string]string) (map[string
 	require.NoError(t, err)
 	rows := map[string]summary.Row{}
 	for _, r := range f.Summary {
-		rows[summary.Key{Runtime: r.Runtime, Prompt: r.Prompt, Concurrency: r.Concurrency}.Levels()] = r
+		rows[bench.Key{Runtime: r.Runtime, Prompt: r.Prompt, Concurrency: r.Concurrency}.Levels()] = r
 	}
 	require.Len(t, f.Runtimes, 1)
 	return rows, f.Runtimes[0], log.String()

@@ -7,7 +7,11 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/internal/workload"
@@ -21,7 +25,7 @@ import (
 type Leaf struct {
 	d       *Driver
 	ctx     context.Context
-	key     summary.Key
+	key     bench.Key
 	rt      *runtimes.Runtime
 	req     runtimes.Request
 	n       int // this leaf run's number in the run, from 1
@@ -40,9 +44,9 @@ type Leaf struct {
 	// canary is the reply to the leaf run's canary request, nil if none
 	// was sent or it failed; canaryNote says why, or that it differs from
 	// the leaf's first run's.
-	canary     *summary.Canary
+	canary     *canary.Reply
 	canaryNote string
-	rounds     []summary.Round
+	rounds     []stats.Round
 	open       *openLoop // for an open-loop leaf (key.Rate > 0)
 	progress   leafProgress
 
@@ -67,7 +71,7 @@ type Leaf struct {
 // a row that says why (class unreachable or unavailable), and skip says
 // whether to skip the benchmark (an unreachable runtime with
 // BENCH_SKIP_UNREACHABLE=1) rather than fail it.
-func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, err error) {
+func (d *Driver) Begin(ctx context.Context, k bench.Key) (l *Leaf, skip bool, err error) {
 	rt := d.runtime(k.Runtime)
 	if why := d.unavailable[k.Runtime]; why != nil {
 		class := ClassUnavailable
@@ -88,7 +92,7 @@ func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, 
 	}
 	d.leafRuns++
 	if d.repetitions == nil {
-		d.repetitions = map[summary.Key]int{}
+		d.repetitions = map[bench.Key]int{}
 	}
 	d.repetitions[k]++
 	l, err = d.newLeaf(ctx, k, rt, d.repetitions[k], d.fixedRounds(), k.Levels())
@@ -102,7 +106,7 @@ func (d *Driver) Begin(ctx context.Context, k summary.Key) (l *Leaf, skip bool, 
 // newLeaf is leaf run number count of k (0 for a control) on rt, named
 // name in progress lines; an open-loop one plans arrivals arrivals (0
 // when -benchtime decides).
-func (d *Driver) newLeaf(ctx context.Context, k summary.Key, rt *runtimes.Runtime, count, arrivals int, name string) (*Leaf, error) {
+func (d *Driver) newLeaf(ctx context.Context, k bench.Key, rt *runtimes.Runtime, count, arrivals int, name string) (*Leaf, error) {
 	p := d.prompt(k.Prompt)
 	kw := d.work[k.Prompt]
 	if kw == nil {
@@ -154,7 +158,7 @@ func (l *Leaf) WarmUp() {
 		l.warmups++
 		r := l.send(true, l.warmups)
 		for _, res := range r.Results {
-			if res.Err == nil && summary.Loaded(res) {
+			if res.Err == nil && stats.Loaded(res) {
 				l.warmupLoads++
 			}
 			l.d.versionFromReply(l.rt, res)
@@ -180,26 +184,26 @@ func (l *Leaf) sendCanary() {
 	req.Conversation = l.d.nextConversation()
 	res := l.rt.Do(l.ctx, req)
 	res.Conversation, res.Turn = req.Conversation, 1
-	recs := summary.RoundRecords(l.key, l.count, 0, false, l.d.Run.CreatedAt, []runtimes.Result{res}, summary.Keep{Text: true})
+	recs := records.OfRound(l.key, l.count, 0, false, l.d.Run.CreatedAt, []runtimes.Result{res}, records.Keep{Text: true})
 	recs[0].Canary = true
 	l.appendRecords(recs)
 	if res.Err != nil {
 		l.canaryNote = fmt.Sprintf("the canary request failed, so the row has no canary from this run: %v", res.Err)
 		return
 	}
-	l.canary = summary.NewCanary(res.Text, res.OutputTokens)
+	l.canary = canary.New(res.Text, res.OutputTokens)
 	if res.Text == "" && res.OutputTokens > 0 {
 		l.canaryNote = fmt.Sprintf("the canary's answer is empty: its %d output tokens were all reasoning (or sent no text), so only their number can show a changed reply; a larger BENCH_MAX_TOKENS leaves room for the answer", res.OutputTokens)
 	}
 	if l.d.canaries == nil {
-		l.d.canaries = map[summary.Key]*summary.Canary{}
+		l.d.canaries = map[bench.Key]*canary.Reply{}
 	}
 	first, ok := l.d.canaries[l.key]
 	if !ok {
 		l.d.canaries[l.key] = l.canary
 		return
 	}
-	if changed, _ := summary.CanaryChange(first, l.canary); changed && l.canaryNote == "" {
+	if changed, _ := canary.Change(first, l.canary); changed && l.canaryNote == "" {
 		l.canaryNote = fmt.Sprintf("the canary reply differs from this leaf's first run's (%d tokens, was %d): the server does not answer the same at temperature 0", l.canary.OutputTokens, first.OutputTokens)
 	}
 }
@@ -224,7 +228,7 @@ func (l *Leaf) Next() {
 
 // send runs one round: warm-up or timed round number i, a conversation
 // (BENCH_TURNS) for each request of the load.
-func (l *Leaf) send(warmup bool, i int) summary.Round {
+func (l *Leaf) send(warmup bool, i int) stats.Round {
 	if l.varies() {
 		return l.sendVaried(warmup, i)
 	}
@@ -249,8 +253,8 @@ func (l *Leaf) send(warmup bool, i int) summary.Round {
 
 // shape is a round of the leaf with no results yet: how its requests were
 // sent.
-func (l *Leaf) shape() summary.Round {
-	return summary.Round{MaxTokens: l.req.MaxTokens, Cold: l.cold(), InputTokens: l.input, Context: l.context(),
+func (l *Leaf) shape() stats.Round {
+	return stats.Round{MaxTokens: l.req.MaxTokens, Cold: l.cold(), InputTokens: l.input, Context: l.context(),
 		SharedPrefix: l.d.Settings.SharedPrefix}
 }
 
@@ -290,9 +294,9 @@ func (l *Leaf) coldRequest(req runtimes.Request, warmup bool, i, j int) runtimes
 
 // record appends a round's requests to the run's request records, with
 // what each asked for where they differ (asked, parallel to results).
-func (l *Leaf) record(warmup bool, i int, results []runtimes.Result, asked []summary.Asked) {
-	recs := summary.RoundRecords(l.key, l.count, i, warmup, l.d.Run.CreatedAt, results, summary.Keep{Chunks: l.d.Settings.RecordChunks, Text: l.d.Settings.RecordText})
-	summary.SetAsked(recs, asked)
+func (l *Leaf) record(warmup bool, i int, results []runtimes.Result, asked []stats.Asked) {
+	recs := records.OfRound(l.key, l.count, i, warmup, l.d.Run.CreatedAt, results, records.Keep{Chunks: l.d.Settings.RecordChunks, Text: l.d.Settings.RecordText})
+	records.SetAsked(recs, asked)
 	if !warmup && l.hold(recs) {
 		return // written at the leaf's end, with their energy
 	}
@@ -301,7 +305,7 @@ func (l *Leaf) record(warmup bool, i int, results []runtimes.Result, asked []sum
 
 // appendRecords appends records of the leaf run to the run's request
 // records, marked as a control's if it is one.
-func (l *Leaf) appendRecords(recs []summary.Record) {
+func (l *Leaf) appendRecords(recs []records.Record) {
 	if l.control {
 		for j := range recs {
 			recs[j].Control, recs[j].Count = true, 0
@@ -316,7 +320,7 @@ func (l *Leaf) appendRecords(recs []summary.Record) {
 type Outcome struct {
 	// Metrics are the leaf run's figures, and Power the machine's over
 	// its timed part (nil without macmon), for testing.B.ReportMetric.
-	Metrics summary.Metrics
+	Metrics stats.Metrics
 	Power   *telemetry.Figures
 	// Notes are lines for the benchmark's log: what a reader of its
 	// figures must know (failed requests, short outputs, …).
@@ -329,7 +333,7 @@ type Outcome struct {
 
 // Report reports the leaf's figures through b (a *testing.B).
 func (o Outcome) Report(b interface{ ReportMetric(float64, string) }) {
-	summary.Report(b, o.Metrics, o.Power)
+	stats.Report(b, o.Metrics, o.Power)
 }
 
 // End ends the leaf run (an open-loop one once its last request has
@@ -363,7 +367,7 @@ func (l *Leaf) End() Outcome {
 	if m.Requests > 0 && m.Successes == 0 {
 		o.Failed = fmt.Errorf("all %d requests failed (%s); the first: %v", m.Requests, m.ErrorCounts(), m.FirstError)
 	}
-	o.Notes = append(m.Notes(l.key.Model), notes...)
+	o.Notes = append(m.Notes(l.key.Model, config.NoteSettings), notes...)
 	if tel.Server != nil {
 		sf := telemetry.DeriveServerFigures(*tel.Server, m.Requests)
 		if err := telemetry.CheckGeneratedTokens(sf, m.OutputTokens); err != nil {

@@ -15,7 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/fixturetest"
+	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -33,19 +36,19 @@ func readWritten(t *testing.T, s *Driver) written {
 	return written{f, fixturetest.BenchNames(t, s.files.txt)}
 }
 
-func okRounds() []summary.Round {
-	return []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}}
+func okRounds() []stats.Round {
+	return []stats.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10, Chunks: 10}}}}
 }
 
 // record ends a leaf run of k that had rounds, as BenchmarkInference's
 // leaf does, and returns its save error.
-func record(d *Driver, k summary.Key, rounds []summary.Round) error {
+func record(d *Driver, k bench.Key, rounds []stats.Round) error {
 	l := &Leaf{d: d, key: k, rounds: rounds}
 	return l.End().SaveErr
 }
 
 // checkReachable begins a leaf run of k, for the runtimes that cannot run.
-func checkReachable(d *Driver, k summary.Key) (skip bool, err error) {
+func checkReachable(d *Driver, k bench.Key) (skip bool, err error) {
 	_, skip, err = d.Begin(context.Background(), k)
 	return skip, err
 }
@@ -60,7 +63,7 @@ func TestRecordRewritesFilesAfterEachLeaf(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 
-	k1 := summary.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}
+	k1 := bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}
 	k4 := k1
 	k4.Concurrency = 4
 	require.NoError(t, record(s, k1, okRounds()))
@@ -116,10 +119,10 @@ func TestCheckReachable(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(s.Close)
 
-			skipped, err := checkReachable(s, summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 1})
+			skipped, err := checkReachable(s, bench.Key{Runtime: "sim", Prompt: "short", Concurrency: 1})
 			require.NoError(t, err)
 			assert.False(t, skipped)
-			skipped, err = checkReachable(s, summary.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
+			skipped, err = checkReachable(s, bench.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
 			require.Error(t, err)
 			assert.Equal(t, skip, skipped)
 			msg := err.Error()
@@ -132,7 +135,7 @@ func TestCheckReachable(t *testing.T) {
 			}
 
 			assert.NoFileExists(t, s.files.json, "no file while no request has been sent")
-			require.NoError(t, record(s, summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 1}, okRounds()))
+			require.NoError(t, record(s, bench.Key{Runtime: "sim", Prompt: "short", Concurrency: 1}, okRounds()))
 			w := readWritten(t, s)
 			require.Len(t, w.Summary, 2)
 			row := w.Summary[0]
@@ -171,7 +174,7 @@ func TestUnavailableIsNotSkipped(t *testing.T) {
 	s, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
-	skipped, err := checkReachable(s, summary.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
+	skipped, err := checkReachable(s, bench.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
 	require.Error(t, err)
 	assert.False(t, skipped, "an answering runtime is never skipped")
 	assert.Contains(t, err.Error(), "HTTP 401")
@@ -197,7 +200,7 @@ func TestAllSkippedFails(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	assert.Contains(t, log.String(), "skipping its benchmarks (BENCH_SKIP_UNREACHABLE=1)")
-	skipped, err := checkReachable(s, summary.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
+	skipped, err := checkReachable(s, bench.Key{Runtime: "mine", Prompt: "short", Concurrency: 1})
 	require.Error(t, err)
 	assert.True(t, skipped)
 	err = s.Finish()
@@ -211,7 +214,7 @@ func TestFailuresAtTheEnd(t *testing.T) {
 	t.Parallel()
 	failed := runtimes.Result{Err: runtimes.NewError(runtimes.ClassReset, "connection reset by peer")}
 	ok := okRounds()[0].Results[0]
-	rounds := []summary.Round{{Wall: time.Second, Results: []runtimes.Result{ok, ok, ok, failed}}}
+	rounds := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{ok, ok, ok, failed}}}
 	for _, tt := range []struct {
 		max     string
 		wantErr string
@@ -226,8 +229,8 @@ func TestFailuresAtTheEnd(t *testing.T) {
 			var log bytes.Buffer
 			s, err := setup(context.Background(), env, &log, Options{})
 			require.NoError(t, err)
-			require.NoError(t, record(s, summary.Key{Runtime: "sim", Prompt: "short", Concurrency: 4}, rounds))
-			require.NoError(t, record(s, summary.Key{Runtime: "sim", Prompt: "code", Concurrency: 4}, okRounds()))
+			require.NoError(t, record(s, bench.Key{Runtime: "sim", Prompt: "short", Concurrency: 4}, rounds))
+			require.NoError(t, record(s, bench.Key{Runtime: "sim", Prompt: "code", Concurrency: 4}, okRounds()))
 			err = s.Finish()
 			if tt.wantErr == "" {
 				assert.NoError(t, err)
@@ -254,7 +257,7 @@ func promptServer(t *testing.T) (url string, prompts func() []string) {
 
 // runLeaf runs one leaf of k as BenchmarkInference does, with rounds
 // timed rounds.
-func runLeaf(t *testing.T, d *Driver, k summary.Key, rounds int) Outcome {
+func runLeaf(t *testing.T, d *Driver, k bench.Key, rounds int) Outcome {
 	t.Helper()
 	l, _, err := d.Begin(context.Background(), k)
 	require.NoError(t, err)
@@ -311,7 +314,7 @@ func TestColdPromptsAndRequestRecords(t *testing.T) {
 			assert.Equal(t, cache, f.Arguments.Cache)
 			assert.Nil(t, f.Arguments.Seed, "no seed unless BENCH_SEED is set")
 			assert.Contains(t, string(must(os.ReadFile(d.files.txt))), "\ncache: "+cache+"\n")
-			recs, err := summary.ReadRecords(d.files.records)
+			recs, err := records.Read(d.files.records)
 			require.NoError(t, err)
 			require.Len(t, recs, 24)
 			warm, control := 0, 0

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -175,7 +176,7 @@ func TestNameVersion(t *testing.T) {
 	assert.Contains(t, log.String(), `vllm: VLLM_VERSION="0.11.0+metal" is recorded as its version, instead of the "`+sim.Version+`" its server states`)
 	assert.NotContains(t, log.String(), "lmstudio: LMSTUDIO_VERSION", "nothing replaced")
 
-	s.Run.Add(summary.Key{Runtime: "lmstudio", Model: "sim-model", Prompt: "short", Concurrency: 1}, okRounds(), summary.Telemetry{})
+	s.Run.Add(bench.Key{Runtime: "lmstudio", Model: "sim-model", Prompt: "short", Concurrency: 1}, okRounds(), summary.Telemetry{})
 	require.NoError(t, s.Finish())
 	b, err := os.ReadFile(s.files.json)
 	require.NoError(t, err)

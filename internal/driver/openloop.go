@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -28,7 +28,7 @@ type openLoop struct {
 	results     [][]runtimes.Result // each arrival's conversation
 	dues        []time.Time         // each arrival's time
 	turns       []int               // each arrival's turns, 0: end's
-	asked       []summary.Asked     // each arrival's lengths, if given
+	asked       []stats.Asked       // each arrival's lengths, if given
 	inflight    int
 	inflightMax int
 	capped      int
@@ -53,7 +53,7 @@ func (o *openLoop) arrive(send func(runtimes.Request) []runtimes.Result, req run
 
 // arriveAs is arrive of a conversation of turns turns (0: as end is
 // told) that asked for asked (nil: the round's lengths).
-func (o *openLoop) arriveAs(send func(runtimes.Request) []runtimes.Result, req runtimes.Request, turns int, asked *summary.Asked) {
+func (o *openLoop) arriveAs(send func(runtimes.Request) []runtimes.Result, req runtimes.Request, turns int, asked *stats.Asked) {
 	switch {
 	case o.start.IsZero():
 		o.start = time.Now()
@@ -107,11 +107,11 @@ func (o *openLoop) sent() int {
 // every request of every arrival's conversation, Wall from the first send
 // to the last end, and the turns not sent; shape sets the round's other
 // fields.
-func (o *openLoop) end(turns int, shape summary.Round) summary.Round {
+func (o *openLoop) end(turns int, shape stats.Round) stats.Round {
 	o.wg.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	ol := &summary.OpenLoop{Rate: o.rate, Sent: len(o.results), InflightMax: o.inflightMax, Capped: o.capped}
+	ol := &stats.OpenLoop{Rate: o.rate, Sent: len(o.results), InflightMax: o.inflightMax, Capped: o.capped}
 	var first, last, end time.Time
 	rd := shape
 	for i, chat := range o.results {

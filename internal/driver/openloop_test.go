@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -26,7 +28,7 @@ func TestOpenLoopLeaf(t *testing.T) {
 	d, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	var k summary.Key
+	var k bench.Key
 	for l := range d.Leaves() {
 		k = l // the last: the rate leaf
 	}
@@ -58,7 +60,7 @@ func TestOpenLoopLeaf(t *testing.T) {
 	assert.Positive(t, *r.InflightCapped)
 	assert.NotNil(t, r.ThroughputRPS)
 	assert.Equal(t, []float64{50}, f.Arguments.Rates)
-	recs, err := summary.ReadRecords(d.files.records)
+	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
 	timed, control := 0, 0
 	for _, rec := range recs {

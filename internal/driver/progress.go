@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
 // Progress lines say how a leaf is getting on: one per finished round, for
@@ -64,13 +64,13 @@ type leafProgress struct {
 }
 
 // warmUp reports warm-up round i (from 1) of n.
-func (l *leafProgress) warmUp(i, n int, r summary.Round) {
+func (l *leafProgress) warmUp(i, n int, r stats.Round) {
 	l.p.printf("%s: warm-up %d of %d done in %s", l.name, i, n, r.Wall.Round(time.Millisecond))
 }
 
 // round reports a finished timed round: the running aggregate tok/s and,
 // when -benchtime=Nx fixes the count, the time left in this leaf.
-func (l *leafProgress) round(r summary.Round) {
+func (l *leafProgress) round(r stats.Round) {
 	l.rounds++
 	l.wall += r.Wall
 	for _, res := range r.Results {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -451,7 +452,7 @@ func (d *Driver) arguments() summary.Arguments {
 		IgnoreEOS:   st.IgnoreEOS,
 		KeepAlive:   st.KeepAlive,
 		Rates:       st.Rates,
-		Burstiness:  summary.Number(st.Burstiness),
+		Burstiness:  stats.Number(st.Burstiness),
 		MaxInflight: st.MaxInflight,
 		Power:       st.Power,
 		Fresh:       st.Fresh,
@@ -459,9 +460,9 @@ func (d *Driver) arguments() summary.Arguments {
 		Turns:       st.Turns, SharedPrefix: st.SharedPrefix,
 		Order: st.Order, Canary: st.Canary, RecordText: st.RecordText,
 		InputTokens: st.InputTokens,
-		Timeout:     summary.Number(time.Duration(st.Timeout).Seconds()),
-		IdleTimeout: summary.Number(time.Duration(st.IdleTimeout).Seconds()),
-		Temperature: summary.Number(st.Temperature),
+		Timeout:     stats.Number(time.Duration(st.Timeout).Seconds()),
+		IdleTimeout: stats.Number(time.Duration(st.IdleTimeout).Seconds()),
+		Temperature: stats.Number(st.Temperature),
 		Benchtime:   d.opts.Benchtime,
 	}
 	var names []string
@@ -477,7 +478,7 @@ func (d *Driver) arguments() summary.Arguments {
 	}
 	a.Runtime = strings.Join(names, ",")
 	if d.Run.Host.IdlePowerW != nil { // a baseline was taken
-		a.IdlePowerS = summary.Number(st.IdlePowerS)
+		a.IdlePowerS = stats.Number(st.IdlePowerS)
 	}
 	if st.SLO.Set() {
 		slo := st.SLO.String()

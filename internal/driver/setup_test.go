@@ -17,7 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
@@ -171,7 +173,7 @@ func TestMessagesAreNotBenchstatConfig(t *testing.T) {
 	var log bytes.Buffer
 	s, err := setup(context.Background(), env, &log, Options{})
 	require.NoError(t, err)
-	s.Run.Add(summary.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
+	s.Run.Add(bench.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
 
 	require.NoError(t, s.Finish())
 	// And a run that falls back to the simulator, for its notice.
@@ -275,7 +277,7 @@ func TestFilesHoldNoSecrets(t *testing.T) {
 	env["OLLAMA_API_KEY"] = "sk-verysecret"
 	s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
-	s.Run.Add(summary.Key{Runtime: "ollama", Model: "tiny:latest", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
+	s.Run.Add(bench.Key{Runtime: "ollama", Model: "tiny:latest", Prompt: "short", Concurrency: 1}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}, summary.Telemetry{})
 
 	require.NoError(t, s.Finish())
 
@@ -332,7 +334,7 @@ func TestSeedArguments(t *testing.T) {
 	require.NotNil(t, a.Rounds)
 	assert.Equal(t, 5, *a.Rounds)
 	assert.Equal(t, 5, *a.Count)
-	assert.Equal(t, summary.Number(600), a.Timeout)
+	assert.Equal(t, stats.Number(600), a.Timeout)
 	assert.Equal(t, []int{1, 4}, a.Concurrency)
 	assert.Equal(t, "0.28.0", *s.Run.Versions["vllm-metal"])
 	assert.Equal(t, []summary.RuntimeInfo{{Name: "vllm-metal", Kind: "openai", BaseURL: srv.URL, Model: "qwen3.8-27b-nvfp4",
@@ -353,10 +355,10 @@ func TestProgressLines(t *testing.T) {
 
 	leaf := leafProgress{p: s.progress, name: "runtime=sim/prompt=short/conc=2"}
 	ok := runtimes.Result{OutputTokens: 100}
-	leaf.warmUp(1, 1, summary.Round{Wall: 1500 * time.Millisecond})
-	leaf.round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, ok}})
-	leaf.round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, {Err: assert.AnError}}})
-	leaf.round(summary.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, ok}})
+	leaf.warmUp(1, 1, stats.Round{Wall: 1500 * time.Millisecond})
+	leaf.round(stats.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, ok}})
+	leaf.round(stats.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, {Err: assert.AnError}}})
+	leaf.round(stats.Round{Wall: 2 * time.Second, Results: []runtimes.Result{ok, ok}})
 	s.Close()
 
 	b, err := os.ReadFile(path)

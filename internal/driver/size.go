@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -129,8 +131,8 @@ func (d *Driver) size(ctx context.Context, rt *runtimes.Runtime, p prompts.Promp
 		}
 		res := rt.Do(ctx, req)
 		res.Conversation, res.Turn = d.nextConversation(), 1
-		k := summary.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
-		recs := summary.RoundRecords(k, 0, seq, false, d.Run.CreatedAt, []runtimes.Result{res}, summary.Keep{})
+		k := bench.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
+		recs := records.OfRound(k, 0, seq, false, d.Run.CreatedAt, []runtimes.Result{res}, records.Keep{})
 		recs[0].Calibration = true
 		if err := d.files.appendRecords(recs); err != nil {
 			d.logf("writing request records to BENCH_OUTPUT_DIR=%q: %v", d.Settings.OutputDir, err)

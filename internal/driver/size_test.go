@@ -14,13 +14,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // inputRun runs every leaf of BENCH_INPUT_TOKENS on the simulator, with
 // the settings of env, and returns the summary and the log.
-func inputRun(t *testing.T, env map[string]string) (*summary.File, []summary.Record, string) {
+func inputRun(t *testing.T, env map[string]string) (*summary.File, []records.Record, string) {
 	t.Helper()
 	d, log := startSim(t, map[string]string{
 		"BENCH_CONCURRENCY": "1", "BENCH_WARMUPS": "1", "BENCH_MAX_TOKENS": "8", "BENCH_CONTROL": "off",
@@ -44,7 +46,7 @@ func inputRun(t *testing.T, env map[string]string) (*summary.File, []summary.Rec
 	d.Finish()
 	f, err := summary.Read(d.files.json)
 	require.NoError(t, err)
-	recs, err := summary.ReadRecords(d.files.records)
+	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
 	return f, recs, log.String()
 }
@@ -143,16 +145,16 @@ func TestTruncatedPromptsOnOllama(t *testing.T) {
 // given room to size, a cut later shows in truncated_prompts.
 func TestTruncatedCount(t *testing.T) {
 	t.Parallel()
-	ok := summary.Round{InputTokens: 3000, Context: 4096}
-	cut := func(tokens int, rd summary.Round) int {
-		m := summary.Compute([]summary.Round{{InputTokens: rd.InputTokens, Context: rd.Context, Results: okResults(tokens)}}, summary.SLO{})
+	ok := stats.Round{InputTokens: 3000, Context: 4096}
+	cut := func(tokens int, rd stats.Round) int {
+		m := stats.Compute([]stats.Round{{InputTokens: rd.InputTokens, Context: rd.Context, Results: okResults(tokens)}}, stats.SLO{})
 		return m.Truncated
 	}
 	assert.Zero(t, cut(3000, ok))
-	assert.Equal(t, 1, cut(2048, summary.Round{InputTokens: 3000}), "more than 5% short of N")
-	assert.Zero(t, cut(2900, summary.Round{InputTokens: 3000}), "within 5%")
-	assert.Equal(t, 1, cut(2048, summary.Round{Context: 2048}), "Ollama's count reached num_ctx")
-	assert.Zero(t, cut(300, summary.Round{Context: 2048}))
+	assert.Equal(t, 1, cut(2048, stats.Round{InputTokens: 3000}), "more than 5% short of N")
+	assert.Zero(t, cut(2900, stats.Round{InputTokens: 3000}), "within 5%")
+	assert.Equal(t, 1, cut(2048, stats.Round{Context: 2048}), "Ollama's count reached num_ctx")
+	assert.Zero(t, cut(300, stats.Round{Context: 2048}))
 }
 
 // A server whose counts do not come to N (here a constant count), or
@@ -189,7 +191,7 @@ func TestSizingFails(t *testing.T) {
 		require.Error(t, err2)
 		assert.Equal(t, err.Error(), err2.Error())
 		assert.Equal(t, 2, d.Run.Rows()[0].Errors[ClassSizing].Count)
-		recs, err := summary.ReadRecords(d.files.records)
+		recs, err := records.Read(d.files.records)
 		require.NoError(t, err)
 		assert.Len(t, recs, d.sizes["mine"]["in512"].Requests, "the calibration requests, once")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -17,7 +18,7 @@ const minGrowth = 0.05
 // request succeeded, or at the sweep's bound. The knee is the highest
 // concurrency that still paid off: the step before, unless this one is
 // the bound and still grew.
-func sweepStop(row, prev *summary.Row, slo summary.SLO, n, bound int) *summary.SweepStop {
+func sweepStop(row, prev *summary.Row, slo stats.SLO, n, bound int) *summary.SweepStop {
 	stop := &summary.SweepStop{Concurrency: n, Knee: n / 2}
 	if row != nil {
 		stop.Runtime, stop.Prompt = row.Runtime, row.Prompt

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -20,7 +21,7 @@ func TestSweepStop(t *testing.T) {
 	row := func(agg, ttftP95 float64) *summary.Row {
 		return &summary.Row{Runtime: "r", Prompt: "p", AggregateTPSMean: &agg, TTFTP95: &ttftP95}
 	}
-	slo := summary.SLO{TTFT: time.Second}
+	slo := stats.SLO{TTFT: time.Second}
 	for _, tt := range []struct {
 		name      string
 		row, prev *summary.Row
@@ -143,7 +144,7 @@ func TestOrderInterleavedSweep(t *testing.T) {
 		for i := range results {
 			results[i] = runtimes.Result{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 100}
 		}
-		d.Run.Add(k, []summary.Round{{Wall: time.Second, Results: results}}, summary.Telemetry{})
+		d.Run.Add(k, []stats.Round{{Wall: time.Second, Results: results}}, summary.Telemetry{})
 	}
 	assert.Equal(t, []string{
 		"runtime=a/prompt=short/conc=1", "runtime=b/prompt=short/conc=1",

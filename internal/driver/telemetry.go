@@ -8,10 +8,12 @@ import (
 	"math"
 	"os/exec"
 	"runtime"
-	"strings"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -112,7 +114,7 @@ func ptr(x float64) *float64 { return &x }
 // from its start to to, with the idle baseline subtracted where there is
 // one, and its net energy shared among its requests; notes gets what the
 // log must say (too few samples, too little of the window covered).
-func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *summary.Energy, []string) {
+func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *stats.Energy, []string) {
 	d := l.d
 	f, err := d.power.Figures(l.ctx, l.timedFrom, to)
 	switch {
@@ -133,7 +135,7 @@ func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *
 		notes = append(notes, fmt.Sprintf("no energy figures: macmon's samples cover %.0f%% of the timed part (%.2fs of %.2fs), less than %.0f%% (%s); power_coverage says so in the row",
 			100*f.Coverage(), f.CoveredS, f.WindowS, 100*telemetry.MinCoverage, why))
 	}
-	return &f, summary.ShareEnergy(l.rounds, &f), notes
+	return &f, stats.ShareEnergy(l.rounds, &f), notes
 }
 
 // hold keeps a timed round's records until the leaf run's end, where
@@ -141,7 +143,7 @@ func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *
 // an idle baseline (without one there is no energy to share), for a leaf
 // run that ends with End (not a control's). An interrupt writes them
 // without energy (see files.freeze).
-func (l *Leaf) hold(recs []summary.Record) bool {
+func (l *Leaf) hold(recs []records.Record) bool {
 	if l.d.power == nil || l.d.Run.Host.IdlePowerW == nil || l.control {
 		return false
 	}
@@ -153,7 +155,7 @@ func (l *Leaf) hold(recs []summary.Record) bool {
 // is added to the run, and says when runtimes compared at the leaf's
 // prompt and load started their timed parts more than
 // startTempApart apart.
-func (l *Leaf) powerAdded(e *summary.Energy) {
+func (l *Leaf) powerAdded(e *stats.Energy) {
 	if err := l.d.files.writeHeld(e); err != nil && l.recordErr == nil {
 		l.recordErr = fmt.Errorf("writing request records to BENCH_OUTPUT_DIR=%q: %w", l.d.Settings.OutputDir, err)
 	}
@@ -169,7 +171,7 @@ const startTempApart = 10
 
 // compareStartTemps says on the log which runtimes' rows at k's prompt
 // and load started more than startTempApart from k's row.
-func (d *Driver) compareStartTemps(k summary.Key) {
+func (d *Driver) compareStartTemps(k bench.Key) {
 	rows := d.Run.Rows()
 	var mine *summary.Row
 	for i := range rows {
@@ -192,13 +194,13 @@ func (d *Driver) compareStartTemps(k summary.Key) {
 				continue
 			}
 			d.logf("%s: %s started at %s %.0f °C, %s at %.0f °C, more than %d °C apart: the hotter may have run throttled (BENCH_ORDER=interleaved alternates runtimes; a pause or a cooler Mac evens it)",
-				strings.TrimPrefix(k.Levels(), "runtime="+summary.Safe(k.Runtime)+"/"), r.Runtime, t.what, *t.his, k.Runtime, *t.own, startTempApart)
+				k.Workload(), r.Runtime, t.what, *t.his, k.Runtime, *t.own, startTempApart)
 		}
 	}
 }
 
 // sameLoad reports whether row r is of k's prompt and load.
-func sameLoad(r summary.Row, k summary.Key) bool {
+func sameLoad(r summary.Row, k bench.Key) bool {
 	if r.Prompt != k.Prompt || r.Concurrency != k.Concurrency {
 		return false
 	}

@@ -10,10 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 // standInMacmon is the telemetry package's stand-in macmon, which prints
@@ -47,7 +46,7 @@ func TestPowerFigures(t *testing.T) {
 	assert.Equal(t, "macmon 0.8.2", *d.Run.Host.PowerSource)
 	assert.Contains(t, log.String(), "measuring power with macmon 0.8.2")
 
-	out := runLeaf(t, d, summary.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 2}, 5)
+	out := runLeaf(t, d, bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 2}, 5)
 	require.NotNil(t, out.Power, "notes: %v", out.Notes)
 	f := out.Power
 	assert.GreaterOrEqual(t, f.Samples, 3)
@@ -131,7 +130,7 @@ func TestServerCounters(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(d.Close)
 			for range 2 {
-				out := runLeaf(t, d, summary.Key{Runtime: "mine", Model: "m", Prompt: "short", Concurrency: 4}, 3)
+				out := runLeaf(t, d, bench.Key{Runtime: "mine", Model: "m", Prompt: "short", Concurrency: 4}, 3)
 				assert.Empty(t, out.Notes, "the server's count agrees with the client's")
 			}
 			r := d.Run.Rows()[0]

@@ -11,14 +11,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 )
 
 // timedTurns groups the timed requests of recs by conversation, each in
 // turn order.
-func timedTurns(recs []summary.Record) map[int][]summary.Record {
-	out := map[int][]summary.Record{}
+func timedTurns(recs []records.Record) map[int][]records.Record {
+	out := map[int][]records.Record{}
 	for _, r := range recs {
 		if !r.Warmup && !r.Calibration && !r.Control {
 			out[r.Conversation] = append(out[r.Conversation], r)
@@ -93,7 +96,7 @@ func TestWorkloadConfigLines(t *testing.T) {
 	t.Parallel()
 	d, _ := startSim(t, map[string]string{"BENCH_TURNS": "4", "BENCH_SHARED_PREFIX": "300", "BENCH_CACHE": "warm"})
 	assert.Equal(t, "cache: warm\nturns: 4\nshared-prefix: 300\n", d.ConfigLines())
-	d.Run.Add(summary.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []summary.Round{{Wall: 1, Results: okResults(10)}}, summary.Telemetry{})
+	d.Run.Add(bench.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}, []stats.Round{{Wall: 1, Results: okResults(10)}}, summary.Telemetry{})
 	txt, err := d.Run.Benchfmt()
 	require.NoError(t, err)
 	assert.Contains(t, string(txt), "\ncache: warm\nturns: 4\nshared-prefix: 300\ngoos: ")

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/config"
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/workload"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -376,7 +376,7 @@ type planned struct {
 	req    runtimes.Request
 	follow []string
 	turns  int
-	asked  summary.Asked
+	asked  stats.Asked
 }
 
 // plan builds request j of round i (warm-up or not) of a varied leaf: a
@@ -419,7 +419,7 @@ func (l *Leaf) planTrace(i int) planned {
 	req.Prompt = l.text.Prompt(r)
 	req.MaxTokens = r.OutputTokens
 	req.Conversation = l.d.nextConversation()
-	return planned{req: req, turns: 1, asked: summary.Asked{InputTokens: r.InputTokens, MaxTokens: r.OutputTokens}}
+	return planned{req: req, turns: 1, asked: stats.Asked{InputTokens: r.InputTokens, MaxTokens: r.OutputTokens}}
 }
 
 // traceAt is when arrival i of a trace is due, from the first: its
@@ -428,7 +428,7 @@ func (k *work) traceAt(i int) time.Duration { return k.w.Requests[i].Arrival }
 
 // sendVaried runs one round of a varied leaf: a conversation (or a
 // request) of its own for each request of the load.
-func (l *Leaf) sendVaried(warmup bool, i int) summary.Round {
+func (l *Leaf) sendVaried(warmup bool, i int) stats.Round {
 	n := l.key.Concurrency
 	if l.open != nil {
 		n = 1

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/workload"
 )
@@ -85,13 +87,13 @@ func startTrace(t *testing.T, n int, settings map[string]string) (*Driver, *byte
 
 // runLeaves runs every leaf of d: its warm-ups and rounds timed rounds
 // (arrivals of an open loop), and returns the run's file and records.
-func runLeaves(t *testing.T, d *Driver, rounds int) (*summary.File, []summary.Record) {
+func runLeaves(t *testing.T, d *Driver, rounds int) (*summary.File, []records.Record) {
 	f, recs, _ := runLeavesOf(t, d, rounds)
 	return f, recs
 }
 
 // runLeavesOf is runLeaves that also returns the last leaf run.
-func runLeavesOf(t *testing.T, d *Driver, rounds int) (*summary.File, []summary.Record, *Leaf) {
+func runLeavesOf(t *testing.T, d *Driver, rounds int) (*summary.File, []records.Record, *Leaf) {
 	t.Helper()
 	var last *Leaf
 	for _, k := range slices.Collect(d.Leaves()) {
@@ -107,13 +109,13 @@ func runLeavesOf(t *testing.T, d *Driver, rounds int) (*summary.File, []summary.
 	require.NoError(t, d.Finish())
 	f, err := summary.Read(d.files.json)
 	require.NoError(t, err)
-	recs, err := summary.ReadRecords(d.files.records)
+	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
 	return f, recs, last
 }
 
-func timed(recs []summary.Record) []summary.Record {
-	var out []summary.Record
+func timed(recs []records.Record) []records.Record {
+	var out []records.Record
 	for _, r := range recs {
 		if r.Timed() {
 			out = append(out, r)
@@ -221,7 +223,7 @@ func TestTraceReplayedWithSharedPrefixes(t *testing.T) {
 	require.NoError(t, err)
 	keys := slices.Collect(d.Leaves())
 	require.Len(t, keys, 1, "a trace is one leaf per runtime")
-	assert.Equal(t, "runtime=sim/prompt=trace/rate="+summary.FormatRate(traceRate(w)), keys[0].Levels())
+	assert.Equal(t, "runtime=sim/prompt=trace/rate="+bench.FormatRate(traceRate(w)), keys[0].Levels())
 	sent := recordBodies(d)
 	f, recs, leaf := runLeavesOf(t, d, len(w.Requests))
 	assert.Contains(t, log.String(), "trace sized to")
@@ -235,7 +237,7 @@ func TestTraceReplayedWithSharedPrefixes(t *testing.T) {
 
 	got := timed(recs)
 	require.Len(t, got, len(w.Requests))
-	slices.SortFunc(got, func(a, b summary.Record) int { return a.Conversation - b.Conversation })
+	slices.SortFunc(got, func(a, b records.Record) int { return a.Conversation - b.Conversation })
 	for i, r := range got {
 		want := w.Requests[i]
 		assert.Equal(t, want.InputTokens, r.InputTokens, "request %d", i)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -67,10 +68,10 @@ func checkFresh(fresh, stale *summary.File, w freshWant) (table, fails []string)
 			continue
 		}
 		table = append(table, fmt.Sprintf("control, fresh=%s: %s decode %s → %s tok/s (%+.1f%%, p %s), TTFT p50 %s → %s ms (%+.1f%%, p %s), %d requests against %d: %s, drifted %v",
-			mode, c.Leaf, fixedOrNull(c.First.DecodeTPSMean, 1), fixedOrNull(c.End.DecodeTPSMean, 1), 100*float64(c.DecodeChange), summary.FormatP(c.DecodeP),
-			fixedOrNull(scaled(c.First.TTFTP50, 1e3), 1), fixedOrNull(scaled(c.End.TTFTP50, 1e3), 1), 100*float64(c.TTFTChange), summary.FormatP(c.TTFTP),
+			mode, c.Leaf, fixedOrNull(c.First.DecodeTPSMean, 1), fixedOrNull(c.End.DecodeTPSMean, 1), 100*float64(c.DecodeChange), stats.FormatP(c.DecodeP),
+			fixedOrNull(scaled(c.First.TTFTP50, 1e3), 1), fixedOrNull(scaled(c.End.TTFTP50, 1e3), 1), 100*float64(c.TTFTChange), stats.FormatP(c.TTFTP),
 			c.RequestsFirst, c.RequestsEnd, c.Verdict, c.Drifted))
-		if c.Drifted != (c.Verdict == summary.ControlDrifted) {
+		if c.Drifted != (c.Verdict == stats.ControlDrifted) {
 			fail("the BENCH_FRESH=%s run's control has verdict %q and drifted %v", mode, c.Verdict, c.Drifted)
 		}
 	}
@@ -103,17 +104,17 @@ func checkFresh(fresh, stale *summary.File, w freshWant) (table, fails []string)
 			fail("with BENCH_FRESH=off the control decoded %+.1f%% against the first run: want at least %.0f%% slower, the drift a concurrent leaf leaves on Ollama", 100*float64(c.DecodeChange), 100*w.drift)
 		}
 		switch {
-		case c.Verdict == summary.ControlTooFew:
+		case c.Verdict == stats.ControlTooFew:
 			fail("with BENCH_FRESH=off the control had too few requests to be judged: %d in the first run, %d at the end", c.RequestsFirst, c.RequestsEnd)
 		case !c.Drifted:
 			fail("with BENCH_FRESH=off the control is not marked drifted (decode p = %s, TTFT p = %s; %d requests against %d)",
-				summary.FormatP(c.DecodeP), summary.FormatP(c.TTFTP), c.RequestsFirst, c.RequestsEnd)
+				stats.FormatP(c.DecodeP), stats.FormatP(c.TTFTP), c.RequestsFirst, c.RequestsEnd)
 		}
 	}
 	return table, fails
 }
 
-func control(f *summary.File, runtime string) *summary.Control {
+func control(f *summary.File, runtime string) *stats.Control {
 	for _, rt := range f.Runtimes {
 		if rt.Name == runtime {
 			return rt.Control

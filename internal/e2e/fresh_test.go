@@ -6,10 +6,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
-func freshFile(mode string, short, medium float64, c *summary.Control) *summary.File {
+func freshFile(mode string, short, medium float64, c *stats.Control) *summary.File {
 	decode := func(x float64) *float64 { return &x }
 	return &summary.File{
 		Arguments: summary.Arguments{Fresh: mode},
@@ -25,9 +26,9 @@ func freshFile(mode string, short, medium float64, c *summary.Control) *summary.
 func TestCheckFresh(t *testing.T) {
 	w := freshWant{runtime: "ollama", first: "short", later: "medium", slower: 0.3, controlSlower: 0.25, faster: 0.5, contrast: 0.15, drift: 0.2}
 	p := func(x float64) *float64 { return &x }
-	steady := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: 0.03, Verdict: summary.ControlSteady,
+	steady := &stats.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: 0.03, Verdict: stats.ControlSteady,
 		RequestsFirst: 3, RequestsEnd: 12, DecodeP: p(1), TTFTP: p(1)}
-	drifted := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: -0.5, Drifted: true, Verdict: summary.ControlDrifted,
+	drifted := &stats.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: -0.5, Drifted: true, Verdict: stats.ControlDrifted,
 		RequestsFirst: 3, RequestsEnd: 12, DecodeP: p(2 / 455.0), TTFTP: p(1)}
 
 	table, fails := checkFresh(freshFile("leaf", 270, 260, steady), freshFile("off", 270, 150, drifted), w)
@@ -38,13 +39,13 @@ func TestCheckFresh(t *testing.T) {
 
 	// A stale control that moved but had too few requests to be judged
 	// fails, and says why.
-	tooFew := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: -0.5, Verdict: summary.ControlTooFew,
+	tooFew := &stats.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: -0.5, Verdict: stats.ControlTooFew,
 		RequestsFirst: 1, RequestsEnd: 2, DecodeP: p(2 / 3.0), TTFTP: p(1)}
 	_, fails = checkFresh(freshFile("leaf", 270, 260, steady), freshFile("off", 270, 150, tooFew), w)
 	assert.Equal(t, []string{"with BENCH_FRESH=off the control had too few requests to be judged: 1 in the first run, 2 at the end"}, fails)
 	// A file whose verdict and drifted disagree is said.
 	odd := *drifted
-	odd.Verdict = summary.ControlSteady
+	odd.Verdict = stats.ControlSteady
 	_, fails = checkFresh(freshFile("leaf", 270, 260, steady), freshFile("off", 270, 150, &odd), w)
 	assert.Equal(t, []string{`the BENCH_FRESH=off run's control has verdict "steady" and drifted true`}, fails)
 
@@ -61,14 +62,14 @@ func TestCheckFresh(t *testing.T) {
 
 	// A slow first measurement is noise, and passes: the later leaf
 	// 1.2× the first, the control 27% faster at the end.
-	faster := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: 0.27, Drifted: true, Verdict: summary.ControlDrifted}
+	faster := &stats.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: 0.27, Drifted: true, Verdict: stats.ControlDrifted}
 	_, fails = checkFresh(freshFile("leaf", 200, 240, faster), freshFile("off", 270, 150, drifted), w)
 	assert.Empty(t, fails)
 
 	// Kept state is a slowdown: a control 30% slower fails, and so
 	// would one that ran twice as fast.
 	for change, want := range map[float64]string{-0.3: "-30.0%", 0.6: "+60.0%"} {
-		c := &summary.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: summary.Number(change), Drifted: true, Verdict: summary.ControlDrifted}
+		c := &stats.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: stats.Number(change), Drifted: true, Verdict: stats.ControlDrifted}
 		_, fails = checkFresh(freshFile("leaf", 270, 260, c), freshFile("off", 270, 150, drifted), w)
 		if assert.Len(t, fails, 1, "control %+.0f%%", 100*change) {
 			assert.Equal(t, "with BENCH_FRESH=leaf the control decoded "+want+" against the first run: want -25% to +50%", fails[0])

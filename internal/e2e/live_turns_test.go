@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -52,7 +52,7 @@ func TestTurns(t *testing.T) {
 			t.Fatalf("%s: arguments.prompts is %q, want one prompt", path, f.Arguments.Prompts)
 		}
 		// The driver's files: <id>.json and <id>.requests.jsonl.
-		recs, err := summary.ReadRecords(strings.TrimSuffix(path, ".json") + ".requests.jsonl")
+		recs, err := records.Read(strings.TrimSuffix(path, ".json") + ".requests.jsonl")
 		if err != nil {
 			t.Fatal(err)
 		}

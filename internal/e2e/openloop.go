@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -89,7 +90,7 @@ func round2(x float64) float64 {
 
 // formatRates is the rates as BENCH_RATES takes them: "0.59,2.4".
 func formatRates(low, high float64) string {
-	return summary.FormatRate(low) + "," + summary.FormatRate(high)
+	return bench.FormatRate(low) + "," + bench.FormatRate(high)
 }
 
 // openLoopWant is what the rows of an open-loop run must show.

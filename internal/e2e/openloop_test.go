@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,15 +26,15 @@ func closedRun(t *testing.T) *summary.File {
 		if c == 4 {
 			wall = 3200 * ms
 		}
-		var rounds []summary.Round
+		var rounds []stats.Round
 		for range 3 {
-			rd := summary.Round{Wall: wall, MaxTokens: 128, Cold: true}
+			rd := stats.Round{Wall: wall, MaxTokens: 128, Cold: true}
 			for range c {
 				rd.Results = append(rd.Results, request(128))
 			}
 			rounds = append(rounds, rd)
 		}
-		r.Add(summary.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: c}, rounds, summary.Telemetry{})
+		r.Add(bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: c}, rounds, summary.Telemetry{})
 	}
 	return encodeDecode(t, r)
 }
@@ -124,8 +126,8 @@ func TestOpenLoopRates(t *testing.T) {
 // openRow is one open-loop leaf of n arrivals at rate requests per second
 // as the driver records it: requests of 128 tokens, each TTFT ttft, sent
 // over (n-1)/achieved seconds, each lag late.
-func openRow(n int, rate, achieved float64, ttft time.Duration, lag float64) (summary.Key, []summary.Round) {
-	rd := summary.Round{MaxTokens: 128, Cold: true, Open: &summary.OpenLoop{
+func openRow(n int, rate, achieved float64, ttft time.Duration, lag float64) (bench.Key, []stats.Round) {
+	rd := stats.Round{MaxTokens: 128, Cold: true, Open: &stats.OpenLoop{
 		Rate: rate, Sent: n, SendWindow: time.Duration(float64(n-1) / achieved * float64(time.Second)), InflightMax: 3,
 	}}
 	for range n {
@@ -135,7 +137,7 @@ func openRow(n int, rate, achieved float64, ttft time.Duration, lag float64) (su
 		rd.Open.SendLags = append(rd.Open.SendLags, lag)
 	}
 	rd.Wall = rd.Open.SendWindow + ttft + 700*ms
-	return summary.Key{Runtime: "ollama", Model: "m", Prompt: "short", Rate: rate}, []summary.Round{rd}
+	return bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Rate: rate}, []stats.Round{rd}
 }
 
 var openWant = openLoopWant{

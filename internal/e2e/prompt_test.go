@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
@@ -63,9 +65,9 @@ func promptRun(t *testing.T, cache string) *summary.File {
 	r.Prompts = summary.Prompts{{Name: "short", Text: "say hi"}}
 	for _, rt := range []string{"ollama", "ollama-v1"} {
 		for _, c := range []int{1, 4} {
-			var rounds []summary.Round
+			var rounds []stats.Round
 			for range 3 {
-				rd := summary.Round{Wall: time.Second, MaxTokens: 128, Cold: cold}
+				rd := stats.Round{Wall: time.Second, MaxTokens: 128, Cold: cold}
 				for j := range c {
 					res := request(128)
 					res.PromptTokens, res.PromptEval = 126, 250*ms
@@ -82,7 +84,7 @@ func promptRun(t *testing.T, cache string) *summary.File {
 				}
 				rounds = append(rounds, rd)
 			}
-			r.Add(summary.Key{Runtime: rt, Model: "m", Prompt: "short", Concurrency: c}, rounds, summary.Telemetry{})
+			r.Add(bench.Key{Runtime: rt, Model: "m", Prompt: "short", Concurrency: c}, rounds, summary.Telemetry{})
 		}
 	}
 	data, err := r.File().Encode()

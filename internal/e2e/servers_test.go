@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -27,7 +28,7 @@ func serversWantForTest() serversWant {
 }
 
 func coldFile() *summary.File {
-	ctl := &summary.Control{Leaf: "runtime=vllm/prompt=short/conc=1", Verdict: summary.ControlSteady, RequestsFirst: 3, RequestsEnd: 12, TTFTP: p(0.07), DecodeP: p(0.1)}
+	ctl := &stats.Control{Leaf: "runtime=vllm/prompt=short/conc=1", Verdict: stats.ControlSteady, RequestsFirst: 3, RequestsEnd: 12, TTFTP: p(0.07), DecodeP: p(0.1)}
 	row := func(rt string) summary.Row {
 		r := summary.Row{Runtime: rt, Prompt: "short", Concurrency: 1, Requests: 3, Successes: 3,
 			OutputTokensMin: pi(64), OutputTokensMax: pi(64), DecodeTPSMean: p(480), TTFTP50: p(0.015)}
@@ -58,7 +59,7 @@ func TestCheckServersCold(t *testing.T) {
 	// up) is reported, not failed.
 	f := coldFile()
 	c := *f.Runtimes[0].Control
-	c.Drifted, c.Verdict, c.DecodeChange, c.TTFTChange = true, summary.ControlDrifted, 0.6, -0.24
+	c.Drifted, c.Verdict, c.DecodeChange, c.TTFTChange = true, stats.ControlDrifted, 0.6, -0.24
 	f.Runtimes[0].Control = &c
 	_, fails = checkServersCold(f, w)
 	assert.Empty(t, fails)
@@ -78,12 +79,12 @@ func TestCheckServersCold(t *testing.T) {
 		{"other context", func(f *summary.File) { f.Runtimes[0].ContextLimit = 4096 }, "context_limit 4096, want --max-model-len 2048"},
 		{"drifted slower", func(f *summary.File) {
 			c := *f.Runtimes[0].Control
-			c.Drifted, c.Verdict, c.DecodeChange = true, summary.ControlDrifted, -0.4
+			c.Drifted, c.Verdict, c.DecodeChange = true, stats.ControlDrifted, -0.4
 			f.Runtimes[0].Control = &c
 		}, "vllm: the control leaf drifted slower with fresh starts"},
 		{"took longer to the first token", func(f *summary.File) {
 			c := *f.Runtimes[0].Control
-			c.Drifted, c.Verdict, c.TTFTChange = true, summary.ControlDrifted, 0.5
+			c.Drifted, c.Verdict, c.TTFTChange = true, stats.ControlDrifted, 0.5
 			f.Runtimes[0].Control = &c
 		}, "vllm: the control leaf drifted slower with fresh starts"},
 		{"failed request", func(f *summary.File) { f.Summary[0].Successes, f.Summary[0].Failures = 2, 1 }, "2 of 3 requests succeeded"},

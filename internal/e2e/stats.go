@@ -7,12 +7,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
-// median is summary.Median: the e2e's figures are read the way the
+// median is stats.Median: the e2e's figures are read the way the
 // summary computes its own.
-func median(xs []float64) float64 { return summary.Median(xs) }
+func median(xs []float64) float64 { return stats.Median(xs) }
 
 // within reports whether ratio is within 1 ± tol. NaN, from a figure that
 // is missing, is never within.

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
@@ -29,14 +31,14 @@ func request(n int) runtimes.Result {
 }
 
 // leafFunc returns the rounds of one -count repetition (0 or 1) of a leaf.
-type leafFunc func(k summary.Key, rep int) []summary.Round
+type leafFunc func(k bench.Key, rep int) []stats.Round
 
 // rounds is a leaf as it should be: want.rounds rounds of k.Concurrency
 // requests of want.maxTokens tokens each.
-func rounds(k summary.Key, _ int) []summary.Round {
-	var out []summary.Round
+func rounds(k bench.Key, _ int) []stats.Round {
+	var out []stats.Round
 	for range want.rounds {
-		rd := summary.Round{Wall: 750 * ms}
+		rd := stats.Round{Wall: 750 * ms}
 		for range k.Concurrency {
 			rd.Results = append(rd.Results, request(want.maxTokens))
 		}
@@ -47,8 +49,8 @@ func rounds(k summary.Key, _ int) []summary.Round {
 
 // except returns rounds, with the leaf of runtime rt, prompt p and
 // concurrency c in its first repetition changed by edit.
-func except(rt, p string, c int, edit func([]summary.Round) []summary.Round) leafFunc {
-	return func(k summary.Key, rep int) []summary.Round {
+func except(rt, p string, c int, edit func([]stats.Round) []stats.Round) leafFunc {
+	return func(k bench.Key, rep int) []stats.Round {
 		rds := rounds(k, rep)
 		if k.Runtime == rt && k.Prompt == p && k.Concurrency == c && rep == 0 {
 			return edit(rds)
@@ -78,7 +80,7 @@ func suiteFile(t *testing.T, leaf leafFunc) *summary.File {
 		for _, rt := range want.runtimes {
 			for _, p := range want.prompts {
 				for _, c := range want.concurrency {
-					k := summary.Key{Runtime: rt, Model: "m", Prompt: p, Concurrency: c}
+					k := bench.Key{Runtime: rt, Model: "m", Prompt: p, Concurrency: c}
 					r.Add(k, leaf(k, rep), summary.Telemetry{})
 				}
 			}
@@ -146,28 +148,28 @@ func TestCheckSummaryFailures(t *testing.T) {
 			want: "unexpected row ollama/medium/conc=1",
 		},
 		"fewer tokens": {
-			leaf: except("ollama", "short", 4, func(rds []summary.Round) []summary.Round {
+			leaf: except("ollama", "short", 4, func(rds []stats.Round) []stats.Round {
 				rds[1].Results[2] = request(100) // one request stopped early
 				return rds
 			}),
 			want: "row ollama/short/conc=4: output tokens per request from 100 to 128, want every request exactly 128",
 		},
 		"more tokens": {
-			leaf: except("ollama-v1", "code", 1, func(rds []summary.Round) []summary.Round {
+			leaf: except("ollama-v1", "code", 1, func(rds []stats.Round) []stats.Round {
 				rds[0].Results[0] = request(129)
 				return rds
 			}),
 			want: "row ollama-v1/code/conc=1: output tokens per request from 128 to 129",
 		},
 		"failure": {
-			leaf: except("ollama", "short", 1, func(rds []summary.Round) []summary.Round {
+			leaf: except("ollama", "short", 1, func(rds []stats.Round) []stats.Round {
 				rds[2].Results[0] = runtimes.Result{Err: runtimes.NewError(runtimes.ClassReset, "connection reset by peer")}
 				return rds
 			}),
 			want: "row ollama/short/conc=1: 1 failures",
 		},
 		"failed requests": {
-			leaf: except("ollama", "short", 1, func(rds []summary.Round) []summary.Round {
+			leaf: except("ollama", "short", 1, func(rds []stats.Round) []stats.Round {
 				rds[2].Results[0] = runtimes.Result{Err: runtimes.NewError(runtimes.ClassReset, "connection reset by peer")}
 				return rds
 			}),
@@ -182,14 +184,14 @@ func TestCheckSummaryFailures(t *testing.T) {
 			want: "row ollama/code/conc=1: ttft_s_mean is 0, want > 0",
 		},
 		"approx": {
-			leaf: except("ollama-v1", "short", 1, func(rds []summary.Round) []summary.Round {
+			leaf: except("ollama-v1", "short", 1, func(rds []stats.Round) []stats.Round {
 				rds[0].Results[0].TokensApprox = true
 				return rds
 			}),
 			want: "row ollama-v1/short/conc=1: output tokens were counted by chunks",
 		},
 		"wrong count": {
-			leaf: except("ollama", "code", 4, func(rds []summary.Round) []summary.Round { return rds[:2] }),
+			leaf: except("ollama", "code", 4, func(rds []stats.Round) []stats.Round { return rds[:2] }),
 			want: "row ollama/code/conc=4: 20 requests, want 24 (conc × rounds × count)",
 		},
 	} {
@@ -209,7 +211,7 @@ func TestCheckSummaryFailures(t *testing.T) {
 }
 
 func TestSummaryTableShowsTokenRange(t *testing.T) {
-	f := suiteFile(t, except("ollama", "short", 4, func(rds []summary.Round) []summary.Round {
+	f := suiteFile(t, except("ollama", "short", 4, func(rds []stats.Round) []stats.Round {
 		rds[0].Results[1] = request(100)
 		return rds
 	}))

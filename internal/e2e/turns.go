@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -71,7 +72,7 @@ func (t turnFigures) msPerToken() float64 { return 1e3 * t.promptEval / float64(
 // before (it carries the history), and Ollama's cache is at work on the
 // later turns: their prompt evaluation per prompt token far below turn
 // 1's, and their TTFT p50 within w.ttftFactor of turn 1's.
-func checkTurns(f *summary.File, recs []summary.Record, w turnsWant) (table, fails []string) {
+func checkTurns(f *summary.File, recs []records.Record, w turnsWant) (table, fails []string) {
 	name := fmt.Sprintf("%s/%s/conc=1", w.runtime, w.prompt)
 	if f.Arguments.Turns != w.turns {
 		fails = append(fails, fmt.Sprintf("arguments.turns is %d, want %d", f.Arguments.Turns, w.turns))
@@ -136,7 +137,7 @@ func checkTurnsRow(r *summary.Row, name string, turns, conversations int) []stri
 // turnsOf tallies the timed request records of w's row by turn, and
 // lists each conversation's turns in the order they were recorded (order,
 // by conversation id; ids, in the order the conversations first appear).
-func turnsOf(recs []summary.Record, w turnsWant) (turns []turnFigures, order map[int][]int, ids []int) {
+func turnsOf(recs []records.Record, w turnsWant) (turns []turnFigures, order map[int][]int, ids []int) {
 	turns = make([]turnFigures, w.turns)
 	order = map[int][]int{}
 	for _, rec := range recs {

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -29,14 +30,14 @@ var measured = turnsRun{
 // files are the run's summary and records: a warm-up conversation (whose
 // figures must not count), then two timed ones, and a conversation of
 // another row.
-func (tr turnsRun) files() (*summary.File, []summary.Record) {
+func (tr turnsRun) files() (*summary.File, []records.Record) {
 	rounds, count, numCtx := 2, 1, 203
 	f := &summary.File{Arguments: summary.Arguments{Rounds: &rounds, Count: &count, Turns: 3, NumCtx: &numCtx}}
 	r := summary.Row{Runtime: "ollama", Prompt: "short", Concurrency: 1, Requests: 6, Successes: 6}
-	var recs []summary.Record
-	rec := func(conv, turn int, warmup bool, prompt string, tokens int, eval float64) summary.Record {
-		return summary.Record{Runtime: "ollama", Prompt: prompt, Concurrency: 1, Warmup: warmup,
-			Conversation: conv, Turn: turn, PromptTokens: &tokens, Server: &summary.ServerTimings{PromptEvalS: &eval}}
+	var recs []records.Record
+	rec := func(conv, turn int, warmup bool, prompt string, tokens int, eval float64) records.Record {
+		return records.Record{Runtime: "ollama", Prompt: prompt, Concurrency: 1, Warmup: warmup,
+			Conversation: conv, Turn: turn, PromptTokens: &tokens, Server: &records.ServerTimings{PromptEvalS: &eval}}
 	}
 	for k := range 3 {
 		recs = append(recs, rec(1, k+1, true, "short", 125, 2))
@@ -77,7 +78,7 @@ func TestCheckTurnsFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		run  turnsRun
-		edit func(f *summary.File, recs []summary.Record) []summary.Record
+		edit func(f *summary.File, recs []records.Record) []records.Record
 		want []string
 	}{{
 		name: "the earliest messages dropped on turn 3: shorter, and nothing cached",
@@ -97,7 +98,7 @@ func TestCheckTurnsFailures(t *testing.T) {
 	}, {
 		name: "a failed turn 3, not sent",
 		run:  measured,
-		edit: func(f *summary.File, recs []summary.Record) []summary.Record {
+		edit: func(f *summary.File, recs []records.Record) []records.Record {
 			r := &f.Summary[0]
 			r.Failures, r.Successes, r.NotSent = 1, 5, 0
 			msg := "reset"
@@ -111,7 +112,7 @@ func TestCheckTurnsFailures(t *testing.T) {
 	}, {
 		name: "turns not sent, and a cache-hit ratio Ollama cannot have",
 		run:  measured,
-		edit: func(f *summary.File, recs []summary.Record) []summary.Record {
+		edit: func(f *summary.File, recs []records.Record) []records.Record {
 			ratio := 0.5
 			f.Summary[0].NotSent, f.Summary[0].CacheHitRatio = 2, &ratio
 			return recs
@@ -123,7 +124,7 @@ func TestCheckTurnsFailures(t *testing.T) {
 	}, {
 		name: "a conversation's turns out of order",
 		run:  measured,
-		edit: func(_ *summary.File, recs []summary.Record) []summary.Record {
+		edit: func(_ *summary.File, recs []records.Record) []records.Record {
 			recs[3], recs[4] = recs[4], recs[3]
 			return recs
 		},
@@ -131,7 +132,7 @@ func TestCheckTurnsFailures(t *testing.T) {
 	}, {
 		name: "the figures of two turns, and a record without the server's timing",
 		run:  measured,
-		edit: func(f *summary.File, recs []summary.Record) []summary.Record {
+		edit: func(f *summary.File, recs []records.Record) []records.Record {
 			f.Summary[0].Turns = f.Summary[0].Turns[:2]
 			recs[3].Server = nil
 			return recs
@@ -143,7 +144,7 @@ func TestCheckTurnsFailures(t *testing.T) {
 	}, {
 		name: "another number of turns",
 		run:  measured,
-		edit: func(f *summary.File, recs []summary.Record) []summary.Record {
+		edit: func(f *summary.File, recs []records.Record) []records.Record {
 			f.Arguments.Turns = 2
 			return recs
 		},

@@ -8,6 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -19,19 +22,19 @@ func TestAskedLengthsPerRequest(t *testing.T) {
 	res := func(prompt, out int) runtimes.Result {
 		return runtimes.Result{TTFT: 10 * time.Millisecond, Total: 50 * time.Millisecond, OutputTokens: out, Chunks: out, PromptTokens: prompt, Turn: 1}
 	}
-	rd := Round{Wall: time.Second, MaxTokens: 200, InputTokens: 0,
+	rd := stats.Round{Wall: time.Second, MaxTokens: 200, InputTokens: 0,
 		Results: []runtimes.Result{res(100, 40), res(300, 60), res(100, 150)},
-		Asked:   []Asked{{100, 40}, {400, 60}, {100, 200}},
+		Asked:   []stats.Asked{{InputTokens: 100, MaxTokens: 40}, {InputTokens: 400, MaxTokens: 60}, {InputTokens: 100, MaxTokens: 200}},
 	}
-	m := Compute([]Round{rd}, SLO{})
+	m := stats.Compute([]stats.Round{rd}, stats.SLO{})
 	assert.Equal(t, 1, m.Short.Count, "only the third stopped short of what it asked (150 of 200)")
 	assert.Equal(t, 3, m.Short.Of)
 	assert.Equal(t, 1, m.Truncated, "the second counted 300 of the 400 it was sized to")
-	assert.Equal(t, Lengths{N: 3, Sum: 600, Min: 100, Max: 400}, m.AskedInput)
+	assert.Equal(t, stats.Lengths{N: 3, Sum: 600, Min: 100, Max: 400}, m.AskedInput)
 	assert.Zero(t, m.InputTokens, "no one target length: input_tokens_target stays null")
-	assert.Equal(t, Lengths{N: 3, Sum: 300, Min: 40, Max: 200}, m.AskedMax)
+	assert.Equal(t, stats.Lengths{N: 3, Sum: 300, Min: 40, Max: 200}, m.AskedMax)
 
-	row := newRow(Key{Runtime: "sim", Prompt: "p", Concurrency: 1}, m, nil)
+	row := newRow(bench.Key{Runtime: "sim", Prompt: "p", Concurrency: 1}, m, nil)
 	require.NotNil(t, row.InputTokensAskedMean)
 	assert.InDelta(t, 200, *row.InputTokensAskedMean, 1e-9)
 	assert.Equal(t, 100, *row.InputTokensAskedMin)
@@ -40,8 +43,8 @@ func TestAskedLengthsPerRequest(t *testing.T) {
 	assert.Equal(t, 40, *row.MaxTokensAskedMin)
 	assert.Equal(t, 200, *row.MaxTokensAskedMax)
 
-	recs := RoundRecords(Key{Runtime: "sim", Prompt: "p", Concurrency: 1}, 1, 1, false, time.Now(), rd.Results, Keep{})
-	SetAsked(recs, rd.Asked)
+	recs := records.OfRound(bench.Key{Runtime: "sim", Prompt: "p", Concurrency: 1}, 1, 1, false, time.Now(), rd.Results, records.Keep{})
+	records.SetAsked(recs, rd.Asked)
 	b, err := json.Marshal(recs[1])
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"input_tokens":400,"max_tokens":60`)
@@ -50,14 +53,14 @@ func TestAskedLengthsPerRequest(t *testing.T) {
 // Rounds whose requests all asked the same keep rows and records as
 // they were: no asked keys.
 func TestAskedLengthsAbsentWhenTheSame(t *testing.T) {
-	rd := Round{Wall: time.Second, MaxTokens: 64,
+	rd := stats.Round{Wall: time.Second, MaxTokens: 64,
 		Results: []runtimes.Result{{TTFT: time.Millisecond, Total: 2 * time.Millisecond, OutputTokens: 64, Chunks: 64, Turn: 1}}}
-	m := Compute([]Round{rd}, SLO{})
-	row := newRow(Key{Runtime: "sim", Prompt: "p", Concurrency: 1}, m, nil)
+	m := stats.Compute([]stats.Round{rd}, stats.SLO{})
+	row := newRow(bench.Key{Runtime: "sim", Prompt: "p", Concurrency: 1}, m, nil)
 	b, err := json.Marshal(row)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "asked")
-	recs := RoundRecords(Key{Runtime: "sim", Prompt: "p", Concurrency: 1}, 1, 1, false, time.Now(), rd.Results, Keep{})
+	recs := records.OfRound(bench.Key{Runtime: "sim", Prompt: "p", Concurrency: 1}, 1, 1, false, time.Now(), rd.Results, records.Keep{})
 	b, err = json.Marshal(recs[0])
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "max_tokens")

@@ -1,32 +1,16 @@
 package summary
 
 import (
-	"bytes"
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"golang.org/x/perf/benchfmt"
 )
-
-// unitBetter is the Unit metadata of the benchstat file.
-var unitBetter = []struct{ unit, better string }{
-	{UnitTTFT, "lower"},
-	{UnitTTFC, "lower"},
-	{UnitTPOT, "lower"},
-	{UnitDecode, "higher"},
-	{UnitRequest, "higher"},
-	{UnitAggregate, "higher"},
-	{UnitPrompt, "higher"},
-	{UnitRequests, "higher"},
-	{UnitGoodput, "higher"},
-	{UnitEnergy, "lower"},
-	{UnitNetEnergy, "lower"},
-	{UnitPower, "lower"},
-}
 
 // Workload are the configuration lines that say what work the run's
 // requests did, which runs must share to be compared: cache (cold or
@@ -51,19 +35,6 @@ func (r *Run) Workload() []benchfmt.Config {
 // runs, in the Go benchmark format that benchstat reads; docs/metrics.md
 // lists its names, units and configuration lines.
 func (r *Run) Benchfmt() ([]byte, error) {
-	var buf bytes.Buffer
-	w := benchfmt.NewWriter(&buf)
-	for _, u := range unitBetter {
-		md := &benchfmt.UnitMetadata{
-			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.unit, Key: "better"},
-			OrigUnit:        u.unit,
-			Value:           u.better,
-		}
-		if err := w.Write(md); err != nil {
-			return nil, err
-		}
-	}
-	buf.WriteByte('\n')
 
 	// Only what is the same for two runs of one setup: a config line that
 	// differs (a run ID, a version, a time) would split benchstat's tables.
@@ -78,6 +49,7 @@ func (r *Run) Benchfmt() ([]byte, error) {
 	if r.Host.CPU != "" {
 		config = append(config, benchfmt.Config{Key: "cpu", Value: []byte(r.Host.CPU), File: true})
 	}
+	var results []bench.Result
 	for _, l := range r.snapshot() {
 		m := l.m
 		if m.Successes == 0 {
@@ -86,30 +58,16 @@ func (r *Run) Benchfmt() ([]byte, error) {
 			// figures worth comparing.
 			continue
 		}
-		res := &benchfmt.Result{
-			Config: config,
-			Name:   benchfmt.Name(benchName(l.key.Name(), l.procs)),
-			Iters:  len(l.rounds),
-		}
+		res := bench.Result{Key: l.key, Procs: l.procs, Iters: len(l.rounds)}
 		res.Values = append(res.Values, benchfmt.Value{Value: math.Round(m.Wall.Mean * 1e9), Unit: "ns/op"})
 		var extra values
-		Report(&extra, m, l.tel.Power)
+		stats.Report(&extra, m, l.tel.Power)
 		// go test prints the reported metrics sorted by unit.
 		slices.SortFunc(extra, func(a, b benchfmt.Value) int { return strings.Compare(a.Unit, b.Unit) })
 		res.Values = append(res.Values, extra...)
-		if err := w.Write(res); err != nil {
-			return nil, err
-		}
+		results = append(results, res)
 	}
-	return buf.Bytes(), nil
-}
-
-// benchName appends the GOMAXPROCS suffix as go test does: not for 1.
-func benchName(name string, procs int) string {
-	if procs != 1 {
-		return fmt.Sprintf("%s-%d", name, procs)
-	}
-	return name
+	return bench.Encode(config, results)
 }
 
 // values collects Report's metrics.

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,7 +67,7 @@ func TestBenchfmtReadsBack(t *testing.T) {
 				"pkg: github.com/inferencebench/inferencebench", "cpu: Fixture CPU @ 3.00GHz",
 			}, config, "only what two runs of one setup share, and the cache mode, which must keep cold and warm runs apart")
 
-			m := Compute(l.rounds, SLO{})
+			m := stats.Compute(l.rounds, stats.SLO{})
 			want := map[string]float64{
 				"sec/op":        m.Wall.Mean,
 				"ttft-sec":      m.TTFT.Mean,
@@ -120,9 +122,9 @@ func TestBenchfmtHasNothingRunSpecific(t *testing.T) {
 
 func TestBenchfmtNames(t *testing.T) {
 	r := NewRun(fixtureCreated)
-	r.Add(Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4}, []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 900*ms, 10)}}}, Telemetry{})
+	r.Add(bench.Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 900*ms, 10)}}}, Telemetry{})
 
-	r.Add(Key{Runtime: "never-ran", Prompt: "short", Concurrency: 1}, nil, Telemetry{})
+	r.Add(bench.Key{Runtime: "never-ran", Prompt: "short", Concurrency: 1}, nil, Telemetry{})
 	data, err := r.Benchfmt()
 	require.NoError(t, err)
 	got := readBenchfmt(t, data)
@@ -203,4 +205,12 @@ func TestBenchstatComparesRuns(t *testing.T) {
 	byRuntime := benchstat("-col", "/runtime", oldTxt)
 	assert.Contains(t, byRuntime, "Inference/prompt=short/conc=1-8")
 	assert.Contains(t, byRuntime, "vllm-metal")
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

@@ -1,16 +1,17 @@
-// Package summary owns the suite's figures and its file formats, in both
-// directions.
+// Package summary owns a run's summary and its files.
 //
-// A leaf run's rounds ([Round]: requests sent at once, or an open loop's
-// arrivals) become [Metrics] with [Compute]; [Report] hands them to
-// testing.B.ReportMetric. A [Run] collects every leaf run of a go test
-// invocation ([Run.Add], safe for concurrent use), pools the -count
+// A [Run] collects every leaf run of a go test invocation ([Run.Add], safe
+// for concurrent use; the figures are internal/stats'), pools the -count
 // repetitions of each leaf into a [Row], and encodes
 //
 //	the summary JSON      Run.File().Encode; read back with Read / Decode
 //	the benchstat file    Run.Benchfmt: what go test -bench would print
-//	request records       RoundRecords, AppendRecords; ReadRecords
 //
+// It also knows the facts every reader of those files shares: their names
+// (PathsOf), the workload configuration keys and what a missing one means
+// (Absent), the output folder's default, whether two runs' settings
+// compare (SettingsOf, Differences), the model a runtime served.
+// Benchmark names are internal/bench's, request records internal/records'.
 // Where these files go, and when, is the driver's business.
 //
 // Every figure, every key of the three files and their units are defined in

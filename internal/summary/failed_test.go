@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -18,16 +20,16 @@ func TestFailedLeafRuns(t *testing.T) {
 	r := NewRun(time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC))
 	ok := runtimes.Result{TTFT: 100 * time.Millisecond, Total: time.Second, OutputTokens: 50}
 	bad := runtimes.Result{Total: time.Millisecond, Err: runtimes.NewError(runtimes.ClassHTTP5xx, "HTTP 500 Internal Server Error")}
-	good := Key{Runtime: "a", Model: "m", Prompt: "short", Concurrency: 1}
-	broken := Key{Runtime: "b", Model: "m", Prompt: "short", Concurrency: 1}
-	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok}}}, Telemetry{})
-	r.Add(broken, []Round{{Wall: time.Millisecond, Results: []runtimes.Result{bad}}}, Telemetry{})
-	r.Add(good, []Round{{Wall: time.Second, Results: []runtimes.Result{ok, bad}}}, Telemetry{})
+	good := bench.Key{Runtime: "a", Model: "m", Prompt: "short", Concurrency: 1}
+	broken := bench.Key{Runtime: "b", Model: "m", Prompt: "short", Concurrency: 1}
+	r.Add(good, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{ok}}}, Telemetry{})
+	r.Add(broken, []stats.Round{{Wall: time.Millisecond, Results: []runtimes.Result{bad}}}, Telemetry{})
+	r.Add(good, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{ok, bad}}}, Telemetry{})
 	short := runtimes.Result{TTFT: 100 * time.Millisecond, Total: time.Second, OutputTokens: 7}
-	other := Key{Runtime: "c", Model: "m", Prompt: "short", Concurrency: 2}
-	r.Add(other, []Round{{Wall: time.Second, Results: []runtimes.Result{ok, short}}}, Telemetry{})
+	other := bench.Key{Runtime: "c", Model: "m", Prompt: "short", Concurrency: 2}
+	r.Add(other, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{ok, short}}}, Telemetry{})
 
-	assert.Equal(t, []Key{broken}, r.Failed())
+	assert.Equal(t, []bench.Key{broken}, r.Failed())
 
 	txt, err := r.Benchfmt()
 	require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -66,12 +68,12 @@ func fixtureRun(version string, created time.Time) *Run {
 		d := time.Duration(rep) * 10 * ms // the second repetition is a little slower
 		for _, prompt := range []string{"short", "code"} {
 			for _, conc := range []int{1, 2} {
-				k := Key{Runtime: "ollama", Model: "qwen3.8:27b-mlx", Prompt: prompt, Concurrency: conc}
+				k := bench.Key{Runtime: "ollama", Model: "qwen3.8:27b-mlx", Prompt: prompt, Concurrency: conc}
 				r.Add(k, ollamaRounds(conc, d), Telemetry{})
 			}
 		}
 		for _, conc := range []int{1, 2} {
-			k := Key{Runtime: "vllm-metal", Model: "qwen3.8-27b-nvfp4", Prompt: "short", Concurrency: conc}
+			k := bench.Key{Runtime: "vllm-metal", Model: "qwen3.8-27b-nvfp4", Prompt: "short", Concurrency: conc}
 			r.Add(k, vllmRounds(conc, d, rep == 1), Telemetry{})
 		}
 	}
@@ -82,10 +84,10 @@ func fixtureRun(version string, created time.Time) *Run {
 }
 
 // ollamaRounds: 3 rounds of conc requests with server eval and prompt timing.
-func ollamaRounds(conc int, d time.Duration) []Round {
-	var rounds []Round
+func ollamaRounds(conc int, d time.Duration) []stats.Round {
+	var rounds []stats.Round
 	for i := range 3 {
-		rd := Round{MaxTokens: 128, Cold: true}
+		rd := stats.Round{MaxTokens: 128, Cold: true}
 		for j := range conc {
 			res := done(300*ms+d+time.Duration(10*(i+j))*ms, 5*time.Second+d+time.Duration(100*i)*ms, 128)
 			res.Eval = 4*time.Second + time.Duration(50*(i+j))*ms
@@ -101,10 +103,10 @@ func ollamaRounds(conc int, d time.Duration) []Round {
 
 // vllmRounds: 3 rounds without server timings; with flaky, the first round
 // loses a request and the second has chunk-counted tokens.
-func vllmRounds(conc int, d time.Duration, flaky bool) []Round {
-	var rounds []Round
+func vllmRounds(conc int, d time.Duration, flaky bool) []stats.Round {
+	var rounds []stats.Round
 	for i := range 3 {
-		rd := Round{MaxTokens: 128, Cold: true}
+		rd := stats.Round{MaxTokens: 128, Cold: true}
 		for j := range conc {
 			res := done(330*ms+d+time.Duration(20*i+5*j)*ms, 5400*ms+d+time.Duration(60*i+7*j)*ms, 128)
 			if flaky && i == 1 {

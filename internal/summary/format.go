@@ -3,7 +3,6 @@ package summary
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -18,6 +17,25 @@ const Pkg = "github.com/inferencebench/inferencebench"
 // DefaultOutputDir is where a run writes its files when BENCH_OUTPUT_DIR
 // is unset, and where the tools look for a run named by its ID.
 const DefaultOutputDir = "results"
+
+// outputDirVar is the setting that names the output folder.
+const outputDirVar = "BENCH_OUTPUT_DIR"
+
+// OutputDir is the folder a run writes its files to and the tools read a
+// run named by its ID from, the one rule for both: outputDirVar as lookup
+// finds it (os.LookupEnv), DefaultOutputDir where it is unset. Set but
+// blank it names no folder: an error, not the default, so that a run and
+// a tool never disagree on where the files are.
+func OutputDir(lookup func(string) (string, bool)) (string, error) {
+	v, set := lookup(outputDirVar)
+	switch {
+	case !set || v == "": // empty is unset, as for every variable
+		return DefaultOutputDir, nil
+	case strings.TrimSpace(v) == "":
+		return "", fmt.Errorf("%s is set but names no folder: unset it for %s, or name one", outputDirVar, DefaultOutputDir)
+	}
+	return v, nil
+}
 
 // The three files of a run in its output folder, each named by the run's
 // ID: the summary JSON, the benchstat file, the request records.
@@ -75,56 +93,3 @@ const (
 	CacheCold = "cold"
 	CacheWarm = "warm"
 )
-
-// FormatRate is an open-loop rate as benchmark names and reports show it:
-// the shortest decimal that reads back the same (0.5, 2, 12.5).
-func FormatRate(r float64) string { return strconv.FormatFloat(r, 'g', -1, 64) }
-
-// ParseName reads a benchmark name as go test and the .txt write it —
-// "BenchmarkInference/runtime=sim/prompt=short/conc=4-2", with or without
-// "Benchmark" and the GOMAXPROCS suffix — back into the levels of its key
-// (Key.Levels; the model is not in the name, and a name made Safe stays
-// so) and its suffix ("-2", "" without one).
-func ParseName(name string) (k Key, procs string, err error) {
-	rest, ok := strings.CutPrefix(strings.TrimPrefix(name, "Benchmark"), "Inference/")
-	if !ok {
-		return Key{}, "", fmt.Errorf("benchmark name %q: want Inference/runtime=…/prompt=…/conc=… or …/rate=…", name)
-	}
-	if i := strings.LastIndexByte(rest, '-'); i > strings.LastIndexByte(rest, '/') {
-		if _, err := strconv.Atoi(rest[i+1:]); err == nil {
-			rest, procs = rest[:i], rest[i:]
-		}
-	}
-	levels := strings.Split(rest, "/")
-	if len(levels) != 3 {
-		return Key{}, "", fmt.Errorf("benchmark name %q: want 3 levels (runtime, prompt, load), got %d", name, len(levels))
-	}
-	for i, want := range []string{"runtime", "prompt", ""} {
-		key, val, ok := strings.Cut(levels[i], "=")
-		switch {
-		case !ok || (want != "" && key != want):
-			return Key{}, "", fmt.Errorf("benchmark name %q: level %d is %q, want %s=…", name, i+1, levels[i], cmpWant(want))
-		case i == 0:
-			k.Runtime = val
-		case i == 1:
-			k.Prompt = val
-		case key == "conc":
-			k.Concurrency, err = strconv.Atoi(val)
-		case key == "rate":
-			k.Rate, err = strconv.ParseFloat(val, 64)
-		default:
-			return Key{}, "", fmt.Errorf("benchmark name %q: level 3 is %q, want conc=… or rate=…", name, levels[i])
-		}
-		if err != nil {
-			return Key{}, "", fmt.Errorf("benchmark name %q: %q is not a number", name, val)
-		}
-	}
-	return k, procs, nil
-}
-
-func cmpWant(level string) string {
-	if level == "" {
-		return "conc or rate"
-	}
-	return level
-}

@@ -11,8 +11,8 @@ import (
 // "2026-08-31T11:47:27.622260+00:00".
 const TimeFormat = "2006-01-02T15:04:05.000000-07:00"
 
-// Notes are the measurement_notes of every summary: what each figure means.
-var Notes = MeasurementNotes{
+// figureNotes are the measurement_notes of every summary: what each figure means.
+var figureNotes = MeasurementNotes{
 	TTFT: "Client wall time in seconds from request start until the first chunk carrying non-empty generated text " +
 		"(content or reasoning); role-only chunks, usage-only chunks and keep-alives do not count.",
 	Total: "Client wall time in seconds from request start until stream completion.",
@@ -96,7 +96,7 @@ func (r *Run) File() File {
 		Versions:         map[string]*string{},
 		ModelMetadata:    map[string]json.RawMessage{},
 		Prompts:          r.Prompts,
-		MeasurementNotes: Notes,
+		MeasurementNotes: figureNotes,
 		CompletedAt:      completed.UTC().Format(TimeFormat),
 		Summary:          r.Rows(),
 		Complete:         &complete,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
@@ -217,16 +218,16 @@ func TestNotesKeepTheSeedMeanings(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &seed))
 	ours := map[string]string{
-		"ttft": Notes.TTFT, "total": Notes.Total,
-		"decode_tps": Notes.DecodeTPS, "aggregate_output_tps": Notes.AggregateOutputTPS,
+		"ttft": figureNotes.TTFT, "total": figureNotes.Total,
+		"decode_tps": figureNotes.DecodeTPS, "aggregate_output_tps": figureNotes.AggregateOutputTPS,
 	}
 	require.ElementsMatch(t, keys(seed.Notes), keys(ours))
-	assert.Contains(t, Notes.TTFT, "first chunk carrying non-empty generated text")
-	assert.Contains(t, Notes.Total, "until stream completion")
-	assert.Contains(t, Notes.DecodeTPS, "Ollama server eval metric")
-	assert.Contains(t, Notes.DecodeTPS, "output tokens / (total - TTFT)")
-	assert.Contains(t, Notes.AggregateOutputTPS, "Sum of successful output tokens / concurrent group wall time")
-	assert.Contains(t, Notes.Percentiles, "R type 7")
+	assert.Contains(t, figureNotes.TTFT, "first chunk carrying non-empty generated text")
+	assert.Contains(t, figureNotes.Total, "until stream completion")
+	assert.Contains(t, figureNotes.DecodeTPS, "Ollama server eval metric")
+	assert.Contains(t, figureNotes.DecodeTPS, "output tokens / (total - TTFT)")
+	assert.Contains(t, figureNotes.AggregateOutputTPS, "Sum of successful output tokens / concurrent group wall time")
+	assert.Contains(t, figureNotes.Percentiles, "R type 7")
 }
 
 func TestGoldenJSON(t *testing.T) {
@@ -285,8 +286,8 @@ func TestJSONDetails(t *testing.T) {
 	})
 	t.Run("non-finite numbers become null", func(t *testing.T) {
 		r := base()
-		r.Arguments.Timeout = Number(math.Inf(1))
-		r.Arguments.Temperature = Number(math.NaN())
+		r.Arguments.Timeout = stats.Number(math.Inf(1))
+		r.Arguments.Temperature = stats.Number(math.NaN())
 		args := decode(t, r)["arguments"].(map[string]any)
 		assert.Contains(t, args, "timeout")
 		assert.Nil(t, args["timeout"])

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,7 +20,7 @@ func TestReadSeed(t *testing.T) {
 	require.NotNil(t, f.Arguments.Seed)
 	assert.Equal(t, 42, *f.Arguments.Seed)
 	assert.Equal(t, "warm", f.Arguments.CacheMode(), "written before BENCH_CACHE: every request sent the same prompt")
-	assert.Equal(t, Number(600), f.Arguments.Timeout)
+	assert.Equal(t, stats.Number(600), f.Arguments.Timeout)
 	assert.Equal(t, []string{"short", "medium", "code"}, []string{f.Prompts[0].Name, f.Prompts[1].Name, f.Prompts[2].Name}, "prompts in the file's order")
 	require.Len(t, f.Summary, 2)
 	r := f.Summary[1]

@@ -2,65 +2,21 @@ package summary
 
 import (
 	"encoding/json"
+	"math"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // RunIDFormat is the time layout of Run.ID, in UTC.
 const RunIDFormat = "20060102T150405Z"
-
-// Key identifies a leaf benchmark: one runtime serving one model, one prompt
-// and one load: a concurrency level (closed loop: rounds of n requests at
-// once), or a request rate (open loop: Rate requests per second on
-// average, Concurrency 0).
-type Key struct {
-	Runtime, Model, Prompt string
-	Concurrency            int
-	Rate                   float64
-}
-
-// Levels is the leaf's name under BenchmarkInference, one key=value per
-// level: runtime=<runtime>/prompt=<prompt>/conc=<n>, or …/rate=<r> for an
-// open-loop leaf. BenchmarkInference names its sub-benchmarks with it, and
-// the .txt names its results by it.
-func (k Key) Levels() string {
-	load := "conc=" + strconv.Itoa(k.Concurrency)
-	if k.Rate > 0 {
-		load = "rate=" + FormatRate(k.Rate)
-	}
-	return "runtime=" + Safe(k.Runtime) + "/prompt=" + Safe(k.Prompt) + "/" + load
-}
-
-// Name is the leaf's benchmark name without the "Benchmark" prefix and the
-// GOMAXPROCS suffix, as go test prints it: Inference/<Levels>.
-func (k Key) Name() string { return "Inference/" + k.Levels() }
-
-// Safe makes s usable as one level of a benchmark name: spaces become '_'
-// and unprintable runes are escaped, as go test does, and '/' becomes '_'
-// so s stays one level that benchstat can address (-col /runtime).
-func Safe(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '/' || unicode.IsSpace(r):
-			b.WriteByte('_')
-		case !strconv.IsPrint(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
 
 // Host describes the machine that ran the client.
 type Host struct {
@@ -94,23 +50,23 @@ type Host struct {
 // Arguments are the settings of a run, written under "arguments" in this
 // order; nil pointers are written as null.
 type Arguments struct {
-	OutputDir   string   `json:"output_dir"`
-	Runtime     string   `json:"runtime"`
-	OllamaURL   *string  `json:"ollama_url"`
-	OllamaModel *string  `json:"ollama_model"`
-	VLLMURL     *string  `json:"vllm_url"`
-	VLLMModel   *string  `json:"vllm_model"`
-	Warmups     int      `json:"warmups"`
-	Rounds      *int     `json:"rounds"` // nil when -benchtime decides
-	Concurrency []int    `json:"concurrency"`
-	MaxTokens   int      `json:"max_tokens"`
-	Seed        *int     `json:"seed"`    // nil: none sent
-	Timeout     Number   `json:"timeout"` // seconds
-	Temperature Number   `json:"temperature"`
-	Prompts     []string `json:"prompts"`
-	Count       *int     `json:"count"`
-	Benchtime   string   `json:"benchtime"`
-	IdleTimeout Number   `json:"idle_timeout"` // seconds; 0 is off
+	OutputDir   string       `json:"output_dir"`
+	Runtime     string       `json:"runtime"`
+	OllamaURL   *string      `json:"ollama_url"`
+	OllamaModel *string      `json:"ollama_model"`
+	VLLMURL     *string      `json:"vllm_url"`
+	VLLMModel   *string      `json:"vllm_model"`
+	Warmups     int          `json:"warmups"`
+	Rounds      *int         `json:"rounds"` // nil when -benchtime decides
+	Concurrency []int        `json:"concurrency"`
+	MaxTokens   int          `json:"max_tokens"`
+	Seed        *int         `json:"seed"`    // nil: none sent
+	Timeout     stats.Number `json:"timeout"` // seconds
+	Temperature stats.Number `json:"temperature"`
+	Prompts     []string     `json:"prompts"`
+	Count       *int         `json:"count"`
+	Benchtime   string       `json:"benchtime"`
+	IdleTimeout stats.Number `json:"idle_timeout"` // seconds; 0 is off
 	// Cache is BENCH_CACHE: "cold" or "warm"; "" in files written before
 	// it existed, which were warm.
 	Cache     string `json:"cache"`
@@ -118,9 +74,9 @@ type Arguments struct {
 	KeepAlive string `json:"keep_alive"` // sent with Ollama requests
 	// Open-loop loads: rates in requests per second, the gamma shape of
 	// the gaps between arrivals (1: Poisson) and the in-flight cap.
-	Rates       []float64 `json:"rates"`
-	Burstiness  Number    `json:"burstiness"`
-	MaxInflight int       `json:"max_inflight"`
+	Rates       []float64    `json:"rates"`
+	Burstiness  stats.Number `json:"burstiness"`
+	MaxInflight int          `json:"max_inflight"`
 	// SLO are the latency targets of goodput ("ttft=2s,tpot=50ms"), null
 	// for none.
 	SLO *string `json:"slo"`
@@ -156,7 +112,7 @@ type Arguments struct {
 	RecordText bool   `json:"record_text"`
 	// IdlePowerS is the seconds of the idle baseline taken: BENCH_IDLE_POWER_S
 	// where power was measured, else 0 (none taken).
-	IdlePowerS Number `json:"idle_power_s"`
+	IdlePowerS stats.Number `json:"idle_power_s"`
 }
 
 // Sweep is a concurrency sweep: 1, 2, 4, … up to Max, each runtime ×
@@ -186,17 +142,6 @@ func (a Arguments) CacheMode() string {
 	return a.Cache
 }
 
-// Number is a float64 written as null when it is not finite: JSON has no
-// NaN or Inf.
-type Number float64
-
-func (n Number) MarshalJSON() ([]byte, error) {
-	if !finite(float64(n)) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(n))
-}
-
 // RuntimeInfo is one runtime of the run.
 type RuntimeInfo struct {
 	Name    string `json:"name"`
@@ -214,7 +159,7 @@ type RuntimeInfo struct {
 	// Control compares the runtime's first leaf run with the same leaf
 	// run once more at the end of the run; nil with BENCH_CONTROL=off or
 	// when it could not run.
-	Control *Control `json:"control"`
+	Control *stats.Control `json:"control"`
 	// InputSizes are how each in<N> prompt was sized for the runtime, by
 	// prompt name; empty without in<N> prompts.
 	InputSizes map[string]InputSize `json:"input_sizes"`
@@ -276,18 +221,18 @@ type Run struct {
 	Complete bool
 
 	// SLO are the latency targets of goodput; the zero SLO has none.
-	SLO SLO
+	SLO stats.SLO
 
 	mu     sync.Mutex
 	leaves []leaf
-	rows   map[Key]cachedRow
+	rows   map[bench.Key]cachedRow
 }
 
 // leaf is one Add call: one -count repetition of one leaf benchmark.
 type leaf struct {
-	key    Key
-	rounds []Round
-	m      Metrics // of rounds, computed once
+	key    bench.Key
+	rounds []stats.Round
+	m      stats.Metrics // of rounds, computed once
 	tel    Telemetry
 	procs  int // GOMAXPROCS while it ran, for the benchmark name
 	// notRun is why the leaf sent no request (AddNotRun), with its class.
@@ -317,13 +262,13 @@ func NewRun(now time.Time) *Run {
 // Add records one leaf run (one -count repetition of k), with what was
 // measured beside its requests, and returns its figures. It keeps a copy
 // of rounds and the current GOMAXPROCS, which go test puts in the name.
-func (r *Run) Add(k Key, rounds []Round, tel Telemetry) Metrics {
-	cp := make([]Round, len(rounds))
+func (r *Run) Add(k bench.Key, rounds []stats.Round, tel Telemetry) stats.Metrics {
+	cp := make([]stats.Round, len(rounds))
 	for i, rd := range rounds {
 		rd.Results = slices.Clone(rd.Results)
 		cp[i] = rd
 	}
-	l := leaf{key: k, rounds: cp, m: Compute(cp, r.SLO), tel: tel, procs: runtime.GOMAXPROCS(0)}
+	l := leaf{key: k, rounds: cp, m: stats.Compute(cp, r.SLO), tel: tel, procs: runtime.GOMAXPROCS(0)}
 	r.mu.Lock()
 	r.leaves = append(r.leaves, l)
 	r.mu.Unlock()
@@ -334,7 +279,7 @@ func (r *Run) Add(k Key, rounds []Round, tel Telemetry) Metrics {
 // runtime could not be benchmarked (the driver's classes unreachable and
 // unavailable): its row has no figures, and errors[class] counts such
 // leaf runs, with err's message.
-func (r *Run) AddNotRun(k Key, class runtimes.Class, err error) {
+func (r *Run) AddNotRun(k bench.Key, class runtimes.Class, err error) {
 	r.mu.Lock()
 	r.leaves = append(r.leaves, leaf{key: k, procs: runtime.GOMAXPROCS(0), notRun: err, notRunClass: class})
 	r.mu.Unlock()
@@ -350,13 +295,13 @@ func (r *Run) Requests() int {
 // how many of them failed, and the failures by class for a message ("3
 // timeout, 1 reset").
 func (r *Run) Failures() (requests, failures int, classes string) {
-	var all Metrics
+	var all stats.Metrics
 	for _, l := range r.snapshot() {
 		all.Requests += l.m.Requests
 		all.Failures += l.m.Failures
 		for c, ec := range l.m.Errors {
 			if all.Errors == nil {
-				all.Errors = map[runtimes.Class]ErrorCount{}
+				all.Errors = map[runtimes.Class]stats.ErrorCount{}
 			}
 			pooled := all.Errors[c]
 			if pooled.Count == 0 {
@@ -371,8 +316,8 @@ func (r *Run) Failures() (requests, failures int, classes string) {
 
 // Failed returns the keys of the leaf runs in which every request failed,
 // one per such run, in order.
-func (r *Run) Failed() []Key {
-	var keys []Key
+func (r *Run) Failed() []bench.Key {
+	var keys []bench.Key
 	for _, l := range r.snapshot() {
 		if m := l.m; m.Requests > 0 && m.Successes == 0 {
 			keys = append(keys, l.key)
@@ -406,7 +351,7 @@ type Row struct {
 	Failures    int    `json:"failures"`
 	// Errors are the failures by class (runtimes.Class), each with its
 	// count and first message; {} without failures.
-	Errors map[runtimes.Class]ErrorCount `json:"errors"`
+	Errors map[runtimes.Class]stats.ErrorCount `json:"errors"`
 
 	TTFTMean *float64 `json:"ttft_s_mean"`
 	TTFTP50  *float64 `json:"ttft_s_p50"`
@@ -545,7 +490,7 @@ type Row struct {
 	// prompt without marker, at temperature 0, sent once per leaf run
 	// after the warm-ups and timed by nothing; the first leaf run's. Nil
 	// with BENCH_CANARY=off, or when every canary failed.
-	Canary *Canary `json:"canary"`
+	Canary *canary.Reply `json:"canary"`
 
 	// Open-loop leaves (rate=…): the rate asked for and achieved, the
 	// client's send lag, the most requests in flight and the arrivals the
@@ -565,18 +510,6 @@ type Row struct {
 	SLOAttainment *float64 `json:"slo_attainment"`
 }
 
-// Canary is a canary request's reply, so that a run whose answers
-// changed is seen: the SHA-256 of its whole text (hex), its output
-// tokens, and its first CanaryTextMax characters.
-type Canary struct {
-	TextSHA256   string `json:"text_sha256"`
-	OutputTokens int    `json:"output_tokens"`
-	Text         string `json:"text"`
-}
-
-// CanaryTextMax is how many characters of a canary's reply a row keeps.
-const CanaryTextMax = 2000
-
 // TurnFigures are the figures of one turn of a row's conversations, over
 // its successful requests (Requests counts them all).
 type TurnFigures struct {
@@ -594,8 +527,8 @@ type TurnFigures struct {
 // of a Key pool into its row: percentiles are over all their samples.
 func (r *Run) Rows() []Row {
 	var (
-		order  []Key
-		byKey  = map[Key][]leaf{}
+		order  []bench.Key
+		byKey  = map[bench.Key][]leaf{}
 		leaves = r.snapshot()
 	)
 	for _, l := range leaves {
@@ -607,7 +540,7 @@ func (r *Run) Rows() []Row {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.rows == nil {
-		r.rows = map[Key]cachedRow{}
+		r.rows = map[bench.Key]cachedRow{}
 	}
 	rows := make([]Row, 0, len(order))
 	for _, k := range order {
@@ -620,17 +553,17 @@ func (r *Run) Rows() []Row {
 			continue
 		}
 		var (
-			rounds []Round
+			rounds []stats.Round
 			tel    pooledTelemetry
 		)
 		for _, l := range ls {
 			rounds = append(rounds, l.rounds...)
 			tel.add(l.tel, l.m)
 		}
-		m := Compute(rounds, r.SLO)
+		m := stats.Compute(rounds, r.SLO)
 		for _, l := range ls {
 			if l.notRun != nil {
-				m.addError(l.notRunClass, l.notRun)
+				m.AddError(l.notRunClass, l.notRun)
 			}
 		}
 		row := newRow(k, m, &tel)
@@ -652,7 +585,7 @@ type cachedRow struct {
 	row    Row
 }
 
-func newRow(k Key, m Metrics, tel *pooledTelemetry) Row {
+func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	row := Row{
 		Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
 		Requests: m.Requests, Successes: m.Successes, Failures: m.Failures,
@@ -660,24 +593,24 @@ func newRow(k Key, m Metrics, tel *pooledTelemetry) Row {
 		OutputTokensApprox: m.TokensApprox,
 	}
 	if row.Errors == nil {
-		row.Errors = map[runtimes.Class]ErrorCount{}
+		row.Errors = map[runtimes.Class]stats.ErrorCount{}
 	}
 	if m.Successes > 0 {
 		row.OutputTokensMin, row.OutputTokensMax = &m.MinTokens, &m.MaxTokens
 	}
-	row.TTFTMean, row.TTFTP50, row.TTFTP95, row.TTFTP99, _ = figures(m.TTFT)
-	row.TotalMean, row.TotalP50, row.TotalP95, row.TotalP99, _ = figures(m.Total)
-	row.PromptTPSMean, row.PromptTPSP50, row.PromptTPSP95, _, _ = figures(m.Prompt)
-	row.DecodeTPSMean, row.DecodeTPSP50, row.DecodeTPSP95, _, _ = figures(m.Decode)
-	row.RequestTPSMean, row.RequestTPSP50, row.RequestTPSP95, _, _ = figures(m.Request)
-	row.AggregateTPSMean, row.AggregateTPSP50, row.AggregateTPSP95, _, _ = figures(m.Aggregate)
-	row.TTFCMean, row.TTFCP50, row.TTFCP95, row.TTFCP99, _ = figures(m.TTFC)
-	row.TPOTMean, row.TPOTP50, row.TPOTP95, row.TPOTP99, _ = figures(m.TPOT)
-	row.ITLMean, row.ITLP50, row.ITLP95, row.ITLP99, row.ITLMax = figures(m.ITL)
-	row.TokensPerChunkMean, _, _, _, _ = figures(m.TokensPerChunk)
-	row.ReasoningTokensMean, _, _, _, _ = figures(m.ReasoningTokens)
-	row.PromptTokensMean, _, _, _, _ = figures(m.PromptTokens)
-	row.CachedPromptTokensMean, _, _, _, _ = figures(m.CachedTokens)
+	row.TTFTMean, row.TTFTP50, row.TTFTP95, row.TTFTP99, _ = statPointers(m.TTFT)
+	row.TotalMean, row.TotalP50, row.TotalP95, row.TotalP99, _ = statPointers(m.Total)
+	row.PromptTPSMean, row.PromptTPSP50, row.PromptTPSP95, _, _ = statPointers(m.Prompt)
+	row.DecodeTPSMean, row.DecodeTPSP50, row.DecodeTPSP95, _, _ = statPointers(m.Decode)
+	row.RequestTPSMean, row.RequestTPSP50, row.RequestTPSP95, _, _ = statPointers(m.Request)
+	row.AggregateTPSMean, row.AggregateTPSP50, row.AggregateTPSP95, _, _ = statPointers(m.Aggregate)
+	row.TTFCMean, row.TTFCP50, row.TTFCP95, row.TTFCP99, _ = statPointers(m.TTFC)
+	row.TPOTMean, row.TPOTP50, row.TPOTP95, row.TPOTP99, _ = statPointers(m.TPOT)
+	row.ITLMean, row.ITLP50, row.ITLP95, row.ITLP99, row.ITLMax = statPointers(m.ITL)
+	row.TokensPerChunkMean, _, _, _, _ = statPointers(m.TokensPerChunk)
+	row.ReasoningTokensMean, _, _, _, _ = statPointers(m.ReasoningTokens)
+	row.PromptTokensMean, _, _, _, _ = statPointers(m.PromptTokens)
+	row.CachedPromptTokensMean, _, _, _, _ = statPointers(m.CachedTokens)
 	row.FinishReasons = m.FinishReasons
 	if row.FinishReasons == nil {
 		row.FinishReasons = map[string]int{}
@@ -701,16 +634,16 @@ func newRow(k Key, m Metrics, tel *pooledTelemetry) Row {
 	}
 	for i, t := range m.Turns {
 		f := TurnFigures{Turn: i + 1, Requests: t.Requests}
-		f.TTFTMean, f.TTFTP50, f.TTFTP95, _, _ = figures(t.TTFT)
-		f.PromptTokensMean, _, _, _, _ = figures(t.PromptTokens)
-		f.CachedPromptTokensMean, _, _, _, _ = figures(t.CachedTokens)
-		f.DecodeTPSMean, _, _, _, _ = figures(t.Decode)
+		f.TTFTMean, f.TTFTP50, f.TTFTP95, _, _ = statPointers(t.TTFT)
+		f.PromptTokensMean, _, _, _, _ = statPointers(t.PromptTokens)
+		f.CachedPromptTokensMean, _, _, _, _ = statPointers(t.CachedTokens)
+		f.DecodeTPSMean, _, _, _, _ = statPointers(t.Decode)
 		row.Turns = append(row.Turns, f)
 	}
 	row.addTelemetry(tel, m)
 	if m.Rate > 0 {
 		row.RateRPS, row.AchievedRPS, row.ThroughputRPS = num(m.Rate), num(m.Achieved), num(m.Throughput)
-		_, row.SendLagSP50, _, row.SendLagSP99, _ = figures(m.SendLag)
+		_, row.SendLagSP50, _, row.SendLagSP99, _ = statPointers(m.SendLag)
 		row.InflightMax, row.InflightCapped = &m.InflightMax, &m.Capped
 	}
 	if m.SLOSet {
@@ -719,7 +652,7 @@ func newRow(k Key, m Metrics, tel *pooledTelemetry) Row {
 	return row
 }
 
-func (row *Row) addTelemetry(tel *pooledTelemetry, m Metrics) {
+func (row *Row) addTelemetry(tel *pooledTelemetry, m stats.Metrics) {
 	if tel == nil {
 		return
 	}
@@ -742,9 +675,9 @@ func (row *Row) addTelemetry(tel *pooledTelemetry, m Metrics) {
 	}
 }
 
-// figures are a Stat's figures for a row: nil without samples, or where
+// statPointers are a Stat's figures for a row: nil without samples, or where
 // not finite.
-func figures(s Stat) (mean, p50, p95, p99, most *float64) {
+func statPointers(s stats.Stat) (mean, p50, p95, p99, most *float64) {
 	if s.N == 0 {
 		return nil, nil, nil, nil, nil
 	}
@@ -758,3 +691,17 @@ func num(x float64) *float64 {
 	}
 	return &x
 }
+
+// LeafRuns returns the figures of every run (-count repetition) of k so
+// far, in order.
+func (r *Run) LeafRuns(k bench.Key) []stats.Metrics {
+	var out []stats.Metrics
+	for _, l := range r.snapshot() {
+		if l.key == k && l.notRun == nil {
+			out = append(out, l.m)
+		}
+	}
+	return out
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,31 +24,13 @@ func TestNewRun(t *testing.T) {
 	assert.Empty(t, r.Rows())
 }
 
-func TestKeyName(t *testing.T) {
-	tests := []struct {
-		key  Key
-		want string
-	}{
-		{Key{Runtime: "vllm-metal", Prompt: "short", Concurrency: 4}, "Inference/runtime=vllm-metal/prompt=short/conc=4"},
-		{Key{Runtime: "lm studio", Prompt: "a/b", Concurrency: 1}, "Inference/runtime=lm_studio/prompt=a_b/conc=1"},
-		{Key{Runtime: "x\u00a0y\tz", Prompt: "bell\a", Concurrency: 2}, `Inference/runtime=x_y_z/prompt=bell\a/conc=2`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.want, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.key.Name())
-		})
-	}
-	assert.Equal(t, "Inference/runtime=a/prompt=b/conc=1-8", benchName("Inference/runtime=a/prompt=b/conc=1", 8))
-	assert.Equal(t, "X", benchName("X", 1), "go test adds no suffix for GOMAXPROCS=1")
-}
-
 func TestRowsPoolRepetitions(t *testing.T) {
-	a := Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
-	b := Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 2}
+	a := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
+	b := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 2}
 	r := NewRun(time.Unix(0, 0))
-	r.Add(a, []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 2000*ms, 40)}}}, Telemetry{})
-	r.Add(b, []Round{{Wall: 3 * time.Second, Results: []runtimes.Result{done(100*ms, 3000*ms, 30), failed()}}}, Telemetry{})
-	r.Add(a, []Round{
+	r.Add(a, []stats.Round{{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 2000*ms, 40)}}}, Telemetry{})
+	r.Add(b, []stats.Round{{Wall: 3 * time.Second, Results: []runtimes.Result{done(100*ms, 3000*ms, 30), failed()}}}, Telemetry{})
+	r.Add(a, []stats.Round{
 		{Wall: 4 * time.Second, Results: []runtimes.Result{done(300*ms, 4000*ms, 40)}},
 		{Wall: 1 * time.Second, Results: []runtimes.Result{done(200*ms, 1000*ms, 40)}},
 	}, Telemetry{})
@@ -86,7 +71,7 @@ func TestRowsPoolRepetitions(t *testing.T) {
 
 func TestRowsWithoutSuccessesAreNull(t *testing.T) {
 	r := NewRun(time.Unix(0, 0))
-	r.Add(Key{Runtime: "x", Concurrency: 2}, []Round{{Wall: time.Second, Results: []runtimes.Result{failed(), failed()}}}, Telemetry{})
+	r.Add(bench.Key{Runtime: "x", Concurrency: 2}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{failed(), failed()}}}, Telemetry{})
 	row := r.Rows()[0]
 	assert.Equal(t, 2, row.Failures)
 	for name, f := range map[string]*float64{
@@ -98,7 +83,7 @@ func TestRowsWithoutSuccessesAreNull(t *testing.T) {
 }
 
 func TestRowNonFiniteIsNull(t *testing.T) {
-	row := newRow(Key{}, Metrics{Decode: Stat{N: 1, Mean: math.Inf(1), P50: math.NaN(), P95: 3}}, nil)
+	row := newRow(bench.Key{}, stats.Metrics{Decode: stats.Stat{N: 1, Mean: math.Inf(1), P50: math.NaN(), P95: 3}}, nil)
 	assert.Nil(t, row.DecodeTPSMean)
 	assert.Nil(t, row.DecodeTPSP50)
 	require.NotNil(t, row.DecodeTPSP95)
@@ -107,8 +92,8 @@ func TestRowNonFiniteIsNull(t *testing.T) {
 
 func TestAddKeepsACopy(t *testing.T) {
 	r := NewRun(time.Unix(0, 0))
-	rounds := []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}
-	r.Add(Key{Runtime: "x"}, rounds, Telemetry{})
+	rounds := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}
+	r.Add(bench.Key{Runtime: "x"}, rounds, Telemetry{})
 	rounds[0].Wall = time.Hour
 	rounds[0].Results[0].OutputTokens = 1e6
 	assert.InDelta(t, 10, *r.Rows()[0].AggregateTPSMean, 1e-12)
@@ -119,8 +104,8 @@ func TestAddConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 64 {
 		wg.Go(func() {
-			k := Key{Runtime: "rt", Prompt: "p", Concurrency: 1 + i%4}
-			r.Add(k, []Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}, Telemetry{})
+			k := bench.Key{Runtime: "rt", Prompt: "p", Concurrency: 1 + i%4}
+			r.Add(k, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}, Telemetry{})
 			_ = r.Rows() // readers may run alongside writers
 		})
 	}
@@ -136,19 +121,19 @@ func TestAddConcurrent(t *testing.T) {
 // Failures are counted by class, each with its first message, pooled over
 // repetitions; a row without failures has an empty errors object.
 func TestRowsCountErrorsByClass(t *testing.T) {
-	k := Key{Runtime: "vllm", Model: "m", Prompt: "short", Concurrency: 2}
-	clean := Key{Runtime: "vllm", Model: "m", Prompt: "short", Concurrency: 1}
+	k := bench.Key{Runtime: "vllm", Model: "m", Prompt: "short", Concurrency: 2}
+	clean := bench.Key{Runtime: "vllm", Model: "m", Prompt: "short", Concurrency: 1}
 	timeout := func(msg string) runtimes.Result {
 		return runtimes.Result{Total: time.Second, Err: runtimes.NewError(runtimes.ClassTimeout, msg)}
 	}
 	r := NewRun(time.Unix(0, 0))
-	r.Add(clean, []Round{{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10)}}}, Telemetry{})
-	r.Add(k, []Round{
+	r.Add(clean, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10)}}}, Telemetry{})
+	r.Add(k, []stats.Round{
 		{Wall: time.Second, Results: []runtimes.Result{timeout("first timeout"), failed()}},
 		{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10), timeout("second timeout")}},
 	}, Telemetry{})
 
-	r.Add(k, []Round{{Wall: time.Second, Results: []runtimes.Result{
+	r.Add(k, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{
 		{Total: ms, Err: runtimes.NewError(runtimes.ClassHTTP5xx, "HTTP 503 Service Unavailable: overloaded")},
 		{Total: ms, Err: errors.New("not from package runtimes")},
 	}}}, Telemetry{})
@@ -159,7 +144,7 @@ func TestRowsCountErrorsByClass(t *testing.T) {
 	assert.Empty(t, rows[0].Errors)
 	row := rows[1]
 	assert.Equal(t, 5, row.Failures)
-	assert.Equal(t, map[runtimes.Class]ErrorCount{
+	assert.Equal(t, map[runtimes.Class]stats.ErrorCount{
 		runtimes.ClassTimeout: {Count: 2, First: "first timeout"},
 		runtimes.ClassReset:   {Count: 1, First: failed().Err.Error()},
 		runtimes.ClassHTTP5xx: {Count: 1, First: "HTTP 503 Service Unavailable: overloaded"},
@@ -175,7 +160,7 @@ func TestRowsCountErrorsByClass(t *testing.T) {
 // A leaf run whose runtime did not answer has a row, with no figures and
 // the reason under errors.unreachable; it is not in the benchstat file.
 func TestUnreachableRow(t *testing.T) {
-	k := Key{Runtime: "vllm", Prompt: "short", Concurrency: 1}
+	k := bench.Key{Runtime: "vllm", Prompt: "short", Concurrency: 1}
 	r := NewRun(time.Unix(0, 0))
 	why := errors.New(`vllm (http://127.0.0.1:8000): GET /v1/models: dial tcp 127.0.0.1:8000: connect: connection refused`)
 	const unreachable runtimes.Class = "unreachable" // the driver's class
@@ -187,9 +172,28 @@ func TestUnreachableRow(t *testing.T) {
 	assert.Zero(t, row.Requests)
 	assert.Nil(t, row.TTFTMean)
 	assert.Nil(t, row.OutputTokensMin)
-	assert.Equal(t, map[runtimes.Class]ErrorCount{unreachable: {Count: 2, First: why.Error()}}, row.Errors)
+	assert.Equal(t, map[runtimes.Class]stats.ErrorCount{unreachable: {Count: 2, First: why.Error()}}, row.Errors)
 	assert.Zero(t, r.Requests())
 	txt, err := r.Benchfmt()
 	require.NoError(t, err)
 	assert.NotContains(t, string(txt), "Inference/", "no benchmark line for a leaf that sent nothing")
+}
+
+// A row keeps the canary of its first leaf run that has one.
+func TestRowCanary(t *testing.T) {
+	t.Parallel()
+	r := NewRun(time.Now())
+	k := bench.Key{Runtime: "sim", Model: "m", Prompt: "short", Concurrency: 1}
+	rd := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{{TTFT: time.Millisecond, Total: time.Second, OutputTokens: 10}}}}
+	r.Add(k, rd, Telemetry{}) // its canary failed
+	r.Add(k, rd, Telemetry{Canary: canary.New("first", 1)})
+	r.Add(k, rd, Telemetry{Canary: canary.New("second", 1)})
+	other := k
+	other.Concurrency = 4
+	r.Add(other, rd, Telemetry{})
+	rows := r.Rows()
+	require.Len(t, rows, 2)
+	require.NotNil(t, rows[0].Canary)
+	assert.Equal(t, "first", rows[0].Canary.Text)
+	assert.Nil(t, rows[1].Canary)
 }

@@ -1,6 +1,8 @@
 package summary
 
 import (
+	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 )
 
@@ -14,7 +16,7 @@ type Telemetry struct {
 	// Energy is Power's net energy shared among the requests
 	// (ShareEnergy), nil without an idle baseline or when the samples
 	// cover too little of the timed part.
-	Energy *Energy
+	Energy *stats.Energy
 	// Server is nil where the server has no /metrics.
 	Server *telemetry.ServerDelta
 	// WarmupLoads counts the warm-up requests during which the server
@@ -23,7 +25,7 @@ type Telemetry struct {
 	WarmupLoads int
 	// Canary is the reply to the leaf run's canary request (nil: none
 	// sent, or it failed); the row keeps the first leaf run's.
-	Canary *Canary
+	Canary *canary.Reply
 }
 
 // pooledTelemetry is the telemetry of a row's leaf runs together.
@@ -31,7 +33,6 @@ type pooledTelemetry struct {
 	warmupLoads    int
 	power          *telemetry.Figures // sums and maxima; means weighted by covered time
 	sysCovered     float64            // covered time of the samples that had sys_power
-	tempCPU        bool
 	server         *telemetry.ServerDelta
 	serverRequests int // requests sent while the server's counters were read
 
@@ -46,11 +47,11 @@ type pooledTelemetry struct {
 	netJ            float64
 	netTokens       int
 	netW, netCover  float64
-	shared          *Energy
+	shared          *stats.Energy
 	tempCPU0, tempG *float64 // at the start of the first leaf run with power
 }
 
-func (p *pooledTelemetry) add(t Telemetry, m Metrics) {
+func (p *pooledTelemetry) add(t Telemetry, m stats.Metrics) {
 	requests := m.Requests
 	p.warmupLoads += t.WarmupLoads
 	if f := t.Power; f != nil {
@@ -72,9 +73,9 @@ func (p *pooledTelemetry) add(t Telemetry, m Metrics) {
 		}
 		if t.Energy != nil {
 			if p.shared == nil {
-				p.shared = &Energy{}
+				p.shared = &stats.Energy{}
 			}
-			p.shared.add(t.Energy)
+			p.shared.Add(t.Energy)
 		}
 		q, w := p.power, f.CoveredS
 		q.Samples += f.Samples
@@ -170,23 +171,4 @@ func (row *Row) addEnergy(p *pooledTelemetry, f *telemetry.Figures) {
 			row.DecodeEnergyJPerOutputToken = num(e.DecodeJ / float64(e.OutputTokens))
 		}
 	}
-}
-
-// Report reports a leaf run's figures through r (a *testing.B), as its
-// result line in the .txt has them: m's (see Metrics.Report) and, where
-// there are power figures, mean power and, where the samples covered
-// enough of the timed part (telemetry.MinCoverage), energy per output
-// token, gross (J/tok) and, with an idle baseline, net (net-J/tok).
-func Report(r interface{ ReportMetric(float64, string) }, m Metrics, power *telemetry.Figures) {
-	m.Report(r)
-	if power == nil {
-		return
-	}
-	if m.OutputTokens > 0 && power.Covered() {
-		r.ReportMetric(power.EnergyJ/float64(m.OutputTokens), UnitEnergy)
-		if power.IdlePowerW != nil {
-			r.ReportMetric(power.NetEnergyJ/float64(m.OutputTokens), UnitNetEnergy)
-		}
-	}
-	r.ReportMetric(power.AllPowerWMean, UnitPower)
 }

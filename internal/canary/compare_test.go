@@ -1,4 +1,4 @@
-package summary
+package canary
 
 import (
 	"strings"
@@ -8,10 +8,10 @@ import (
 )
 
 func TestCanaryChange(t *testing.T) {
-	c := func(sha, text string) *Canary { return &Canary{TextSHA256: sha, OutputTokens: 16, Text: text} }
+	c := func(sha, text string) *Reply { return &Reply{TextSHA256: sha, OutputTokens: 16, Text: text} }
 	for _, tc := range []struct {
 		name          string
-		before, after *Canary
+		before, after *Reply
 		changed       bool
 		at            int
 	}{
@@ -29,31 +29,31 @@ func TestCanaryChange(t *testing.T) {
 		{"no hashes: by text", c("", "abc"), c("", "abd"), true, 2},
 		{"no hashes, same text", c("", "abc"), c("", "abc"), false, -1},
 		{"one hash missing: by text", c("a", "abc"), c("", "abc"), false, -1},
-		{"same text, other length", c("a", "abc"), &Canary{TextSHA256: "a", OutputTokens: 40, Text: "abc"}, true, -1},
-		{"empty answers, other length", c("e", ""), &Canary{TextSHA256: "e", OutputTokens: 128}, true, -1},
+		{"same text, other length", c("a", "abc"), &Reply{TextSHA256: "a", OutputTokens: 40, Text: "abc"}, true, -1},
+		{"empty answers, other length", c("e", ""), &Reply{TextSHA256: "e", OutputTokens: 128}, true, -1},
 	} {
-		changed, at := CanaryChange(tc.before, tc.after)
+		changed, at := Change(tc.before, tc.after)
 		assert.Equal(t, tc.changed, changed, tc.name)
 		assert.Equal(t, tc.at, at, tc.name)
 	}
 }
 
 func TestDescribeCanaryChange(t *testing.T) {
-	before := &Canary{TextSHA256: "a", Text: strings.Repeat("x", 212) + "a tail"}
-	after := &Canary{TextSHA256: "b", Text: strings.Repeat("x", 212) + "another"}
+	before := &Reply{TextSHA256: "a", Text: strings.Repeat("x", 212) + "a tail"}
+	after := &Reply{TextSHA256: "b", Text: strings.Repeat("x", 212) + "another"}
 	assert.Equal(t, "ollama 0.6.5 → 0.7.0: canary reply of prompt short changed at character 214",
-		DescribeCanaryChange("ollama", "short", "0.6.5", "0.7.0", before, after))
+		Describe("ollama", "short", "0.6.5", "0.7.0", before, after))
 	assert.Equal(t, "ollama: canary reply of prompt short changed at character 214 (same version 0.6.5)",
-		DescribeCanaryChange("ollama", "short", "0.6.5", "0.6.5", before, after))
+		Describe("ollama", "short", "0.6.5", "0.6.5", before, after))
 	assert.Equal(t, "sim: canary reply of prompt (none) changed at character 214 (version unknown)",
-		DescribeCanaryChange("sim", "", "", "", before, after))
+		Describe("sim", "", "", "", before, after))
 	assert.Equal(t, "sim unknown → 2: canary reply of prompt code changed at character 214",
-		DescribeCanaryChange("sim", "code", "", "2", before, after))
+		Describe("sim", "code", "", "2", before, after))
 	assert.Equal(t, "sim: canary reply of prompt code changed after character 3 (the first 3 are the same) (same version 2)",
-		DescribeCanaryChange("sim", "code", "2", "2", &Canary{TextSHA256: "a", Text: "abc"}, &Canary{TextSHA256: "b", Text: "abc"}))
+		Describe("sim", "code", "2", "2", &Reply{TextSHA256: "a", Text: "abc"}, &Reply{TextSHA256: "b", Text: "abc"}))
 	assert.Equal(t, "ollama 0.6.5 → 0.7.0: canary reply of prompt short changed in length: the same answer text in 128 output tokens, was 96",
-		DescribeCanaryChange("ollama", "short", "0.6.5", "0.7.0", &Canary{TextSHA256: "e", OutputTokens: 96}, &Canary{TextSHA256: "e", OutputTokens: 128}),
+		Describe("ollama", "short", "0.6.5", "0.7.0", &Reply{TextSHA256: "e", OutputTokens: 96}, &Reply{TextSHA256: "e", OutputTokens: 128}),
 		"a reasoning model's empty answer: the length tells")
-	assert.Empty(t, DescribeCanaryChange("sim", "code", "1", "2", before, before), "a version change alone is no canary change")
-	assert.Empty(t, DescribeCanaryChange("sim", "code", "1", "2", nil, after))
+	assert.Empty(t, Describe("sim", "code", "1", "2", before, before), "a version change alone is no canary change")
+	assert.Empty(t, Describe("sim", "code", "1", "2", nil, after))
 }

@@ -1,11 +1,11 @@
-package summary
+package canary
 
 import (
 	"fmt"
 	"unicode/utf8"
 )
 
-// CanaryChange tells whether the canary reply after differs from the one
+// Change tells whether the canary reply after differs from the one
 // before (two rows of the same leaf in two runs) and where: at is the
 // index, in runes from 0, of the first character that differs. Replies
 // are told apart by their TextSHA256 where both have one, else by Text.
@@ -14,14 +14,14 @@ import (
 //     nothing to compare, (false, -1).
 //   - The same reply: (false, -1).
 //   - One text a prefix of the other: at is the shorter's length.
-//   - The kept texts (the first CanaryTextMax characters) the same but
+//   - The kept texts (the first TextMax characters) the same but
 //     the hashes not: the replies differ after them, and at is the kept
 //     text's length in runes.
 //   - The same text in another number of output tokens: (true, -1). The
 //     text is the answer, reasoning left out, so a reasoning model whose
 //     answer did not change (or is empty: every token went to reasoning)
 //     still shows a changed reply by its length.
-func CanaryChange(before, after *Canary) (changed bool, at int) {
+func Change(before, after *Reply) (changed bool, at int) {
 	if before == nil || after == nil {
 		return false, -1
 	}
@@ -45,9 +45,9 @@ func CanaryChange(before, after *Canary) (changed bool, at int) {
 	return true, at
 }
 
-// DescribeCanaryChange says how a runtime's canary reply of a prompt
+// Describe says how a runtime's canary reply of a prompt
 // changed between two rows, and whether the runtime's version changed
-// with it, or "" if it did not change (CanaryChange):
+// with it, or "" if it did not change (Change):
 //
 //	ollama 0.6.5 → 0.7.0: canary reply of prompt short changed at character 213
 //	ollama: canary reply of prompt short changed at character 213 (same version 0.6.5)
@@ -56,8 +56,8 @@ func CanaryChange(before, after *Canary) (changed bool, at int) {
 // 212. versionBefore and versionAfter are the runtime's versions in the
 // two runs ("" where unknown). A reply whose kept text is the same is
 // said to change "after character N".
-func DescribeCanaryChange(runtime, prompt, versionBefore, versionAfter string, before, after *Canary) string {
-	changed, at := CanaryChange(before, after)
+func Describe(runtime, prompt, versionBefore, versionAfter string, before, after *Reply) string {
+	changed, at := Change(before, after)
 	if !changed {
 		return ""
 	}
@@ -87,12 +87,12 @@ func DescribeCanaryChange(runtime, prompt, versionBefore, versionAfter string, b
 	return fmt.Sprintf("%s: %s (same version %s)", runtime, what, versionAfter)
 }
 
-// WholeCanaries returns before and after with their whole texts, from
+// Whole returns before and after with their whole texts, from
 // the texts of each one's run (ReadCanaryTexts of its request records),
-// where both are there: CanaryChange then places a change after the first
-// CanaryTextMax characters exactly. Else, or if either is nil, it returns
+// where both are there: Change then places a change after the first
+// TextMax characters exactly. Else, or if either is nil, it returns
 // them as they are.
-func WholeCanaries(before, after *Canary, beforeTexts, afterTexts map[string]string) (*Canary, *Canary) {
+func Whole(before, after *Reply, beforeTexts, afterTexts map[string]string) (*Reply, *Reply) {
 	if before == nil || after == nil {
 		return before, after
 	}

@@ -1,8 +1,10 @@
-package summary
+package stats
 
 import (
 	"math"
 
+	"github.com/inferencebench/inferencebench/internal/figures"
+	gonumstat "gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -24,14 +26,6 @@ const (
 	// Insufficient: too few earlier runs (TrendMinBaseline), or no value
 	// in the latest run.
 	Insufficient Verdict = "insufficient"
-)
-
-// Better says which way a figure improves.
-type Better int
-
-const (
-	LowerIsBetter  Better = iota // latencies, energy per token
-	HigherIsBetter               // rates
 )
 
 // The method's fixed parts.
@@ -73,7 +67,7 @@ type Trend struct {
 // The threshold keeps changes too small to matter out; the test keeps out
 // the changes that the window's own run-to-run spread makes likely, so a
 // figure as noisy as the threshold is not flagged on every other night.
-func DetectTrend(window []float64, latest float64, better Better, threshold float64) Trend {
+func DetectTrend(window []float64, latest float64, better figures.Better, threshold float64) Trend {
 	var logs []float64
 	var vals []float64
 	for _, v := range window {
@@ -94,7 +88,7 @@ func DetectTrend(window []float64, latest float64, better Better, threshold floa
 		return tr
 	}
 	n := float64(len(logs))
-	mean, sd := meanSD(logs)
+	mean, sd := gonumstat.MeanStdDev(logs, nil) // the sample SD, n − 1
 	dev := math.Log(latest) - mean
 	switch {
 	case sd > 0:
@@ -111,7 +105,7 @@ func DetectTrend(window []float64, latest float64, better Better, threshold floa
 	}
 	worse := tr.Change >= 1+threshold
 	improved := tr.Change <= 1-threshold
-	if better == HigherIsBetter {
+	if better == figures.HigherIsBetter {
 		worse, improved = tr.Change <= 1-threshold, tr.Change >= 1+threshold
 	}
 	switch {
@@ -124,16 +118,3 @@ func DetectTrend(window []float64, latest float64, better Better, threshold floa
 }
 
 func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
-
-// meanSD is the mean and the sample standard deviation of xs (len ≥ 2).
-func meanSD(xs []float64) (mean, sd float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(xs)-1))
-}

@@ -1,12 +1,15 @@
-package summary
+package stats
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	gonumstat "gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The method's error rates, measured on generated series: the numbers
@@ -31,10 +34,10 @@ func TestTrendErrorRates(t *testing.T) {
 	)
 	type fig struct {
 		level  float64
-		better Better
+		better figures.Better
 	}
 	figs := []fig{ // TTFT p50, TTFT p95 (s), decode, aggregate (tok/s), J/token (then net J/token)
-		{0.050, LowerIsBetter}, {0.080, LowerIsBetter}, {400, HigherIsBetter}, {1380, HigherIsBetter}, {0.12, LowerIsBetter},
+		{0.050, figures.LowerIsBetter}, {0.080, figures.LowerIsBetter}, {400, figures.HigherIsBetter}, {1380, figures.HigherIsBetter}, {0.12, figures.LowerIsBetter},
 	}
 	rng := rand.New(rand.NewPCG(21, 2026))
 	// judge generates a series whose latest run has each figure i
@@ -67,7 +70,7 @@ func TestTrendErrorRates(t *testing.T) {
 		for r := range net {
 			net[r] = 0.8 * gross[r] * math.Exp(0.005*rng.NormFloat64())
 		}
-		if tr := DetectTrend(net[runs-1-window:runs-1], net[runs-1], LowerIsBetter, threshold); tr.Verdict == Regression || tr.Verdict == Improvement {
+		if tr := DetectTrend(net[runs-1-window:runs-1], net[runs-1], figures.LowerIsBetter, threshold); tr.Verdict == Regression || tr.Verdict == Improvement {
 			flagged = true
 		}
 		return flagged, caught
@@ -137,51 +140,51 @@ func TestDetectTrend(t *testing.T) {
 	quiet := []float64{100, 101, 99, 100, 100.5, 99.5}
 	noisy := []float64{100, 130, 75, 110, 90, 125}
 
-	tr := DetectTrend(quiet, 110, LowerIsBetter, 0.05)
+	tr := DetectTrend(quiet, 110, figures.LowerIsBetter, 0.05)
 	assert.Equal(t, Regression, tr.Verdict, "10%% up on a latency is worse")
 	assert.InDelta(t, 1.10, tr.Change, 1e-9)
 	assert.InDelta(t, 100, tr.Centre, 1e-9)
 	assert.Less(t, tr.P, TrendAlpha)
 	assert.Equal(t, 6, tr.Baseline)
 
-	assert.Equal(t, Improvement, DetectTrend(quiet, 110, HigherIsBetter, 0.05).Verdict, "10% up on a rate is better")
-	assert.Equal(t, Regression, DetectTrend(quiet, 90, HigherIsBetter, 0.05).Verdict)
-	assert.Equal(t, Improvement, DetectTrend(quiet, 90, LowerIsBetter, 0.05).Verdict)
+	assert.Equal(t, Improvement, DetectTrend(quiet, 110, figures.HigherIsBetter, 0.05).Verdict, "10% up on a rate is better")
+	assert.Equal(t, Regression, DetectTrend(quiet, 90, figures.HigherIsBetter, 0.05).Verdict)
+	assert.Equal(t, Improvement, DetectTrend(quiet, 90, figures.LowerIsBetter, 0.05).Verdict)
 
-	tr = DetectTrend(noisy, 115, LowerIsBetter, 0.05)
+	tr = DetectTrend(noisy, 115, figures.LowerIsBetter, 0.05)
 	assert.Equal(t, Unchanged, tr.Verdict, "within the window's spread")
 	assert.Greater(t, tr.P, TrendAlpha)
 
-	tr = DetectTrend(quiet, 104, LowerIsBetter, 0.05)
+	tr = DetectTrend(quiet, 104, figures.LowerIsBetter, 0.05)
 	assert.Equal(t, Unchanged, tr.Verdict, "significant but under the threshold")
 	assert.Less(t, tr.P, TrendAlpha)
-	assert.Equal(t, Regression, DetectTrend(quiet, 104, LowerIsBetter, 0.03).Verdict, "over a lower threshold")
+	assert.Equal(t, Regression, DetectTrend(quiet, 104, figures.LowerIsBetter, 0.03).Verdict, "over a lower threshold")
 }
 
 func TestDetectTrendOddInput(t *testing.T) {
-	tr := DetectTrend([]float64{1, 1, 1}, 2, LowerIsBetter, 0.05)
+	tr := DetectTrend([]float64{1, 1, 1}, 2, figures.LowerIsBetter, 0.05)
 	assert.Equal(t, Insufficient, tr.Verdict, "3 earlier values are too few")
 	assert.InDelta(t, 2, tr.Change, 1e-9, "the change is still said")
 	assert.Equal(t, 1.0, tr.P)
 
-	tr = DetectTrend([]float64{1, math.NaN(), 1, 0, 1, -1, math.Inf(1)}, 2, LowerIsBetter, 0.05)
+	tr = DetectTrend([]float64{1, math.NaN(), 1, 0, 1, -1, math.Inf(1)}, 2, figures.LowerIsBetter, 0.05)
 	assert.Equal(t, Insufficient, tr.Verdict, "values that are not finite and positive are left out")
 	assert.Equal(t, 3, tr.Baseline)
 
-	tr = DetectTrend([]float64{1, 1, 1, 1}, 1.2, LowerIsBetter, 0.05)
+	tr = DetectTrend([]float64{1, 1, 1, 1}, 1.2, figures.LowerIsBetter, 0.05)
 	assert.Equal(t, Regression, tr.Verdict, "a window without spread")
 	assert.Equal(t, 0.0, tr.P)
-	tr = DetectTrend([]float64{1, 1, 1, 1}, 1, LowerIsBetter, 0.05)
+	tr = DetectTrend([]float64{1, 1, 1, 1}, 1, figures.LowerIsBetter, 0.05)
 	assert.Equal(t, Unchanged, tr.Verdict)
 	assert.Equal(t, 1.0, tr.P)
 
 	for _, latest := range []float64{0, math.NaN(), -3} {
-		tr = DetectTrend([]float64{1, 1.1, 0.9, 1, 1}, latest, LowerIsBetter, 0.05)
+		tr = DetectTrend([]float64{1, 1.1, 0.9, 1, 1}, latest, figures.LowerIsBetter, 0.05)
 		assert.Equal(t, Insufficient, tr.Verdict, "no latest value: %v", latest)
 		assert.Zero(t, tr.Change)
 		assert.InDelta(t, 1, tr.Centre, 1e-9)
 	}
-	tr = DetectTrend(nil, 1, LowerIsBetter, 0.05)
+	tr = DetectTrend(nil, 1, figures.LowerIsBetter, 0.05)
 	require.Equal(t, Insufficient, tr.Verdict)
 	assert.Zero(t, tr.Centre)
 	assert.Zero(t, tr.Baseline)
@@ -193,4 +196,24 @@ func TestMedian(t *testing.T) {
 	assert.Equal(t, []float64{3, 1, 2}, xs, "left as it was")
 	assert.Equal(t, 2.5, Median([]float64{4, 1, 2, 3}))
 	assert.True(t, math.IsNaN(Median(nil)), "no median of nothing")
+}
+
+// The window's spread is the sample standard deviation (n − 1), as the
+// prediction interval's t test needs: 2, 4, 4, 4, 5, 5, 7, 9 has mean 5
+// and sample SD √(32/7).
+func TestTrendUsesSampleSD(t *testing.T) {
+	mean, sd := gonumstat.MeanStdDev([]float64{2, 4, 4, 4, 5, 5, 7, 9}, nil)
+	assert.Equal(t, 5.0, mean)
+	assert.InDelta(t, math.Sqrt(32.0/7), sd, 1e-15)
+	// And the trend's p: the latest's log against the window's logs,
+	// t = dev / (sd·√(1 + 1/n)) with n − 1 degrees of freedom.
+	window := []float64{100, 102, 98, 101, 99}
+	logs := make([]float64, len(window))
+	for i, v := range window {
+		logs[i] = math.Log(v)
+	}
+	m, s := gonumstat.MeanStdDev(logs, nil)
+	tt := (math.Log(104) - m) / (s * math.Sqrt(1+1.0/5))
+	want := 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 4}.Survival(tt)
+	assert.InDelta(t, want, DetectTrend(window, 104, figures.LowerIsBetter, 0.01).P, 1e-12)
 }

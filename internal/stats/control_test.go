@@ -1,4 +1,4 @@
-package summary
+package stats
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -40,7 +41,7 @@ func around(x, spread float64, n int) []float64 {
 func control(first, end [2][]float64) Control {
 	m1, v1 := leafRun(first[0], first[1])
 	m2, v2 := leafRun(end[0], end[1])
-	return NewControl(Key{Runtime: "ollama", Prompt: "short", Concurrency: 1}, []Metrics{m1}, m2, v1, v2)
+	return NewControl(bench.Key{Runtime: "ollama", Prompt: "short", Concurrency: 1}, []Metrics{m1}, m2, v1, v2)
 }
 
 func TestPerRequestOf(t *testing.T) {
@@ -75,7 +76,7 @@ func TestControl(t *testing.T) {
 	assert.Greater(t, *c.TTFTP, 0.5)
 	assert.Greater(t, *c.DecodeP, 0.5)
 	assert.InDelta(t, 0.01, float64(c.TTFTChange), 1e-6)
-	assert.InDelta(t, ControlThreshold, float64(c.DecodeThreshold), 1e-9, "one run: no spread")
+	assert.InDelta(t, controlThreshold, float64(c.DecodeThreshold), 1e-9, "one run: no spread")
 	assert.InDelta(t, 400, *c.First.DecodeTPSMean, 1e-6)
 
 	// Decode halved: drifted, and said with the test's p-value.
@@ -149,7 +150,7 @@ func TestControlMinimumEffect(t *testing.T) {
 	c = control([2][]float64{around(0.006, 0.02, 12), decode}, [2][]float64{around(0.010, 0.02, 12), decode})
 	assert.True(t, c.Drifted, "4 ms on 6 ms is not")
 
-	k := Key{Runtime: "ollama", Prompt: "short", Concurrency: 1}
+	k := bench.Key{Runtime: "ollama", Prompt: "short", Concurrency: 1}
 	ttft := around(0.05, 0.02, 12)
 	first, v1 := leafRun(ttft, around(250, 0.02, 12))
 	spread := []Metrics{first, {Requests: 12, Successes: 12, TTFT: first.TTFT, Decode: Stat{N: 12, Mean: 200}},
@@ -163,7 +164,7 @@ func TestControlMinimumEffect(t *testing.T) {
 }
 
 func TestControlWithoutRequests(t *testing.T) {
-	k := Key{Runtime: "ollama", Prompt: "short", Concurrency: 1}
+	k := bench.Key{Runtime: "ollama", Prompt: "short", Concurrency: 1}
 	m, v := leafRun(around(0.05, 0.02, 6), around(400, 0.02, 6))
 	c := NewControl(k, []Metrics{m}, Metrics{Requests: 3, Failures: 3}, v, PerRequest{})
 	assert.True(t, math.IsNaN(float64(c.DecodeChange)))
@@ -197,9 +198,9 @@ func TestControlRequestsNeeded(t *testing.T) {
 		}
 		p := rankTest(low, high)
 		assert.InDelta(t, minP(sides[0], sides[1]), p, 1e-12, "%v", sides)
-		assert.Equal(t, p < ControlAlpha/2, Separable(sides[0], sides[1]), "%v: p = %g", sides, p)
+		assert.Equal(t, p < ControlAlpha/2, separable(sides[0], sides[1]), "%v: p = %g", sides, p)
 	}
-	assert.False(t, Separable(0, 100))
+	assert.False(t, separable(0, 100))
 	assert.Equal(t, "0.0044", FormatP(ptr(2/455.0)))
 	assert.Equal(t, "0.31", FormatP(ptr(0.3125)))
 	assert.Equal(t, "1", FormatP(ptr(1)))
@@ -258,7 +259,7 @@ func TestControlErrorRates(t *testing.T) {
 	judge := func(s leafShape, slow float64) (flagged, byChange bool) {
 		m1, v1 := leaf(s.rounds, s.conc, 1)
 		m2, v2 := leaf(s.controlRounds, s.conc, slow)
-		c := NewControl(Key{Runtime: "sim", Prompt: "short", Concurrency: s.conc}, []Metrics{m1}, m2, v1, v2)
+		c := NewControl(bench.Key{Runtime: "sim", Prompt: "short", Concurrency: s.conc}, []Metrics{m1}, m2, v1, v2)
 		require.NotEqual(t, ControlTooFew, c.Verdict)
 		return c.Drifted, moved(c.TTFTChange, c.TTFTThreshold) || moved(c.DecodeChange, c.DecodeThreshold)
 	}

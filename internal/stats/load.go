@@ -1,6 +1,7 @@
-package summary
+package stats
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -87,4 +88,15 @@ type OpenLoop struct {
 	// InflightMax is the most requests in flight at once; Capped counts
 	// the arrivals that had to wait for the cap (BENCH_MAX_INFLIGHT).
 	InflightMax, Capped int
+}
+
+// Number is a float64 written as null when it is not finite: JSON has no
+// NaN or Inf.
+type Number float64
+
+func (n Number) MarshalJSON() ([]byte, error) {
+	if !finite(float64(n)) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(n))
 }

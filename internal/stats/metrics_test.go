@@ -1,4 +1,4 @@
-package summary
+package stats
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -209,10 +210,11 @@ func TestComputePromptRate(t *testing.T) {
 	warm := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{ollama}}}, SLO{})
 	assert.Zero(t, warm.Prompt.N, "a warm Ollama count/duration is no prompt rate")
 	assert.True(t, warm.PromptCountsCached)
-	assert.Contains(t, strings.Join(warm.Notes(""), "\n"), "no prompt-tok/s")
+	assert.Contains(t, strings.Join(warm.Notes("", names), "\n"), "no prompt-tok/s")
+	assert.Contains(t, strings.Join(warm.Notes("", names), "\n"), "with CACHE_SETTING=warm", "the caller's name of the setting")
 	cold := Compute([]Round{{Wall: time.Second, Cold: true, Results: []runtimes.Result{ollama}}}, SLO{})
 	assertStat(t, Stat{N: 1, Mean: 20000, P50: 20000, P95: 20000, P99: 20000, Max: 20000}, cold.Prompt, "cold ollama")
-	assert.Empty(t, cold.Notes(""))
+	assert.Empty(t, cold.Notes("", names))
 
 	lc := Compute([]Round{{Wall: time.Second, Results: []runtimes.Result{llamacpp}}}, SLO{})
 	assertStat(t, Stat{N: 1, Mean: 100, P50: 100, P95: 100, P99: 100, Max: 100}, lc.Prompt, "llama.cpp: prompt_n / prompt_ms, warm or cold")
@@ -250,7 +252,7 @@ func TestComputeStreamFigures(t *testing.T) {
 	assert.Equal(t, 3, m.Short.Of)
 	assert.Equal(t, "1 length at 1", m.Short.String())
 	assert.Equal(t, "served", m.ServedModel())
-	notes := strings.Join(m.Notes("asked"), "\n")
+	notes := strings.Join(m.Notes("asked", names), "\n")
 	assert.Contains(t, notes, "1 of 3 requests ended before 5 tokens (1 length at 1): the runtimes did unequal work")
 	assert.Contains(t, notes, `the server answered as model "served", not "asked" as asked`)
 }
@@ -264,7 +266,8 @@ func TestModelLoads(t *testing.T) {
 	quick.LoadDuration = 2 * ms
 	m := Compute([]Round{{Wall: 4 * time.Second, Results: []runtimes.Result{loaded, quick}}}, SLO{})
 	assert.Equal(t, 1, m.ModelLoads, "only a load above 100 ms counts")
-	assert.Contains(t, strings.Join(m.Notes(""), "\n"), "1 of 2 requests waited for the server to load the model")
+	assert.Contains(t, strings.Join(m.Notes("", names), "\n"), "1 of 2 requests waited for the server to load the model")
+	assert.Contains(t, strings.Join(m.Notes("", names), "\n"), "; KEEP_ALIVE_SETTING keeps a model loaded between leaves")
 }
 
 // Goodput counts the successful requests that met every target, per
@@ -284,7 +287,7 @@ func TestGoodput(t *testing.T) {
 	assert.False(t, none.SLOSet)
 	got := reported{}
 	none.Report(got)
-	assert.NotContains(t, got, UnitGoodput, "no SLO, no goodput")
+	assert.NotContains(t, got, figures.Goodput.Unit, "no SLO, no goodput")
 }
 
 func TestParseSLO(t *testing.T) {
@@ -368,4 +371,22 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// Report reports every unit of the list of figures, and none other, for a
+// leaf run that has every figure: the .txt's Unit lines cover its result
+// lines.
+func TestReportUnitsAreListed(t *testing.T) {
+	full := Stat{N: 1, Mean: 2}
+	m := Metrics{Requests: 1, Successes: 1, OutputTokens: 10, TTFT: full, TTFC: full, TPOT: full, Decode: full,
+		Request: full, Aggregate: full, Prompt: full, Rate: 1, Throughput: 1, SLOSet: true, Goodput: 1}
+	t0 := time.Now()
+	power := powerOf(t, samplesOf(t0, 14, 14, 14, 14, 14), t0, t0.Add(time.Second), 4)
+	got := reported{}
+	Report(got, m, power)
+	var want []string
+	for _, f := range figures.Reported {
+		want = append(want, f.Unit)
+	}
+	assert.ElementsMatch(t, want, keys(got))
 }

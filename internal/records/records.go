@@ -1,4 +1,4 @@
-package summary
+package records
 
 import (
 	"bufio"
@@ -11,6 +11,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -112,10 +115,10 @@ type ServerTimings struct {
 	LoadS            *float64 `json:"load_s"`
 }
 
-// RoundRecords returns the records of one round's results, as
-// AppendRecords writes them: k's leaf, repetition count, round i, since the
+// OfRound returns the records of one round's results, as
+// Append writes them: k's leaf, repetition count, round i, since the
 // run started at runStart, with what keep asks for.
-func RoundRecords(k Key, count, i int, warmup bool, runStart time.Time, results []runtimes.Result, keep Keep) []Record {
+func OfRound(k bench.Key, count, i int, warmup bool, runStart time.Time, results []runtimes.Result, keep Keep) []Record {
 	out := make([]Record, len(results))
 	for j, res := range results {
 		r := Record{
@@ -178,7 +181,7 @@ func RoundRecords(k Key, count, i int, warmup bool, runStart time.Time, results 
 
 // SetAsked sets each record's InputTokens and MaxTokens from asked,
 // parallel to recs (Round.Asked); nil leaves them absent.
-func SetAsked(recs []Record, asked []Asked) {
+func SetAsked(recs []Record, asked []stats.Asked) {
 	for j := range recs {
 		if j < len(asked) {
 			recs[j].InputTokens, recs[j].MaxTokens = asked[j].InputTokens, asked[j].MaxTokens
@@ -209,8 +212,8 @@ func seconds(d time.Duration) *float64 {
 	return &s
 }
 
-// AppendRecords appends recs to b as JSON lines.
-func AppendRecords(b []byte, recs []Record) ([]byte, error) {
+// Append appends recs to b as JSON lines.
+func Append(b []byte, recs []Record) ([]byte, error) {
 	for _, r := range recs {
 		line, err := marshal(r)
 		if err != nil {
@@ -221,31 +224,25 @@ func AppendRecords(b []byte, recs []Record) ([]byte, error) {
 	return b, nil
 }
 
-// ReadRecords reads a .requests.jsonl file. A last line cut short (the
+// Read reads a .requests.jsonl file. A last line cut short (the
 // run was killed while writing it) is left out; any other bad line is an
 // error naming its number.
-func ReadRecords(path string) ([]Record, error) {
+func Read(path string) ([]Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := DecodeRecords(f)
+	recs, err := decode(f, nil)
 	if err != nil {
 		return recs, fmt.Errorf("%s: %w", path, err)
 	}
 	return recs, nil
 }
 
-// DecodeRecords reads request records, one JSON object a line, as
-// ReadRecords does.
-func DecodeRecords(r io.Reader) ([]Record, error) {
-	return decodeRecords(r, nil)
-}
-
-// decodeRecords is DecodeRecords of the lines that keep accepts (every
-// line if keep is nil).
-func decodeRecords(r io.Reader, keep func(line []byte) bool) ([]Record, error) {
+// decode reads request records, one JSON object a line, as Read does,
+// of the lines that keep accepts (every line if keep is nil).
+func decode(r io.Reader, keep func(line []byte) bool) ([]Record, error) {
 	br := bufio.NewReader(r)
 	var recs []Record
 	for n := 1; ; n++ {
@@ -271,7 +268,7 @@ func decodeRecords(r io.Reader, keep func(line []byte) bool) ([]Record, error) {
 
 // ReadCanaryTexts reads the whole text of each canary reply in a
 // .requests.jsonl file (a canary record with its text and no error), by
-// the SHA-256 a row's Canary has: a row keeps only the first CanaryTextMax
+// the SHA-256 a row's Canary has: a row keeps only the first canary.TextMax
 // characters. Only the lines that may be canaries are decoded, so that a
 // night's thousands of records cost little; a bad one is an error naming
 // the file and line. A run without records (no file at path) has none:
@@ -285,7 +282,7 @@ func ReadCanaryTexts(path string) (map[string]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := decodeRecords(f, mayBeCanary)
+	recs, err := decode(f, mayBeCanary)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -297,7 +294,7 @@ func ReadCanaryTexts(path string) (map[string]string, error) {
 		if texts == nil {
 			texts = map[string]string{}
 		}
-		texts[NewCanary(*rec.Text, rec.OutputTokens).TextSHA256] = *rec.Text
+		texts[canary.New(*rec.Text, rec.OutputTokens).TextSHA256] = *rec.Text
 	}
 	return texts, nil
 }
@@ -320,5 +317,40 @@ func mayBeCanary(line []byte) bool {
 			return true
 		}
 		line = line[i+len(canaryKey):]
+	}
+}
+
+// marshal is json.Marshal without HTML escaping: a reply's text keeps its
+// <, > and & as they are.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// SetEnergy sets the request records of a leaf run's timed rounds to
+// their shares of its net energy: recs[i] are round i's records, in the
+// order of its results, as e.Shares. Records without a share are left
+// with none (null).
+func SetEnergy(recs [][]Record, e *stats.Energy) {
+	if e == nil {
+		return
+	}
+	for i := range recs {
+		if i >= len(e.Shares) {
+			return
+		}
+		for j := range recs[i] {
+			if j >= len(e.Shares[i]) || e.Shares[i][j] == nil {
+				continue
+			}
+			s := e.Shares[i][j]
+			total, pre, dec := s.J(), s.PrefillJ, s.DecodeJ
+			recs[i][j].EnergyJ, recs[i][j].PrefillEnergyJ, recs[i][j].DecodeEnergyJ = &total, &pre, &dec
+		}
 	}
 }

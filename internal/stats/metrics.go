@@ -1,4 +1,4 @@
-package summary
+package stats
 
 import (
 	"cmp"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -109,22 +111,6 @@ func droppedHistory(prev, res runtimes.Result) bool {
 	return res.Turn > 1 && prev.Turn == res.Turn-1 && prev.Conversation == res.Conversation &&
 		prev.PromptTokens > 0 && res.PromptTokens > 0 && res.PromptTokens <= prev.PromptTokens
 }
-
-// The units Report uses. They are the benchmark's public names: saved runs
-// compare only while they stay the same.
-const (
-	UnitTTFT      = "ttft-ns"
-	UnitTTFC      = "ttfc-ns"
-	UnitTPOT      = "tpot-ns"
-	UnitDecode    = "decode-tok/s"
-	UnitRequest   = "request-tok/s"
-	UnitAggregate = "agg-tok/s"
-	UnitPrompt    = "prompt-tok/s"
-	UnitRequests  = "req/s"      // open loop: completed requests per second
-	UnitGoodput   = "good-req/s" // requests that met the SLO per second
-	UnitEnergy    = "J/tok"      // energy per output token (macmon)
-	UnitPower     = "W"          // mean CPU+GPU+ANE power (macmon)
-)
 
 // Stat summarises the samples of one figure. N is zero when the figure has
 // no samples; the others are then meaningless (zero).
@@ -295,8 +281,8 @@ func (m Metrics) ErrorCounts() string {
 	return strings.Join(parts, ", ")
 }
 
-// addError counts err under its class.
-func (m *Metrics) addError(class runtimes.Class, err error) {
+// AddError counts err under its class.
+func (m *Metrics) AddError(class runtimes.Class, err error) {
 	if m.Errors == nil {
 		m.Errors = map[runtimes.Class]ErrorCount{}
 	}
@@ -322,83 +308,108 @@ func Compute(rounds []Round, slo SLO) Metrics { return compute(rounds, slo, true
 // compute is Compute, with the figures of each turn when perTurn.
 func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 	var (
-		m             Metrics
-		s             samples
-		good, sent    int
-		sendWindow    time.Duration
-		openCompleted int
-		openWall      time.Duration
+		m   Metrics
+		s   samples
+		acc tally
 	)
 	m.Rounds = len(rounds)
-	turns := 0
 	for _, rd := range rounds {
-		m.NotSent += rd.NotSent
-		if rd.SharedPrefix > 0 && m.Reuse == "" {
-			m.Reuse = "shared prefix"
-		}
-		s.wall = append(s.wall, rd.Wall.Seconds())
-		m.WallTotal += rd.Wall.Seconds()
-		if o := rd.Open; o != nil {
-			m.Rate = o.Rate
-			sent += o.Sent
-			sendWindow += o.SendWindow
-			s.lags = append(s.lags, o.SendLags...)
-			m.InflightMax = max(m.InflightMax, o.InflightMax)
-			m.Capped += o.Capped
-			openWall += rd.Wall
-		}
-		tokens, ok := 0, 0
-		for i, res := range rd.Results {
-			m.Requests++
-			if rd.Asked != nil {
-				a := rd.asked(i)
-				m.AskedInput.add(a.InputTokens)
-				m.AskedMax.add(a.MaxTokens)
-			}
-			if !res.OK() {
-				m.Failures++
-				if m.FirstError == nil {
-					m.FirstError = res.Err
-				}
-				m.addError(runtimes.ErrorClass(res.Err), res.Err)
-				continue
-			}
-			m.Successes++
-			ok++
-			turns = max(turns, res.Turn)
-			tokens += res.OutputTokens
-			a := rd.asked(i)
-			each := rd // the round as this request asked it
-			each.InputTokens, each.MaxTokens = a.InputTokens, a.MaxTokens
-			m.add(&s, each, res)
-			if i > 0 && droppedHistory(rd.Results[i-1], res) {
-				m.Truncated++
-			}
-			tpot, hasTPOT := tpotOf(res)
-			if slo.Set() && slo.meets(res.TTFT, res.Total, tpot, hasTPOT) {
-				good++
-			}
-		}
-		if rd.Open != nil {
-			openCompleted += ok
-		}
-		if ok > 0 && rd.Wall > 0 {
-			s.agg = append(s.agg, float64(tokens)/rd.Wall.Seconds())
-		}
+		m.addRound(&s, &acc, rd, slo)
 	}
 	m.SLOSet = slo.Set()
 	if slo.Set() && m.Requests > 0 {
-		m.Attainment = float64(good) / float64(m.Requests)
+		m.Attainment = float64(acc.good) / float64(m.Requests)
 		if m.WallTotal > 0 {
-			m.Goodput = float64(good) / m.WallTotal
+			m.Goodput = float64(acc.good) / m.WallTotal
 		}
 	}
-	if sent > 1 && sendWindow > 0 {
-		m.Achieved = float64(sent-1) / sendWindow.Seconds()
+	if acc.sent > 1 && acc.sendWindow > 0 {
+		m.Achieved = float64(acc.sent-1) / acc.sendWindow.Seconds()
 	}
-	if openWall > 0 {
-		m.Throughput = float64(openCompleted) / openWall.Seconds()
+	if acc.openWall > 0 {
+		m.Throughput = float64(acc.openCompleted) / acc.openWall.Seconds()
 	}
+	m.summarise(&s)
+	if acc.turns > 1 {
+		if m.Reuse == "" {
+			m.Reuse = "history"
+		} else {
+			m.Reuse = "history or of the shared prefix"
+		}
+		if perTurn {
+			m.Turns = byTurn(rounds, acc.turns)
+		}
+	}
+	return m
+}
+
+// tally counts what compute's rounds add up to beyond the samples: the
+// requests that met the SLO, an open loop's sends, sending window,
+// completed requests and wall time, and the most turns of a conversation.
+type tally struct {
+	good, sent, openCompleted, turns int
+	sendWindow, openWall             time.Duration
+}
+
+// addRound counts round rd's requests into m, s and acc.
+func (m *Metrics) addRound(s *samples, acc *tally, rd Round, slo SLO) {
+	m.NotSent += rd.NotSent
+	if rd.SharedPrefix > 0 && m.Reuse == "" {
+		m.Reuse = "shared prefix"
+	}
+	s.wall = append(s.wall, rd.Wall.Seconds())
+	m.WallTotal += rd.Wall.Seconds()
+	if o := rd.Open; o != nil {
+		m.Rate = o.Rate
+		acc.sent += o.Sent
+		acc.sendWindow += o.SendWindow
+		s.lags = append(s.lags, o.SendLags...)
+		m.InflightMax = max(m.InflightMax, o.InflightMax)
+		m.Capped += o.Capped
+		acc.openWall += rd.Wall
+	}
+	tokens, ok := 0, 0
+	for i, res := range rd.Results {
+		m.Requests++
+		if rd.Asked != nil {
+			a := rd.asked(i)
+			m.AskedInput.add(a.InputTokens)
+			m.AskedMax.add(a.MaxTokens)
+		}
+		if !res.OK() {
+			m.Failures++
+			if m.FirstError == nil {
+				m.FirstError = res.Err
+			}
+			m.AddError(runtimes.ErrorClass(res.Err), res.Err)
+			continue
+		}
+		m.Successes++
+		ok++
+		acc.turns = max(acc.turns, res.Turn)
+		tokens += res.OutputTokens
+		a := rd.asked(i)
+		each := rd // the round as this request asked it
+		each.InputTokens, each.MaxTokens = a.InputTokens, a.MaxTokens
+		m.add(s, each, res)
+		if i > 0 && droppedHistory(rd.Results[i-1], res) {
+			m.Truncated++
+		}
+		tpot, hasTPOT := tpotOf(res)
+		if slo.Set() && slo.meets(res.TTFT, res.Total, tpot, hasTPOT) {
+			acc.good++
+		}
+	}
+	if rd.Open != nil {
+		acc.openCompleted += ok
+	}
+	if ok > 0 && rd.Wall > 0 {
+		s.agg = append(s.agg, float64(tokens)/rd.Wall.Seconds())
+	}
+}
+
+// summarise sets m's figures from the samples s gathered.
+func (m *Metrics) summarise(s *samples) {
 	m.SendLag = stat(s.lags)
 	m.TTFT, m.TTFC, m.Total = stat(s.ttft), stat(s.ttfc), stat(s.total)
 	m.TPOT, m.ITL = stat(s.tpot), stat(s.gaps)
@@ -406,17 +417,6 @@ func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 	m.Wall = stat(s.wall)
 	m.TokensPerChunk = stat(s.perChunk)
 	m.ReasoningTokens, m.PromptTokens, m.CachedTokens = stat(s.reasoning), stat(s.promptTokens), stat(s.cached)
-	if turns > 1 {
-		if m.Reuse == "" {
-			m.Reuse = "history"
-		} else {
-			m.Reuse = "history or of the shared prefix"
-		}
-		if perTurn {
-			m.Turns = byTurn(rounds, turns)
-		}
-	}
-	return m
 }
 
 // byTurn returns the figures of each turn, 1 to n, of rounds'
@@ -579,25 +579,35 @@ func (m Metrics) Report(r interface{ ReportMetric(float64, string) }) {
 	same := func(x float64) float64 { return x }
 	// The clock's resolution is a nanosecond; digits below it are noise.
 	ns := func(sec float64) float64 { return math.Round(sec * 1e9) }
-	report(m.TTFT, UnitTTFT, ns)
-	report(m.TTFC, UnitTTFC, ns)
-	report(m.TPOT, UnitTPOT, ns)
-	report(m.Decode, UnitDecode, same)
-	report(m.Request, UnitRequest, same)
-	report(m.Aggregate, UnitAggregate, same)
-	report(m.Prompt, UnitPrompt, same)
+	report(m.TTFT, figures.TTFTMean.Unit, ns)
+	report(m.TTFC, figures.TTFCMean.Unit, ns)
+	report(m.TPOT, figures.TPOTMean.Unit, ns)
+	report(m.Decode, figures.Decode.Unit, same)
+	report(m.Request, figures.Request.Unit, same)
+	report(m.Aggregate, figures.Aggregate.Unit, same)
+	report(m.Prompt, figures.Prompt.Unit, same)
 	if m.Rate > 0 && m.Throughput > 0 {
-		r.ReportMetric(m.Throughput, UnitRequests)
+		r.ReportMetric(m.Throughput, figures.Throughput.Unit)
 	}
 	if m.SLOSet && m.Requests > 0 {
-		r.ReportMetric(m.Goodput, UnitGoodput)
+		r.ReportMetric(m.Goodput, figures.Goodput.Unit)
 	}
+}
+
+// NoteSettings name the settings the notes point a reader to, as the
+// caller calls them (the suite: BENCH_KEEP_ALIVE, BENCH_NUM_CTX,
+// BENCH_CACHE): the figures know no setting.
+type NoteSettings struct {
+	// KeepAlive keeps a model loaded between leaves, NumCtx sets Ollama's
+	// context, Cache sends unique (cold) or repeated (warm) prompts.
+	KeepAlive, NumCtx, Cache string
 }
 
 // Notes are what a reader of a leaf's figures must know that the figures
 // do not show: failed requests, short outputs, another model answering,
-// a prompt rate left out. requested is the model asked for.
-func (m Metrics) Notes(requested string) []string {
+// a prompt rate left out. requested is the model asked for; set names
+// the settings that a note says to change.
+func (m Metrics) Notes(requested string, set NoteSettings) []string {
 	var notes []string
 	if m.Failures > 0 && m.Successes > 0 {
 		notes = append(notes, fmt.Sprintf("%d of %d requests failed (%s); the first: %v", m.Failures, m.Requests, m.ErrorCounts(), m.FirstError))
@@ -609,17 +619,17 @@ func (m Metrics) Notes(requested string) []string {
 		notes = append(notes, fmt.Sprintf("the server answered as model %q, not %q as asked; the summary keeps %q as the model and says served_model %q", served, requested, requested, served))
 	}
 	if m.ModelLoads > 0 {
-		notes = append(notes, fmt.Sprintf("%d of %d requests waited for the server to load the model (load_duration above %v): their TTFT includes the load; BENCH_KEEP_ALIVE keeps a model loaded between leaves", m.ModelLoads, m.Successes, modelLoad))
+		notes = append(notes, fmt.Sprintf("%d of %d requests waited for the server to load the model (load_duration above %v): their TTFT includes the load; %s keeps a model loaded between leaves", m.ModelLoads, m.Successes, modelLoad, set.KeepAlive))
 	}
 	if m.Truncated > 0 {
 		what := "their prompt"
 		if m.InputTokens > 0 {
 			what = fmt.Sprintf("their prompt (sized to %d tokens)", m.InputTokens)
 		}
-		notes = append(notes, fmt.Sprintf("%d of %d requests had %s cut by the server, by its count of %.0f prompt tokens on average: the row does not describe the prompt as sent; on Ollama raise BENCH_NUM_CTX", m.Truncated, m.Successes, what, m.PromptTokens.Mean))
+		notes = append(notes, fmt.Sprintf("%d of %d requests had %s cut by the server, by its count of %.0f prompt tokens on average: the row does not describe the prompt as sent; on Ollama raise %s", m.Truncated, m.Successes, what, m.PromptTokens.Mean, set.NumCtx))
 	}
 	if m.PromptCountsCached && m.Prompt.N == 0 {
-		notes = append(notes, "no prompt-tok/s: the server counts cached prompt tokens in its prompt count but not in its prompt time (Ollama's prompt_eval_count and prompt_eval_duration), so with BENCH_CACHE=warm, turns after the first or a shared prefix their ratio is no prompt rate")
+		notes = append(notes, "no prompt-tok/s: the server counts cached prompt tokens in its prompt count but not in its prompt time (Ollama's prompt_eval_count and prompt_eval_duration), so with "+set.Cache+"=warm, turns after the first or a shared prefix their ratio is no prompt rate")
 	}
 	if m.NotSent > 0 {
 		notes = append(notes, fmt.Sprintf("%d turns were not sent: an earlier turn of their conversation failed", m.NotSent))
@@ -675,3 +685,30 @@ func quantile[T float32 | float64](sorted []T, p float64) float64 {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Report reports a leaf run's figures through r (a *testing.B), as its
+// result line in the .txt has them: m's (see Metrics.Report) and, where
+// there are power figures, mean power and, where the samples covered
+// enough of the timed part (telemetry.MinCoverage), energy per output
+// token, gross (J/tok) and, with an idle baseline, net (net-J/tok).
+func Report(r interface{ ReportMetric(float64, string) }, m Metrics, power *telemetry.Figures) {
+	m.Report(r)
+	if power == nil {
+		return
+	}
+	if m.OutputTokens > 0 && power.Covered() {
+		r.ReportMetric(power.EnergyJ/float64(m.OutputTokens), figures.Energy.Unit)
+		if power.IdlePowerW != nil {
+			r.ReportMetric(power.NetEnergyJ/float64(m.OutputTokens), figures.NetEnergy.Unit)
+		}
+	}
+	r.ReportMetric(power.AllPowerWMean, figures.Power.Unit)
+}
+
+// num returns &x, or nil if x is not finite (JSON has no NaN).
+func num(x float64) *float64 {
+	if !finite(x) {
+		return nil
+	}
+	return &x
+}

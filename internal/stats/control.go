@@ -1,4 +1,4 @@
-package summary
+package stats
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -15,8 +16,8 @@ import (
 // drifted when a two-sided Mann–Whitney U test of its per-request values
 // shows, at ControlAlpha/2 (the two figures together at ControlAlpha:
 // Bonferroni), that it moved by more than its minimum effect: the larger
-// of ControlThreshold and the leaf's own spread across -count, and for
-// TTFT at least ControlTTFTFloor. The test is of the values at the end
+// of controlThreshold and the leaf's own spread across -count, and for
+// TTFT at least controlTTFTFloor. The test is of the values at the end
 // scaled back by the minimum effect against those at the start (see
 // effectTest), so that a change the noise of a few requests makes no
 // larger than the minimum effect is no drift. A leaf with too few
@@ -24,15 +25,15 @@ import (
 // every request at the end beyond every one at the start, gets no
 // verdict: ControlTooFew.
 
-// ControlThreshold is the least change of a control's figure that counts
+// controlThreshold is the least change of a control's figure that counts
 // as a drift: below it, a leaf run again is the same within the noise of
 // a real server.
-const ControlThreshold = 0.10
+const controlThreshold = 0.10
 
-// ControlTTFTFloor is the least change of a control's TTFT p50, in
+// controlTTFTFloor is the least change of a control's TTFT p50, in
 // seconds, that can count as a drift, whatever its share: on a busy
 // machine a few milliseconds come and go with the scheduler.
-const ControlTTFTFloor = 0.002
+const controlTTFTFloor = 0.002
 
 // ControlAlpha is the control's false-alarm rate for the two figures
 // together, where requests are independent: each figure's test is at
@@ -65,9 +66,9 @@ type Control struct {
 	TTFTChange   Number `json:"ttft_change"`
 	DecodeChange Number `json:"decode_change"`
 	// TTFTThreshold and DecodeThreshold are the changes beyond which a
-	// figure counts as moved: the larger of ControlThreshold and the
+	// figure counts as moved: the larger of controlThreshold and the
 	// leaf's own spread across its -count runs ((max − min) / median);
-	// a TTFT that moved by less than ControlTTFTFloor never counts.
+	// a TTFT that moved by less than controlTTFTFloor never counts.
 	TTFTThreshold   Number `json:"ttft_threshold"`
 	DecodeThreshold Number `json:"decode_threshold"`
 	// Drifted is set when Verdict is ControlDrifted.
@@ -124,23 +125,11 @@ func PerRequestOf(rounds []Round) PerRequest {
 	return PerRequest{TTFT: s.ttft, Decode: s.decode}
 }
 
-// LeafRuns returns the figures of every run (-count repetition) of k so
-// far, in order.
-func (r *Run) LeafRuns(k Key) []Metrics {
-	var out []Metrics
-	for _, l := range r.snapshot() {
-		if l.key == k && l.notRun == nil {
-			out = append(out, l.m)
-		}
-	}
-	return out
-}
-
 // NewControl compares end, the control run of leaf k at the end of the
 // run, with runs, the figures of k's runs during it (the first is the one
 // compared; all of them give the spread), and tests first, the requests
 // of the first run, against last, the control's.
-func NewControl(k Key, runs []Metrics, end Metrics, first, last PerRequest) Control {
+func NewControl(k bench.Key, runs []Metrics, end Metrics, first, last PerRequest) Control {
 	c := Control{Leaf: k.Levels(), End: controlFigures(end), Verdict: ControlTooFew, Alpha: ControlAlpha,
 		RequestsFirst: len(first.TTFT), RequestsEnd: len(last.TTFT)}
 	if len(runs) == 0 {
@@ -153,11 +142,11 @@ func NewControl(k Key, runs []Metrics, end Metrics, first, last PerRequest) Cont
 	c.DecodeChange, c.DecodeThreshold = change(runs, end, decode, func(s Stat) float64 { return s.Mean })
 	ttftEffect := float64(c.TTFTThreshold)
 	if c.First.TTFTP50 != nil {
-		if c.End.TTFTP50 != nil && math.Abs(*c.End.TTFTP50-*c.First.TTFTP50) < ControlTTFTFloor {
+		if c.End.TTFTP50 != nil && math.Abs(*c.End.TTFTP50-*c.First.TTFTP50) < controlTTFTFloor {
 			// A millisecond of a short TTFT is the machine's scheduling.
 			c.TTFTThreshold = Number(math.Max(float64(c.TTFTThreshold), math.Abs(float64(c.TTFTChange))))
 		}
-		ttftEffect = math.Max(ttftEffect, ControlTTFTFloor / *c.First.TTFTP50)
+		ttftEffect = math.Max(ttftEffect, controlTTFTFloor / *c.First.TTFTP50)
 	}
 	c.TTFTP = effectTest(first.TTFT, last.TTFT, ttftEffect)
 	c.DecodeP = effectTest(first.Decode, last.Decode, float64(c.DecodeThreshold))
@@ -170,7 +159,7 @@ func NewControl(k Key, runs []Metrics, end Metrics, first, last PerRequest) Cont
 		{c.TTFTP, len(first.TTFT), len(last.TTFT), moved(c.TTFTChange, c.TTFTThreshold)},
 		{c.DecodeP, len(first.Decode), len(last.Decode), moved(c.DecodeChange, c.DecodeThreshold)},
 	} {
-		if f.p == nil || !Separable(f.n1, f.n2) {
+		if f.p == nil || !separable(f.n1, f.n2) {
 			continue
 		}
 		tested = true
@@ -246,11 +235,11 @@ func rankTest(a, b []float64) float64 {
 	return benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(a), &th), benchmath.NewSample(slices.Clone(b), &th)).P
 }
 
-// Separable reports whether n1 values against n2 are enough for the
+// separable reports whether n1 values against n2 are enough for the
 // control's test to reach ControlAlpha/2 at all: two samples completely
 // apart have the smallest p-value, 2 / C(n1+n2, n1), and it must be below
 // that level. Equal sides need 6 each.
-func Separable(n1, n2 int) bool {
+func separable(n1, n2 int) bool {
 	return n1 > 0 && n2 > 0 && minP(n1, n2) < ControlAlpha/2
 }
 
@@ -267,21 +256,21 @@ func minP(n1, n2 int) float64 {
 
 // ControlRequestsNeeded is the fewest requests a control must have at the
 // end, against n in the first run, for its test to be able to reach
-// ControlAlpha/2 (Separable); 0 for n ≤ 0. Against 1, 400; 2, 27; 3, 12;
+// ControlAlpha/2 (separable); 0 for n ≤ 0. Against 1, 400; 2, 27; 3, 12;
 // 4, 8; 5, 6; 6, 5.
 func ControlRequestsNeeded(n int) int {
 	if n <= 0 {
 		return 0
 	}
 	m := 1
-	for !Separable(n, m) {
+	for !separable(n, m) {
 		m++
 	}
 	return m
 }
 
 // change is end's figure against the first run's (end/first − 1), and the
-// threshold: the larger of ControlThreshold and the spread of the figure
+// threshold: the larger of controlThreshold and the spread of the figure
 // across runs, (max − min) / median. NaN where a run lacks the figure.
 func change(runs []Metrics, end Metrics, stat func(Metrics) Stat, fig func(Stat) float64) (ch, threshold Number) {
 	first, last := stat(runs[0]), stat(end)
@@ -299,7 +288,7 @@ func change(runs []Metrics, end Metrics, stat func(Metrics) Stat, fig func(Stat)
 	if med := quantile(xs, 0.5); len(xs) > 1 && med > 0 {
 		spread = (xs[len(xs)-1] - xs[0]) / med
 	}
-	return Number(fig(last)/fig(first) - 1), Number(max(ControlThreshold, spread))
+	return Number(fig(last)/fig(first) - 1), Number(max(controlThreshold, spread))
 }
 
 func moved(ch, threshold Number) bool {

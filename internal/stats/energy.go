@@ -1,4 +1,4 @@
-package summary
+package stats
 
 import (
 	"sort"
@@ -6,11 +6,6 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 )
-
-// UnitNetEnergy is the result line's unit of net energy per output token:
-// the energy above the idle baseline (host.idle_power_w) over the timed
-// rounds, per successful output token.
-const UnitNetEnergy = "net-J/tok"
 
 // RequestEnergy is one request's share of its leaf run's net energy (the
 // energy above the idle baseline), split between its prefill (from its
@@ -46,8 +41,8 @@ type Energy struct {
 	OutputTokens     int
 }
 
-// add pools o into e (Shares are left out).
-func (e *Energy) add(o *Energy) {
+// Add pools o into e (Shares are left out).
+func (e *Energy) Add(o *Energy) {
 	e.NetJ += o.NetJ
 	e.SharedJ += o.SharedJ
 	e.UnsharedJ += o.UnsharedJ
@@ -167,27 +162,4 @@ func overlap(from, to time.Time, s telemetry.Span) float64 {
 		return 0
 	}
 	return hi.Sub(lo).Seconds()
-}
-
-// SetEnergy sets the request records of a leaf run's timed rounds to
-// their shares of its net energy: recs[i] are round i's records, in the
-// order of its results, as e.Shares. Records without a share are left
-// with none (null).
-func SetEnergy(recs [][]Record, e *Energy) {
-	if e == nil {
-		return
-	}
-	for i := range recs {
-		if i >= len(e.Shares) {
-			return
-		}
-		for j := range recs[i] {
-			if j >= len(e.Shares[i]) || e.Shares[i][j] == nil {
-				continue
-			}
-			s := e.Shares[i][j]
-			total, pre, dec := s.J(), s.PrefillJ, s.DecodeJ
-			recs[i][j].EnergyJ, recs[i][j].PrefillEnergyJ, recs[i][j].DecodeEnergyJ = &total, &pre, &dec
-		}
-	}
 }

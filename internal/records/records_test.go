@@ -1,4 +1,4 @@
-package summary
+package records
 
 import (
 	"bytes"
@@ -12,8 +12,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
+
+const ms = time.Millisecond
 
 // A round's results become one record each, and read back the same; a
 // last line cut short (a run killed while writing it) is left out.
@@ -27,8 +31,8 @@ func TestRecordsRoundTrip(t *testing.T) {
 	}
 	bad := runtimes.Result{Start: runStart.Add(1600 * ms), Total: 50 * ms,
 		Err: runtimes.NewError(runtimes.ClassReset, "connection reset by peer")}
-	k := Key{Runtime: "llamacpp", Model: "asked", Prompt: "short", Concurrency: 2}
-	recs := RoundRecords(k, 2, 3, false, runStart, []runtimes.Result{ok, bad}, Keep{Chunks: true})
+	k := bench.Key{Runtime: "llamacpp", Model: "asked", Prompt: "short", Concurrency: 2}
+	recs := OfRound(k, 2, 3, false, runStart, []runtimes.Result{ok, bad}, Keep{Chunks: true})
 	require.Len(t, recs, 2)
 	r := recs[0]
 	assert.Equal(t, "served", r.ServedModel)
@@ -46,26 +50,26 @@ func TestRecordsRoundTrip(t *testing.T) {
 	assert.Equal(t, "reset", *recs[1].ErrorClass)
 	assert.Nil(t, recs[1].TTFTS, "no text, no TTFT")
 
-	data, err := AppendRecords(nil, recs)
+	data, err := Append(nil, recs)
 	require.NoError(t, err)
 	assert.Equal(t, 2, bytes.Count(data, []byte("\n")))
-	back, err := DecodeRecords(bytes.NewReader(append(data, `{"runtime":"cut sh`...)))
+	back, err := decode(bytes.NewReader(append(data, `{"runtime":"cut sh`...)), nil)
 	require.NoError(t, err)
 	assert.Equal(t, recs, back)
-	_, err = DecodeRecords(strings.NewReader("{\"runtime\":1}\n{}\n"))
+	_, err = decode(strings.NewReader("{\"runtime\":1}\n{}\n"), nil)
 	assert.ErrorContains(t, err, "line 1")
 
-	none := RoundRecords(k, 1, 1, true, runStart, []runtimes.Result{ok}, Keep{})
+	none := OfRound(k, 1, 1, true, runStart, []runtimes.Result{ok}, Keep{})
 	assert.Nil(t, none[0].ChunkS, "chunk times only with BENCH_RECORD_CHUNKS=1")
 	assert.True(t, none[0].Warmup)
 	assert.Nil(t, none[0].Text, "text only with BENCH_RECORD_TEXT=1")
-	line, err := AppendRecords(nil, none)
+	line, err := Append(nil, none)
 	require.NoError(t, err)
 	assert.NotContains(t, string(line), `"text"`)
 
 	ok.Text = "the reply"
 	bad.Text = ""
-	texts := RoundRecords(k, 1, 1, false, runStart, []runtimes.Result{ok, bad}, Keep{Text: true})
+	texts := OfRound(k, 1, 1, false, runStart, []runtimes.Result{ok, bad}, Keep{Text: true})
 	require.NotNil(t, texts[0].Text)
 	assert.Equal(t, "the reply", *texts[0].Text)
 	require.NotNil(t, texts[1].Text, "an empty reply's text is kept as empty, not left out")
@@ -86,15 +90,15 @@ func TestReadCanaryTexts(t *testing.T) {
 		`{"runtime":"sim","canary":true,"text":"cut","error":"reading the stream: EOF"}`,
 		`{"runtime":"sim","canary":true,"text":"short"}`,
 	}
-	path := filepath.Join(t.TempDir(), "r"+ExtRecords)
+	path := filepath.Join(t.TempDir(), "r"+".requests.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 	texts, err := ReadCanaryTexts(path)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{
-		NewCanary(long, 0).TextSHA256:    long,
-		NewCanary("short", 0).TextSHA256: "short",
+		canary.New(long, 0).TextSHA256:    long,
+		canary.New("short", 0).TextSHA256: "short",
 	}, texts)
-	assert.NotContains(t, texts, NewCanary(failed, 0).TextSHA256)
+	assert.NotContains(t, texts, canary.New(failed, 0).TextSHA256)
 	assert.True(t, mayBeCanary([]byte(lines[2])))
 	assert.False(t, mayBeCanary([]byte(lines[1])), "the key quoted inside a text is escaped")
 
@@ -103,7 +107,7 @@ func TestReadCanaryTexts(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), path+": line 2: ")
 
-	texts, err = ReadCanaryTexts(filepath.Join(t.TempDir(), "none"+ExtRecords))
+	texts, err = ReadCanaryTexts(filepath.Join(t.TempDir(), "none"+".requests.jsonl"))
 	assert.NoError(t, err, "a run without records")
 	assert.Nil(t, texts)
 }

@@ -1,0 +1,127 @@
+// Package figures is the one list of the suite's figures: for each, its
+// unit on the result lines of go test and the .txt (a released name, never
+// renamed), the key of its value in a summary row (released too), which
+// way it improves, and the name, unit and scale the tools show it in.
+// The .txt's Unit lines, the units the benchmark reports, cmd/report's
+// tables and charts and cmd/history's series all take them from here, so
+// that they cannot drift apart.
+package figures
+
+// Better says which way a figure improves.
+type Better int
+
+const (
+	LowerIsBetter  Better = iota // latencies, energy per token
+	HigherIsBetter               // rates
+	Neither                      // counts of what was asked, the server's own times
+)
+
+// String is the direction as a Unit line of the benchstat format says
+// it: "lower" or "higher" ("" for Neither).
+func (b Better) String() string {
+	switch b {
+	case LowerIsBetter:
+		return "lower"
+	case HigherIsBetter:
+		return "higher"
+	}
+	return ""
+}
+
+// Figure is one figure of a summary row.
+type Figure struct {
+	// Key is the row's JSON key of the figure, in seconds for times.
+	Key string
+	// Unit is the figure's unit on the result lines, "" where the result
+	// lines do not have it. A result line has the mean of a figure whose
+	// Key is a percentile's, in the unit's scale (ns for seconds).
+	Unit string
+	// Name and Shown are what the tools show: "TTFT p50" in "ms", a
+	// value of the row times Scale.
+	Name, Shown string
+	Scale       float64
+	// Head is a table's heading where not Heading's rule, Axis a chart's
+	// y axis label where not Label's.
+	Head, Axis string
+	Better     Better
+}
+
+// Heading is the figure's heading in a table: "TTFT p50 ms", the name
+// alone for a percentage (said after each value).
+func (f Figure) Heading() string {
+	switch {
+	case f.Head != "":
+		return f.Head
+	case f.Shown == "%":
+		return f.Name
+	}
+	return f.Name + " " + f.Shown
+}
+
+// Label is the figure's label on a chart's y axis: "TTFT p50 (ms)".
+func (f Figure) Label() string {
+	if f.Axis != "" {
+		return f.Axis
+	}
+	return f.Name + " (" + f.Shown + ")"
+}
+
+// The figures. Times are seconds in the row and milliseconds on the page;
+// ratios are shown in percent.
+var (
+	TTFTMean             = Figure{Key: "ttft_s_mean", Unit: "ttft-ns", Name: "TTFT mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFCMean             = Figure{Key: "ttfc_s_mean", Unit: "ttfc-ns", Name: "TTFC mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFTP50              = Figure{Key: "ttft_s_p50", Name: "TTFT p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFTP95              = Figure{Key: "ttft_s_p95", Name: "TTFT p95", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFTP99              = Figure{Key: "ttft_s_p99", Name: "TTFT p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFCP50              = Figure{Key: "ttfc_s_p50", Name: "TTFC p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFCP99              = Figure{Key: "ttfc_s_p99", Name: "TTFC p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TPOTMean             = Figure{Key: "tpot_s_mean", Unit: "tpot-ns", Name: "TPOT mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TPOTP99              = Figure{Key: "tpot_s_p99", Name: "TPOT p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	ITLP50               = Figure{Key: "itl_s_p50", Name: "ITL p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	ITLP99               = Figure{Key: "itl_s_p99", Name: "ITL p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	Prompt               = Figure{Key: "prompt_tps_mean", Unit: "prompt-tok/s", Name: "prefill", Shown: "tok/s", Scale: 1, Better: HigherIsBetter}
+	Decode               = Figure{Key: "decode_tps_mean", Unit: "decode-tok/s", Name: "decode", Shown: "tok/s", Scale: 1, Better: HigherIsBetter}
+	Request              = Figure{Key: "request_tps_mean", Unit: "request-tok/s", Name: "request", Shown: "tok/s", Scale: 1, Better: HigherIsBetter}
+	Aggregate            = Figure{Key: "aggregate_output_tps_mean", Unit: "agg-tok/s", Name: "aggregate", Shown: "tok/s", Scale: 1, Axis: "aggregate output (tok/s)", Better: HigherIsBetter}
+	Goodput              = Figure{Key: "goodput_rps", Unit: "good-req/s", Name: "goodput", Shown: "req/s", Scale: 1, Axis: "goodput (requests/s meeting the SLO)", Better: HigherIsBetter}
+	SLOAttainment        = Figure{Key: "slo_attainment", Name: "SLO met", Shown: "%", Scale: 100, Better: HigherIsBetter}
+	PromptTokens         = Figure{Key: "prompt_tokens_mean", Name: "prompt", Shown: "tok", Scale: 1, Better: Neither}
+	CachedTokens         = Figure{Key: "cached_prompt_tokens_mean", Name: "cached prompt", Shown: "tok", Scale: 1, Better: Neither}
+	CacheHit             = Figure{Key: "cache_hit_ratio", Name: "cache hit", Shown: "%", Scale: 100, Better: HigherIsBetter}
+	CachedShare          = Figure{Name: "cached share", Shown: "%", Scale: 100, Better: HigherIsBetter}
+	Energy               = Figure{Key: "energy_j_per_output_token", Unit: "J/tok", Name: "energy per output token", Shown: "J/tok", Scale: 1, Head: "J/tok", Better: LowerIsBetter}
+	Power                = Figure{Key: "power_w_mean", Unit: "W", Name: "power", Shown: "W", Scale: 1, Better: LowerIsBetter}
+	ServerPrefill        = Figure{Key: "server_prefill_s_mean", Name: "server prefill", Shown: "ms", Scale: 1e3, Better: Neither}
+	ServerDecode         = Figure{Key: "server_decode_s_mean", Name: "server decode", Shown: "ms", Scale: 1e3, Better: Neither}
+	ClientDecode         = Figure{Name: "client total − TTFT", Shown: "ms", Scale: 1e3, Better: Neither}
+	ServerGenerated      = Figure{Key: "server_generated_tokens", Name: "server generated", Shown: "tok", Scale: 1, Better: Neither}
+	Achieved             = Figure{Key: "achieved_rps", Name: "achieved", Shown: "req/s", Scale: 1, Better: HigherIsBetter}
+	SendLagP99           = Figure{Key: "send_lag_s_p99", Name: "send lag p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	Throughput           = Figure{Key: "throughput_rps", Unit: "req/s", Name: "throughput", Shown: "req/s", Scale: 1, Better: HigherIsBetter}
+	NetEnergy            = Figure{Key: "net_energy_j_per_output_token", Unit: "net-J/tok", Name: "net energy per output token", Shown: "J/tok", Scale: 1, Head: "net J/tok", Better: LowerIsBetter}
+	NetPower             = Figure{Key: "net_power_w_mean", Name: "net power", Shown: "W", Scale: 1, Better: LowerIsBetter}
+	PowerCoverage        = Figure{Key: "power_coverage", Name: "covered", Shown: "%", Scale: 100, Better: HigherIsBetter}
+	RequestEnergy        = Figure{Key: "energy_j_per_request_mean", Name: "energy per request", Shown: "J", Scale: 1, Head: "J/request", Better: LowerIsBetter}
+	PrefillRequestEnergy = Figure{Key: "prefill_energy_j_per_request_mean", Name: "prefill", Shown: "J", Scale: 1, Head: "prefill J", Better: LowerIsBetter}
+	DecodeRequestEnergy  = Figure{Key: "decode_energy_j_per_request_mean", Name: "decode", Shown: "J", Scale: 1, Head: "decode J", Better: LowerIsBetter}
+	PrefillTokenEnergy   = Figure{Key: "prefill_energy_j_per_prompt_token", Name: "prefill energy per prompt token", Shown: "mJ/tok", Scale: 1e3, Head: "prefill mJ/prompt tok", Better: LowerIsBetter}
+	DecodeTokenEnergy    = Figure{Key: "decode_energy_j_per_output_token", Name: "decode energy per output token", Shown: "J/tok", Scale: 1, Head: "decode J/output tok", Better: LowerIsBetter}
+)
+
+// All are the figures above, in their order.
+var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP99, ITLP50, ITLP99, Prompt, Decode, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy}
+
+// Reported are the figures on the result lines, in the order of the .txt's
+// Unit lines.
+var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, Decode, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power}
+
+// The keys of a row's counts, which tell whether a file has the count at
+// all (a file written before a count existed lacks its key).
+const (
+	KeySuccesses        = "successes"
+	KeyFailures         = "failures"
+	KeyShortOutputs     = "short_outputs"
+	KeyModelLoads       = "model_loads"
+	KeyTruncatedPrompts = "truncated_prompts"
+)
