@@ -495,7 +495,9 @@
 //     /v1/chat/completions sends no role chunk and, at the end, one chunk
 //     with all of the reply (the text in content, or every call's entries
 //     in tool_calls; any reasoning in a chunk before it), then the finish
-//     chunk, usage if asked for and [DONE]. The schedule is unchanged: a
+//     chunk, usage if asked for and [DONE]. (A real one sends a tool call
+//     as soon as it parses it; the simulator holds calls to the end as
+//     well.) The schedule is unchanged: a
 //     client's first token comes at the end. Requests without tools
 //     stream as ever.
 //

@@ -126,7 +126,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 type heldOllama struct{ *ollamaEncoder }
 
 func (h heldOllama) chunk(b []byte, _, _ int, _ time.Time) []byte { return b }
-func (h heldOllama) final(b []byte, now time.Time) []byte     { return h.whole(b, now, -1) }
+func (h heldOllama) final(b []byte, now time.Time) []byte         { return h.whole(b, now, -1) }
 
 // ollamaWhole answers an Ollama "stream": false request, with fault f.
 func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, rep *reply, enc *ollamaEncoder, f Fault) {
