@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -197,4 +199,31 @@ func checkTools(tools json.RawMessage) error {
 		return fmt.Errorf("tools: want a JSON array of OpenAI tools, [{\"type\":\"function\",\"function\":{…}}], not %s", quote(t))
 	}
 	return nil
+}
+
+// TakesNoTools reports whether the server says its model takes no tools,
+// read from what Describe fetched (Info.Models), and where it says so:
+// Ollama's /api/show "capabilities" without "tools" (Ollama 0.6.5 and
+// later answer every chat request with tools to such a model HTTP 400
+// "<model> does not support tools"), or, from an older Ollama without
+// capabilities, a "template" that never uses .Tools. False where no
+// server says: a server that says nothing about tools is taken to take
+// them.
+func (info Info) TakesNoTools() (none bool, source string) {
+	var m struct {
+		Show *struct {
+			Capabilities *[]string `json:"capabilities"`
+			Template     *string   `json:"template"`
+		} `json:"show"`
+	}
+	if len(info.Models) == 0 || json.Unmarshal(info.Models, &m) != nil || m.Show == nil {
+		return false, ""
+	}
+	if c := m.Show.Capabilities; c != nil {
+		return !slices.Contains(*c, "tools"), "/api/show capabilities"
+	}
+	if t := m.Show.Template; t != nil && *t != "" {
+		return !strings.Contains(*t, ".Tools"), "/api/show template"
+	}
+	return false, ""
 }

@@ -60,3 +60,49 @@ func TestToolCallsAgainstSim(t *testing.T) {
 		})
 	}
 }
+
+// A reply held back whole, as Ollama before 0.8 sends a reply to a
+// request with tools (SIM_TOOLS_HELD), through the client, both protocols,
+// text and tool calls: one chunk, at the end, so the first token's time is
+// the whole reply's; the text and the calls all there.
+func TestHeldToolRepliesAgainstSim(t *testing.T) {
+	const ttft, tps, n = 10 * time.Millisecond, 200.0, 20 // the end at 10ms + 20/200 s = 110ms
+	for _, kind := range []runtimes.Kind{runtimes.KindOpenAI, runtimes.KindOllama} {
+		for _, calls := range []bool{false, true} {
+			name := string(kind) + "/text"
+			if calls {
+				name = string(kind) + "/calls"
+			}
+			t.Run(name, func(t *testing.T) {
+				cfg := sim.Config{TTFT: ttft, TokensPerSec: tps, ToolsHeld: true, NoToolCalls: !calls}
+				srv, err := sim.Start(cfg)
+				require.NoError(t, err)
+				t.Cleanup(srv.Close)
+				rt, err := runtimes.New(runtimes.Config{Name: "sim", Kind: kind, URL: srv.URL, Model: sim.Model, Timeout: 10 * time.Second})
+				require.NoError(t, err)
+				req := runtimes.Request{Prompt: "What is the weather in Lisbon?", MaxTokens: n, Tools: simTools, KeepText: true}
+				res := rt.Do(t.Context(), req)
+				require.NoError(t, res.Err)
+				assert.Equal(t, 1, res.Chunks, "the reply in one chunk")
+				assert.GreaterOrEqual(t, res.TTFT, ttft+time.Duration(float64(time.Second)*float64(res.OutputTokens)/tps), "not before its schedule's end")
+				assert.InDelta(t, float64(res.Total), float64(res.TTFT), float64(5*time.Millisecond), "the first token comes with the end")
+				if calls {
+					assert.Equal(t, 1, res.ToolCalls)
+					assert.Equal(t, 1, res.ToolArgsValid)
+					assert.Empty(t, res.Text)
+					return
+				}
+				assert.Zero(t, res.ToolCalls)
+				assert.Equal(t, n, res.OutputTokens)
+				assert.Equal(t, sim.ReplyText(req.Prompt, 0, n), res.Text)
+
+				// Without tools, the same server streams.
+				req.Tools = nil
+				res = rt.Do(t.Context(), req)
+				require.NoError(t, res.Err)
+				assert.Equal(t, n, res.Chunks)
+				assert.Less(t, res.TTFT, res.Total/2)
+			})
+		}
+	}
+}

@@ -88,6 +88,9 @@ type Driver struct {
 	// with every request (nil: none).
 	work  map[string]*work
 	tools json.RawMessage
+	// noTools is, for each runtime whose server says its model takes no
+	// tools, where it says so (runtimes.Info.TakesNoTools).
+	noTools map[string]string
 }
 
 // nextConversation is the id of a new conversation: its number in the run.
@@ -133,13 +136,14 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 
 	*d = Driver{
 		Settings: st, Prompts: ps, opts: opts, log: log, unavailable: map[string]error{},
-		simCfg: simCfg,
-		client: &http.Client{Transport: runtimes.NewTransport(maxConns(st))},
-		Run:    run,
-		files:  out,
-		follow: prompts.FollowUps(st.Turns),
-		work:   d.work,
-		tools:  tools,
+		simCfg:  simCfg,
+		client:  &http.Client{Transport: runtimes.NewTransport(maxConns(st))},
+		Run:     run,
+		files:   out,
+		follow:  prompts.FollowUps(st.Turns),
+		work:    d.work,
+		tools:   tools,
+		noTools: map[string]string{},
 	}
 	d.Run.Cache = st.Cache
 	d.Run.SLO = st.SLO.SLO
@@ -159,7 +163,7 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 	}
 	d.warnWeights()
 	d.numCtx = d.fitNumCtx()
-	if err := errors.Join(d.checkContext(), d.checkWorkloadContext()); err != nil {
+	if err := errors.Join(d.checkContext(), d.checkWorkloadContext(), d.checkTools()); err != nil {
 		d.Close()
 		return nil, err
 	}

@@ -313,6 +313,9 @@ func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 	r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model,
 		ContextLimit: limit, ContextSource: source})
 	d.describeServed(rt, info)
+	if none, source := info.TakesNoTools(); none {
+		d.noTools[rt.Name] = source
+	}
 }
 
 // fitNumCtx is the options.num_ctx the run sends to Ollama, 0 for none:
@@ -387,6 +390,26 @@ func (d *Driver) conversationTokens(p prompts.Prompt, upper bool) int {
 
 // markerBytes bounds the length of a cold marker line (prompts.Marker).
 const markerBytes = 64
+
+// checkTools stops the run, before any request, when BENCH_TOOLS is set
+// and a runtime's server says its model takes no tools: Ollama answers
+// every request with tools to such a model HTTP 400 "… does not support
+// tools". A server that says nothing about tools is not refused.
+func (d *Driver) checkTools() error {
+	if len(d.tools) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, info := range d.Run.Runtimes {
+		source, ok := d.noTools[info.Name]
+		if !ok || d.unavailable[info.Name] != nil {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("BENCH_TOOLS=%q: %s (%s) serves %s, which takes no tools (%s has no \"tools\"), and Ollama refuses every request with tools to it (HTTP 400 \"… does not support tools\"); serve a model whose chat template uses .Tools (see `ollama show --template MODEL`), or unset BENCH_TOOLS",
+			d.Settings.Tools, info.Name, info.BaseURL, info.Model, source))
+	}
+	return errors.Join(errs...)
+}
 
 // checkContext stops the run, before any request, when a conversation
 // (an in<N> prompt, turns, a shared prefix, and BENCH_MAX_TOKENS each

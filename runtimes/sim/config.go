@@ -98,9 +98,26 @@ type Config struct {
 
 	// ToolCalls (SIM_TOOL_CALLS, default 1) is how many tool calls a reply
 	// to a request with tools makes, one after the other. 0, the zero
-	// value, counts as 1; SIM_TOOL_CALLS=0 written out is an error. See
-	// the package documentation.
+	// value, counts as 1; SIM_TOOL_CALLS=0 written out sets NoToolCalls.
+	// See the package documentation.
 	ToolCalls int `env:"SIM_TOOL_CALLS"`
+	// NoToolCalls (SIM_TOOL_CALLS=0) makes a reply to a request with tools
+	// text, as any other, as a model that calls no tool answers.
+	NoToolCalls bool
+	// ModelTools (SIM_MODEL_TOOLS) says whether the model takes tools, as
+	// Ollama's /api/show capabilities say ("tools" where the model's chat
+	// template uses .Tools): ModelToolsOn (the default, also for "") or
+	// ModelToolsOff, with which /api/show says ["completion"] and a chat
+	// request with tools, on /api/chat or /v1/chat/completions, gets
+	// Ollama's 400 "<model> does not support tools". Only for a flavor
+	// that serves Ollama's endpoints.
+	ModelTools ModelToolsMode `env:"SIM_MODEL_TOOLS"`
+	// ToolsHeld (SIM_TOOLS_HELD) holds back a streamed reply to a request
+	// with tools whole until its end, as Ollama before 0.8 does: /api/chat
+	// sends one line, done, with all the reply; /v1/chat/completions one
+	// chunk with all of it, then its end. For text replies and tool calls
+	// alike. Only for a flavor that serves Ollama's endpoints.
+	ToolsHeld bool `env:"SIM_TOOLS_HELD"`
 	// ToolArgsInvalid (SIM_TOOL_ARGS_INVALID, default 0; at most 1) is the
 	// fraction of tool calls whose arguments are broken JSON (the closing
 	// brace cut off): the k-th call the server makes (from 1) when
@@ -269,6 +286,17 @@ const (
 	PrefixCacheOff PrefixCacheMode = "off"
 )
 
+// ModelToolsMode says whether the model takes tools.
+type ModelToolsMode string
+
+const (
+	// ModelToolsOn: it does (/api/show capabilities ["completion","tools"]).
+	ModelToolsOn ModelToolsMode = "on"
+	// ModelToolsOff: it does not, as an Ollama model whose chat template
+	// never uses .Tools (/api/show capabilities ["completion"]).
+	ModelToolsOff ModelToolsMode = "off"
+)
+
 // ReasoningField is the OpenAI delta field that carries reasoning text.
 type ReasoningField string
 
@@ -291,7 +319,16 @@ func (c Config) ctxLen() int                      { return cmp.Or(c.Context, Con
 func (c Config) quantization() string             { return cmp.Or(c.Quantization, DefaultQuantization) }
 func (c Config) perChunk() int                    { return max(c.TokensPerChunk, 1) }
 func (c Config) every() int                       { return max(c.FaultEvery, 1) }
-func (c Config) toolCalls() int                   { return max(c.ToolCalls, 1) }
+func (c Config) modelTools() ModelToolsMode       { return cmp.Or(c.ModelTools, ModelToolsOn) }
+
+// toolCalls is how many tool calls a reply to a request with tools makes:
+// 0 with NoToolCalls.
+func (c Config) toolCalls() int {
+	if c.NoToolCalls {
+		return 0
+	}
+	return max(c.ToolCalls, 1)
+}
 
 func (c Config) refuses() bool { return c.resetMode() == ResetRefuse }
 
@@ -381,12 +418,15 @@ func load(environ map[string]string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	if environ["SIM_TOOL_CALLS"] != "" && c.ToolCalls == 0 {
+		c.NoToolCalls = true
+	}
 	err = c.Validate()
 	// Written out, 0 is a mistake for these; only unset means the default.
 	for _, v := range []struct {
 		name string
 		v    int
-	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}, {"SIM_TOKENS_PER_CHUNK", c.TokensPerChunk}, {"SIM_CONTEXT", c.Context}, {"SIM_TOOL_CALLS", c.ToolCalls}} {
+	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}, {"SIM_TOKENS_PER_CHUNK", c.TokensPerChunk}, {"SIM_CONTEXT", c.Context}} {
 		if v.v == 0 && environ[v.name] != "" {
 			err = errors.Join(err, errAtLeast1(v.name, 0))
 		}
@@ -473,7 +513,7 @@ func (c Config) generationErrors() []error {
 		errs = append(errs, fmt.Errorf("SIM_BATCH_SLOWDOWN=%s: must be finite", f))
 	}
 	if c.ToolCalls < 0 {
-		errs = append(errs, errAtLeast1("SIM_TOOL_CALLS", c.ToolCalls))
+		errs = append(errs, fmt.Errorf("SIM_TOOL_CALLS=%d: must be >= 0 (0: a reply of text, as a model that calls no tool)", c.ToolCalls))
 	}
 	switch f := strconv.FormatFloat(c.ToolArgsInvalid, 'g', -1, 64); {
 	case math.IsNaN(c.ToolArgsInvalid):
@@ -513,7 +553,8 @@ func (c Config) generationErrors() []error {
 }
 
 // serverErrors checks the server it plays and its habits: SIM_FLAVOR,
-// SIM_QUANTIZATION, SIM_RESET, SIM_PREFIX_CACHE and SIM_MODELS.
+// SIM_QUANTIZATION, SIM_RESET, SIM_PREFIX_CACHE, SIM_MODELS,
+// SIM_MODEL_TOOLS and SIM_TOOLS_HELD.
 func (c Config) serverErrors() []error {
 	var errs []error
 	switch c.Flavor {
@@ -538,6 +579,20 @@ func (c Config) serverErrors() []error {
 	case "", ModelsListed, ModelsEmpty:
 	default:
 		errs = append(errs, fmt.Errorf("SIM_MODELS=%q: want %s or %s", c.Models, ModelsListed, ModelsEmpty))
+	}
+	switch c.ModelTools {
+	case "", ModelToolsOn, ModelToolsOff:
+	default:
+		errs = append(errs, fmt.Errorf("SIM_MODEL_TOOLS=%q: want %s or %s", c.ModelTools, ModelToolsOn, ModelToolsOff))
+	}
+	// Both play Ollama: a server without its endpoints has neither habit.
+	if !c.ServesOllama() {
+		if c.ModelTools == ModelToolsOff {
+			errs = append(errs, fmt.Errorf("SIM_MODEL_TOOLS=%s: SIM_FLAVOR=%s plays a server without Ollama's API (its /api/show capabilities); use SIM_FLAVOR vllm, llamacpp or plain", c.ModelTools, c.Flavor))
+		}
+		if c.ToolsHeld {
+			errs = append(errs, fmt.Errorf("SIM_TOOLS_HELD=true: SIM_FLAVOR=%s plays a server that is not Ollama; use SIM_FLAVOR vllm, llamacpp or plain", c.Flavor))
+		}
 	}
 	return errs
 }

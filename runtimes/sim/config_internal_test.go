@@ -78,7 +78,7 @@ func (c Config) effective() Config {
 	c.ReasoningField, c.Context = c.reasoningField(), c.ctxLen()
 	c.TokensPerChunk, c.FaultEvery = c.perChunk(), c.every()
 	c.ToolCalls = c.toolCalls()
-	c.Quantization, c.Models = c.quantization(), c.modelsMode()
+	c.Quantization, c.Models, c.ModelTools = c.quantization(), c.modelsMode(), c.modelTools()
 	return c
 }
 

@@ -36,15 +36,17 @@
 //	SIM_REASONING_FIELD     ReasoningField    reasoning_content  Reasoning
 //	SIM_TOOL_CALLS          ToolCalls         1                  Tool calls
 //	SIM_TOOL_ARGS_INVALID   ToolArgsInvalid   0                  Tool calls
+//	SIM_MODEL_TOOLS         ModelTools        on                 Tool calls
+//	SIM_TOOLS_HELD          ToolsHeld         0 (false)          Tool calls
 //	SIM_METRICS             NoMetrics = !it   1 (served)         Metrics
 //	SIM_FAULT               Fault             (none)             Faults
 //	SIM_FAULT_EVERY         FaultEvery        1                  Faults
 //
 // Booleans are 1 or 0, true or false; durations Go's (50ms, 1.5s).
 // Whole-number settings whose off or default value is the zero value
-// (SIM_TOKENS_PER_CHUNK, SIM_STOP_AFTER, SIM_FAULT_EVERY, SIM_CONTEXT,
-// SIM_TOOL_CALLS) must
-// be 1 or more when written out. The zero Config's fields mean the
+// (SIM_TOKENS_PER_CHUNK, SIM_STOP_AFTER, SIM_FAULT_EVERY, SIM_CONTEXT)
+// must be 1 or more when written out; SIM_TOOL_CALLS=0 written out sets
+// Config.NoToolCalls (see Tool calls). The zero Config's fields mean the
 // defaults too, but for TTFT and TokensPerSec, which a Config must set. At
 // the defaults every habit is off but those real servers always have: a
 // tokenizer that is not a word count (see Tokens), the prompt cache's
@@ -466,6 +468,38 @@
 // call as text in content ({"name":"…","arguments":{…) in the line where
 // the call would have been, and no tool call. A request with "tools"
 // that is not a list of tools gets 400.
+//
+// SIM_TOOL_CALLS=0 (Config.NoToolCalls) plays a model that calls no tool:
+// a request with tools gets a text reply, as any other (the tools still
+// count in its prompt), as a small or random-weight model answers.
+//
+// Two settings play Ollama's habits with tools, in the flavors that serve
+// Ollama's endpoints (refused with lmstudio and mlx):
+//
+//   - SIM_MODEL_TOOLS=off (Config.ModelTools): the model takes no tools,
+//     as an Ollama model whose chat template never uses .Tools. POST
+//     /api/show says "capabilities":["completion"] (["completion","tools"]
+//     at the default, on) and its "template" has no .Tools; a chat request
+//     with tools gets, before anything else, Ollama's 400: on /api/chat
+//     {"error":"registry.ollama.ai/library/e2e:latest does not support
+//     tools"} (the model's name in full: registry, namespace and tag), on
+//     /v1/chat/completions the same message in OpenAI's shape,
+//     {"error":{"message":…,"type":"invalid_request_error","param":null,"code":null}}.
+//     Requests without tools are answered.
+//   - SIM_TOOLS_HELD=1 (Config.ToolsHeld): a streamed reply to a request
+//     with tools is held back whole until its end, as Ollama before 0.8
+//     holds it (its ChatHandler gathers the text until it parses a tool
+//     call or the reply is done). /api/chat sends one line, the done line,
+//     when the schedule ends, carrying all of the reply (its text, or its
+//     calls in message.tool_calls), as "stream": false does;
+//     /v1/chat/completions sends no role chunk and, at the end, one chunk
+//     with all of the reply (the text in content, or every call's entries
+//     in tool_calls; any reasoning in a chunk before it), then the finish
+//     chunk, usage if asked for and [DONE]. (A real one sends a tool call
+//     as soon as it parses it; the simulator holds calls to the end as
+//     well.) The schedule is unchanged: a
+//     client's first token comes at the end. Requests without tools
+//     stream as ever.
 //
 // # Flavors
 //

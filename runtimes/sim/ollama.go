@@ -41,6 +41,11 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		s.ollamaLoad(w, r, &req)
 		return
 	}
+	if perr == nil && s.refusesTools(req.Tools) {
+		// Ollama checks the model's capabilities before it schedules.
+		ollamaError(w, noTools(req.Model))
+		return
+	}
 	f, ok := s.admit(w, r, arrival, false)
 	if !ok {
 		return
@@ -71,12 +76,16 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	// Ollama's API has no ignore_eos: its replies always stop early.
 	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached, s.lastSeed(msgs))
 	rep.numCtx = nctx
-	if len(tools) > 0 {
+	if len(tools) > 0 && s.cfg.toolCalls() > 0 {
 		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
 	}
 	enc := &ollamaEncoder{
 		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
 		rep:  rep,
+	}
+	var out encoder = enc
+	if s.cfg.ToolsHeld && hasTools(req.Tools) {
+		out = heldOllama{enc}
 	}
 	if req.Stream != nil && !*req.Stream {
 		if s.begin(r, rep) != nil {
@@ -107,8 +116,17 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.finish(rep)
-	s.serve(w, r, rc, rep, enc, f)
+	s.serve(w, r, rc, rep, out, f)
 }
+
+// heldOllama streams a reply held back whole until its end, as Ollama
+// before 0.8 streams a reply to a request with tools (ChatHandler gathers
+// the text until it parses a tool call or the reply ends): no line until
+// the end, then the done line carrying all of it, as "stream": false.
+type heldOllama struct{ *ollamaEncoder }
+
+func (h heldOllama) chunk(b []byte, _, _ int, _ time.Time) []byte { return b }
+func (h heldOllama) final(b []byte, now time.Time) []byte         { return h.whole(b, now, -1) }
 
 // ollamaWhole answers an Ollama "stream": false request, with fault f.
 func (s *Server) ollamaWhole(w http.ResponseWriter, r *http.Request, rep *reply, enc *ollamaEncoder, f Fault) {

@@ -49,6 +49,11 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, errNoMessages)
 		return
 	}
+	if s.refusesTools(req.Tools) {
+		// Ollama's /v1 passes its /api/chat error on, in OpenAI's shape.
+		ollamaOpenAIError(w, noTools(req.Model))
+		return
+	}
 	if !req.Stream {
 		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
 		return
@@ -70,7 +75,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), s.lastSeed(msgs))
-	if len(tools) > 0 {
+	if len(tools) > 0 && s.cfg.toolCalls() > 0 {
 		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
 	}
 	// What the flavor adds to vLLM's chunks, fixed here so that writing a
@@ -100,12 +105,16 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	s.closeAfterReply(r)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	// The role-only chunk goes out at once; it is not a token.
+	held := s.cfg.ToolsHeld && hasTools(req.Tools)
+	// The role-only chunk goes out at once; it is not a token. Ollama,
+	// whose habit held plays, sends none.
 	role := make([]byte, 0, len(": keepalive\n\n")+len(enc.head)+len(roleTail))
 	if f == FaultKeepAlive {
 		role = enc.keepAlive(role)
 	}
-	role = append(append(role, enc.head...), roleTail...)
+	if !held {
+		role = append(append(role, enc.head...), roleTail...)
+	}
 	if _, err := w.Write(role); err != nil || rc.Flush() != nil {
 		return
 	}
@@ -114,7 +123,11 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.finish(rep)
-	s.serve(w, r, rc, rep, enc, f)
+	var out encoder = enc
+	if held {
+		out = heldOpenAI{enc}
+	}
+	s.serve(w, r, rc, rep, out, f)
 }
 
 // The role-only chunk's and the usage chunk's ends after the head: vLLM
@@ -254,6 +267,32 @@ func (e *openaiEncoder) failure(b []byte, f Fault, msg string) []byte {
 }
 
 func (e *openaiEncoder) keepAlive(b []byte) []byte { return append(b, ": keepalive\n\n"...) }
+
+// heldOpenAI streams a reply held back whole until its end, as Ollama's
+// /v1 before 0.8 streams a reply to a request with tools: no chunk until
+// the end, then one with all of it (its reasoning, if any, in one before
+// it), then the end.
+type heldOpenAI struct{ *openaiEncoder }
+
+func (h heldOpenAI) chunk(b []byte, _, _ int, _ time.Time) []byte { return b }
+func (h heldOpenAI) final(b []byte, now time.Time) []byte {
+	rep := h.rep
+	if rep.think > 0 {
+		b = h.openaiEncoder.chunk(b, 0, rep.think, now)
+	}
+	if rep.m > rep.think {
+		b = h.openaiEncoder.chunk(b, rep.think, rep.m, now)
+	}
+	return h.openaiEncoder.final(b, now)
+}
+
+// ollamaOpenAIError is Ollama's /v1 error: its /api/chat error in
+// OpenAI's shape.
+func ollamaOpenAIError(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusBadRequest, mustJSON(map[string]any{"error": map[string]any{
+		"message": err.Error(), "type": "invalid_request_error", "param": nil, "code": nil,
+	}}))
+}
 
 func openaiError(w http.ResponseWriter, err error) {
 	writeJSON(w, http.StatusBadRequest, mustJSON(map[string]any{

@@ -1,12 +1,15 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -296,10 +299,16 @@ func (s *Server) precompute() {
 		"format":             "gguf",
 	}
 	s.versionBody = mustJSON(map[string]any{"version": Version})
+	// Ollama says a model takes tools where its chat template uses .Tools.
+	caps, template := []string{"completion", "tools"}, toolsTemplate
+	if s.cfg.modelTools() == ModelToolsOff {
+		caps, template = []string{"completion"}, plainTemplate
+	}
 	s.showBody = mustJSON(map[string]any{
+		"template":     template,
 		"details":      details,
 		"model_info":   map[string]any{"general.architecture": "sim", "sim.context_length": s.cfg.ctxLen()},
-		"capabilities": []string{"completion"},
+		"capabilities": caps,
 		"modified_at":  s.started.UTC(),
 	})
 	s.tagsBody = mustJSON(map[string]any{"models": []any{map[string]any{
@@ -313,6 +322,36 @@ func (s *Server) precompute() {
 	}}})
 	s.psEmptyBody = []byte(`{"models":[]}`)
 	s.modelsBody = mustJSON(map[string]any{"object": "list", "data": []any{s.modelsEntry()}})
+}
+
+// The chat templates /api/show states: one that renders tools (as
+// Ollama's tool-calling models' do), and one that does not.
+const (
+	toolsTemplate = "{{- if .Tools }}Tools: {{ range .Tools }}{{ json .Function }}{{ end }}\n{{ end }}{{ range .Messages }}{{ .Role }}: {{ .Content }}\n{{ end }}assistant: "
+	plainTemplate = "{{ range .Messages }}{{ .Role }}: {{ .Content }}\n{{ end }}assistant: "
+)
+
+// noTools is Ollama's error for a chat request with tools to a model
+// that takes none, naming the model in full as Ollama does
+// ("registry.ollama.ai/library/e2e:latest does not support tools").
+func noTools(model string) error {
+	name := cmp.Or(model, Model)
+	if !strings.Contains(name, ":") {
+		name += ":latest"
+	}
+	switch strings.Count(name, "/") {
+	case 0:
+		name = "registry.ollama.ai/library/" + name
+	case 1:
+		name = "registry.ollama.ai/" + name
+	}
+	return fmt.Errorf("%s does not support tools", name)
+}
+
+// refusesTools reports whether a chat request with tools (raw, the
+// request's "tools") is refused: the model takes none.
+func (s *Server) refusesTools(raw json.RawMessage) bool {
+	return s.cfg.modelTools() == ModelToolsOff && hasTools(raw)
 }
 
 var errNoMessages = errors.New("messages must be a non-empty list")

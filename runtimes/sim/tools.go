@@ -73,14 +73,20 @@ func readTools(raw, choice json.RawMessage) ([]tool, error) {
 	return tools, nil
 }
 
+// hasTools reports whether a request's "tools" (raw) lists any.
+func hasTools(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && string(raw) != "null" && string(raw) != "[]"
+}
+
 // withTools is msgs as the prompt counts them: with a request's tools,
 // however many it has and whatever tool_choice says, the array's text as
 // sent as a message before the others.
 func withTools(msgs []chatMessage, raw json.RawMessage) []chatMessage {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" || string(raw) == "[]" {
+	if !hasTools(raw) {
 		return msgs
 	}
+	raw = bytes.TrimSpace(raw)
 	return append([]chatMessage{{role: toolsRole, texts: []string{string(raw)}}}, msgs...)
 }
 
