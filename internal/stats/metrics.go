@@ -162,6 +162,9 @@ type Metrics struct {
 	// ModelLoads counts the successful requests during which the server
 	// loaded the model (Ollama's load_duration above 100 ms).
 	ModelLoads int
+	// Whole counts the successful replies of several tokens that came in
+	// one chunk (wholeReply): no client-side decode rate or TPOT.
+	Whole int
 	// InputTokens is the length the prompts were sized to (the largest
 	// if rounds differed), 0 for prompts not sized; Truncated counts the
 	// successful requests whose prompt the server cut (see truncated).
@@ -481,10 +484,14 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	}
 	s.total = append(s.total, res.Total.Seconds())
 	decoding := res.Total - res.TTFT
+	whole := wholeReply(res)
+	if whole {
+		m.Whole++
+	}
 	switch {
 	case res.Eval > 0:
 		s.decode = append(s.decode, out/res.Eval.Seconds())
-	case res.TTFT > 0 && decoding > 0:
+	case res.TTFT > 0 && decoding > 0 && !whole:
 		s.decode = append(s.decode, out/decoding.Seconds())
 	}
 	if tpot, ok := tpotOf(res); ok {
@@ -538,9 +545,14 @@ const modelLoad = 100 * time.Millisecond
 
 // tpotOf is a request's time per output token after the first: (total −
 // TTFT) / (tokens − 1), in seconds; none for fewer than 2 tokens.
+// wholeReply reports whether a reply of several tokens came in one chunk
+// (Ollama before 0.8 holds back the whole reply of a request with tools):
+// the client then saw no decoding, only the reply's end.
+func wholeReply(res runtimes.Result) bool { return res.Chunks == 1 && res.OutputTokens > 1 }
+
 func tpotOf(res runtimes.Result) (float64, bool) {
 	decoding := res.Total - res.TTFT
-	if res.TTFT <= 0 || decoding <= 0 || res.OutputTokens < 2 {
+	if res.TTFT <= 0 || decoding <= 0 || res.OutputTokens < 2 || wholeReply(res) {
 		return 0, false
 	}
 	return decoding.Seconds() / float64(res.OutputTokens-1), true
@@ -630,6 +642,9 @@ func (m Metrics) Notes(requested string, set NoteSettings) []string {
 	}
 	if m.PromptCountsCached && m.Prompt.N == 0 {
 		notes = append(notes, "no prompt-tok/s: the server counts cached prompt tokens in its prompt count but not in its prompt time (Ollama's prompt_eval_count and prompt_eval_duration), so with "+set.Cache+"=warm, turns after the first or a shared prefix their ratio is no prompt rate")
+	}
+	if m.Whole > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d replies of several tokens came whole, in one chunk (Ollama before 0.8 holds back the reply of a request with tools): their TTFT is the whole reply's time, and they give no client-side decode rate or TPOT", m.Whole, m.Successes))
 	}
 	if m.NotSent > 0 {
 		notes = append(notes, fmt.Sprintf("%d turns were not sent: an earlier turn of their conversation failed", m.NotSent))
