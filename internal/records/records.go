@@ -71,6 +71,15 @@ type Record struct {
 	// pooled connection turned out to be closed.
 	Resent       int    `json:"resent"`
 	FinishReason string `json:"finish_reason"`
+	// ToolCalls is how many tool calls the reply made (BENCH_TOOLS),
+	// TTFToolCallS the time to the first chunk carrying one, ToolArgsValid
+	// how many calls' arguments, once whole, are a JSON object, and
+	// ToolNames the functions called, in order; all absent for a reply
+	// with no tool call.
+	ToolCalls     int      `json:"tool_calls,omitempty"`
+	TTFToolCallS  *float64 `json:"ttf_tool_call_s,omitempty"`
+	ToolArgsValid *int     `json:"tool_args_valid,omitempty"`
+	ToolNames     []string `json:"tool_names,omitempty"`
 	// Server is what the server said of its own timing, nil where it said
 	// nothing.
 	Server *ServerTimings `json:"server"`
@@ -141,7 +150,15 @@ func OfRound(k bench.Key, count, i int, warmup bool, runStart time.Time, results
 		if res.TTFC > 0 {
 			r.TTFCS = seconds(res.TTFC)
 		}
-		if res.Chunks > 0 && res.OutputTokens >= 2 && res.Total > res.TTFT {
+		if res.ToolCalls > 0 {
+			r.ToolCalls, r.ToolNames = res.ToolCalls, res.ToolNames
+			r.TTFToolCallS = seconds(res.TTFToolCall)
+			valid := res.ToolArgsValid
+			r.ToolArgsValid = &valid
+		}
+		// A reply that came whole, in one chunk, shows no decoding: no
+		// TPOT (as stats.Compute).
+		if res.Chunks > 1 && res.OutputTokens >= 2 && res.Total > res.TTFT {
 			tpot := (res.Total - res.TTFT).Seconds() / float64(res.OutputTokens-1)
 			r.TPOTS = &tpot
 		}
