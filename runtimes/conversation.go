@@ -61,6 +61,12 @@ func (rt *Runtime) Converse(ctx context.Context, first Request, followUps []stri
 // failure), so the work a client does after a stream has ended, such as
 // draining the connection for reuse, is not counted.
 func (rt *Runtime) Chats(ctx context.Context, firsts []Request, followUps []string) (wall time.Duration, results [][]Result) {
+	return rt.ChatsEach(ctx, firsts, func(int) []string { return followUps })
+}
+
+// ChatsEach is Chats with each conversation's follow-ups of its own:
+// conversation i's are followUps(i) (a replayed workload's turns).
+func (rt *Runtime) ChatsEach(ctx context.Context, firsts []Request, followUps func(i int) []string) (wall time.Duration, results [][]Result) {
 	n := len(firsts)
 	results = make([][]Result, n)
 	var ready, done sync.WaitGroup
@@ -72,7 +78,7 @@ func (rt *Runtime) Chats(ctx context.Context, firsts []Request, followUps []stri
 			defer done.Done()
 			ready.Done()
 			<-release
-			results[i] = rt.Converse(ctx, firsts[i], followUps)
+			results[i] = rt.Converse(ctx, firsts[i], followUps(i))
 		}()
 	}
 	ready.Wait()

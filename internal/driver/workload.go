@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/config"
@@ -470,35 +469,12 @@ func (l *Leaf) nextVaried() {
 	l.open.arriveAs(func(r runtimes.Request) []runtimes.Result { return l.rt.Converse(l.ctx, r, follow) }, p.req, p.turns, &p.asked)
 }
 
-// chats runs the conversations of plans at once, as runtimes.Runtime.Chats
-// does, each with its own follow-ups: the goroutines are started before
-// the clock and released together.
+// chats runs the conversations of plans at once (runtimes.Runtime.ChatsEach),
+// each with its own follow-ups.
 func chats(ctx context.Context, rt *runtimes.Runtime, plans []planned) (wall time.Duration, results [][]runtimes.Result) {
-	n := len(plans)
-	results = make([][]runtimes.Result, n)
-	var ready, done sync.WaitGroup
-	release := make(chan struct{})
-	ready.Add(n)
-	done.Add(n)
-	for i := range n {
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-release
-			results[i] = rt.Converse(ctx, plans[i].req, plans[i].follow)
-		}()
+	firsts := make([]runtimes.Request, len(plans))
+	for i, p := range plans {
+		firsts[i] = p.req
 	}
-	ready.Wait()
-	start := time.Now()
-	close(release)
-	done.Wait()
-	for _, chat := range results {
-		end := runtimes.End(chat)
-		if end.IsZero() {
-			wall = max(wall, time.Since(start))
-			continue
-		}
-		wall = max(wall, end.Sub(start))
-	}
-	return wall, results
+	return rt.ChatsEach(ctx, firsts, func(i int) []string { return plans[i].follow })
 }
