@@ -2,7 +2,7 @@
 # End-to-end run of the suite against a real Ollama, with a small model the
 # project generates (cmd/genmodel), on this machine's CPU.
 #
-#   bash scripts/e2e-ollama.sh    # about 31 minutes with the Ollama build reused
+#   bash scripts/e2e-ollama.sh    # about 35 minutes with the Ollama build reused
 #
 # It builds Ollama 0.6.5 from the Go module proxy (cached; an existing build
 # of that version is reused), starts it on a loopback port that the system
@@ -66,7 +66,18 @@
 #     and 3 (prompt evaluation per prompt token below half of turn 1's,
 #     TTFT p50 within 2x of it); and on a conversation of its own sent
 #     through a proxy that records the wire: turn k sends 2k-1 messages,
-#     each reply back exactly as it was streamed.
+#     each reply back exactly as it was streamed;
+#   - TestWorkloads, on runs of recorded workloads (BENCH_WORKLOAD, the
+#     samples in testdata/): a ShareGPT file, each conversation replayed
+#     turn by turn with as many turns as it has human ones, in order,
+#     every prompt longer than the turn before's; a window of 8 requests
+#     of a Mooncake-style trace at a tenth of its recorded speed, each sent
+#     at its recorded offset (within 2% of the mean gap) and counted by
+#     the server at its input_length within 3%; and requests with tools
+#     (BENCH_TOOLS) through both APIs on a model whose template takes
+#     them, every reply sent whole (Ollama 0.6.5 holds it back), so that
+#     /v1 rows have no decode rate; before them, a run with tools on the
+#     plain model must be refused, exit 2, before any request.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.
@@ -95,6 +106,11 @@ PROMPTS=${E2E_PROMPTS:-short,medium,code}
 FRESH_PROMPTS=short,medium
 # The input lengths' run (ascending; the last is also cut with num_ctx 2048).
 INPUT_TOKENS=256,1024,3000
+# The trace run: a window of TRACE_N requests of testdata/trace.jsonl at
+# TRACE_SPEED (0.1: ten times slower than recorded).
+TRACE_N=8
+TRACE_SPEED=0.1
+TOOLS_MODEL=inferencebench-e2e-tools
 # The later, shorter runs use one prompt: the first.
 ONE_PROMPT=${PROMPTS%%,*}
 WARM_ROUNDS=2 # -benchtime=2x -count=1 at concurrency 1, one warm-up
@@ -203,6 +219,17 @@ job go run ./cmd/genmodel -o "$tmp/model/model.gguf" || die "cmd/genmodel failed
 cat >"$tmp/model/Modelfile" <<'EOF'
 FROM ./model.gguf
 TEMPLATE "{{ .Prompt }}"
+PARAMETER num_thread 1
+PARAMETER repeat_penalty 1.5
+EOF
+# The same model with a chat template that takes tools (it uses .Tools
+# and writes each earlier tool call back), which Ollama needs before it
+# accepts a request with tools (/api/show capabilities "tools").
+cat >"$tmp/model/Modelfile.tools" <<'EOF'
+FROM ./model.gguf
+TEMPLATE """{{- if .Tools }}Tools:{{ range .Tools }} {{ .Function.Name }}{{ end }}
+{{ end }}{{- range .Messages }}{{ .Role }}: {{ .Content }}{{ range .ToolCalls }}{"name": "{{ .Function.Name }}", "arguments": {{ .Function.Arguments }}}{{ end }}
+{{ end }}assistant: """
 PARAMETER num_thread 1
 PARAMETER repeat_penalty 1.5
 EOF
@@ -372,9 +399,50 @@ e2e_env+=(E2E_TURNS_SUMMARY="$json")
 phase "check conversations"
 e2e_test TestTurns "$tmp/turns.log" "conversations"
 
+phase "suite runs, workloads"
+# Recorded workloads (BENCH_WORKLOAD), the samples in testdata/: a
+# ShareGPT file replayed turn by turn at concurrency 1; a window of
+# TRACE_N requests of a Mooncake-style trace, replayed open loop at its
+# recorded times slowed to TRACE_SPEED (this one-thread server serves
+# about 0.1 requests of 1,500 tokens a second: the trace still overloads
+# it, and what is checked is the client's timing and sizing); and
+# requests with tools (BENCH_TOOLS) on a model whose template takes them,
+# through both APIs.
+suite sharegpt . 3x 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS= BENCH_WORKLOAD=testdata/chats.json BENCH_CONCURRENCY=1 \
+  BENCH_WARMUPS=1 BENCH_MAX_TOKENS=24 BENCH_CONTROL=off
+e2e_env+=(E2E_SHAREGPT_SUMMARY="$json" E2E_SHAREGPT_FILE="$PWD/testdata/chats.json")
+suite trace . "${TRACE_N}x" 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS= BENCH_WORKLOAD=testdata/trace.jsonl \
+  BENCH_WORKLOAD_N="$TRACE_N" BENCH_TRACE_SPEED="$TRACE_SPEED" BENCH_WARMUPS=1 BENCH_CONTROL=off BENCH_TIMEOUT=10m
+e2e_env+=(E2E_TRACE_SUMMARY="$json" E2E_TRACE_FILE="$PWD/testdata/trace.jsonl" E2E_TRACE_N="$TRACE_N" E2E_TRACE_SPEED="$TRACE_SPEED")
+# Ollama answers a request with tools to a model whose template does not
+# use .Tools with HTTP 400: the suite must refuse such a run before any
+# request, exit 2, naming the model.
+if job env "${caller_env[@]}" "${suite_unset[@]}" "${bench_env[@]}" BENCH_RUNTIMES=ollama BENCH_PROMPTS="$ONE_PROMPT" \
+  BENCH_TOOLS=testdata/tools.json BENCH_OUTPUT_DIR="$tmp/results-notools" \
+  go test -run='^$' -bench=. -benchtime=1x -count=1 -timeout=10m . >"$tmp/suite-notools.log" 2>&1; then
+  die "a run with BENCH_TOOLS against $MODEL_NAME, whose template takes no tools, passed; it must be refused"
+fi
+grep -F 'takes no tools' "$tmp/suite-notools.log" | head -n 1 | sed 's/^/  | /'
+grep -qF "serves $MODEL_NAME, which takes no tools" "$tmp/suite-notools.log" ||
+  die "the run with tools against $MODEL_NAME was not refused for its template (see $tmp/suite-notools.log)"
+grep -q 'exit status 2' "$tmp/suite-notools.log" || die "the run with tools against $MODEL_NAME did not exit 2 (see $tmp/suite-notools.log)"
+if [ -n "$(ls -A "$tmp/results-notools" 2>/dev/null)" ]; then
+  die "the refused run with tools wrote files to $tmp/results-notools; it must stop before any request"
+fi
+create_tools_model() { cd "$tmp/model" && ollama_cli create "$TOOLS_MODEL" -f Modelfile.tools; }
+job create_tools_model >"$tmp/create-tools.log" 2>&1 ||
+  die "ollama create $TOOLS_MODEL failed: $(tr '\r' '\n' <"$tmp/create-tools.log" | tail -n 5)"
+suite tools . 3x 1 BENCH_PROMPTS="$ONE_PROMPT" BENCH_TOOLS=testdata/tools.json BENCH_CONCURRENCY=1 BENCH_WARMUPS=1 \
+  BENCH_MAX_TOKENS=32 BENCH_CONTROL=off OLLAMA_MODEL="$TOOLS_MODEL" OLLAMA_V1_MODEL="$TOOLS_MODEL"
+e2e_env+=(E2E_TOOLS_SUMMARY="$json" E2E_TOOLS_RUNTIMES="ollama,ollama-v1")
+
+phase "check workloads"
+e2e_test TestWorkloads "$tmp/workloads.log" "recorded workloads and tools"
+
 end_phase
 printf '\n== figures\n'
 # The tests' t.Logf lines, without go test's "    file_test.go:NN: ".
 sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT)|leaf, in order|row ollama\/|control, fresh|fresh=leaf:|log: |N +words|[0-9]+ +[0-9]+ +[0-9.]+ +[0-9]+ |num_ctx |turn +(requests|messages)|[0-9]+ +[0-9]+ +([0-9.]+ +){4}[0-9.]+$|[0-9]+ +[0-9]+ +user|turn [0-9]+: prompt evaluation per|conversation of [0-9]+ turns|messages OK)/s/^/  /p' \
   "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log" "$tmp/fresh.log" "$tmp/input.log" \
   "$tmp/turns.log"
+figures "$tmp/workloads.log"

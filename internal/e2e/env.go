@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -53,6 +54,20 @@ func (e *envVars) integer(name string) int {
 		return 0
 	}
 	return n
+}
+
+// float returns the variable as a number above 0.
+func (e *envVars) float(name string) float64 {
+	v, ok := e.get(name)
+	if !ok {
+		return 0
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(x > 0) || math.IsInf(x, 0) {
+		e.badf(name, "want a number above 0")
+		return 0
+	}
+	return x
 }
 
 // integers returns the variable as a comma list of integers of 1 or more.

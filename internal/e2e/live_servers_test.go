@@ -2,14 +2,20 @@
 
 package e2e
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/inferencebench/inferencebench/internal/workload"
+)
 
 // TestServers checks the runs of scripts/e2e-vllm-mlx.sh against a real
 // vLLM and a real mlx_lm.server (E2E_SERVERS): the cold run
 // (E2E_COLD_SUMMARY), in<N> prompts (E2E_INPUT_SUMMARY), conversations
-// (E2E_TURNS_SUMMARY), a shared prefix (E2E_PREFIX_SUMMARY) and the cold
-// run's leaves again without fresh starts (E2E_STALE_SUMMARY), and logs
-// each run's table.
+// (E2E_TURNS_SUMMARY), a shared prefix (E2E_PREFIX_SUMMARY), the cold
+// run's leaves again without fresh starts (E2E_STALE_SUMMARY) and a
+// Mooncake-style trace (E2E_TRACE_SUMMARY, of E2E_TRACE_FILE at
+// E2E_TRACE_SPEED; its shared blocks in each server's prefix cache), and
+// logs each run's table.
 func TestServers(t *testing.T) {
 	var env envVars
 	w := serversWant{
@@ -26,8 +32,9 @@ func TestServers(t *testing.T) {
 		versions:    map[string]string{serverVLLM: env.str("E2E_VLLM_VERSION"), serverMLX: env.str("E2E_MLX_VERSION")},
 		blocks:      map[string]int{serverVLLM: env.integer("E2E_VLLM_BLOCK_SIZE"), serverMLX: 1},
 	}
+	traceFile, traceSpeed := env.str("E2E_TRACE_FILE"), env.float("E2E_TRACE_SPEED")
 	paths := map[string]string{}
-	for _, v := range []string{"E2E_COLD_SUMMARY", "E2E_INPUT_SUMMARY", "E2E_TURNS_SUMMARY", "E2E_PREFIX_SUMMARY", "E2E_STALE_SUMMARY"} {
+	for _, v := range []string{"E2E_COLD_SUMMARY", "E2E_INPUT_SUMMARY", "E2E_TURNS_SUMMARY", "E2E_PREFIX_SUMMARY", "E2E_STALE_SUMMARY", "E2E_TRACE_SUMMARY"} {
 		paths[v] = env.str(v)
 	}
 	if err := env.err(); err != nil {
@@ -49,6 +56,21 @@ func TestServers(t *testing.T) {
 	t.Run("prefix", func(t *testing.T) {
 		table, fails := checkServersPrefix(readSummary(t, paths["E2E_PREFIX_SUMMARY"]), w)
 		logChecks(t, table, fails)
+	})
+	t.Run("trace", func(t *testing.T) {
+		f, recs := readRun(t, paths["E2E_TRACE_SUMMARY"])
+		tr, err := workload.Read(traceFile, workload.Options{Speed: traceSpeed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range w.servers {
+			t.Run(s, func(t *testing.T) {
+				table, fails := checkTrace(f, recs, traceWant{
+					runtime: s, w: tr, inputTol: traceInputTol, offsetShare: traceOffsetShare, lagShare: openMaxLagShare, block: w.blocks[s],
+				})
+				logChecks(t, table, fails)
+			})
+		}
 	})
 	t.Run("stale", func(t *testing.T) {
 		logChecks(t, staleTable(cold, readSummary(t, paths["E2E_STALE_SUMMARY"]), w.servers), nil)
