@@ -67,6 +67,44 @@ func hasTiming(r row) bool {
 	return slices.ContainsFunc(timingColumns, func(c column) bool { return c.fig.has(r) })
 }
 
+// toolColumns are the tool calls table's columns: the successful replies
+// that made a tool call ("3 of 4 (75.0%)": of the successes), the calls
+// they made, those whose arguments are a JSON object ("2 (50.0%)": of the
+// calls), and the time to the first tool call.
+var toolColumns = []column{
+	countCol(toolReplies.Heading(), func(r row) string {
+		if r.ToolCallReplies == nil {
+			return ""
+		}
+		return withShare(fmt.Sprintf("%d of %d", *r.ToolCallReplies, r.Successes), toolReplies, r)
+	}),
+	countCol("calls", func(r row) string {
+		if r.ToolCalls == nil {
+			return ""
+		}
+		return strconv.Itoa(*r.ToolCalls)
+	}),
+	countCol(toolArgsValid.Heading(), func(r row) string {
+		if r.ToolArgsValid == nil {
+			return ""
+		}
+		return withShare(strconv.Itoa(*r.ToolArgsValid), toolArgsValid, r)
+	}),
+	fig(ttfToolCallP50),
+	fig(ttfToolCallP99),
+}
+
+// hasTools reports whether r's requests were sent with tools.
+func hasTools(r row) bool { return r.ToolCallReplies != nil }
+
+// withShare is count followed by r's share f, "(75.0%)", where r has it.
+func withShare(count string, f figure, r row) string {
+	if !finite(f.of(r.Row)) {
+		return count
+	}
+	return count + " (" + f.format(r.Row) + ")"
+}
+
 // requestColumns are the requests table's columns: what was asked and
 // what came back, to tell whether the runtimes did the same work.
 var requestColumns = []column{

@@ -193,6 +193,13 @@
 // reason), TPOT mean and p99 (each request's (total − TTFT) / (output
 // tokens − 1)), ITL p50 and p99 (the gaps between successive text chunks).
 //
+// Tool calls, where some row's requests carried tools (BENCH_TOOLS): the
+// successful replies that made a tool call, of the successes and their
+// share ("3 of 4 (75.0%)"), the calls they made, how many of the calls'
+// arguments parse as a JSON object and their share of the calls ("2
+// (50.0%)"), and TTF tool call p50 and p99, the time to the first chunk
+// that carried part of a call. A row of a run without tools is "—".
+//
 // Requests: what was asked and what came back, to tell whether the
 // runtimes did the same work. served model is the model the replies named
 // where it is not the one asked for ("as asked" where it is); prompt tok

@@ -68,6 +68,12 @@ var (
 	clientDecode    = figure{Figure: figures.ClientDecode, prec: 1, of: clientDecodeS}
 	serverGenerated = figure{Figure: figures.ServerGenerated, prec: 0, of: func(r summary.Row) *float64 { return r.ServerGeneratedTokens }}
 
+	// Tool calls (BENCH_TOOLS).
+	toolReplies    = figure{Figure: figures.ToolCallReplies, prec: 1, of: func(r summary.Row) *float64 { return r.ToolCallReplyRatio }}
+	toolArgsValid  = figure{Figure: figures.ToolArgsValid, prec: 1, of: func(r summary.Row) *float64 { return r.ToolArgsValidRatio }}
+	ttfToolCallP50 = figure{Figure: figures.TTFToolCallP50, prec: 1, of: func(r summary.Row) *float64 { return r.TTFToolCallP50 }}
+	ttfToolCallP99 = figure{Figure: figures.TTFToolCallP99, prec: 1, of: func(r summary.Row) *float64 { return r.TTFToolCallP99 }}
+
 	// The open loop.
 	achievedRPS   = figure{Figure: figures.Achieved, prec: 2, of: func(r summary.Row) *float64 { return r.AchievedRPS }}
 	sendLagP99    = figure{Figure: figures.SendLagP99, prec: 1, of: func(r summary.Row) *float64 { return r.SendLagSP99 }}

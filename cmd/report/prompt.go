@@ -13,9 +13,9 @@ import (
 // A prompt's section: its tables, the sweep's stops and its charts.
 
 // writePrompt writes a prompt's section: its closed-loop table, sweep and
-// charts, then the tables of token timing, requests, power and the
-// server's counters, then its open-loop table and charts. A table no row
-// has a figure of is left out.
+// charts, then the tables of token timing, tool calls, requests, power
+// and the server's counters, then its open-loop table and charts. A table
+// no row has a figure of is left out.
 func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []chartFile) {
 	fmt.Fprintf(b, "## Prompt %s\n\n", cell(p))
 	var closed, open, all []key
@@ -56,6 +56,13 @@ func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []c
 			anyLoad.with(timingColumns...).write(b, runs, all)
 		}
 		writeCharts(b, chartsOf(secTiming))
+	}
+	if anyRow(all, hasTools) {
+		b.WriteString("### Tool calls\n\n")
+		b.WriteString("The requests carried tools (BENCH_TOOLS): the successful replies that made a tool call, " +
+			"the calls they made, those whose arguments parse as a JSON object, and the time to the first chunk " +
+			"that carried part of a call, in ms.\n\n")
+		anyLoad.with(toolColumns...).write(b, runs, all)
 	}
 	if anyRow(all, hasRequests) {
 		b.WriteString("### Requests\n\n")

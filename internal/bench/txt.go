@@ -21,12 +21,16 @@ type Result struct {
 // Encode writes the .txt, what `go test -bench` would have printed, in
 // the Go benchmark format that benchstat reads: a Unit line for every
 // figure of the result lines saying which way is better
-// (figures.Reported), then config's lines and the results.
-// docs/metrics.md lists its names, units and configuration lines.
+// (figures.Reported; a figure of tool calls only where some result has
+// its unit), then config's lines and the results. docs/metrics.md lists
+// its names, units and configuration lines.
 func Encode(config []benchfmt.Config, results []Result) ([]byte, error) {
 	var buf bytes.Buffer
 	w := benchfmt.NewWriter(&buf)
 	for _, f := range figures.Reported {
+		if f.Tools && !hasUnit(results, f.Unit) {
+			continue
+		}
 		md := &benchfmt.UnitMetadata{
 			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: f.Unit, Key: "better"},
 			OrigUnit:        f.Unit,
@@ -49,4 +53,16 @@ func Encode(config []benchfmt.Config, results []Result) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// hasUnit reports whether some result has a value in unit.
+func hasUnit(results []Result, unit string) bool {
+	for _, r := range results {
+		for _, v := range r.Values {
+			if v.Unit == unit {
+				return true
+			}
+		}
+	}
+	return false
 }

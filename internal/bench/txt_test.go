@@ -35,7 +35,11 @@ func TestEncodeReadsBack(t *testing.T) {
 		}
 	}
 	require.NoError(t, r.Err())
-	assert.Len(t, better, len(figures.Reported))
+	for _, f := range figures.Reported {
+		_, listed := better[f.Unit]
+		assert.Equal(t, !f.Tools, listed, "%s: a Unit line for every figure but those of tool calls, which no result has", f.Unit)
+	}
+	assert.Len(t, better, 12)
 	assert.Equal(t, "higher", better[figures.Decode.Unit])
 	assert.Equal(t, "lower", better[figures.TTFTMean.Unit])
 	require.Len(t, results, 1)
@@ -45,4 +49,38 @@ func TestEncodeReadsBack(t *testing.T) {
 	v, ok := results[0].Value(figures.Decode.Unit)
 	assert.True(t, ok)
 	assert.Equal(t, 400.0, v)
+}
+
+// A figure of tool calls has its Unit line only in a .txt where some
+// result has its unit: a run without tools writes the .txt it wrote
+// before these figures existed.
+func TestToolUnitsOnlyWhereReported(t *testing.T) {
+	units := func(results ...Result) map[string]string {
+		data, err := Encode(nil, results)
+		require.NoError(t, err)
+		r := benchfmt.NewReader(bytes.NewReader(data), "x.txt")
+		better := map[string]string{}
+		for r.Scan() {
+			if md, ok := r.Result().(*benchfmt.UnitMetadata); ok {
+				better[md.OrigUnit] = md.Value
+			}
+		}
+		require.NoError(t, r.Err())
+		return better
+	}
+	k := Key{Runtime: "sim", Prompt: "short", Concurrency: 1}
+	plain := Result{Key: k, Procs: 2, Iters: 1, Values: []benchfmt.Value{{Value: 1e9, Unit: "ns/op"}}}
+	tools := plain
+	tools.Values = append(tools.Values, benchfmt.Value{Value: 0.5, Unit: figures.ToolArgsValid.Unit})
+
+	without := units(plain)
+	assert.NotContains(t, without, figures.ToolArgsValid.Unit)
+	assert.NotContains(t, without, figures.ToolCallReplies.Unit)
+	assert.NotContains(t, without, figures.TTFToolCallMean.Unit)
+	assert.Contains(t, without, figures.Goodput.Unit, "the other figures' lines stay, reported or not")
+
+	with := units(plain, tools)
+	assert.Equal(t, "higher", with[figures.ToolArgsValid.Unit])
+	assert.NotContains(t, with, figures.ToolCallReplies.Unit, "only the units some result has")
+	assert.Len(t, with, len(without)+1)
 }

@@ -252,10 +252,10 @@ func (l *Leaf) send(warmup bool, i int) stats.Round {
 }
 
 // shape is a round of the leaf with no results yet: how its requests were
-// sent.
+// sent (with tools, BENCH_TOOLS, every request or none).
 func (l *Leaf) shape() stats.Round {
 	return stats.Round{MaxTokens: l.req.MaxTokens, Cold: l.cold(), InputTokens: l.input, Context: l.context(),
-		SharedPrefix: l.d.Settings.SharedPrefix}
+		SharedPrefix: l.d.Settings.SharedPrefix, Tools: len(l.req.Tools) > 0}
 }
 
 // endOpen ends an open-loop leaf run once its last conversation has

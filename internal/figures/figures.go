@@ -44,6 +44,11 @@ type Figure struct {
 	// y axis label where not Label's.
 	Head, Axis string
 	Better     Better
+	// Tools marks a figure of tool calls, which only a leaf whose
+	// requests were sent with tools (BENCH_TOOLS) has: a .txt has its
+	// Unit line only where some result line has its unit, so that the
+	// .txt of a run without tools is as it was before these figures.
+	Tools bool
 }
 
 // Heading is the figure's heading in a table: "TTFT p50 ms", the name
@@ -107,14 +112,23 @@ var (
 	DecodeRequestEnergy  = Figure{Key: "decode_energy_j_per_request_mean", Name: "decode", Shown: "J", Scale: 1, Head: "decode J", Better: LowerIsBetter}
 	PrefillTokenEnergy   = Figure{Key: "prefill_energy_j_per_prompt_token", Name: "prefill energy per prompt token", Shown: "mJ/tok", Scale: 1e3, Head: "prefill mJ/prompt tok", Better: LowerIsBetter}
 	DecodeTokenEnergy    = Figure{Key: "decode_energy_j_per_output_token", Name: "decode energy per output token", Shown: "J/tok", Scale: 1, Head: "decode J/output tok", Better: LowerIsBetter}
+	// Tool calls (BENCH_TOOLS). More replies that call a tool count as
+	// better: every runtime is offered the same tools with the same
+	// prompts, and a server whose parser does not know the model's format
+	// of a call sends the call as text, which is no tool call.
+	ToolCallReplies = Figure{Key: "tool_call_reply_ratio", Unit: "tool-call-replies/req", Name: "tool-call replies", Shown: "%", Scale: 100, Better: HigherIsBetter, Tools: true}
+	ToolArgsValid   = Figure{Key: "tool_args_valid_ratio", Unit: "tool-args-valid/call", Name: "valid tool args", Shown: "%", Scale: 100, Better: HigherIsBetter, Tools: true}
+	TTFToolCallMean = Figure{Key: "ttf_tool_call_s_mean", Unit: "ttf-tool-call-ns", Name: "TTF tool call mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter, Tools: true}
+	TTFToolCallP50  = Figure{Key: "ttf_tool_call_s_p50", Name: "TTF tool call p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter, Tools: true}
+	TTFToolCallP99  = Figure{Key: "ttf_tool_call_s_p99", Name: "TTF tool call p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter, Tools: true}
 )
 
 // All are the figures above, in their order.
-var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP99, ITLP50, ITLP99, Prompt, Decode, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy}
+var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP99, ITLP50, ITLP99, Prompt, Decode, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy, ToolCallReplies, ToolArgsValid, TTFToolCallMean, TTFToolCallP50, TTFToolCallP99}
 
 // Reported are the figures on the result lines, in the order of the .txt's
-// Unit lines.
-var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, Decode, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power}
+// Unit lines (a Tools figure's only where a result line has it).
+var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, Decode, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power, ToolCallReplies, ToolArgsValid, TTFToolCallMean}
 
 // The keys of a row's counts, which tell whether a file has the count at
 // all (a file written before a count existed lacks its key).

@@ -45,6 +45,9 @@ type Round struct {
 	// requests differ (a length distribution, a workload); nil: every
 	// request asked InputTokens and MaxTokens.
 	Asked []Asked
+	// Tools says the requests were sent with tools (BENCH_TOOLS): their
+	// replies' tool calls are counted in Metrics.Tools.
+	Tools bool
 }
 
 // Asked is what one request asked for: the prompt tokens it was sized
@@ -203,11 +206,51 @@ type Metrics struct {
 	Cached, CachedOf int
 	Reuse            string
 
+	// Tools are the tool calls of the successful replies, for rounds
+	// whose requests were sent with tools (Round.Tools); zero otherwise.
+	Tools ToolCalls
+
 	// FirstError is the error of the first failed request, if any.
 	FirstError error
 	// Errors counts the failures by class (runtimes.ErrorClass), with the
 	// first message of each; nil without failures.
 	Errors map[runtimes.Class]ErrorCount
+}
+
+// ToolCalls are the tool calls of the successful replies to requests sent
+// with tools.
+type ToolCalls struct {
+	// Sent is set when some round's requests were sent with tools
+	// (Round.Tools); without it the rest are zero.
+	Sent bool
+	// Replies are the successful replies that made at least one tool
+	// call, of Of successful replies to requests sent with tools.
+	Replies, Of int
+	// Calls are those replies' tool calls, and ArgsValid how many of them
+	// had arguments that, once whole, are a JSON object
+	// (runtimes.Result.ToolArgsValid).
+	Calls, ArgsValid int
+	// TTF is the time to the first chunk that carried part of a tool
+	// call, in seconds, one sample per reply that made one.
+	TTF Stat
+}
+
+// ReplyRatio is the share of the successful replies that made a tool
+// call; false where there were none (or no tools).
+func (t ToolCalls) ReplyRatio() (float64, bool) {
+	if t.Of == 0 {
+		return 0, false
+	}
+	return float64(t.Replies) / float64(t.Of), true
+}
+
+// ArgsValidRatio is the share of the tool calls whose arguments are a
+// JSON object; false where there were no calls.
+func (t ToolCalls) ArgsValidRatio() (float64, bool) {
+	if t.Calls == 0 {
+		return 0, false
+	}
+	return float64(t.ArgsValid) / float64(t.Calls), true
 }
 
 // ShortOutputs are the successful requests that stopped before the length
@@ -300,7 +343,7 @@ func (m *Metrics) AddError(class runtimes.Class, err error) {
 // samples gathers the per-request figures before they are summarised.
 type samples struct {
 	ttft, ttfc, total, tpot, decode, request, prompt, agg, wall []float64
-	perChunk, reasoning, promptTokens, cached, lags             []float64
+	perChunk, reasoning, promptTokens, cached, lags, ttfTool    []float64
 	gaps                                                        []float32
 }
 
@@ -357,6 +400,7 @@ type tally struct {
 // addRound counts round rd's requests into m, s and acc.
 func (m *Metrics) addRound(s *samples, acc *tally, rd Round, slo SLO) {
 	m.NotSent += rd.NotSent
+	m.Tools.Sent = m.Tools.Sent || rd.Tools
 	if rd.SharedPrefix > 0 && m.Reuse == "" {
 		m.Reuse = "shared prefix"
 	}
@@ -420,6 +464,7 @@ func (m *Metrics) summarise(s *samples) {
 	m.Wall = stat(s.wall)
 	m.TokensPerChunk = stat(s.perChunk)
 	m.ReasoningTokens, m.PromptTokens, m.CachedTokens = stat(s.reasoning), stat(s.promptTokens), stat(s.cached)
+	m.Tools.TTF = stat(s.ttfTool)
 }
 
 // byTurn returns the figures of each turn, 1 to n, of rounds'
@@ -507,6 +552,9 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	if res.Chunks > 0 {
 		s.perChunk = append(s.perChunk, out/float64(res.Chunks))
 	}
+	if rd.Tools {
+		m.Tools.add(s, res)
+	}
 	if res.ReasoningReported {
 		s.reasoning = append(s.reasoning, float64(res.ReasoningTokens))
 	}
@@ -532,6 +580,21 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 		s.prompt = append(s.prompt, float64(res.PromptTokens)/res.PromptEval.Seconds())
 	case res.PromptTokens > 0:
 		m.PromptCountsCached = true
+	}
+}
+
+// add counts the tool calls of res, a successful reply to a request sent
+// with tools.
+func (t *ToolCalls) add(s *samples, res runtimes.Result) {
+	t.Of++
+	if res.ToolCalls == 0 {
+		return
+	}
+	t.Replies++
+	t.Calls += res.ToolCalls
+	t.ArgsValid += res.ToolArgsValid
+	if res.TTFToolCall > 0 {
+		s.ttfTool = append(s.ttfTool, res.TTFToolCall.Seconds())
 	}
 }
 
@@ -581,7 +644,10 @@ func count(m *map[string]int, k string) {
 
 // Report reports the means of m through r (a *testing.B) in the units
 // above. A figure without samples is not reported; prompt-tok/s therefore
-// appears only where the server reports prompt timing.
+// appears only where the server reports prompt timing, and the tool-call
+// figures only for a leaf whose requests were sent with tools (the
+// time to the first tool call and the valid arguments only where some
+// reply made a call).
 func (m Metrics) Report(r interface{ ReportMetric(float64, string) }) {
 	report := func(s Stat, unit string, conv func(float64) float64) {
 		if s.N > 0 && finite(s.Mean) {
@@ -604,6 +670,16 @@ func (m Metrics) Report(r interface{ ReportMetric(float64, string) }) {
 	if m.SLOSet && m.Requests > 0 {
 		r.ReportMetric(m.Goodput, figures.Goodput.Unit)
 	}
+	// The tool figures only for a leaf sent with tools: a leaf without
+	// reports none, and the .txt of a run without has no Unit line for
+	// them.
+	if ratio, ok := m.Tools.ReplyRatio(); ok {
+		r.ReportMetric(ratio, figures.ToolCallReplies.Unit)
+	}
+	if ratio, ok := m.Tools.ArgsValidRatio(); ok {
+		r.ReportMetric(ratio, figures.ToolArgsValid.Unit)
+	}
+	report(m.Tools.TTF, figures.TTFToolCallMean.Unit, ns)
 }
 
 // NoteSettings name the settings the notes point a reader to, as the

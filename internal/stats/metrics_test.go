@@ -379,7 +379,8 @@ func keys[V any](m map[string]V) []string {
 func TestReportUnitsAreListed(t *testing.T) {
 	full := Stat{N: 1, Mean: 2}
 	m := Metrics{Requests: 1, Successes: 1, OutputTokens: 10, TTFT: full, TTFC: full, TPOT: full, Decode: full,
-		Request: full, Aggregate: full, Prompt: full, Rate: 1, Throughput: 1, SLOSet: true, Goodput: 1}
+		Request: full, Aggregate: full, Prompt: full, Rate: 1, Throughput: 1, SLOSet: true, Goodput: 1,
+		Tools: ToolCalls{Sent: true, Replies: 1, Of: 1, Calls: 1, ArgsValid: 1, TTF: full}}
 	t0 := time.Now()
 	power := powerOf(t, samplesOf(t0, 14, 14, 14, 14, 14), t0, t0.Add(time.Second), 4)
 	got := reported{}

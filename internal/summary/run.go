@@ -508,6 +508,23 @@ type Row struct {
 	// (failures are misses); null without an SLO.
 	GoodputRPS    *float64 `json:"goodput_rps"`
 	SLOAttainment *float64 `json:"slo_attainment"`
+
+	// Tool calls, in rows whose requests were sent with tools
+	// (BENCH_TOOLS), absent from the others: the successful replies that
+	// made at least one tool call and their share of the successes, the
+	// calls they made, how many calls had arguments that, once whole,
+	// are a JSON object and their share of the calls (absent without
+	// calls), and the time to the first chunk that carried part of a
+	// tool call, over the replies that made one.
+	ToolCallReplies    *int     `json:"tool_call_replies,omitempty"`
+	ToolCallReplyRatio *float64 `json:"tool_call_reply_ratio,omitempty"`
+	ToolCalls          *int     `json:"tool_calls,omitempty"`
+	ToolArgsValid      *int     `json:"tool_args_valid,omitempty"`
+	ToolArgsValidRatio *float64 `json:"tool_args_valid_ratio,omitempty"`
+	TTFToolCallMean    *float64 `json:"ttf_tool_call_s_mean,omitempty"`
+	TTFToolCallP50     *float64 `json:"ttf_tool_call_s_p50,omitempty"`
+	TTFToolCallP95     *float64 `json:"ttf_tool_call_s_p95,omitempty"`
+	TTFToolCallP99     *float64 `json:"ttf_tool_call_s_p99,omitempty"`
 }
 
 // TurnFigures are the figures of one turn of a row's conversations, over
@@ -649,7 +666,24 @@ func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	if m.SLOSet {
 		row.GoodputRPS, row.SLOAttainment = num(m.Goodput), num(m.Attainment)
 	}
+	row.addTools(m.Tools)
 	return row
+}
+
+// addTools sets the row's tool-call figures, where its requests were
+// sent with tools.
+func (row *Row) addTools(tc stats.ToolCalls) {
+	if !tc.Sent {
+		return
+	}
+	row.ToolCallReplies, row.ToolCalls, row.ToolArgsValid = &tc.Replies, &tc.Calls, &tc.ArgsValid
+	if ratio, ok := tc.ReplyRatio(); ok {
+		row.ToolCallReplyRatio = num(ratio)
+	}
+	if ratio, ok := tc.ArgsValidRatio(); ok {
+		row.ToolArgsValidRatio = num(ratio)
+	}
+	row.TTFToolCallMean, row.TTFToolCallP50, row.TTFToolCallP95, row.TTFToolCallP99, _ = statPointers(tc.TTF)
 }
 
 func (row *Row) addTelemetry(tel *pooledTelemetry, m stats.Metrics) {
