@@ -39,6 +39,7 @@ type lengthPoint struct {
 	// (counted), or where the server gave none the length it asked for.
 	tokens  float64
 	counted bool
+	asked   int     // the input length it asked for
 	ttft    float64 // in seconds
 }
 
@@ -49,7 +50,7 @@ func lengthPointOf(rec records.Record) (lengthPoint, bool) {
 	if rec.InputTokens <= 0 || rec.TTFTS == nil || !(*rec.TTFTS > 0) || math.IsInf(*rec.TTFTS, 0) {
 		return lengthPoint{}, false
 	}
-	p := lengthPoint{load: key{Concurrency: rec.Concurrency}, tokens: float64(rec.InputTokens), ttft: *rec.TTFTS}
+	p := lengthPoint{load: key{Concurrency: rec.Concurrency}, tokens: float64(rec.InputTokens), asked: rec.InputTokens, ttft: *rec.TTFTS}
 	if rec.RateRPS != nil && *rec.RateRPS > 0 {
 		p.load.Rate = *rec.RateRPS
 	}
@@ -138,12 +139,14 @@ func (s lengthSeries) xys() plotter.XYs {
 
 // lengthTTFT returns the drawer of the prompt's chart of TTFT against
 // each request's input length, from the runs' request records (recs, one
-// per run); none where no record of the prompt asked a length of its own.
+// per run); none where no two records of the prompt asked different
+// lengths: an in<N> prompt's records have its N where their max_tokens
+// differ (BENCH_MAX_TOKENS a distribution), and input-ttft.svg draws it.
 func (c chartSet) lengthTTFT(recs []runRecords) func() (chartFile, bool, error) {
 	return func() (chartFile, bool, error) {
 		f := c.file("length-ttft", "TTFT against each request's input length", secLength)
 		series := c.lengthSeriesOf(recs)
-		if len(series) == 0 {
+		if !askedApart(series) {
 			return f, false, nil
 		}
 		p := newPlot()
@@ -172,6 +175,22 @@ func (c chartSet) lengthTTFT(recs []runRecords) func() (chartFile, bool, error) 
 		f.note = c.lengthNote(recs, series, asked)
 		return f, err == nil, err
 	}
+}
+
+// askedApart reports whether two points of the series asked different
+// input lengths.
+func askedApart(series []lengthSeries) bool {
+	first := -1
+	for _, s := range series {
+		for _, p := range s.pts {
+			if first < 0 {
+				first = p.asked
+			} else if p.asked != first {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // countedBy reports whether any point of the series is at the server's
@@ -235,11 +254,11 @@ func (c chartSet) lengthNote(recs []runRecords, series []lengthSeries, asked []s
 	var thinned []string
 	for _, s := range series {
 		if s.drawn < len(s.pts) {
-			thinned = append(thinned, fmt.Sprintf("%s %d of %d", s.label, s.drawn, len(s.pts)))
+			thinned = append(thinned, fmt.Sprintf("%s: %d of %d", s.label, s.drawn, len(s.pts)))
 		}
 	}
 	if len(thinned) > 0 {
-		notes = append(notes, "Drawn, evenly spread over the requests in the order they were sent: "+strings.Join(thinned, "; ")+".")
+		notes = append(notes, "Drawn, evenly spread over the requests in the records' order: "+strings.Join(thinned, "; ")+".")
 	}
 	var noFile, unreadable []string
 	for ui, r := range c.runs {

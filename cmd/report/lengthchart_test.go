@@ -106,6 +106,20 @@ func TestLengthTTFTNone(t *testing.T) {
 	code, stdout, _ := report("-o", dir, "testdata/old.json")
 	require.Equal(t, 0, code)
 	assert.Contains(t, stdout, "tpot-short.svg", "its records were read")
+
+	// Every request of a prompt asked the same length (an in<N> prompt
+	// whose max_tokens were drawn): no chart of it.
+	path := writeDraws(t, dir, "20261206T021700Z", false, func(rec map[string]any) {
+		if rec["prompt"] == "in-normal-1024-256" {
+			rec["input_tokens"] = 1024
+		}
+	})
+	code, stdout, stderr := report("-o", filepath.Join(dir, "same"), path)
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stdout, "length-ttft-in-normal-1024-256.svg")
+	assert.Contains(t, stdout, "length-ttft-in-uniform-128-2048.svg")
+	s := string(readFile(t, filepath.Join(dir, "same", "report.md")))
+	assert.Equal(t, 1, strings.Count(s, "### TTFT against input length\n"))
 }
 
 // writeDraws writes to dir a copy of the draws run named id, and its
@@ -234,7 +248,7 @@ func TestLengthTTFTThinned(t *testing.T) {
 	}
 	assert.Equal(t, 1.0, xys[0].Y, "TTFT in ms")
 	c := chartSet{prompt: "p"}
-	assert.Equal(t, "Drawn, evenly spread over the requests in the order they were sent: sim, conc 1 500 of 1001.",
+	assert.Equal(t, "Drawn, evenly spread over the requests in the records' order: sim, conc 1: 500 of 1001.",
 		c.lengthNote(nil, []lengthSeries{s}, nil))
 
 	s.pts, s.drawn = s.pts[:3], 3
