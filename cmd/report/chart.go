@@ -87,14 +87,14 @@ func charts(runs []*run) (map[string][]chartFile, []string, error) {
 	for i, r := range runs {
 		recs[i] = readRecords(r)
 		if recs[i].err != nil {
-			warnings = append(warnings, fmt.Sprintf("%v: the distribution charts leave run %s out", recs[i].err, r.Label))
+			warnings = append(warnings, fmt.Sprintf("%v: the charts of request records (distributions, TTFT against input length) leave run %s out", recs[i].err, r.Label))
 		}
 	}
 	for _, p := range prompts(ks) {
 		slug := promptFileName(p, slugs)
 		c := chartSet{runs: runs, ks: ks, names: names, prompt: p, slug: slug}
 		for _, draw := range []func() (chartFile, bool, error){
-			c.ttft, c.throughput, c.latency, c.distribution(recs), c.energy, c.requestEnergyChart, c.rateLatency, c.goodput,
+			c.ttft, c.throughput, c.latency, c.distribution(recs), c.lengthTTFT(recs), c.energy, c.requestEnergyChart, c.rateLatency, c.goodput,
 		} {
 			f, ok, err := draw()
 			if err != nil {

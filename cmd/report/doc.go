@@ -33,6 +33,9 @@
 //	                          the request records' chunk times
 //	tpot-<prompt>.svg         instead, where no record has chunk times: the
 //	                          distribution of each request's TPOT
+//	length-ttft-<prompt>.svg  each request's TTFT against its prompt
+//	                          tokens, where the requests asked input
+//	                          lengths of their own (the request records)
 //	energy-<prompt>.svg       energy per output token against concurrency
 //	rate-ttft-<prompt>.svg    TTFT p50 and p99 against the open-loop rate
 //	goodput-<prompt>.svg      goodput against the open-loop rate
@@ -209,6 +212,15 @@
 // 8": of the successes); finish reasons the successful requests by the
 // server's reason, most frequent first ("length 6, stop 2").
 //
+// TTFT against input length: where the prompt's requests asked input
+// lengths of their own (a length distribution in BENCH_INPUT_TOKENS, a
+// trace workload: the records' input_tokens, not all the same), which its
+// tables pool, a heading and the chart length-ttft, after the requests
+// table. A prompt whose records have no input_tokens (ShareGPT
+// conversations and message lists, whose prompts are not sized) or the
+// same in all (an in<N> prompt, every request asking N), a run without
+// request records and a report with -charts=false have neither.
+//
 // Power (macmon, on a Mac): J/tok (energy over the timed rounds / the
 // successful requests' output tokens), power W (mean CPU + GPU + ANE
 // power) and the number of samples they come from. Where a row has net
@@ -296,6 +308,22 @@
 // in one read have gaps of about zero, which count toward the shares, and
 // the lines enter at the left edge above them.
 //
+// length-ttft is a scatter, a point per timed (not warm-up, calibration,
+// control or canary), successful request of the prompt in the request
+// records that asked an input length (input_tokens): x its prompt tokens by
+// the server's count (prompt_tokens), or, where the server gave none, the
+// length it asked for (input_tokens); the x axis label says which ("the
+// server's count", "asked for", or "the server's count, else as asked",
+// with a note naming the series with asked lengths). The x axis is
+// logarithmic where the lengths span a factor of ten or more, else linear;
+// y is TTFT in ms on a logarithmic axis, as input-ttft's. A series per
+// runtime and load (concurrency or rate), with several files per runtime,
+// load and file: a colour for each runtime and load, shared by its files,
+// and a marker for each file; the legend is to the right of the plot.
+// Beyond 500 requests a series draws 500 of them, evenly spread over the
+// records' order, and the note says how many of how many. A run
+// whose records are missing or could not be read is named in the note.
+//
 // energy draws J/tok of the closed-loop rows, where a row has it.
 // request-energy draws a stacked bar per row (runtime and load, and run)
 // with the mean prefill and decode energy per request above idle, where
@@ -349,7 +377,7 @@
 // wrong), or the report could not be written; 2 for a usage error (no file
 // given, an unknown flag). A request records file that cannot be read is
 // no error: report prints "report: warning: …" naming it and leaves its
-// run out of the distribution charts.
+// run out of the distribution charts and length-ttft.
 //
 // # Examples
 //

@@ -13,9 +13,10 @@ import (
 // A prompt's section: its tables, the sweep's stops and its charts.
 
 // writePrompt writes a prompt's section: its closed-loop table, sweep and
-// charts, then the tables of token timing, tool calls, requests, power
-// and the server's counters, then its open-loop table and charts. A table
-// no row has a figure of is left out.
+// charts, then the tables of token timing, tool calls and requests, TTFT
+// against each request's input length, power and the server's counters,
+// then its open-loop table and charts. A table no row has a figure of is
+// left out.
 func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []chartFile) {
 	fmt.Fprintf(b, "## Prompt %s\n\n", cell(p))
 	var closed, open, all []key
@@ -71,6 +72,7 @@ func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []c
 			"that stopped before the length asked for, and why the replies ended.\n\n")
 		anyLoad.with(requestColumns...).write(b, runs, all)
 	}
+	writeLength(b, chartsOf(secLength))
 	if anyRow(all, hasPower) || len(chartsOf(secPower)) > 0 {
 		b.WriteString("### Power\n\n")
 		b.WriteString("The machine's power over the timed rounds (macmon): energy per successful output token, " +

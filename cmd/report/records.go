@@ -19,9 +19,9 @@ import (
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
-// runRecords are the request records of one run, as the distribution charts
-// use them: per runtime and prompt, of the timed (not warm-up) requests
-// that succeeded, whatever their load.
+// runRecords are the request records of one run, as the distribution
+// charts and the chart of TTFT against input length use them: per runtime
+// and prompt, of the timed (not warm-up) requests that succeeded.
 type runRecords struct {
 	path string // the file read; "" if the run has none
 	err  error  // why it could not be read
@@ -34,6 +34,9 @@ type dist struct {
 	tpot []float64 // each request's TPOT in seconds, sorted
 	// chunked counts the requests that have chunk arrival times.
 	chunked int
+	// lengths are the requests that asked an input length of their own,
+	// in the order recorded (lengthchart.go).
+	lengths []lengthPoint
 }
 
 // recordsFile is where the suite writes a run's request records: beside
@@ -90,6 +93,9 @@ func readRecords(r *run) runRecords {
 		}
 		if rec.TPOTS != nil {
 			d.tpot = append(d.tpot, *rec.TPOTS)
+		}
+		if p, ok := lengthPointOf(rec); ok {
+			d.lengths = append(d.lengths, p)
 		}
 	}
 	for _, d := range out.by {

@@ -714,7 +714,7 @@ func TestRecordsFiles(t *testing.T) {
 	code, stdout, stderr := report("-o", filepath.Join(dir, "out"), filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json"))
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "report: warning: "+broken+": line 2: ")
-	assert.Contains(t, stderr, "the distribution charts leave run 20261202T021700Z out")
+	assert.Contains(t, stderr, "the charts of request records (distributions, TTFT against input length) leave run 20261202T021700Z out")
 	assert.Contains(t, stdout, "tpot-short.svg", "the first night's TPOT only")
 	c := readChart(t, filepath.Join(dir, "out", "tpot-short.svg"), 2)
 	c.has(t, "ollama (20261201T021700Z)", "vllm-metal (20261201T021700Z)")

@@ -28,7 +28,7 @@ func TestChartTextsInside(t *testing.T) {
 	var charts []string
 	for _, files := range [][]string{
 		{"testdata/turns.json"}, {"testdata/old.json", "testdata/new.json"}, {"testdata/lengths.json"},
-		{"testdata/prefix.json"}, {"testdata/warm.json"}, {seed},
+		{"testdata/prefix.json"}, {"testdata/warm.json"}, {seed}, {draws},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := report(append([]string{"-o", dir}, files...)...)
@@ -56,7 +56,7 @@ func TestChartTextsInside(t *testing.T) {
 		}
 		svgtest.TextsInside(t, s, width)
 	}
-	for _, beside := range []string{"turns.svg", "input-ttft.svg", "input-rates.svg"} { // their legends beside the plot
+	for _, beside := range []string{"turns.svg", "input-ttft.svg", "input-rates.svg", "length-ttft-in-uniform-128-2048.svg"} { // their legends beside the plot
 		assert.True(t, slices.Contains(charts, beside), "%s among the charts read: %v", beside, charts)
 	}
 }
