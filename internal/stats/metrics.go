@@ -255,6 +255,8 @@ func (t ToolCalls) ArgsValidRatio() (float64, bool) {
 
 // ShortOutputs are the successful requests that stopped before the length
 // asked for: how many, of what length was asked, and how they ended.
+// Replies that made a tool call are in neither count: a call ends a reply
+// whatever its length.
 type ShortOutputs struct {
 	Count, Of int
 	// Asked is the length asked for (the largest if rounds differed).
@@ -513,7 +515,9 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	if truncated(rd, res) {
 		m.Truncated++
 	}
-	if rd.MaxTokens > 0 {
+	// A reply that called a tool ended there by design, at whatever
+	// length the call took: it is not short of the length asked for.
+	if rd.MaxTokens > 0 && res.ToolCalls == 0 {
 		m.Short.Of++
 		m.Short.Asked = max(m.Short.Asked, rd.MaxTokens)
 		if res.OutputTokens < rd.MaxTokens {

@@ -115,3 +115,16 @@ func TestToolsWithoutCalls(t *testing.T) {
 	_, ok = m.Tools.ReplyRatio()
 	assert.False(t, ok)
 }
+
+// A reply that called a tool ended there by design: it is no short
+// output, while a text reply of the same run that stopped early is.
+func TestToolCallIsNotShort(t *testing.T) {
+	rounds := toolRounds() // replies of 40 tokens
+	for i := range rounds {
+		rounds[i].MaxTokens = 64
+	}
+	m := Compute(rounds, SLO{})
+	assert.Equal(t, 1, m.Short.Of, "the one successful reply without a call")
+	assert.Equal(t, 1, m.Short.Count)
+	assert.Equal(t, map[string]TokenRange{"": {N: 1, Min: 40, Max: 40}}, m.Short.ByReason)
+}

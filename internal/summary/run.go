@@ -407,8 +407,9 @@ type Row struct {
 
 	// What the requests asked and the server did with it: the prompt's
 	// tokens and how many came from the server's cache, why the replies
-	// ended, how many ended before the length asked for, and the model
-	// the replies named.
+	// ended, how many ended before the length asked for (a reply that
+	// called a tool is not counted: the call ends it), and the model the
+	// replies named.
 	PromptTokensMean       *float64       `json:"prompt_tokens_mean"`
 	CachedPromptTokensMean *float64       `json:"cached_prompt_tokens_mean"`
 	FinishReasons          map[string]int `json:"finish_reasons"`
