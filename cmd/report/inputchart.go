@@ -176,10 +176,7 @@ func inputChart(s inputChartSpec, lines []inputLine) (chartFile, bool, error) {
 		return f, false, nil
 	}
 	p := newPlot()
-	legend := p.Legend // drawn beside the plot, not on it: p's stays empty
-	legend.Top, legend.Left = true, true
-	legend.XOffs, legend.YOffs = 0, 0
-	legend.Padding = vg.Points(3)
+	legend := sideLegend(p)
 	if err := pts.draw(p); err != nil {
 		return f, false, err
 	}

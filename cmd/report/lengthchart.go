@@ -150,10 +150,7 @@ func (c chartSet) lengthTTFT(recs []runRecords) func() (chartFile, bool, error) 
 			return f, false, nil
 		}
 		p := newPlot()
-		legend := p.Legend // drawn beside the plot, not on it: p's stays empty
-		legend.Top, legend.Left = true, true
-		legend.XOffs, legend.YOffs = 0, 0
-		legend.Padding = vg.Points(3)
+		legend := sideLegend(p)
 		xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 		for _, s := range series {
 			pts := s.xys()

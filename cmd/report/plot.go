@@ -86,6 +86,16 @@ func newPlot() *plot.Plot {
 	return p
 }
 
+// sideLegend returns a legend for p drawn beside the plot, where it
+// covers nothing, not on it: p's own legend stays empty.
+func sideLegend(p *plot.Plot) plot.Legend {
+	legend := p.Legend
+	legend.Top, legend.Left = true, true
+	legend.XOffs, legend.YOffs = 0, 0
+	legend.Padding = vg.Points(3)
+	return legend
+}
+
 // addLines draws the lines on p with a marker at each point (a line of
 // one point is only its marker), and, with legend, adds them to its
 // legend.

@@ -144,10 +144,7 @@ func chartsOfTurns(runs []*run) ([]chartFile, error) {
 // legend is beside the plot, where it covers nothing.
 func turnsChart(title string, lines []turnLine, last int) ([]byte, error) {
 	p := newPlot()
-	legend := p.Legend // drawn beside the plot, not on it: p's stays empty
-	legend.Top, legend.Left = true, true
-	legend.XOffs, legend.YOffs = 0, 0
-	legend.Padding = vg.Points(3)
+	legend := sideLegend(p)
 	ymax := 0.0
 	for _, tl := range lines {
 		l, err := plotter.NewLine(tl.pts)
