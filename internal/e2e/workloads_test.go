@@ -62,47 +62,62 @@ func shareGPTRun() (*summary.File, []records.Record) {
 	return f, recs
 }
 
+// broken is a run changed so that one check must fail, and the failure
+// it must give.
+type broken struct {
+	name   string
+	change func(f *summary.File, recs []records.Record) []records.Record
+	fail   string
+}
+
+// failsWith runs each case of cases on a fresh run and checks that the
+// check fails with the case's message.
+func failsWith(t *testing.T, run func() (*summary.File, []records.Record), check func(*summary.File, []records.Record) []string, cases []broken) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, recs := run()
+			fails := check(f, c.change(f, recs))
+			assert.True(t, hasFail(fails, c.fail), "want a failure with %q, got %q", c.fail, fails)
+		})
+	}
+}
+
 func TestCheckShareGPT(t *testing.T) {
 	w := readWorkload(t, "chats.json", twoChats, workload.Options{})
 	want := shareGPTWant{runtime: "ollama", w: w, rounds: 3, warmups: 1}
+	check := func(f *summary.File, recs []records.Record) []string {
+		_, fails := checkShareGPT(f, recs, want)
+		return fails
+	}
 
 	f, recs := shareGPTRun()
 	table, fails := checkShareGPT(f, recs, want)
 	assert.Empty(t, fails)
 	assert.Len(t, table, 5, "a row line, a heading and a line per conversation")
 
-	t.Run("a turn missing", func(t *testing.T) {
-		f, recs := shareGPTRun()
-		recs = append(recs[:4], recs[5:]...) // conversation 3's turn 2
-		_, fails := checkShareGPT(f, recs, want)
-		assert.True(t, hasFail(fails, "conversation 2 (item 0): 1 turns sent, want its 2 human turns"), "%q", fails)
+	failsWith(t, shareGPTRun, check, []broken{
+		{"a turn missing", func(_ *summary.File, recs []records.Record) []records.Record {
+			return append(recs[:4], recs[5:]...) // conversation 3's turn 2
+		}, "conversation 2 (item 0): 1 turns sent, want its 2 human turns"},
+		{"a prompt no longer than the turn before", func(_ *summary.File, recs []records.Record) []records.Record {
+			recs[4].PromptTokens = iptr(30)
+			return recs
+		}, "turn 2 has 30 prompt tokens, turn 1 30"},
+		{"a turn sent before the one before ended", func(_ *summary.File, recs []records.Record) []records.Record {
+			recs[4].StartS = 2.3
+			return recs
+		}, "turn 2 started at 2.300 s, before turn 1 ended"},
+		{"a failed turn", func(_ *summary.File, recs []records.Record) []records.Record {
+			recs[2].ErrorClass, recs[2].Error = sptr("timeout"), sptr("no reply in 120s")
+			return recs
+		}, "conversation 1 turn 1 failed: timeout: no reply in 120s"},
+		{"a round missing", func(_ *summary.File, recs []records.Record) []records.Record { return recs[:5] },
+			"2 timed conversations, want 3"},
 	})
 	t.Run("the warm-ups took no item", func(t *testing.T) {
 		_, fails := checkShareGPT(f, recs, shareGPTWant{runtime: "ollama", w: w, rounds: 3, warmups: 0})
 		assert.True(t, hasFail(fails, "conversation 1 (item 0): 1 turns sent"), "%q", fails)
-	})
-	t.Run("a prompt no longer than the turn before", func(t *testing.T) {
-		f, recs := shareGPTRun()
-		recs[4].PromptTokens = iptr(30)
-		_, fails := checkShareGPT(f, recs, want)
-		assert.True(t, hasFail(fails, "turn 2 has 30 prompt tokens, turn 1 30"), "%q", fails)
-	})
-	t.Run("a turn sent before the one before ended", func(t *testing.T) {
-		f, recs := shareGPTRun()
-		recs[4].StartS = 2.3
-		_, fails := checkShareGPT(f, recs, want)
-		assert.True(t, hasFail(fails, "turn 2 started at 2.300 s, before turn 1 ended"), "%q", fails)
-	})
-	t.Run("a failed turn", func(t *testing.T) {
-		f, recs := shareGPTRun()
-		recs[2].ErrorClass, recs[2].Error = sptr("timeout"), sptr("no reply in 120s")
-		_, fails := checkShareGPT(f, recs, want)
-		assert.True(t, hasFail(fails, "conversation 1 turn 1 failed: timeout: no reply in 120s"), "%q", fails)
-	})
-	t.Run("a round missing", func(t *testing.T) {
-		f, recs := shareGPTRun()
-		_, fails := checkShareGPT(f, recs[:5], want)
-		assert.True(t, hasFail(fails, "2 timed conversations, want 3"), "%q", fails)
 	})
 }
 
@@ -149,25 +164,46 @@ func TestCheckTrace(t *testing.T) {
 	require.Len(t, table, 8, "a row line, a heading, a line per request, the offsets and the cache")
 	assert.Contains(t, table[len(table)-1], "1 requests found the blocks earlier ones sent in the server's cache, 1024 cached tokens on average")
 
-	t.Run("sent late", func(t *testing.T) {
-		f, recs := traceRun()
-		recs[3].StartS += 0.003 // 3 ms; 2% of the 100 ms gap is 2
+	check := func(f *summary.File, recs []records.Record) []string {
 		_, fails := checkTrace(f, recs, want)
-		assert.True(t, hasFail(fails, "a request was sent 3.0 ms off its recorded offset, want at most 2 ms"), "%q", fails)
-	})
-	t.Run("send lag", func(t *testing.T) {
-		f, recs := traceRun()
-		f.Summary[0].SendLagSP99 = fptr(0.0025)
-		_, fails := checkTrace(f, recs, want)
-		assert.True(t, hasFail(fails, "send_lag_s_p99 is 2.500 ms, want at most 2 ms"), "%q", fails)
-	})
-	t.Run("a length off", func(t *testing.T) {
-		f, recs := traceRun()
-		// 40 beyond 600, 29 beyond it and the template's 11 (the median
-		// of 10, 40, 12 and 2); 3% of 600 is 18.
-		recs[2].PromptTokens = iptr(640)
-		_, fails := checkTrace(f, recs, want)
-		assert.True(t, hasFail(fails, "request 2: the server counted 640 prompt tokens, want its input_length 600 and the template's 11 within 3%"), "%q", fails)
+		return fails
+	}
+	failsWith(t, traceRun, check, []broken{
+		{"sent late", func(_ *summary.File, recs []records.Record) []records.Record {
+			recs[3].StartS += 0.003 // 3 ms; 2% of the 100 ms gap is 2
+			return recs
+		}, "a request was sent 3.0 ms off its recorded offset, want at most 2 ms"},
+		{"send lag", func(f *summary.File, recs []records.Record) []records.Record {
+			f.Summary[0].SendLagSP99 = fptr(0.0025)
+			return recs
+		}, "send_lag_s_p99 is 2.500 ms, want at most 2 ms"},
+		// 40 beyond 600, 29 beyond it and the template's 11 (the median of
+		// 10, 40, 12 and 2); 3% of 600 is 18.
+		{"a length off", func(_ *summary.File, recs []records.Record) []records.Record {
+			recs[2].PromptTokens = iptr(640)
+			return recs
+		}, "request 2: the server counted 640 prompt tokens, want its input_length 600 and the template's 11 within 3%"},
+		{"asked for other lengths", func(_ *summary.File, recs []records.Record) []records.Record {
+			recs[4].MaxTokens = 128
+			return recs
+		}, "request 4 asked for 300 input and 128 output tokens, want the trace's 300 and 16"},
+		// 2 blocks of 512 less 3%, 993 tokens, in whole blocks of 128: 896.
+		{"shared blocks not cached", func(_ *summary.File, recs []records.Record) []records.Record {
+			recs[3].CachedPromptTokens = iptr(768)
+			return recs
+		}, "request 3: [0,1,9] shares 2 blocks (1024 tokens) with earlier requests answered before it was sent, but found 768 cached tokens; want at least 896"},
+		{"unshared blocks cached", func(_ *summary.File, recs []records.Record) []records.Record {
+			recs[2].CachedPromptTokens = iptr(256)
+			return recs
+		}, "request 2: [2,8], whose first block no earlier request sent, found 256 cached tokens; want fewer than 128"},
+		{"no cached counts", func(_ *summary.File, recs []records.Record) []records.Record {
+			for i := range recs {
+				recs[i].CachedPromptTokens = nil
+			}
+			return recs
+		}, "request 1: no cached prompt tokens reported"},
+		{"a request missing", func(_ *summary.File, recs []records.Record) []records.Record { return recs[:4] },
+			"3 timed requests, want the trace's 4"},
 	})
 	t.Run("a template too long", func(t *testing.T) {
 		f, recs := traceRun()
@@ -176,25 +212,6 @@ func TestCheckTrace(t *testing.T) {
 		}
 		_, fails := checkTrace(f, recs, want)
 		assert.Equal(t, []string{"vllm/trace: the server counted +108 tokens a request beyond its input_length (median); want the chat template's few, at most 64"}, fails)
-	})
-	t.Run("asked for other lengths", func(t *testing.T) {
-		f, recs := traceRun()
-		recs[4].MaxTokens = 128
-		_, fails := checkTrace(f, recs, want)
-		assert.True(t, hasFail(fails, "request 4 asked for 300 input and 128 output tokens, want the trace's 300 and 16"), "%q", fails)
-	})
-	t.Run("shared blocks not cached", func(t *testing.T) {
-		f, recs := traceRun()
-		recs[3].CachedPromptTokens = iptr(768)
-		_, fails := checkTrace(f, recs, want)
-		// 2 blocks of 512 less 3%, 993 tokens, in whole blocks of 128: 896.
-		assert.True(t, hasFail(fails, "request 3: [0,1,9] shares 2 blocks (1024 tokens) with earlier requests answered before it was sent, but found 768 cached tokens; want at least 896"), "%q", fails)
-	})
-	t.Run("unshared blocks cached", func(t *testing.T) {
-		f, recs := traceRun()
-		recs[2].CachedPromptTokens = iptr(256)
-		_, fails := checkTrace(f, recs, want)
-		assert.True(t, hasFail(fails, "request 2: [2,8], whose first block no earlier request sent, found 256 cached tokens; want fewer than 128"), "%q", fails)
 	})
 	t.Run("the earlier request not answered yet", func(t *testing.T) {
 		f, recs := traceRun()
@@ -215,13 +232,6 @@ func TestCheckTrace(t *testing.T) {
 		}
 		_, fails := checkTrace(f, recs, traceWant{runtime: "vllm", w: w, inputTol: 0.03, offsetShare: 0.02, lagShare: 0.02})
 		assert.Empty(t, fails, "block 0: the cache is only shown")
-		_, fails = checkTrace(f, recs, want)
-		assert.True(t, hasFail(fails, "request 1: no cached prompt tokens reported"), "%q", fails)
-	})
-	t.Run("a request missing", func(t *testing.T) {
-		f, recs := traceRun()
-		_, fails := checkTrace(f, recs[:4], want)
-		assert.True(t, hasFail(fails, "3 timed requests, want the trace's 4"), "%q", fails)
 	})
 }
 
@@ -257,29 +267,27 @@ func TestCheckToolsRun(t *testing.T) {
 	require.Len(t, table, 3)
 	assert.Regexp(t, `ollama/short/conc=1 +3 +3 .* 1 +1 +1$`, table[1], "one chunk at most, one tool call, its arguments valid")
 
-	t.Run("a reply streamed", func(t *testing.T) {
-		f, recs := toolsRun()
-		recs[4].Chunks = 32
+	check := func(f *summary.File, recs []records.Record) []string {
 		_, fails := checkToolsRun(f, recs, names)
-		assert.True(t, hasFail(fails, "row ollama-v1/short/conc=1: a reply of 32 tokens came in 32 chunks"), "%q", fails)
-	})
-	t.Run("a decode rate on /v1", func(t *testing.T) {
-		f, recs := toolsRun()
-		f.Summary[1].DecodeTPSMean = fptr(200000)
-		_, fails := checkToolsRun(f, recs, names)
-		assert.True(t, hasFail(fails, "row ollama-v1/short/conc=1: decode_tps_mean is 200000.0, want null"), "%q", fails)
-	})
-	t.Run("no decode rate on the native API", func(t *testing.T) {
-		f, recs := toolsRun()
-		f.Summary[0].DecodeTPSMean = nil
-		_, fails := checkToolsRun(f, recs, names)
-		assert.True(t, hasFail(fails, "row ollama/short/conc=1: no decode rate"), "%q", fails)
-	})
-	t.Run("a failed request", func(t *testing.T) {
-		f, recs := toolsRun()
-		recs[1].ErrorClass, recs[1].Error = sptr("http"), sptr("HTTP 400: e2e does not support tools")
-		_, fails := checkToolsRun(f, recs, names)
-		assert.True(t, hasFail(fails, "row ollama/short/conc=1: a request failed: http: HTTP 400: e2e does not support tools"), "%q", fails)
+		return fails
+	}
+	failsWith(t, toolsRun, check, []broken{
+		{"a reply streamed", func(_ *summary.File, recs []records.Record) []records.Record {
+			recs[4].Chunks = 32
+			return recs
+		}, "row ollama-v1/short/conc=1: a reply of 32 tokens came in 32 chunks"},
+		{"a decode rate on /v1", func(f *summary.File, recs []records.Record) []records.Record {
+			f.Summary[1].DecodeTPSMean = fptr(200000)
+			return recs
+		}, "row ollama-v1/short/conc=1: decode_tps_mean is 200000.0, want null"},
+		{"no decode rate on the native API", func(f *summary.File, recs []records.Record) []records.Record {
+			f.Summary[0].DecodeTPSMean = nil
+			return recs
+		}, "row ollama/short/conc=1: no decode rate"},
+		{"a failed request", func(_ *summary.File, recs []records.Record) []records.Record {
+			recs[1].ErrorClass, recs[1].Error = sptr("http"), sptr("HTTP 400: e2e does not support tools")
+			return recs
+		}, "row ollama/short/conc=1: a request failed: http: HTTP 400: e2e does not support tools"},
 	})
 	t.Run("a runtime missing", func(t *testing.T) {
 		_, fails := checkToolsRun(f, recs, []string{"ollama", "vllm"})
