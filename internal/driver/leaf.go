@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
@@ -191,8 +192,14 @@ func (l *Leaf) sendCanary() {
 		l.canaryNote = fmt.Sprintf("the canary request failed, so the row has no canary from this run: %v", res.Err)
 		return
 	}
-	l.canary = canary.New(res.Text, res.OutputTokens)
-	if res.Text == "" && res.OutputTokens > 0 {
+	text := res.Text
+	if res.ToolCalls > 0 {
+		// A reply that called tools is its calls: the functions called,
+		// in order, are the answer a changed server would change.
+		text += "\n[tool calls: " + strings.Join(res.ToolNames, ", ") + "]"
+	}
+	l.canary = canary.New(text, res.OutputTokens)
+	if res.Text == "" && res.OutputTokens > 0 && res.ToolCalls == 0 {
 		l.canaryNote = fmt.Sprintf("the canary's answer is empty: its %d output tokens were all reasoning (or sent no text), so only their number can show a changed reply; a larger BENCH_MAX_TOKENS leaves room for the answer", res.OutputTokens)
 	}
 	if l.d.canaries == nil {

@@ -74,7 +74,7 @@ func TestToolFiguresOnTheSimulator(t *testing.T) {
 			t.Parallel()
 			d, _ := startSim(t, map[string]string{
 				"SIM_KIND": tc.kind, "BENCH_TOOLS": sampleTools, "SIM_TOOL_CALLS": "2", "SIM_TOOL_ARGS_INVALID": "0.5",
-				"BENCH_PROMPTS": "short", "BENCH_WARMUPS": "1", "SIM_TTFT": "2ms", "SIM_TOKENS_PER_SEC": "4000",
+				"BENCH_PROMPTS": "short", "BENCH_WARMUPS": "1", "SIM_TTFT": "2ms", "SIM_TOKENS_PER_SEC": "4000", "BENCH_CANARY": "on",
 			})
 			k := slices.Collect(d.Leaves())[0]
 			require.Equal(t, 1, k.Concurrency, "one request at a time: the simulator's every second call is each reply's second")
@@ -119,6 +119,15 @@ func TestToolFiguresOnTheSimulator(t *testing.T) {
 			require.NotNil(t, row.TTFToolCallMean)
 			assert.InDelta(t, ttf/float64(replies), *row.TTFToolCallMean, 1e-9)
 			assert.GreaterOrEqual(t, *row.TTFToolCallP50, 0.002, "after the simulator's TTFT")
+
+			// The canary (its reply at temperature 0) is its calls, not
+			// an empty answer.
+			require.NotNil(t, row.Canary)
+			assert.Contains(t, row.Canary.Text, "[tool calls: ")
+			for _, note := range out.Notes {
+				assert.NotContains(t, note, "canary's answer is empty")
+				assert.NotContains(t, note, "ended before", "a reply that called a tool is not short")
+			}
 
 			got := map[string]float64{}
 			out.Report(reportFunc(func(v float64, unit string) { got[unit] = v }))
