@@ -69,6 +69,11 @@ func (rt *Runtime) Converse(ctx context.Context, first Request, followUps []stri
 		req.KeepText = keep || !last
 		res := rt.Do(ctx, req)
 		res.Turn, res.Conversation = k+1, first.Conversation
+		for i := range res.Calls {
+			if c := &res.Calls[i]; c.ID == "" {
+				c.ID = "call_" + strconv.Itoa(k+1) + "_" + strconv.Itoa(i)
+			}
+		}
 		results = append(results, res)
 		if last || res.Err != nil || ctx.Err() != nil {
 			return results
@@ -76,11 +81,7 @@ func (rt *Runtime) Converse(ctx context.Context, first Request, followUps []stri
 		history = append(history,
 			Message{Role: "user", Content: req.Prompt},
 			Message{Role: "assistant", Content: res.Text, ToolCalls: res.Calls})
-		for i := range res.Calls {
-			c := &res.Calls[i] // shared with results[k] and the history
-			if c.ID == "" {
-				c.ID = "call_" + strconv.Itoa(k+1) + "_" + strconv.Itoa(i)
-			}
+		for _, c := range res.Calls { // shared with results[k]
 			history = append(history, Message{Role: "tool", Content: ToolResult, ToolCallID: c.ID, Name: c.Name})
 		}
 		if !keep {
