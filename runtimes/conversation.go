@@ -2,28 +2,59 @@ package runtimes
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 )
 
-// Message is one earlier message of a conversation: a user's, or an
-// assistant's reply.
+// Message is one earlier message of a conversation: a user's, an
+// assistant's reply, or a tool's result.
 type Message struct {
-	Role    string // "user" or "assistant"
+	Role    string // "user", "assistant" or "tool"
 	Content string
+	// ToolCalls are an assistant message's tool calls, sent back as the
+	// reply streamed them.
+	ToolCalls []ToolCall
+	// ToolCallID and Name are a "tool" message's: the id of the call it
+	// answers and the called tool's name. Ollama's API (0.6.5) has no
+	// field for either: there a tool message is its role and content.
+	ToolCallID, Name string
 }
+
+// ToolCall is one tool call of a reply, whole.
+type ToolCall struct {
+	// ID is the server's id for the call (OpenAI-compatible servers give
+	// one, Ollama's native API before 0.8 none); Converse makes one up,
+	// "call_<turn>_<i>" (i from 0), for a call that has none.
+	ID   string
+	Name string
+	// Arguments are the arguments' JSON text as streamed: OpenAI's
+	// fragments joined, Ollama's object as sent. Not checked: they may be
+	// cut or no JSON at all.
+	Arguments string
+}
+
+// ToolResult is the content of the "tool" message Converse sends back for
+// every tool call of a reply: the suite runs no tool, so each call gets
+// this same short result.
+const ToolResult = `{"result": "ok"}`
 
 // Converse sends a conversation of 1+len(followUps) turns, one after the
 // other. Turn 1 is first. Turn k > 1 is first with every earlier message
 // in History — each user message, each reply's answer text exactly as the
 // server streamed it, reasoning left out — and followUps[k-2] as its
-// Prompt. Its results are in turn order, each with Turn set (from 1) and
-// first's Conversation, and each its Text if first.KeepText is set
-// (otherwise none has). A turn that fails ends the conversation: the turns
-// after it are not sent and have no Result.
+// Prompt. A reply that made tool calls is sent back with them (ToolCalls,
+// as streamed), followed by one "tool" message per call, in order, whose
+// content is ToolResult, before the next user message: an agent loop
+// whose tools all answer the same. Its results are in turn order, each
+// with Turn set (from 1) and first's Conversation, and each its Text and
+// Calls if first.KeepText is set (otherwise none has). A turn that fails
+// ends the conversation: the turns after it are not sent and have no
+// Result.
 //
 // The history is kept once: each turn's request shares it, so turn k costs
-// the encoding of its body, O(history), and no copy.
+// the encoding of its body, O(history), and no copy. It grows between
+// turns, before the next turn's clock starts.
 func (rt *Runtime) Converse(ctx context.Context, first Request, followUps []string) []Result {
 	results := make([]Result, 0, 1+len(followUps))
 	var history []Message
@@ -38,15 +69,24 @@ func (rt *Runtime) Converse(ctx context.Context, first Request, followUps []stri
 		req.KeepText = keep || !last
 		res := rt.Do(ctx, req)
 		res.Turn, res.Conversation = k+1, first.Conversation
+		for i := range res.Calls {
+			if c := &res.Calls[i]; c.ID == "" {
+				c.ID = "call_" + strconv.Itoa(k+1) + "_" + strconv.Itoa(i)
+			}
+		}
 		results = append(results, res)
 		if last || res.Err != nil || ctx.Err() != nil {
 			return results
 		}
 		history = append(history,
 			Message{Role: "user", Content: req.Prompt},
-			Message{Role: "assistant", Content: res.Text})
+			Message{Role: "assistant", Content: res.Text, ToolCalls: res.Calls})
+		for _, c := range res.Calls { // shared with results[k]
+			history = append(history, Message{Role: "tool", Content: ToolResult, ToolCallID: c.ID, Name: c.Name})
+		}
 		if !keep {
-			results[k].Text = "" // kept in history; the result need not hold it too
+			// Kept in history; the result need not hold them too.
+			results[k].Text, results[k].Calls = "", nil
 		}
 		req.History, req.Prompt = history, followUps[k]
 	}

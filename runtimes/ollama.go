@@ -24,9 +24,45 @@ type ollamaChatRequest struct {
 	Tools     json.RawMessage `json:"tools,omitempty"`
 }
 
+// ollamaMessage is a chat message as sent: an assistant's tool calls
+// too. Ollama 0.6.5's api.Message has no tool_call_id nor tool_name (later
+// ones have both): a tool message is its role and content, the results
+// following the calls in order.
 type ollamaMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role      string               `json:"role"`
+	Content   string               `json:"content"`
+	ToolCalls []ollamaToolCallSent `json:"tool_calls,omitempty"`
+}
+
+// ollamaToolCallSent is a tool call sent back in an assistant message:
+// its arguments a JSON object, as Ollama's api.ToolCallFunctionArguments
+// (a map) takes them.
+type ollamaToolCallSent struct {
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// emptyArgs are the arguments sent back for a call whose streamed ones
+// are no JSON object (cut, broken, or another value): Ollama would refuse
+// the whole request over them, as it decodes arguments into a map.
+var emptyArgs = json.RawMessage(`{}`)
+
+// newOllamaMessage is m as sent.
+func newOllamaMessage(m *Message) ollamaMessage {
+	om := ollamaMessage{Role: m.Role, Content: m.Content}
+	if len(m.ToolCalls) > 0 {
+		om.ToolCalls = make([]ollamaToolCallSent, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			f := &om.ToolCalls[i].Function
+			f.Name, f.Arguments = c.Name, emptyArgs
+			if args := []byte(c.Arguments); jsonObject(args) {
+				f.Arguments = args
+			}
+		}
+	}
+	return om
 }
 
 type ollamaOptions struct {
@@ -64,8 +100,8 @@ func ollamaMessages(req Request) []ollamaMessage {
 	if req.System != "" {
 		msgs = append(msgs, ollamaMessage{Role: "system", Content: req.System})
 	}
-	for _, m := range req.History {
-		msgs = append(msgs, ollamaMessage(m))
+	for i := range req.History {
+		msgs = append(msgs, newOllamaMessage(&req.History[i]))
 	}
 	return append(msgs, ollamaMessage{Role: "user", Content: req.Prompt})
 }

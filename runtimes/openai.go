@@ -49,10 +49,38 @@ type openAIChatRequest struct {
 	Tools json.RawMessage `json:"tools,omitempty"`
 }
 
-// openAIMessage is a chat message as sent: its content always, "" too.
+// openAIMessage is a chat message as sent: its content always, "" too;
+// an assistant's tool calls, a tool message's tool_call_id.
 type openAIMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role       string               `json:"role"`
+	Content    string               `json:"content"`
+	ToolCalls  []openAIToolCallSent `json:"tool_calls,omitempty"`
+	ToolCallID string               `json:"tool_call_id,omitempty"`
+}
+
+// openAIToolCallSent is a tool call sent back in an assistant message:
+// its arguments a JSON string, as the reply streamed them.
+type openAIToolCallSent struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"` // "function"
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// newOpenAIMessage is m as sent.
+func newOpenAIMessage(m *Message) openAIMessage {
+	om := openAIMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+	if len(m.ToolCalls) > 0 {
+		om.ToolCalls = make([]openAIToolCallSent, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			s := &om.ToolCalls[i]
+			s.ID, s.Type = c.ID, "function"
+			s.Function.Name, s.Function.Arguments = c.Name, c.Arguments
+		}
+	}
+	return om
 }
 
 func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
@@ -82,8 +110,8 @@ func openAIMessages(req Request) []openAIMessage {
 	if req.System != "" {
 		msgs = append(msgs, openAIMessage{Role: openai.ChatMessageRoleSystem, Content: req.System})
 	}
-	for _, m := range req.History {
-		msgs = append(msgs, openAIMessage(m))
+	for i := range req.History {
+		msgs = append(msgs, newOpenAIMessage(&req.History[i]))
 	}
 	return append(msgs, openAIMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
 }

@@ -517,7 +517,7 @@ func TestOpenAIRequestOptions(t *testing.T) {
 // A conversation's messages go in order, system first, each with its
 // content, an empty one too (an empty reply sent back as history).
 func TestOpenAIMessages(t *testing.T) {
-	req := Request{System: "sys", History: []Message{{"user", "hi"}, {"assistant", ""}}, Prompt: "Go on."}
+	req := Request{System: "sys", History: []Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: ""}}, Prompt: "Go on."}
 	b, err := json.Marshal(newOpenAIChatRequest("m", req))
 	require.NoError(t, err)
 	var body struct {

@@ -123,6 +123,11 @@ type Result struct {
 	// ToolNames are the called functions' names, one per tool call in
 	// the order the calls began; nil when there were none.
 	ToolNames []string
+	// Calls are the tool calls whole (id, name, arguments as streamed),
+	// in the order they began, kept only when Request.KeepText was set,
+	// as Text is: a conversation sends them back in its next turn (see
+	// Converse). Nil otherwise, or when there were none.
+	Calls []ToolCall
 	// ReasoningTokens is the server's count of reasoning tokens among
 	// OutputTokens (usage.completion_tokens_details.reasoning_tokens),
 	// valid when ReasoningReported.

@@ -47,7 +47,8 @@ type toolCalls struct {
 }
 
 type toolCall struct {
-	index int // the server's index; -1 when it gave none
+	index int    // the server's index; -1 when it gave none
+	id    string // the server's id; "" when it gave none
 	name  string
 	args  []byte
 }
@@ -58,10 +59,10 @@ type toolCall struct {
 const maxToolArgs = 1 << 20
 
 // add records one part of a call: its index (-1 if the entry had none),
-// whether the entry had an id, its name and an arguments fragment (the
-// JSON string already unquoted, or a whole JSON value). It reports whether
-// the part carried anything: a name or a non-empty fragment.
-func (tc *toolCalls) add(index int, id bool, name, args string) bool {
+// its id ("" if none), its name and an arguments fragment (the JSON
+// string already unquoted, or a whole JSON value). It reports whether the
+// part carried anything: a name or a non-empty fragment.
+func (tc *toolCalls) add(index int, id, name, args string) bool {
 	if name == "" && len(args) == 0 {
 		return false
 	}
@@ -74,7 +75,7 @@ func (tc *toolCalls) add(index int, id bool, name, args string) bool {
 				break
 			}
 		}
-	case !id && name == "" && len(tc.calls) > 0:
+	case id == "" && name == "" && len(tc.calls) > 0:
 		// No index, no id, no name: the next fragment of the last call.
 		c = &tc.calls[len(tc.calls)-1]
 	}
@@ -85,23 +86,34 @@ func (tc *toolCalls) add(index int, id bool, name, args string) bool {
 	if c.name == "" {
 		c.name = name
 	}
+	if c.id == "" {
+		c.id = id
+	}
 	if len(c.args) <= maxToolArgs {
 		c.args = append(c.args, args...)
 	}
 	return true
 }
 
-// finish moves the calls into res.
+// finish moves the calls into res, and the calls whole into res.Calls
+// when the request keeps its text (a conversation's next turn sends them
+// back). It runs after the stream's end was stamped.
 func (tc *toolCalls) finish(res *Result) {
 	if len(tc.calls) == 0 {
 		return
 	}
 	res.ToolCalls = len(tc.calls)
 	res.ToolNames = make([]string, len(tc.calls))
+	if res.keep {
+		res.Calls = make([]ToolCall, len(tc.calls))
+	}
 	for i, c := range tc.calls {
 		res.ToolNames[i] = c.name
 		if len(c.args) <= maxToolArgs && jsonObject(c.args) {
 			res.ToolArgsValid++
+		}
+		if res.keep {
+			res.Calls[i] = ToolCall{ID: c.id, Name: c.name, Arguments: string(c.args)}
 		}
 	}
 }
@@ -156,7 +168,11 @@ func (tc *toolCalls) openAI(entries []openAIToolCall) bool {
 		if e.Index != nil && *e.Index >= 0 {
 			index = *e.Index
 		}
-		if tc.add(index, e.ID != nil && *e.ID != "", e.Function.Name, string(e.Function.Arguments)) {
+		id := ""
+		if e.ID != nil {
+			id = *e.ID
+		}
+		if tc.add(index, id, e.Function.Name, string(e.Function.Arguments)) {
 			carried = true
 		}
 	}
@@ -164,8 +180,10 @@ func (tc *toolCalls) openAI(entries []openAIToolCall) bool {
 }
 
 // ollamaToolCall is one entry of Ollama's message.tool_calls: a whole
-// call, its arguments a JSON object.
+// call, its arguments a JSON object. Ollama 0.6.5 gives no id, later ones
+// do.
 type ollamaToolCall struct {
+	ID       string `json:"id"`
 	Function struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -183,7 +201,7 @@ func (tc *toolCalls) ollama(entries []ollamaToolCall) bool {
 			args = nil
 		}
 		// Each entry is a call of its own, whatever its index says.
-		tc.calls = append(tc.calls, toolCall{index: -1, name: f.Name, args: args})
+		tc.calls = append(tc.calls, toolCall{index: -1, id: entries[i].ID, name: f.Name, args: args})
 		carried = true
 	}
 	return carried

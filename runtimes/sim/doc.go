@@ -469,6 +469,23 @@
 // the call would have been, and no tool call. A request with "tools"
 // that is not a list of tools gets 400.
 //
+// A chat may send calls back, as an agent loop does: an assistant message
+// with "tool_calls" (OpenAI: {"id","type":"function","function":{"name",
+// "arguments":"…"}}, the arguments a JSON string; Ollama: {"function":
+// {"name","arguments":{…}}}, an object), then "tool" messages whose
+// content is each call's result. Both count in the prompt as any message
+// does (see Tokens): a tool message by its content, an assistant message
+// by its content then each call's name and arguments (the string's text,
+// or the object as sent). OpenAI kind: a "tool" message whose
+// tool_call_id is missing or is the id of no tool call of an earlier
+// assistant message gets 400, as vLLM and OpenAI refuse it, before its
+// prompt is counted:
+//
+//	{"object":"error","message":"messages[3]: tool_call_id \"x\" names no tool call of an earlier assistant message","type":"BadRequestError","param":null,"code":400}
+//
+// Ollama's API (0.6.5) has no tool_call_id: its tool messages are not
+// checked.
+//
 // SIM_TOOL_CALLS=0 (Config.NoToolCalls) plays a model that calls no tool:
 // a request with tools gets a text reply, as any other (the tools still
 // count in its prompt), as a small or random-weight model answers.

@@ -58,6 +58,10 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
 		return
 	}
+	if err := checkToolMessages(req.Messages); err != nil {
+		openaiError(w, err)
+		return
+	}
 	msgs, err := chatMessages(req.Messages)
 	if err != nil {
 		openaiError(w, err)

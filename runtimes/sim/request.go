@@ -59,14 +59,54 @@ func decodeJSON(body []byte, v any) error {
 
 // message is a chat message: its role and its content. Content is a
 // string, or (OpenAI) a list of parts of which the "text" ones count, or
-// null.
+// null. An assistant message may carry the tool calls its reply made, a
+// "tool" message (OpenAI) the id of the call it answers.
 type message struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  []sentToolCall  `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+}
+
+// sentToolCall is a tool call sent back in an assistant message: its
+// arguments a JSON string (OpenAI) or object (Ollama).
+type sentToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// checkToolMessages checks, as vLLM and OpenAI do, that every "tool"
+// message of an OpenAI-kind chat answers a call: its tool_call_id is the
+// id of a tool call of an earlier assistant message.
+func checkToolMessages(msgs []message) error {
+	var ids map[string]bool
+	for i, m := range msgs {
+		switch m.Role {
+		case "assistant":
+			for _, c := range m.ToolCalls {
+				if ids == nil {
+					ids = make(map[string]bool)
+				}
+				ids[c.ID] = true
+			}
+		case "tool":
+			if m.ToolCallID == "" {
+				return fmt.Errorf(`messages[%d]: a "tool" message needs a tool_call_id, the id of a tool call of an earlier assistant message`, i)
+			}
+			if !ids[m.ToolCallID] {
+				return fmt.Errorf(`messages[%d]: tool_call_id %q names no tool call of an earlier assistant message`, i, m.ToolCallID)
+			}
+		}
+	}
+	return nil
 }
 
 // chatMessages reads msgs: every message's role and the texts of its
-// content, in order: the prompt.
+// content, then of its tool calls (each call's name and arguments as
+// sent), in order: the prompt.
 func chatMessages(msgs []message) ([]chatMessage, error) {
 	out := make([]chatMessage, len(msgs))
 	for i, m := range msgs {
@@ -93,6 +133,17 @@ func chatMessages(msgs []message) ([]chatMessage, error) {
 			}
 		default:
 			return nil, fmt.Errorf("messages[%d].content: want a string or a list of parts", i)
+		}
+		for j, c := range m.ToolCalls {
+			args := bytes.TrimSpace(c.Function.Arguments)
+			if len(args) > 0 && args[0] == '"' {
+				var s string
+				if err := json.Unmarshal(args, &s); err != nil {
+					return nil, fmt.Errorf("messages[%d].tool_calls[%d].function.arguments: %w", i, j, err)
+				}
+				args = []byte(s)
+			}
+			out[i].texts = append(out[i].texts, c.Function.Name, string(args))
 		}
 	}
 	return out, nil
