@@ -68,7 +68,13 @@ func wireToolTurn(t *testing.T, kind runtimes.Kind, calls []runtimes.ToolCall) [
 			sent[i] = map[string]any{"function": map[string]any{"name": c.Name, "arguments": json.RawMessage(c.Arguments)}}
 		}
 	}
-	out = append(out, jsonText(t, map[string]any{"role": "assistant", "content": "", "tool_calls": sent}))
+	// OpenAI: content null beside the calls (Ollama's /v1 drops the calls
+	// of a message whose content is a string); Ollama's native API: "".
+	var content any = ""
+	if kind == runtimes.KindOpenAI {
+		content = nil
+	}
+	out = append(out, jsonText(t, map[string]any{"role": "assistant", "content": content, "tool_calls": sent}))
 	for _, c := range calls {
 		m := map[string]any{"role": "tool", "content": runtimes.ToolResult}
 		if kind == runtimes.KindOpenAI {

@@ -49,11 +49,12 @@ type openAIChatRequest struct {
 	Tools json.RawMessage `json:"tools,omitempty"`
 }
 
-// openAIMessage is a chat message as sent: its content always, "" too;
-// an assistant's tool calls, a tool message's tool_call_id.
+// openAIMessage is a chat message as sent: its content always, "" too,
+// but null in an assistant message of tool calls without text; an
+// assistant's tool calls, a tool message's tool_call_id.
 type openAIMessage struct {
 	Role       string               `json:"role"`
-	Content    string               `json:"content"`
+	Content    *string              `json:"content"`
 	ToolCalls  []openAIToolCallSent `json:"tool_calls,omitempty"`
 	ToolCallID string               `json:"tool_call_id,omitempty"`
 }
@@ -69,15 +70,28 @@ type openAIToolCallSent struct {
 	} `json:"function"`
 }
 
-// newOpenAIMessage is m as sent.
+// newOpenAIMessage is m as sent. An assistant message of tool calls
+// without text has content null, as OpenAI's API writes it: Ollama's /v1
+// (0.6.5, openai.go fromChatRequest) reads a message whose content is a
+// string, "" too, as text alone and drops its tool_calls without a word.
+// A call's arguments that are not a JSON object go as "{}": vLLM parses
+// them to render the chat template and Ollama's /v1 into a map, and each
+// refuses the request otherwise (Ollama: 400 "invalid tool call
+// arguments").
 func newOpenAIMessage(m *Message) openAIMessage {
-	om := openAIMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+	om := openAIMessage{Role: m.Role, Content: &m.Content, ToolCallID: m.ToolCallID}
 	if len(m.ToolCalls) > 0 {
+		if m.Content == "" {
+			om.Content = nil
+		}
 		om.ToolCalls = make([]openAIToolCallSent, len(m.ToolCalls))
 		for i, c := range m.ToolCalls {
 			s := &om.ToolCalls[i]
 			s.ID, s.Type = c.ID, "function"
 			s.Function.Name, s.Function.Arguments = c.Name, c.Arguments
+			if !jsonObject([]byte(c.Arguments)) {
+				s.Function.Arguments = "{}"
+			}
 		}
 	}
 	return om
@@ -108,12 +122,12 @@ func newOpenAIChatRequest(model string, req Request) openAIChatRequest {
 func openAIMessages(req Request) []openAIMessage {
 	msgs := make([]openAIMessage, 0, 2+len(req.History))
 	if req.System != "" {
-		msgs = append(msgs, openAIMessage{Role: openai.ChatMessageRoleSystem, Content: req.System})
+		msgs = append(msgs, openAIMessage{Role: openai.ChatMessageRoleSystem, Content: &req.System})
 	}
 	for i := range req.History {
 		msgs = append(msgs, newOpenAIMessage(&req.History[i]))
 	}
-	return append(msgs, openAIMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
+	return append(msgs, openAIMessage{Role: openai.ChatMessageRoleUser, Content: &req.Prompt})
 }
 
 // openAIRequest builds one streaming chat completion request.

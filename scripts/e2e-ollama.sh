@@ -77,7 +77,11 @@
 #     (BENCH_TOOLS) through both APIs on a model whose template takes
 #     them, every reply sent whole (Ollama 0.6.5 holds it back), so that
 #     /v1 rows have no decode rate; before them, a run with tools on the
-#     plain model must be refused, exit 2, before any request.
+#     plain model must be refused, exit 2, before any request;
+#   - TestAgentLoop: a turn after a tool call (the call and its result in
+#     the history, as the suite sends them in a conversation) through
+#     both APIs: answered, and counted the same by both, longer than
+#     without the call.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.
@@ -434,10 +438,12 @@ job create_tools_model >"$tmp/create-tools.log" 2>&1 ||
   die "ollama create $TOOLS_MODEL failed: $(tr '\r' '\n' <"$tmp/create-tools.log" | tail -n 5)"
 suite tools . 3x 1 BENCH_PROMPTS="$ONE_PROMPT" BENCH_TOOLS=testdata/tools.json BENCH_CONCURRENCY=1 BENCH_WARMUPS=1 \
   BENCH_MAX_TOKENS=32 BENCH_CONTROL=off OLLAMA_MODEL="$TOOLS_MODEL" OLLAMA_V1_MODEL="$TOOLS_MODEL"
-e2e_env+=(E2E_TOOLS_SUMMARY="$json" E2E_TOOLS_RUNTIMES="ollama,ollama-v1")
+e2e_env+=(E2E_TOOLS_SUMMARY="$json" E2E_TOOLS_RUNTIMES="ollama,ollama-v1"
+  E2E_TOOLS_MODEL="$TOOLS_MODEL" E2E_TOOLS_FILE="$PWD/testdata/tools.json")
 
 phase "check workloads"
 e2e_test TestWorkloads "$tmp/workloads.log" "recorded workloads and tools"
+e2e_test TestAgentLoop "$tmp/agentloop.log" "an agent loop's turn through both APIs"
 
 end_phase
 printf '\n== figures\n'
@@ -445,4 +451,4 @@ printf '\n== figures\n'
 sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT)|leaf, in order|row ollama\/|control, fresh|fresh=leaf:|log: |N +words|[0-9]+ +[0-9]+ +[0-9.]+ +[0-9]+ |num_ctx |turn +(requests|messages)|[0-9]+ +[0-9]+ +([0-9.]+ +){4}[0-9.]+$|[0-9]+ +[0-9]+ +user|turn [0-9]+: prompt evaluation per|conversation of [0-9]+ turns|messages OK)/s/^/  /p' \
   "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log" "$tmp/fresh.log" "$tmp/input.log" \
   "$tmp/turns.log"
-figures "$tmp/workloads.log"
+figures "$tmp/workloads.log" "$tmp/agentloop.log"

