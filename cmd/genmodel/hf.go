@@ -33,10 +33,16 @@ var hfFileNames = []string{
 // chatTemplate is the Jinja chat template of tokenizer_config.json: <s>,
 // then one "Role: content" line a message, then "Assistant:" when a
 // reply is asked for (add_generation_prompt). The roles are the
-// messages' own, capitalised: system, user and assistant turns alike.
+// messages' own, capitalised: system, user, assistant and tool turns
+// alike; an assistant's tool calls come before its content, each
+// "name(arguments) ", and a null content (a message of tool calls alone)
+// is empty. A message without tool calls renders as before they were
+// added: the e2e's prompt counts do not change.
 const chatTemplate = "{{ bos_token }}" +
 	"{% for message in messages %}" +
-	"{{ message['role'] | capitalize }}: {{ message['content'] }}\n" +
+	"{{ message['role'] | capitalize }}: " +
+	"{% for call in message['tool_calls'] or [] %}{{ call['function']['name'] }}({{ call['function']['arguments'] }}) {% endfor %}" +
+	"{{ message['content'] or '' }}\n" +
 	"{% endfor %}" +
 	"{% if add_generation_prompt %}Assistant:{% endif %}"
 

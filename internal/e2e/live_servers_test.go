@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/inferencebench/inferencebench/internal/workload"
+	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // TestServers checks the runs of scripts/e2e-vllm-mlx.sh against a real
@@ -14,8 +15,9 @@ import (
 // (E2E_TURNS_SUMMARY), a shared prefix (E2E_PREFIX_SUMMARY), the cold
 // run's leaves again without fresh starts (E2E_STALE_SUMMARY) and a
 // Mooncake-style trace (E2E_TRACE_SUMMARY, of E2E_TRACE_FILE at
-// E2E_TRACE_SPEED; its shared blocks in each server's prefix cache), and
-// logs each run's table.
+// E2E_TRACE_SPEED; its shared blocks in each server's prefix cache), sends
+// each server an agent loop's turn (a tool call and its result in the
+// history), and logs each run's table.
 func TestServers(t *testing.T) {
 	var env envVars
 	w := serversWant{
@@ -69,6 +71,27 @@ func TestServers(t *testing.T) {
 					runtime: s, w: tr, inputTol: traceInputTol, offsetShare: traceOffsetShare, lagShare: openMaxLagShare, block: w.blocks[s],
 				})
 				logChecks(t, table, fails)
+			})
+		}
+	})
+	t.Run("agentloop", func(t *testing.T) {
+		for _, s := range w.servers {
+			info := runtimeInfo(cold, s)
+			if info == nil {
+				t.Fatalf("%s: not in the cold run's runtimes", s)
+			}
+			t.Run(s, func(t *testing.T) {
+				rt := newRuntime(t, s, runtimes.Kind(info.Kind), info.BaseURL, info.Model)
+				// No tools: vLLM answers a request with tools only when
+				// started with a tool-call parser; the history alone
+				// needs none.
+				plain, loop := agentLoopTurn(rt, t, nil)
+				t.Logf("%s: agent loop turn answered, %d output tokens; prompt tokens %d with the call and its result, %d without",
+					s, loop.OutputTokens, loop.PromptTokens, plain.PromptTokens)
+				if loop.PromptTokens <= plain.PromptTokens {
+					t.Errorf("%s: the agent loop's prompt counts %d tokens, the plain one's %d: the call and its result were not in the prompt",
+						s, loop.PromptTokens, plain.PromptTokens)
+				}
 			})
 		}
 	})

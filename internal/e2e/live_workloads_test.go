@@ -110,11 +110,6 @@ func TestAgentLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user := runtimes.Message{Role: "user", Content: "What is the weather in Lisbon?"}
-	loop := []runtimes.Message{user,
-		{Role: "assistant", ToolCalls: []runtimes.ToolCall{{ID: "call_1_0", Name: "get_weather", Arguments: `{"city": "Lisbon"}`}}},
-		{Role: "tool", Content: runtimes.ToolResult, ToolCallID: "call_1_0", Name: "get_weather"},
-	}
 	counts := map[string]int{}
 	for _, api := range []struct {
 		name string
@@ -122,19 +117,7 @@ func TestAgentLoop(t *testing.T) {
 	}{{"ollama", runtimes.KindOllama}, {"ollama-v1", runtimes.KindOpenAI}} {
 		t.Run(api.name, func(t *testing.T) {
 			rt := newRuntime(t, api.name, api.kind, base, model)
-			req := runtimes.Request{Prompt: "Go on.", MaxTokens: proxyMaxTokens, Seed: seeded(), Tools: tools, Conversation: 1}
-			plain, withLoop := req, req
-			plain.History = loop[:1]
-			withLoop.History = loop
-			a, b := rt.Do(t.Context(), plain), rt.Do(t.Context(), withLoop)
-			for _, res := range []runtimes.Result{a, b} {
-				if res.Err != nil {
-					t.Fatalf("%s: %v", api.name, res.Err)
-				}
-			}
-			if a.PromptTokens == 0 || b.PromptTokens == 0 {
-				t.Fatalf("%s: no prompt token count (plain %d, agent loop %d)", api.name, a.PromptTokens, b.PromptTokens)
-			}
+			a, b := agentLoopTurn(rt, t, tools)
 			t.Logf("%s: agent loop turn answered, %d output tokens; prompt tokens %d with the call and its result, %d without",
 				api.name, b.OutputTokens, b.PromptTokens, a.PromptTokens)
 			counts[api.name] = b.PromptTokens
@@ -151,4 +134,30 @@ func TestAgentLoop(t *testing.T) {
 	if n, v1 := counts["ollama"], counts["ollama-v1"]; n > 0 && v1 > 0 && n != v1 {
 		t.Errorf("the agent loop's prompt counts %d tokens through /api/chat and %d through /v1: one API dropped part of the history", n, v1)
 	}
+}
+
+// agentLoopTurn sends rt a follow-up twice: after a user message alone
+// (plain), and after that message, an assistant reply of one tool call
+// and the tool's result, as Converse sends them (loop). It ends the test
+// if either fails or has no prompt count.
+func agentLoopTurn(rt *runtimes.Runtime, t *testing.T, tools []byte) (plain, loop runtimes.Result) {
+	t.Helper()
+	history := []runtimes.Message{
+		{Role: "user", Content: "What is the weather in Lisbon?"},
+		{Role: "assistant", ToolCalls: []runtimes.ToolCall{{ID: "call_1_0", Name: "get_weather", Arguments: `{"city": "Lisbon"}`}}},
+		{Role: "tool", Content: runtimes.ToolResult, ToolCallID: "call_1_0", Name: "get_weather"},
+	}
+	req := runtimes.Request{Prompt: "Go on.", MaxTokens: proxyMaxTokens, Seed: seeded(), Tools: tools, Conversation: 1}
+	p, l := req, req
+	p.History, l.History = history[:1], history
+	plain, loop = rt.Do(t.Context(), p), rt.Do(t.Context(), l)
+	for _, res := range []runtimes.Result{plain, loop} {
+		if res.Err != nil {
+			t.Fatalf("%s: %v", rt.Name, res.Err)
+		}
+	}
+	if plain.PromptTokens == 0 || loop.PromptTokens == 0 {
+		t.Fatalf("%s: no prompt token count (plain %d, agent loop %d)", rt.Name, plain.PromptTokens, loop.PromptTokens)
+	}
+	return plain, loop
 }
