@@ -59,8 +59,10 @@
 //     files beside the .txt files record in "arguments" and "prompts" and
 //     benchstat never sees: max_tokens, temperature, ignore_eos (where
 //     both ran an OpenAI-kind runtime), num_ctx (an Ollama one),
-//     burstiness and max_inflight (where both ran an open loop), and the
-//     text of each prompt both ran (internal/summary's Differences has the
+//     burstiness and max_inflight (where both ran an open loop),
+//     tools_sha256 (BENCH_TOOLS' file), workload_n (BENCH_WORKLOAD_N),
+//     trace_speed (where both replayed a trace or ran an open loop), and
+//     the text of each prompt both ran (internal/summary's Differences has the
 //     rule). A run asked for 64 tokens answers sooner, and its canary
 //     reply is shorter, than one asked for 128: the figures measure other
 //     work. compare names each setting that differs with both values

@@ -77,6 +77,33 @@ func TestSettingsNotComparable(t *testing.T) {
 	assert.Contains(t, r.stdout, "args: ")
 }
 
+// A run with BENCH_TOOLS against one without, or a BENCH_WORKLOAD_N
+// sample against the whole file, ran other requests under the same
+// benchmark names: refused as max_tokens is, the variable named.
+func TestToolsAndSampleNotComparable(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		edit      func(map[string]any)
+		want, env string
+	}{
+		{"tools against none", func(f map[string]any) {
+			setArgument("tools", "testdata/tools.json")(f)
+			setArgument("tools_sha256", "0123456789abcdef")(f)
+		}, "compare: not comparable: tools_sha256 none in OLD, 0123456789abcdef in NEW\n", "(BENCH_TOOLS)\n"},
+		{"a sample against the whole file", setArgument("workload_n", 8),
+			"compare: not comparable: workload_n 0 in OLD, 8 in NEW\n", "(BENCH_WORKLOAD_N)\n"},
+	} {
+		dir := t.TempDir()
+		old := copyRun(t, dir, baseID, asItIs)
+		new := copyRun(t, dir, newID, tc.edit)
+		r := runCompare(t, opts{fake: "args"}, old, new)
+		assert.Equal(t, exitFail, r.code, tc.name)
+		assert.Empty(t, r.stdout, "%s: benchstat did not run", tc.name)
+		assert.Contains(t, r.stderr, tc.want, tc.name)
+		assert.True(t, strings.HasSuffix(r.stderr, tc.env), "%s: %s", tc.name, r.stderr)
+	}
+}
+
 // Two goodput targets: said, and compared.
 func TestSLODiffers(t *testing.T) {
 	dir := t.TempDir()

@@ -109,7 +109,7 @@ func TestSettingsStartASeries(t *testing.T) {
 	}
 
 	assert.Equal(t, map[string]string{
-		"max_tokens": "64", "temperature": "0", "ignore_eos": "false", "num_ctx": "none",
+		"max_tokens": "64", "temperature": "0", "ignore_eos": "false", "num_ctx": "none", "tools_sha256": "none", "workload_n": "0",
 		"prompt short": "In exactly four concise bullet points, explain why database transactions are useful.",
 	}, new.Settings)
 	assert.Equal(t, ids[7], new.LatestRun)
@@ -163,4 +163,38 @@ func TestSettingsStartASeries(t *testing.T) {
 			assert.Nil(t, s.SettingsChanged, "the series began with the first run")
 		}
 	}
+}
+
+// A night run with BENCH_TOOLS sent other requests under the same names:
+// its series is a new one, named by the tools file's digest.
+func TestToolsStartASeries(t *testing.T) {
+	dir := t.TempDir()
+	var ids []string
+	for n := range 6 {
+		f := newFile(nightly(n), "mac-studio", "ollama", "0.6.5")
+		f.Arguments.MaxTokens = 128
+		if n == 5 {
+			f.Arguments.Tools, f.Arguments.ToolsSHA256 = testkit.Ptr("testdata/tools.json"), testkit.Ptr("0123456789abcdef")
+		}
+		k := noise[n]
+		f.Summary = append(f.Summary, row("ollama", "qwen3:8b", "short", 1, 0, figs{0.050 * k, 0.080 * k, 40 * k, 38 * k, 0}, foxText))
+		writeFile(t, dir, f)
+		ids = append(ids, f.RunID)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runCmd("-o", out, dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "6 runs, 2 series")
+	var v settingsDoc
+	require.NoError(t, json.Unmarshal(readFile(t, filepath.Join(out, verdictsJSON)), &v))
+	require.Len(t, v.Series, 2)
+	s := v.Series[0]
+	if s.Settings["tools_sha256"] != "0123456789abcdef" {
+		s = v.Series[1]
+	}
+	assert.Equal(t, "0123456789abcdef", s.Settings["tools_sha256"])
+	require.NotNil(t, s.SettingsChanged)
+	assert.Equal(t, []string{"tools_sha256 none → 0123456789abcdef"}, s.SettingsChanged.Changes)
+	assert.Equal(t, ids[4], s.SettingsChanged.BeforeRun)
+	assert.Equal(t, ids[5], s.SettingsChanged.AfterRun)
 }

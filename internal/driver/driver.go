@@ -85,9 +85,11 @@ type Driver struct {
 	canaries map[bench.Key]*canary.Reply
 	// work are the prompts of BENCH_WORKLOAD and of BENCH_INPUT_TOKENS'
 	// distributions, by name; tools the JSON array of BENCH_TOOLS sent
-	// with every request (nil: none).
-	work  map[string]*work
-	tools json.RawMessage
+	// with every request (nil: none), toolsSum the start of its file's
+	// SHA-256 in hex (readTools).
+	work     map[string]*work
+	tools    json.RawMessage
+	toolsSum string
 	// noTools is, for each runtime whose server says its model takes no
 	// tools, where it says so (runtimes.Info.TakesNoTools).
 	noTools map[string]string
@@ -122,7 +124,7 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 		}
 		return nil, fmt.Errorf("BENCH_PROMPTS=%q: %w", strings.Join(st.Prompts, ","), err)
 	}
-	tools, err := readTools(st.Tools)
+	tools, toolsSum, err := readTools(st.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -136,13 +138,13 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 
 	*d = Driver{
 		Settings: st, Prompts: ps, opts: opts, log: log, unavailable: map[string]error{},
-		simCfg:  simCfg,
-		client:  &http.Client{Transport: runtimes.NewTransport(maxConns(st))},
-		Run:     run,
-		files:   out,
-		follow:  prompts.FollowUps(st.Turns),
-		work:    d.work,
-		tools:   tools,
+		simCfg: simCfg,
+		client: &http.Client{Transport: runtimes.NewTransport(maxConns(st))},
+		Run:    run,
+		files:  out,
+		follow: prompts.FollowUps(st.Turns),
+		work:   d.work,
+		tools:  tools, toolsSum: toolsSum,
 		noTools: map[string]string{},
 	}
 	d.Run.Cache = st.Cache

@@ -523,6 +523,20 @@ func (d *Driver) arguments() summary.Arguments {
 	if d.opts.Count > 0 {
 		a.Count = &d.opts.Count
 	}
+	if st.Workload != "" {
+		path := st.Workload
+		a.Workload = &path
+	}
+	a.WorkloadN = st.WorkloadN
+	for _, k := range d.work {
+		if k.trace() {
+			a.TraceSpeed = stats.Number(st.TraceSpeed)
+		}
+	}
+	if st.Tools != "" {
+		path, sum := st.Tools, d.toolsSum
+		a.Tools, a.ToolsSHA256 = &path, &sum
+	}
 	return a
 }
 

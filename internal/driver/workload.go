@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -169,14 +170,16 @@ func traceRate(w *workload.Workload) float64 {
 	return math.Round(float64(n-1)/dur*1000) / 1000
 }
 
-// readTools reads BENCH_TOOLS into the JSON array every request sends.
-func readTools(path string) (json.RawMessage, error) {
+// readTools reads BENCH_TOOLS into the JSON array every request sends,
+// and the first 16 hex digits of the SHA-256 of the file's bytes, which
+// the summary records (arguments.tools_sha256).
+func readTools(path string) (json.RawMessage, string, error) {
 	if path == "" {
-		return nil, nil
+		return nil, "", nil
 	}
-	tools, err := workload.ReadTools(path)
+	tools, sum, err := workload.ReadToolsSum(path)
 	if err != nil {
-		return nil, fmt.Errorf("BENCH_TOOLS=%q: %w", path, err)
+		return nil, "", fmt.Errorf("BENCH_TOOLS=%q: %w", path, err)
 	}
 	b := []byte{'['}
 	for i, t := range tools {
@@ -185,7 +188,7 @@ func readTools(path string) (json.RawMessage, error) {
 		}
 		b = append(b, t.JSON...)
 	}
-	return append(b, ']'), nil
+	return append(b, ']'), hex.EncodeToString(sum[:8]), nil
 }
 
 // promptText is what the summary says of prompt p: its text, or how its

@@ -3,6 +3,8 @@ package driver
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -228,6 +230,12 @@ func TestTraceReplayedWithSharedPrefixes(t *testing.T) {
 	f, recs, leaf := runLeavesOf(t, d, len(w.Requests))
 	assert.Contains(t, log.String(), "trace sized to")
 
+	require.NotNil(t, f.Arguments.Workload, "the summary says which workload ran")
+	assert.Equal(t, sampleTrace, *f.Arguments.Workload)
+	assert.Equal(t, 4.0, float64(f.Arguments.TraceSpeed), "at which speed")
+	assert.Zero(t, f.Arguments.WorkloadN)
+	assert.Nil(t, f.Arguments.Tools)
+
 	row := f.Summary[0]
 	assert.Equal(t, len(w.Requests), row.Requests)
 	require.NotNil(t, row.SendLagSP50, "send lag is measured as for rates")
@@ -343,6 +351,19 @@ func TestToolsSentWithEveryRequest(t *testing.T) {
 	for i, tl := range want {
 		assert.Equal(t, tl.Name, names[i])
 	}
+
+	// The summary says which tools file, and which bytes: two files of
+	// one name differ in their digest.
+	raw, err := os.ReadFile(sampleTools)
+	require.NoError(t, err)
+	sum := sha256.Sum256(raw)
+	a := d.arguments()
+	require.NotNil(t, a.Tools)
+	require.NotNil(t, a.ToolsSHA256)
+	assert.Equal(t, sampleTools, *a.Tools)
+	assert.Equal(t, hex.EncodeToString(sum[:])[:16], *a.ToolsSHA256)
+	assert.Nil(t, a.Workload)
+	assert.Zero(t, float64(a.TraceSpeed), "no trace ran")
 }
 
 // Bad workload and tools files, and a trace the run cannot hold, stop

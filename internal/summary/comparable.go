@@ -27,6 +27,9 @@ import (
 //	num_ctx        BENCH_NUM_CTX        rows of Ollama-kind runtimes (only Ollama is sent it)
 //	burstiness     BENCH_BURSTINESS     open-loop rows
 //	max_inflight   BENCH_MAX_INFLIGHT   open-loop rows
+//	tools_sha256   BENCH_TOOLS          every row (the tools file's bytes; absent: none)
+//	workload_n     BENCH_WORKLOAD_N     every row (absent: 0, the whole file)
+//	trace_speed    BENCH_TRACE_SPEED    open-loop rows, a trace's among them (absent: 1)
 //	prompt NAME    the prompt's text    rows of prompt NAME (BENCH_PROMPTS_DIR, or the suite's own text)
 //
 // The workload keys — cache mode, turns, shared prefix — are settings of
@@ -40,6 +43,11 @@ import (
 // temperature 0), keep_alive, fresh, order, control, canary, power and the
 // idle baseline. The SLO changes goodput alone, which history does not
 // judge: compare says when it differs, and compares.
+//
+// A trace is replayed as an open loop, so a run that replayed one
+// (trace_speed above 0) counts as having run an open loop even without
+// BENCH_RATES; one that replayed none writes trace_speed 0, which is read
+// as a file without the key.
 
 // setting is one of the arguments in the rule.
 type setting struct {
@@ -48,18 +56,25 @@ type setting struct {
 	// absent is what a file without the key did: the suite's default,
 	// sent (or not) before the key was written.
 	absent string
+	// unused is the value written when the setting shaped no request
+	// (trace_speed 0: no trace ran), read as the key's absence; "" if
+	// none is.
+	unused string
 	// applies says whether the setting shapes a row of a runtime of kind
 	// ("" when the file does not say) in a closed or open loop.
 	applies func(kind string, open bool) bool
 }
 
 var settings = []setting{
-	{"max_tokens", "BENCH_MAX_TOKENS", "128", everyRow},
-	{"temperature", "BENCH_TEMPERATURE", "0", everyRow},
-	{"ignore_eos", "BENCH_IGNORE_EOS", "false", func(kind string, _ bool) bool { return kind != string(runtimes.KindOllama) }},
-	{"num_ctx", "BENCH_NUM_CTX", "none", func(kind string, _ bool) bool { return kind == "" || kind == string(runtimes.KindOllama) }},
-	{"burstiness", "BENCH_BURSTINESS", "1", openLoop},
-	{"max_inflight", "BENCH_MAX_INFLIGHT", "256", openLoop},
+	{"max_tokens", "BENCH_MAX_TOKENS", "128", "", everyRow},
+	{"temperature", "BENCH_TEMPERATURE", "0", "", everyRow},
+	{"ignore_eos", "BENCH_IGNORE_EOS", "false", "", func(kind string, _ bool) bool { return kind != string(runtimes.KindOllama) }},
+	{"num_ctx", "BENCH_NUM_CTX", "none", "", func(kind string, _ bool) bool { return kind == "" || kind == string(runtimes.KindOllama) }},
+	{"burstiness", "BENCH_BURSTINESS", "1", "", openLoop},
+	{"max_inflight", "BENCH_MAX_INFLIGHT", "256", "", openLoop},
+	{"tools_sha256", "BENCH_TOOLS", "none", "", everyRow},
+	{"workload_n", "BENCH_WORKLOAD_N", "0", "", everyRow},
+	{"trace_speed", "BENCH_TRACE_SPEED", "1", "0", openLoop},
 }
 
 func everyRow(string, bool) bool     { return true }
@@ -90,8 +105,13 @@ func SettingsOf(f *File, data []byte) (Settings, error) {
 	}
 	for _, st := range settings {
 		if raw, ok := args[st.key]; ok {
-			s.values[st.key] = showRaw(raw)
+			if v := showRaw(raw); st.unused == "" || v != st.unused {
+				s.values[st.key] = v
+			}
 		}
+	}
+	if _, ok := s.values["trace_speed"]; ok {
+		s.open = true // a trace is an open loop
 	}
 	for _, p := range f.Prompts {
 		s.names = append(s.names, p.Name)
@@ -186,7 +206,8 @@ type Difference struct {
 // both files have (a file without one compares as before the key existed)
 // and that shape rows both runs could share: ignore_eos only where both
 // ran an OpenAI-kind runtime of the same name, num_ctx an Ollama one,
-// burstiness and max_inflight where both ran an open loop, and the texts
+// burstiness, max_inflight and trace_speed where both ran an open loop
+// (a trace is one), and the texts
 // of the prompts both ran.
 func Differences(old, new Settings) []Difference {
 	var out []Difference

@@ -205,7 +205,8 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 		ours.obj["host"].keys)
 	assert.Equal(t, append(append([]string{}, seed.obj["arguments"].keys...),
 		"temperature", "prompts", "count", "benchtime", "idle_timeout", "cache", "ignore_eos", "keep_alive",
-		"rates", "burstiness", "max_inflight", "slo", "sweep", "power", "fresh", "control", "input_tokens", "num_ctx", "turns", "shared_prefix", "order", "canary", "record_text", "idle_power_s"), ours.obj["arguments"].keys)
+		"rates", "burstiness", "max_inflight", "slo", "sweep", "power", "fresh", "control", "input_tokens", "num_ctx", "turns", "shared_prefix", "order", "canary", "record_text", "idle_power_s",
+		"workload", "workload_n", "trace_speed", "tools", "tools_sha256"), ours.obj["arguments"].keys)
 	assert.Equal(t, []string{"short", "code"}, ours.obj["prompts"].keys, "prompts in the order run, not sorted")
 }
 

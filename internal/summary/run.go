@@ -113,6 +113,17 @@ type Arguments struct {
 	// IdlePowerS is the seconds of the idle baseline taken: BENCH_IDLE_POWER_S
 	// where power was measured, else 0 (none taken).
 	IdlePowerS stats.Number `json:"idle_power_s"`
+	// Workload is BENCH_WORKLOAD as given, null when unset; WorkloadN
+	// BENCH_WORKLOAD_N, the items of it taken (0: all). TraceSpeed is
+	// BENCH_TRACE_SPEED where a trace was replayed, else 0 (it shaped no
+	// request). Tools is BENCH_TOOLS as given, null when unset, and
+	// ToolsSHA256 the first 16 hex digits of the SHA-256 of that file's
+	// bytes, which tell two tools files of one name apart.
+	Workload    *string      `json:"workload"`
+	WorkloadN   int          `json:"workload_n"`
+	TraceSpeed  stats.Number `json:"trace_speed"`
+	Tools       *string      `json:"tools"`
+	ToolsSHA256 *string      `json:"tools_sha256"`
 }
 
 // Sweep is a concurrency sweep: 1, 2, 4, … up to Max, each runtime ×

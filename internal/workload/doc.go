@@ -4,7 +4,7 @@
 // length distributions (issue 31: BENCH_WORKLOAD, BENCH_TOOLS and the
 // distributions of BENCH_INPUT_TOKENS and BENCH_MAX_TOKENS, which package
 // config reads and the driver replays). It knows no settings and sends nothing: the driver
-// calls [Read], [NewTraceText], [ParseDistribution] and [ReadTools], and
+// calls [Read], [NewTraceText], [ParseDistribution] and [ReadToolsSum], and
 // sends what they return.
 //
 // # Formats
