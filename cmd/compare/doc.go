@@ -60,7 +60,7 @@
 //     benchstat never sees: max_tokens, temperature, ignore_eos (where
 //     both ran an OpenAI-kind runtime), num_ctx (an Ollama one),
 //     burstiness and max_inflight (where both ran an open loop),
-//     tools_sha256 (BENCH_TOOLS' file), workload_n (BENCH_WORKLOAD_N),
+//     tools_sha256 (BENCH_TOOLS' file),
 //     trace_speed (where both replayed a trace or ran an open loop), and
 //     the text of each prompt both ran (internal/summary's Differences has the
 //     rule). A run asked for 64 tokens answers sooner, and its canary

@@ -77,10 +77,11 @@ func TestSettingsNotComparable(t *testing.T) {
 	assert.Contains(t, r.stdout, "args: ")
 }
 
-// A run with BENCH_TOOLS against one without, or a BENCH_WORKLOAD_N
-// sample against the whole file, ran other requests under the same
-// benchmark names: refused as max_tokens is, the variable named.
-func TestToolsAndSampleNotComparable(t *testing.T) {
+// A run with BENCH_TOOLS against one without ran other requests under
+// the same benchmark names: refused as max_tokens is, the variable named.
+// (A workload's sample, BENCH_WORKLOAD_N, is in its prompt's text, which
+// compare checks as any prompt's.)
+func TestToolsNotComparable(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		edit      func(map[string]any)
@@ -90,8 +91,6 @@ func TestToolsAndSampleNotComparable(t *testing.T) {
 			setArgument("tools", "testdata/tools.json")(f)
 			setArgument("tools_sha256", "0123456789abcdef")(f)
 		}, "compare: not comparable: tools_sha256 none in OLD, 0123456789abcdef in NEW\n", "(BENCH_TOOLS)\n"},
-		{"a sample against the whole file", setArgument("workload_n", 8),
-			"compare: not comparable: workload_n 0 in OLD, 8 in NEW\n", "(BENCH_WORKLOAD_N)\n"},
 	} {
 		dir := t.TempDir()
 		old := copyRun(t, dir, baseID, asItIs)

@@ -30,14 +30,14 @@
 // request for the same work, by the settings their summaries record
 // (internal/summary's Settings.Of): max_tokens, temperature, ignore_eos
 // (OpenAI-kind runtimes), num_ctx (Ollama-kind), burstiness and
-// max_inflight (open loops), tools_sha256 and workload_n, trace_speed
+// max_inflight (open loops), tools_sha256, trace_speed
 // (open loops, a trace's among them) and the prompt's text. A run with another
 // BENCH_MAX_TOKENS starts a series of its own where the setting changed,
 // so it is not judged against a window of the old ones, and its shorter
 // canary reply is no change; a run back at the old value joins the old
 // series again. A file without a setting's key has the suite's default
 // (max_tokens 128, temperature 0, no ignore_eos, no num_ctx, burstiness 1,
-// max_inflight 256, no tools, workload_n 0, trace_speed 1), so older
+// max_inflight 256, no tools, trace_speed 1), so older
 // files stay in their series. Settings that change only how many samples
 // there are (count, rounds, warmups) do not split a series. Where series differ only in settings, their labels name
 // the settings that differ (… · cold · max_tokens=64), and a series that

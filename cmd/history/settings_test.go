@@ -109,7 +109,7 @@ func TestSettingsStartASeries(t *testing.T) {
 	}
 
 	assert.Equal(t, map[string]string{
-		"max_tokens": "64", "temperature": "0", "ignore_eos": "false", "num_ctx": "none", "tools_sha256": "none", "workload_n": "0",
+		"max_tokens": "64", "temperature": "0", "ignore_eos": "false", "num_ctx": "none", "tools_sha256": "none",
 		"prompt short": "In exactly four concise bullet points, explain why database transactions are useful.",
 	}, new.Settings)
 	assert.Equal(t, ids[7], new.LatestRun)

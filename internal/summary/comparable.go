@@ -28,7 +28,6 @@ import (
 //	burstiness     BENCH_BURSTINESS     open-loop rows
 //	max_inflight   BENCH_MAX_INFLIGHT   open-loop rows
 //	tools_sha256   BENCH_TOOLS          every row (the tools file's bytes; absent: none)
-//	workload_n     BENCH_WORKLOAD_N     every row (absent: 0, the whole file)
 //	trace_speed    BENCH_TRACE_SPEED    open-loop rows, a trace's among them (absent: 1)
 //	prompt NAME    the prompt's text    rows of prompt NAME (BENCH_PROMPTS_DIR, or the suite's own text)
 //
@@ -73,7 +72,6 @@ var settings = []setting{
 	{"burstiness", "BENCH_BURSTINESS", "1", "", openLoop},
 	{"max_inflight", "BENCH_MAX_INFLIGHT", "256", "", openLoop},
 	{"tools_sha256", "BENCH_TOOLS", "none", "", everyRow},
-	{"workload_n", "BENCH_WORKLOAD_N", "0", "", everyRow},
 	{"trace_speed", "BENCH_TRACE_SPEED", "1", "0", openLoop},
 }
 

@@ -101,8 +101,10 @@ func TestDifferences(t *testing.T) {
 			f.Arguments.Tools, f.Arguments.ToolsSHA256 = testkit.Ptr("tools.json"), testkit.Ptr("0123456789abcdef")
 		}),
 			[]Difference{{"tools_sha256", "BENCH_TOOLS", "none", "0123456789abcdef"}}},
-		{"a workload's sample", suiteFile(t, func(f *File) { f.Arguments.Workload, f.Arguments.WorkloadN = testkit.Ptr("chats.json"), 8 }),
-			[]Difference{{"workload_n", "BENCH_WORKLOAD_N", "0", "8"}}},
+		// A workload's sample (BENCH_WORKLOAD_N) is told by its prompt's
+		// text, "(workload chats.json: …, 8 conversations of 40, …)", in
+		// the rows of that prompt alone: not a setting of every row.
+		{"a workload's sample", suiteFile(t, func(f *File) { f.Arguments.Workload, f.Arguments.WorkloadN = testkit.Ptr("chats.json"), 8 }), nil},
 		{"open-loop settings without an open loop", suiteFile(t, func(f *File) { f.Arguments.Burstiness, f.Arguments.MaxInflight = 0.5, 64 }), nil},
 		{"a file without the keys compares as before", withoutArguments(t, suiteFile(t, func(f *File) {
 			f.Arguments.Temperature, f.Arguments.IgnoreEOS = 0.7, true
@@ -145,9 +147,9 @@ func TestDifferencesApply(t *testing.T) {
 	faster := func(f *File) { f.Arguments.TraceSpeed = 2 }
 	assert.Equal(t, []Difference{{"trace_speed", "BENCH_TRACE_SPEED", "1", "2"}}, pair(trace, faster))
 	assert.Empty(t, pair(open, faster), "no trace in the old run")
-	assert.Equal(t, Value{"trace_speed", "1"}, settingsOf(t, suiteFile(t, nil)).Of("vllm", "", true)[7],
+	assert.Equal(t, Value{"trace_speed", "1"}, settingsOf(t, suiteFile(t, nil)).Of("vllm", "", true)[6],
 		"no trace: the default, as an older file has")
-	assert.Equal(t, Value{"trace_speed", "2"}, settingsOf(t, suiteFile(t, faster)).Of("vllm", "", true)[7])
+	assert.Equal(t, Value{"trace_speed", "2"}, settingsOf(t, suiteFile(t, faster)).Of("vllm", "", true)[6])
 }
 
 // The earlier harness's file has max_tokens and the prompts' texts, not
@@ -166,30 +168,30 @@ func TestDifferencesSeed(t *testing.T) {
 	assert.Equal(t, []Difference{{"max_tokens", "BENCH_MAX_TOKENS", "128", "64"}}, Differences(seed, settingsOf(t, other)))
 
 	// A series key gives a missing setting the suite's default.
-	assert.Equal(t, []Value{{"max_tokens", "128"}, {"temperature", "0"}, {"ignore_eos", "false"}, {"tools_sha256", "none"}, {"workload_n", "0"}},
+	assert.Equal(t, []Value{{"max_tokens", "128"}, {"temperature", "0"}, {"ignore_eos", "false"}, {"tools_sha256", "none"}},
 		seed.Of("vllm-metal", "", false), "openai kind, no prompt named in the seed's rows")
 }
 
 func TestSettingsOf(t *testing.T) {
 	s := settingsOf(t, suiteFile(t, func(f *File) { f.Arguments.Temperature = 0.25 }))
 	assert.Equal(t, []Value{
-		{"max_tokens", "128"}, {"temperature", "0.25"}, {"num_ctx", "none"}, {"tools_sha256", "none"}, {"workload_n", "0"},
+		{"max_tokens", "128"}, {"temperature", "0.25"}, {"num_ctx", "none"}, {"tools_sha256", "none"},
 		{"prompt short", "In exactly four concise bullet points, explain why database transactions are useful."},
 	}, s.Of("ollama", "short", false))
 	assert.Equal(t, []Value{
 		{"max_tokens", "128"}, {"temperature", "0.25"}, {"ignore_eos", "false"}, {"burstiness", "1"}, {"max_inflight", "256"},
-		{"tools_sha256", "none"}, {"workload_n", "0"}, {"trace_speed", "1"},
+		{"tools_sha256", "none"}, {"trace_speed", "1"},
 		{"prompt code", "Write merge_intervals."},
 	}, s.Of("vllm", "code", true))
 	assert.Equal(t, []Value{
 		{"max_tokens", "128"}, {"temperature", "0.25"}, {"ignore_eos", "false"}, {"num_ctx", "none"},
-		{"tools_sha256", "none"}, {"workload_n", "0"}, {"prompt other", ""},
+		{"tools_sha256", "none"}, {"prompt other", ""},
 	}, s.Of("unlisted", "other", false), "a runtime of unknown kind: both")
 
 	// A file with no arguments at all has every setting's default.
 	bare := []byte(`{"summary": [{"runtime": "a", "concurrency": 1}]}`)
 	assert.Equal(t, []Value{{"max_tokens", "128"}, {"temperature", "0"}, {"ignore_eos", "false"}, {"num_ctx", "none"},
-		{"tools_sha256", "none"}, {"workload_n", "0"}},
+		{"tools_sha256", "none"}},
 		settingsOf(t, bare).Of("a", "", false))
 }
 
