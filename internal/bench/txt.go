@@ -22,13 +22,13 @@ type Result struct {
 // the Go benchmark format that benchstat reads: a Unit line for every
 // figure of the result lines saying which way is better
 // (figures.Reported; a figure of tool calls only where some result has
-// its unit), then config's lines and the results. docs/metrics.md lists
+// its unit, none for a figure that is neither), then config's lines and the results. docs/metrics.md lists
 // its names, units and configuration lines.
 func Encode(config []benchfmt.Config, results []Result) ([]byte, error) {
 	var buf bytes.Buffer
 	w := benchfmt.NewWriter(&buf)
 	for _, f := range figures.Reported {
-		if f.Tools && !hasUnit(results, f.Unit) {
+		if f.Tools && !hasUnit(results, f.Unit) || f.Better == figures.Neither {
 			continue
 		}
 		md := &benchfmt.UnitMetadata{

@@ -112,11 +112,13 @@ var (
 	DecodeRequestEnergy  = Figure{Key: "decode_energy_j_per_request_mean", Name: "decode", Shown: "J", Scale: 1, Head: "decode J", Better: LowerIsBetter}
 	PrefillTokenEnergy   = Figure{Key: "prefill_energy_j_per_prompt_token", Name: "prefill energy per prompt token", Shown: "mJ/tok", Scale: 1e3, Head: "prefill mJ/prompt tok", Better: LowerIsBetter}
 	DecodeTokenEnergy    = Figure{Key: "decode_energy_j_per_output_token", Name: "decode energy per output token", Shown: "J/tok", Scale: 1, Head: "decode J/output tok", Better: LowerIsBetter}
-	// Tool calls (BENCH_TOOLS). More replies that call a tool count as
-	// better: every runtime is offered the same tools with the same
-	// prompts, and a server whose parser does not know the model's format
-	// of a call sends the call as text, which is no tool call.
-	ToolCallReplies = Figure{Key: "tool_call_reply_ratio", Unit: "tool-call-replies/req", Name: "tool-call replies", Shown: "%", Scale: 100, Better: HigherIsBetter, Tools: true}
+	// Tool calls (BENCH_TOOLS). The share of replies that call a tool is
+	// neither better nor worse: a server whose parser does not know the
+	// model's format of a call sends it as text, which is no call (fewer),
+	// but a model that keeps calling where it should answer makes more;
+	// a change says the replies differ, and the prompts say which is
+	// right. Valid arguments are better, and a sooner first call.
+	ToolCallReplies = Figure{Key: "tool_call_reply_ratio", Unit: "tool-call-replies/req", Name: "tool-call replies", Shown: "%", Scale: 100, Better: Neither, Tools: true}
 	ToolArgsValid   = Figure{Key: "tool_args_valid_ratio", Unit: "tool-args-valid/call", Name: "valid tool args", Shown: "%", Scale: 100, Better: HigherIsBetter, Tools: true}
 	TTFToolCallMean = Figure{Key: "ttf_tool_call_s_mean", Unit: "ttf-tool-call-ns", Name: "TTF tool call mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter, Tools: true}
 	TTFToolCallP50  = Figure{Key: "ttf_tool_call_s_p50", Name: "TTF tool call p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter, Tools: true}

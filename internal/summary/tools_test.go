@@ -110,7 +110,7 @@ func TestToolRows(t *testing.T) {
 			assert.InDelta(t, w, v, 1e-9, "result %d: %s", i, unit)
 		}
 	}
-	assert.Equal(t, 1, got.units.GetBetter(figures.ToolCallReplies.Unit))
+	assert.Equal(t, 0, got.units.GetBetter(figures.ToolCallReplies.Unit), "neither: no Unit line")
 	assert.Equal(t, 1, got.units.GetBetter(figures.ToolArgsValid.Unit))
 	assert.Equal(t, -1, got.units.GetBetter(figures.TTFToolCallMean.Unit))
 }
