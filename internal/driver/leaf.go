@@ -196,7 +196,10 @@ func (l *Leaf) sendCanary() {
 	if res.ToolCalls > 0 {
 		// A reply that called tools is its calls: the functions called,
 		// in order, are the answer a changed server would change.
-		text += "\n[tool calls: " + strings.Join(res.ToolNames, ", ") + "]"
+		if text != "" {
+			text += "\n"
+		}
+		text += "[tool calls: " + strings.Join(res.ToolNames, ", ") + "]"
 	}
 	l.canary = canary.New(text, res.OutputTokens)
 	if res.Text == "" && res.OutputTokens > 0 && res.ToolCalls == 0 {
