@@ -53,8 +53,10 @@ const ToolResult = `{"result": "ok"}`
 // Result.
 //
 // The history is kept once: each turn's request shares it, so turn k costs
-// the encoding of its body, O(history), and no copy. It grows between
-// turns, before the next turn's clock starts.
+// the encoding of its body, O(history), and no copy while its room lasts
+// (two messages a turn; a reply's tool messages may outgrow it, and append
+// then copies it once). It grows between turns, before the next turn's
+// clock starts.
 func (rt *Runtime) Converse(ctx context.Context, first Request, followUps []string) []Result {
 	results := make([]Result, 0, 1+len(followUps))
 	var history []Message

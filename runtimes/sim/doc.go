@@ -478,7 +478,7 @@
 // by its content then each call's name and arguments (the string's text,
 // or the object as sent). OpenAI kind: a "tool" message whose
 // tool_call_id is missing or is the id of no tool call of an earlier
-// assistant message gets 400, as vLLM and OpenAI refuse it, before its
+// assistant message gets 400, as OpenAI's API refuses it, before its
 // prompt is counted:
 //
 //	{"object":"error","message":"messages[3]: tool_call_id \"x\" names no tool call of an earlier assistant message","type":"BadRequestError","param":null,"code":400}

@@ -78,7 +78,7 @@ type sentToolCall struct {
 	} `json:"function"`
 }
 
-// checkToolMessages checks, as vLLM and OpenAI do, that every "tool"
+// checkToolMessages checks, as OpenAI's API does, that every "tool"
 // message of an OpenAI-kind chat answers a call: its tool_call_id is the
 // id of a tool call of an earlier assistant message.
 func checkToolMessages(msgs []message) error {
