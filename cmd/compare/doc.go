@@ -59,9 +59,9 @@
 //     files beside the .txt files record in "arguments" and "prompts" and
 //     benchstat never sees: max_tokens, temperature, ignore_eos (where
 //     both ran an OpenAI-kind runtime), num_ctx (an Ollama one),
-//     burstiness and max_inflight (where both ran an open loop),
-//     tools_sha256 (BENCH_TOOLS' file),
-//     trace_speed (where both replayed a trace or ran an open loop), and
+//     burstiness (where both ran BENCH_RATES), max_inflight (where both
+//     ran an open loop, a trace's or BENCH_RATES'), tools_sha256
+//     (BENCH_TOOLS' file), trace_speed (where both replayed a trace), and
 //     the text of each prompt both ran (internal/summary's Differences has the
 //     rule). A run asked for 64 tokens answers sooner, and its canary
 //     reply is shorter, than one asked for 128: the figures measure other

@@ -29,9 +29,9 @@
 // A series is also one set of settings: the rows of runs that asked each
 // request for the same work, by the settings their summaries record
 // (internal/summary's Settings.Of): max_tokens, temperature, ignore_eos
-// (OpenAI-kind runtimes), num_ctx (Ollama-kind), burstiness and
-// max_inflight (open loops), tools_sha256, trace_speed
-// (open loops, a trace's among them) and the prompt's text. A run with another
+// (OpenAI-kind runtimes), num_ctx (Ollama-kind), burstiness (BENCH_RATES'
+// rows), max_inflight (open-loop rows), tools_sha256, trace_speed (a
+// trace's rows) and the prompt's text. A run with another
 // BENCH_MAX_TOKENS starts a series of its own where the setting changed,
 // so it is not judged against a window of the old ones, and its shorter
 // canary reply is no change; a run back at the old value joins the old

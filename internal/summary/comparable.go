@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/workload"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -25,10 +26,10 @@ import (
 //	temperature    BENCH_TEMPERATURE    every row
 //	ignore_eos     BENCH_IGNORE_EOS     rows of OpenAI-kind runtimes (Ollama is not asked)
 //	num_ctx        BENCH_NUM_CTX        rows of Ollama-kind runtimes (only Ollama is sent it)
-//	burstiness     BENCH_BURSTINESS     open-loop rows
-//	max_inflight   BENCH_MAX_INFLIGHT   open-loop rows
+//	burstiness     BENCH_BURSTINESS     rows of BENCH_RATES (a trace keeps its own times)
+//	max_inflight   BENCH_MAX_INFLIGHT   open-loop rows: BENCH_RATES' and a trace's
 //	tools_sha256   BENCH_TOOLS          every row (the tools file's bytes; absent: none)
-//	trace_speed    BENCH_TRACE_SPEED    open-loop rows, a trace's among them (absent: 1)
+//	trace_speed    BENCH_TRACE_SPEED    a trace's rows (absent: 1)
 //	prompt NAME    the prompt's text    rows of prompt NAME (BENCH_PROMPTS_DIR, or the suite's own text)
 //
 // The workload keys — cache mode, turns, shared prefix — are settings of
@@ -43,10 +44,11 @@ import (
 // idle baseline. The SLO changes goodput alone, which history does not
 // judge: compare says when it differs, and compares.
 //
-// A trace is replayed as an open loop, so a run that replayed one
-// (trace_speed above 0) counts as having run an open loop even without
-// BENCH_RATES; one that replayed none writes trace_speed 0, which is read
-// as a file without the key.
+// A trace is replayed as an open loop at its recorded times: a run that
+// replayed one (trace_speed above 0) ran an open loop even without
+// BENCH_RATES, at the prompt named after arguments.workload, whose rows
+// BENCH_BURSTINESS does not shape. One that replayed none writes
+// trace_speed 0, which is read as a file without the key.
 
 // setting is one of the arguments in the rule.
 type setting struct {
@@ -60,23 +62,29 @@ type setting struct {
 	// none is.
 	unused string
 	// applies says whether the setting shapes a row of a runtime of kind
-	// ("" when the file does not say) in a closed or open loop.
-	applies func(kind string, open bool) bool
+	// ("" when the file does not say) in the loops l.
+	applies func(kind string, l loops) bool
+}
+
+// loops are the open loops a row ran, or two runs both ran; neither is a
+// closed loop.
+type loops struct {
+	rates bool // BENCH_RATES' arrivals
+	trace bool // a trace's recorded times
 }
 
 var settings = []setting{
 	{"max_tokens", "BENCH_MAX_TOKENS", "128", "", everyRow},
 	{"temperature", "BENCH_TEMPERATURE", "0", "", everyRow},
-	{"ignore_eos", "BENCH_IGNORE_EOS", "false", "", func(kind string, _ bool) bool { return kind != string(runtimes.KindOllama) }},
-	{"num_ctx", "BENCH_NUM_CTX", "none", "", func(kind string, _ bool) bool { return kind == "" || kind == string(runtimes.KindOllama) }},
-	{"burstiness", "BENCH_BURSTINESS", "1", "", openLoop},
-	{"max_inflight", "BENCH_MAX_INFLIGHT", "256", "", openLoop},
+	{"ignore_eos", "BENCH_IGNORE_EOS", "false", "", func(kind string, _ loops) bool { return kind != string(runtimes.KindOllama) }},
+	{"num_ctx", "BENCH_NUM_CTX", "none", "", func(kind string, _ loops) bool { return kind == "" || kind == string(runtimes.KindOllama) }},
+	{"burstiness", "BENCH_BURSTINESS", "1", "", func(_ string, l loops) bool { return l.rates }},
+	{"max_inflight", "BENCH_MAX_INFLIGHT", "256", "", func(_ string, l loops) bool { return l.rates || l.trace }},
 	{"tools_sha256", "BENCH_TOOLS", "none", "", everyRow},
-	{"trace_speed", "BENCH_TRACE_SPEED", "1", "0", openLoop},
+	{"trace_speed", "BENCH_TRACE_SPEED", "1", "0", func(_ string, l loops) bool { return l.trace }},
 }
 
-func everyRow(string, bool) bool     { return true }
-func openLoop(_ string, o bool) bool { return o }
+func everyRow(string, loops) bool { return true }
 
 // promptEnv is where a prompt's text comes from, for messages.
 const promptEnv = "BENCH_PROMPTS_DIR"
@@ -88,7 +96,9 @@ type Settings struct {
 	names   []string          // the prompts, in the file's order
 	prompts map[string]string // their texts
 	kinds   map[string]string // the runtimes' kinds, by name
-	open    bool              // an open loop ran (arguments.rates)
+	rates   bool              // BENCH_RATES' open loops ran (arguments.rates)
+	traced  bool              // a trace was replayed (trace_speed)
+	trace   string            // at this prompt; "" if the file does not say
 	slo     *string
 }
 
@@ -96,7 +106,7 @@ type Settings struct {
 // file's bytes, which tell a key the file lacks from one written as zero).
 func SettingsOf(f *File, data []byte) (Settings, error) {
 	s := Settings{values: map[string]string{}, prompts: map[string]string{}, kinds: map[string]string{},
-		open: len(f.Arguments.Rates) > 0, slo: f.Arguments.SLO}
+		rates: len(f.Arguments.Rates) > 0, slo: f.Arguments.SLO}
 	args, err := rawArguments(data)
 	if err != nil {
 		return Settings{}, err
@@ -109,7 +119,10 @@ func SettingsOf(f *File, data []byte) (Settings, error) {
 		}
 	}
 	if _, ok := s.values["trace_speed"]; ok {
-		s.open = true // a trace is an open loop
+		s.traced = true
+		if w := f.Arguments.Workload; w != nil {
+			s.trace, _ = workload.Name(*w) // the run took the name: it was valid
+		}
 	}
 	for _, p := range f.Prompts {
 		s.names = append(s.names, p.Name)
@@ -204,9 +217,9 @@ type Difference struct {
 // both files have (a file without one compares as before the key existed)
 // and that shape rows both runs could share: ignore_eos only where both
 // ran an OpenAI-kind runtime of the same name, num_ctx an Ollama one,
-// burstiness, max_inflight and trace_speed where both ran an open loop
-// (a trace is one), and the texts
-// of the prompts both ran.
+// burstiness where both ran BENCH_RATES, max_inflight where both ran an
+// open loop (a trace is one), trace_speed where both replayed a trace,
+// and the texts of the prompts both ran.
 func Differences(old, new Settings) []Difference {
 	var out []Difference
 	for _, st := range settings {
@@ -231,7 +244,7 @@ func Differences(old, new Settings) []Difference {
 // runtime of both (the kind either gives it; unknown when neither lists
 // runtimes) in the loop both ran.
 func bothApply(st setting, old, new Settings) bool {
-	open := old.open && new.open
+	open := loops{rates: old.rates && new.rates, trace: old.traced && new.traced}
 	common := false
 	for name, kind := range old.kinds {
 		other, ok := new.kinds[name]
@@ -286,14 +299,20 @@ func Change(before, after Value) string {
 }
 
 // Of returns the settings that shape the row of runtime at prompt in a
-// closed loop or an open one (open), each with its value in the run; a
+// closed loop or an open one (open: BENCH_RATES', or the trace's at its
+// prompt), each with its value in the run; a
 // setting the file lacks has the value it had before the key existed
 // (the suite's default), so that an older run stays in its series.
 func (s Settings) Of(runtime, prompt string, open bool) []Value {
 	kind := s.kinds[runtime]
+	var l loops
+	if open {
+		l.trace = s.traced && (prompt == s.trace || s.trace == "" && !s.rates)
+		l.rates = !l.trace
+	}
 	var out []Value
 	for _, st := range settings {
-		if !st.applies(kind, open) {
+		if !st.applies(kind, l) {
 			continue
 		}
 		v, ok := s.values[st.key]

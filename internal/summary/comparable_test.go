@@ -140,23 +140,38 @@ func TestDifferencesApply(t *testing.T) {
 		{"burstiness", "BENCH_BURSTINESS", "1", "0.5"}, {"max_inflight", "BENCH_MAX_INFLIGHT", "256", "64"},
 	}, pair(open, bursty))
 
-	// A trace is an open loop of its own: its speed counts between two
-	// runs that replayed one, with or without BENCH_RATES; a run that
-	// replayed none writes 0, which is no speed.
-	trace := func(f *File) { f.Arguments.TraceSpeed = 1 }
+	// A trace is an open loop of its own, at its recorded times: its
+	// speed and the in-flight cap count between two runs that replayed
+	// one, with or without BENCH_RATES, burstiness only where both ran
+	// BENCH_RATES too; a run that replayed none writes 0, which is no
+	// speed.
+	trace := func(f *File) {
+		f.Arguments.TraceSpeed, f.Arguments.Workload = 1, testkit.Ptr("testdata/my trace.jsonl")
+	}
 	faster := func(f *File) { f.Arguments.TraceSpeed = 2 }
 	assert.Equal(t, []Difference{{"trace_speed", "BENCH_TRACE_SPEED", "1", "2"}}, pair(trace, faster))
 	assert.Empty(t, pair(open, faster), "no trace in the old run")
-	speedOf := func(f []byte) string {
-		for _, v := range settingsOf(t, f).Of("vllm", "", true) {
-			if v.Setting == "trace_speed" {
-				return v.Value
-			}
+	assert.Equal(t, []Difference{{"max_inflight", "BENCH_MAX_INFLIGHT", "256", "64"}}, pair(trace, bursty),
+		"a trace keeps its own times: no burstiness")
+	both := func(f *File) { open(f); trace(f) }
+	assert.Len(t, pair(both, bursty), 2, "both ran BENCH_RATES beside the trace")
+
+	valuesOf := func(f []byte, prompt string) map[string]string {
+		out := map[string]string{}
+		for _, v := range settingsOf(t, f).Of("vllm", prompt, true) {
+			out[v.Setting] = v.Value
 		}
-		return "(none)"
+		return out
 	}
-	assert.Equal(t, "1", speedOf(suiteFile(t, nil)), "no trace: the default, as an older file has")
-	assert.Equal(t, "2", speedOf(suiteFile(t, faster)))
+	traced := suiteFile(t, func(f *File) { both(f); faster(f) })
+	assert.Equal(t, map[string]string{"max_tokens": "128", "temperature": "0", "ignore_eos": "false", "max_inflight": "256",
+		"tools_sha256": "none", "trace_speed": "2", "prompt my_trace": ""}, valuesOf(traced, "my_trace"),
+		"the trace's row: its speed, no burstiness")
+	assert.Equal(t, map[string]string{"max_tokens": "128", "temperature": "0", "ignore_eos": "false", "burstiness": "1", "max_inflight": "256",
+		"tools_sha256": "none", "prompt code": "Write merge_intervals."}, valuesOf(traced, "code"),
+		"a BENCH_RATES row of the same run: burstiness, no trace speed")
+	assert.Equal(t, "2", valuesOf(suiteFile(t, faster), "short")["trace_speed"],
+		"a file that does not name its workload: its open rows are the trace's")
 }
 
 // The earlier harness's file has max_tokens and the prompts' texts, not
@@ -187,8 +202,7 @@ func TestSettingsOf(t *testing.T) {
 	}, s.Of("ollama", "short", false))
 	assert.Equal(t, []Value{
 		{"max_tokens", "128"}, {"temperature", "0.25"}, {"ignore_eos", "false"}, {"burstiness", "1"}, {"max_inflight", "256"},
-		{"tools_sha256", "none"}, {"trace_speed", "1"},
-		{"prompt code", "Write merge_intervals."},
+		{"tools_sha256", "none"}, {"prompt code", "Write merge_intervals."},
 	}, s.Of("vllm", "code", true))
 	assert.Equal(t, []Value{
 		{"max_tokens", "128"}, {"temperature", "0.25"}, {"ignore_eos", "false"}, {"num_ctx", "none"},
