@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -102,16 +103,18 @@ func checkServersCold(f *summary.File, w serversWant) (table, fails []string) {
 				fail("mlx: fresh is %s, want \"none\": mlx_lm.server offers no way to drop its prompt cache", strOrNull(info.Fresh))
 			}
 		}
-		if line, drifted := controlLine(info); line != "" {
+		if line, _ := controlLine(info); line != "" {
 			table = append(table, s+": "+line)
-			// Fresh starts keep a later leaf from being slowed by the
-			// state earlier ones left: a control slower at the end fails.
-			// One faster at the end says the first leaf ran on a server
-			// still warming up (vLLM's CPU backend, right after its
-			// start: 274 → 439 tok/s in one CI run), which the control
-			// rightly reports and fresh starts cannot undo.
-			if c := info.Control; drifted && s == serverVLLM && (float64(c.DecodeChange) < 0 || float64(c.TTFTChange) > 0) {
-				fail("vllm: the control leaf drifted slower with fresh starts: %s", line)
+			// A control's verdict is reported, not failed: with fresh
+			// starts, vLLM's CPU backend decoded its control −15%
+			// (p 0.004), +22% and +60% against its first leaf in three CI
+			// runs, and −14% without them, so what moves it here is the
+			// machine, not state a leaf left behind (which its prefix
+			// cache cannot do to the decode rate, and cold prompts'
+			// markers keep out of TTFT). The control must have been
+			// judged: a verdict from requests on both sides.
+			if c := info.Control; c.Verdict != stats.ControlDrifted && c.Verdict != stats.ControlSteady {
+				fail("%s: the control leaf was not judged: %s", s, line)
 			}
 		} else {
 			fail("%s: no control leaf in the cold run", s)
