@@ -106,9 +106,9 @@ func checkServersCold(f *summary.File, w serversWant) (table, fails []string) {
 		if line, _ := controlLine(info); line != "" {
 			table = append(table, s+": "+line)
 			// A control's verdict is reported, not failed: with fresh
-			// starts, vLLM's CPU backend decoded its control −15%
-			// (p 0.004), +22% and +60% against its first leaf in three CI
-			// runs, and −14% without them, so what moves it here is the
+			// starts, vLLM's CPU backend decoded its control −23% and −15%
+			// (p 0.004 each), +22% and +60% against its first leaf in four
+			// runs here, and −14% and +54% without them, so what moves it is the
 			// machine, not state a leaf left behind (which its prefix
 			// cache cannot do to the decode rate, and cold prompts'
 			// markers keep out of TTFT). The control must have been
