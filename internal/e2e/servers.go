@@ -103,16 +103,16 @@ func checkServersCold(f *summary.File, w serversWant) (table, fails []string) {
 				fail("mlx: fresh is %s, want \"none\": mlx_lm.server offers no way to drop its prompt cache", strOrNull(info.Fresh))
 			}
 		}
-		if line, _ := controlLine(info); line != "" {
+		if line := controlLine(info); line != "" {
 			table = append(table, s+": "+line)
 			// A control's verdict is reported, not failed: with fresh
-			// starts, vLLM's CPU backend decoded its control −23% and −15%
-			// (p 0.004 each), +22% and +60% against its first leaf in four
-			// runs here, and −14% and +54% without them, so what moves it is the
-			// machine, not state a leaf left behind (which its prefix
-			// cache cannot do to the decode rate, and cold prompts'
-			// markers keep out of TTFT). The control must have been
-			// judged: a verdict from requests on both sides.
+			// starts, vLLM's CPU backend decoded its control −23% and
+			// −15% (p 0.004 each), +22% and +60% against its first leaf
+			// in four runs here, and −14% and +54% without them, so what
+			// moves it is the machine, not state a leaf left behind
+			// (which its prefix cache cannot do to the decode rate, and
+			// cold prompts' markers keep out of TTFT). The control must
+			// have been judged: a verdict from requests on both sides.
 			if c := info.Control; c.Verdict != stats.ControlDrifted && c.Verdict != stats.ControlSteady {
 				fail("%s: the control leaf was not judged: %s", s, line)
 			}
@@ -176,16 +176,15 @@ func metricsLine(r *summary.Row, maxTokens int) (line string, bad bool) {
 	return line, bad
 }
 
-// controlLine is a runtime's control for the table, and whether it says
-// the server drifted; "" without a control.
-func controlLine(info *summary.RuntimeInfo) (string, bool) {
+// controlLine is a runtime's control for the table; "" without a control.
+func controlLine(info *summary.RuntimeInfo) string {
 	c := info.Control
 	if c == nil {
-		return "", false
+		return ""
 	}
 	return fmt.Sprintf("control %s: %s (%d requests against %d; TTFT %+.0f%% p=%s, decode %+.0f%% p=%s)",
 		c.Leaf, c.Verdict, c.RequestsFirst, c.RequestsEnd, 100*float64(c.TTFTChange), fixedOrNull(c.TTFTP, 3),
-		100*float64(c.DecodeChange), fixedOrNull(c.DecodeP, 3)), c.Drifted
+		100*float64(c.DecodeChange), fixedOrNull(c.DecodeP, 3))
 }
 
 // checkServersInput checks the in<N> run: each server's prompt tokens by
@@ -329,7 +328,7 @@ func staleTable(fresh, stale *summary.File, servers []string) []string {
 		}{{"fresh=leaf", fresh}, {"fresh=off", stale}} {
 			line := "no control"
 			if info := runtimeInfo(run.f, s); info != nil {
-				if l, _ := controlLine(info); l != "" {
+				if l := controlLine(info); l != "" {
 					line = l
 				}
 			}

@@ -63,9 +63,9 @@ func TestCheckServersCold(t *testing.T) {
 		c := *f.Runtimes[0].Control
 		c.Drifted, c.Verdict, c.DecodeChange, c.TTFTChange = true, stats.ControlDrifted, moved.decode, moved.ttft
 		f.Runtimes[0].Control = &c
-		table, fails := checkServersCold(f, w)
+		drifted, fails := checkServersCold(f, w)
 		assert.Empty(t, fails, "decode %+.0f%%, TTFT %+.0f%%", 100*moved.decode, 100*moved.ttft)
-		assert.Contains(t, strings.Join(table, "\n"), "vllm: control runtime=vllm/prompt=short/conc=1: drifted")
+		assert.Contains(t, strings.Join(drifted, "\n"), "vllm: control runtime=vllm/prompt=short/conc=1: drifted")
 	}
 	assert.Contains(t, strings.Join(table, "\n"), "row vllm/short/conc=1: /metrics: 192 tokens generated (client: 192)")
 
