@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/plotkit"
 	"gonum.org/v1/plot/plotter"
@@ -227,7 +228,7 @@ func (c chartSet) lines(open bool, f figure) []series {
 	var out []series
 	for ri, name := range c.names {
 		for ui, r := range c.runs {
-			s := series{label: legendLabel(name, r, c.runs), color: ri, style: ui}
+			s := series{label: legendLabel(name, name, r, c.runs), color: ri, style: ui}
 			for _, x := range levels(c.ks, c.prompt, open) {
 				k := key{Runtime: name, Prompt: c.prompt, Concurrency: int(x)}
 				if open {
@@ -249,13 +250,58 @@ func (c chartSet) lines(open bool, f figure) []series {
 	return out
 }
 
-// legendLabel names a runtime's line, and its run's where there are
-// several.
-func legendLabel(name string, r *run, runs []*run) string {
-	if len(runs) > 1 {
-		return name + " (" + r.Label + ")"
+// legendLabel names a line of runtime's in run r: label (the runtime's
+// name, maybe followed by ", " and more: its load) alone for one run; with
+// several, followed by what tells r's line from the other runs': the
+// runtime's version where r's is its own ("sim2 0.7.0, conc 4"), else r's
+// label, after the version where other runs' versions differ ("ollama
+// 0.6.5 (20261201T021700Z)") or alone ("sim (20261201T021700Z)").
+func legendLabel(label, runtime string, r *run, runs []*run) string {
+	if len(runs) < 2 {
+		return label
 	}
-	return name
+	v, tag := runTag(runtime, r, runs)
+	if v != "" {
+		if rest, ok := strings.CutPrefix(label, runtime); ok {
+			label = runtime + " " + v + rest
+		} else {
+			label += " " + v
+		}
+	}
+	if tag != "" {
+		label += " (" + tag + ")"
+	}
+	return label
+}
+
+// runTag is what tells the lines of runtime in run r from its lines in
+// the other runs: its version there where no other run has the same one,
+// with tag "" (its version is enough); the version and r's label where
+// others share it but the versions differ between runs; r's label alone
+// where every run has the same version, or r's is not known.
+func runTag(runtime string, r *run, runs []*run) (version, tag string) {
+	v := r.Versions[runtime]
+	if v == "" {
+		return "", r.Label
+	}
+	same, all := 0, true
+	for _, o := range runs {
+		if !slices.ContainsFunc(o.Rows, func(rw row) bool { return rw.Runtime == runtime }) {
+			continue
+		}
+		if o.Versions[runtime] == v {
+			same++
+		} else {
+			all = false
+		}
+	}
+	switch {
+	case same <= 1:
+		return v, ""
+	case all:
+		return "", r.Label
+	}
+	return v, r.Label
 }
 
 // levels returns the concurrencies (or, open, the rates) of the prompt's

@@ -13,7 +13,13 @@
 // arguments.cache, arguments.slo, arguments.sweep, arguments.turns and
 // arguments.shared_prefix where a file has them. Beside each summary it reads the run's request records,
 // <run_id>.requests.jsonl in the same folder (or, if there is none,
-// <name>.requests.jsonl beside <name>.json), if there are any.
+// <name>.requests.jsonl beside <name>.json), if there are any, and the
+// run's .txt (<run_id>.txt, or <name>.txt), whose result lines are its leaf
+// runs: the changes between runs are tested on them. A run's .txt or
+// request records given in place of its summary is refused with exit
+// status 2, naming the summary JSON beside it to pass:
+//
+//	report: results/20261202T020000Z.txt is a run's benchmark results (the .txt benchstat and cmd/compare read), not its summary: pass results/20261202T020000Z.json (the report reads the .txt and records beside it)
 //
 // Report writes into DIR (default "report", created if need be):
 //
@@ -43,7 +49,12 @@
 // and prints the paths it wrote, one per line, in the order report.md
 // shows them. A chart with nothing to draw is not written: a file that
 // lacks a figure leaves its chart out, never fails. Files of the same
-// names in DIR are overwritten; nothing else there is touched.
+// names in DIR are overwritten. The charts an earlier report.md in DIR
+// linked that this report does not draw are removed, and named on stderr
+// ("report: removed the earlier report's charts that this one does not
+// draw: itl-code.svg, …"), so that no stale chart is left beside the new
+// report; nothing else there is touched, not even an SVG the earlier
+// report.md did not link.
 //
 // # Runs
 //
@@ -63,6 +74,18 @@
 // the conversation, and a shared prefix lengthens every prompt and may be
 // cached. A file written before arguments.turns existed ran single
 // requests (1 turn), and one without arguments.shared_prefix none.
+//
+// # Canary replies
+//
+// Where the base and a later run have canary replies (BENCH_CANARY: a
+// leaf's one untimed request at temperature 0), a section "Canary replies"
+// lists each reply that changed from the base's row of the same runtime,
+// prompt and load, once per runtime and prompt, with the runtime's
+// versions (internal/canary Describe): "vllm-metal 0.28.0+cpu → 0.29.1:
+// canary reply of prompt short changed at character 31". The whole texts
+// come from the runs' request records where they have them; else the
+// first 2,000 characters the rows keep are compared. "No canary reply
+// changed from the base's." where none did.
 //
 // # Models
 //
@@ -156,7 +179,18 @@
 // the model may differ, and is shown) of each later file, whose figures
 // carry their change against the base in signed percent, e.g. "27.6
 // (+10.2%)". For times and J/tok lower is better, for tok/s, req/s and
-// goodput higher. Counts, shares and the tables that set the server's
+// goodput higher. Where both runs have their .txt beside their summary, a
+// change of a figure the .txt has (the means and rates: TTFT and TPOT
+// mean, decode, request, aggregate and prefill tok/s, req/s, goodput,
+// J/tok, W) is followed by its test against noise, "27.6 (+10.2%, p=0.002
+// n=6)": each leaf run (one of -count's repetitions, a result line of the
+// .txt) is one sample, and p is the two-sided Mann–Whitney U test
+// benchstat uses (golang.org/x/perf/benchmath, internal/stats
+// CompareRuns) of the base's leaf runs against the later run's; n is
+// their numbers ("n=6+3" where they differ). p below 0.05 is a change
+// beyond noise; fewer than 4 leaf runs a side cannot reach it. A
+// percentile's change, which the .txt has no leaf-run values of, carries
+// no p, and report.md says which runs have no .txt. Counts, shares and the tables that set the server's
 // figures beside the client's carry no change. A row that a file lacks
 // says "not in this run". A figure that is missing or null in a file
 // (prompt_tps where the server reports no prompt timing, any figure of a
@@ -271,7 +305,11 @@
 //
 // Each chart of a prompt follows the table it draws from. Each has one line per
 // runtime (with several files, per runtime and file: the same colour for a
-// runtime, a different dash and marker for each file); a chart against a
+// runtime, a different dash and marker for each file). With several files
+// a line is named by its runtime's version where that alone tells its file
+// apart ("ollama 0.7.0"), by version and run where another file has the
+// same version ("ollama 0.7.0 (20261202T020000Z)"), and by run where every
+// file has the same version or it is not known ("sim (20261202T020000Z)"); a chart against a
 // load has a marker at each concurrency (or rate) that was run, and a
 // line of one point is only its marker. The y axis starts at zero. When
 // three or more concurrencies (or rates) span a factor of four or more (1,
@@ -395,7 +433,7 @@
 //
 // docs/report-example is the report of two runs on the built-in simulator.
 //
-// For statistics (medians, confidence intervals, p-values) over the -count
-// repetitions, compare the runs' .txt files with scripts/compare.sh, which
-// runs go tool benchstat.
+// For benchstat's own tables (medians, confidence intervals, p-values)
+// over the -count repetitions, compare the runs' .txt files with
+// scripts/compare.sh, which runs go tool benchstat.
 package main

@@ -115,7 +115,15 @@ func (c chartSet) requestEnergyChart() (chartFile, bool, error) {
 			}
 			label := k.Runtime + "\n" + loadLabel(k)
 			if len(c.runs) > 1 {
-				label += "\n" + r.Label
+				// The run by the runtime's version where that tells it
+				// apart, as the legends name it.
+				v, tag := runTag(k.Runtime, r, c.runs)
+				if v != "" {
+					label = k.Runtime + " " + v + "\n" + loadLabel(k)
+				}
+				if tag != "" {
+					label += "\n" + tag
+				}
 			}
 			labels = append(labels, label)
 			prefill, decode = append(prefill, p), append(decode, d)

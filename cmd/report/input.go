@@ -51,6 +51,16 @@ type run struct {
 	// IdlePowerW and IdlePowerWSD are host.idle_power_w and its spread,
 	// the baseline of net energy; nil without one.
 	IdlePowerW, IdlePowerWSD *float64
+	// Samples are the leaf runs' values from the .txt beside the file
+	// (samples.go), nil without one; SamplesErr is why they could not be
+	// read.
+	Samples    samples
+	SamplesErr error
+	// CanaryTexts are the whole texts of the run's canary replies, by
+	// their SHA-256, from its request records (nil without them);
+	// CanaryErr is why they could not be read.
+	CanaryTexts map[string]string
+	CanaryErr   error
 	// Served is what each runtime's server said it serves
 	// (model_metadata.<runtime>.served), by runtime name; a runtime
 	// without it is absent.
@@ -144,12 +154,14 @@ func readRun(path string) (*run, error) {
 			r.Versions[name] = summary.TidyVersion(*v)
 		}
 	}
+	r.Samples, r.SamplesErr = readSamples(r)
 	for i, rw := range f.Summary {
 		if rw.Prompt == "" {
 			rw.Prompt = noPrompt
 		}
 		r.Rows = append(r.Rows, row{Row: rw, keys: keys[i]})
 	}
+	r.CanaryTexts, r.CanaryErr = readCanaryTexts(r)
 	if r.Sweep != nil {
 		for i, s := range r.Sweep.Stops {
 			if s.Prompt == "" {

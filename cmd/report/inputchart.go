@@ -52,7 +52,7 @@ func inputLines(runs []*run) []inputLine {
 		slices.SortFunc(loads, compareLoads)
 		for _, ld := range loads {
 			for ui, r := range runs {
-				l := inputLine{label: legendLabel(name+", "+ld.load(), r, runs), color: color, run: ui}
+				l := inputLine{label: legendLabel(name+", "+ld.load(), name, r, runs), color: color, run: ui}
 				for _, rw := range inputRows(r, name) {
 					if loadOf(rw) == ld {
 						l.rows = append(l.rows, rw)
@@ -150,7 +150,7 @@ func noPrefill(runs []*run, lines []inputLine) string {
 			switch without := slices.DeleteFunc(slices.Clone(of), has); {
 			case len(without) == 0:
 			case len(without) == len(of):
-				names = append(names, legendLabel(name, r, runs))
+				names = append(names, legendLabel(name, name, r, runs))
 			default:
 				for _, l := range without {
 					names = append(names, l.label)

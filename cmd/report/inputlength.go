@@ -82,7 +82,7 @@ func writeInputLength(b *strings.Builder, runs []*run, charts []chartFile) {
 			if len(rows) == 0 {
 				continue
 			}
-			fmt.Fprintf(b, "### %s\n\n", cell(legendLabel(name, r, runs)))
+			fmt.Fprintf(b, "### %s\n\n", cell(legendLabel(name, name, r, runs)))
 			writeRows(b, inputColumns, rows)
 		}
 	}

@@ -92,7 +92,7 @@ func (c chartSet) lengthSeriesOf(recs []runRecords) []lengthSeries {
 		for _, ld := range loads {
 			for ui, r := range c.runs {
 				s := lengthSeries{
-					label: legendLabel(name+", "+ld.load(), r, c.runs), color: color, run: ui,
+					label: legendLabel(name+", "+ld.load(), name, r, c.runs), color: color, run: ui,
 					pts: recs[ui].by[[2]string{name, c.prompt}].lengthsAt(ld),
 				}
 				if len(s.pts) > 0 {

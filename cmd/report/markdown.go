@@ -31,11 +31,13 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 		fmt.Fprintf(&b, "%d runs; the first is the base, and each later run's figures are followed by their change "+
 			"against it in percent (times and J/tok: lower is better; tok/s, req/s and goodput: higher is better). "+
 			"Rows are matched by runtime, prompt and concurrency, or rate. A figure a file does not have is shown as %s.\n\n", len(runs), missing)
+		writeTestNote(&b, runs)
 	}
 	writeCacheWarning(&b, runs)
 	writeWorkloadWarning(&b, runs)
 	writeRuns(&b, runs)
 	writeControls(&b, runs)
+	writeCanaries(&b, runs)
 
 	if len(ks) == 0 {
 		b.WriteString("The files have no rows.\n")
@@ -52,6 +54,31 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 	writeFailures(&b, runs)
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
+}
+
+// writeTestNote says how the changes are tested, and which runs have no
+// leaf runs to test them on.
+func writeTestNote(b *strings.Builder, runs []*run) {
+	var without []string
+	for _, r := range runs {
+		if r.Samples == nil {
+			without = append(without, cell(r.Label))
+		}
+	}
+	if len(without) == len(runs) {
+		b.WriteString("No run has its .txt beside its summary JSON: the changes are not tested against noise, " +
+			"which needs each leaf run's figures, and only the .txt has them.\n\n")
+		return
+	}
+	b.WriteString("A change followed by p and n was tested on the leaf runs (each of -count's repetitions is one sample, " +
+		"from the .txt beside each summary JSON), with the Mann–Whitney U test benchstat uses: p is the chance of a " +
+		"change at least this large between runs that differ only by noise, so p below 0.05 is a change beyond noise, " +
+		"and n is the leaf runs of the base and of the later run (n=6 for six each). Fewer than 4 leaf runs a side " +
+		"cannot reach 0.05 whatever the change. The .txt has the leaf runs' means and rates, not their percentiles, " +
+		"shares or counts: a change without p was not tested.\n\n")
+	if len(without) > 0 {
+		fmt.Fprintf(b, "No .txt (or none readable) beside the summary of %s: no change against it carries a p-value.\n\n", strings.Join(without, ", "))
+	}
 }
 
 // writeCacheWarning warns, at the top, when the runs differ in cache

@@ -168,7 +168,7 @@ func (c chartSet) distributionLines(recs []runRecords, chunked bool) ([]series, 
 			continue
 		}
 		for ui, r := range c.runs {
-			label := legendLabel(name, r, c.runs)
+			label := legendLabel(name, name, r, c.runs)
 			if _, ok := findRuntime(r, name, c.prompt); !ok {
 				continue // not run: the tables say so
 			}

@@ -225,8 +225,10 @@ func TestVersions(t *testing.T) {
 	assert.Contains(t, s, "| 20261202T021700Z | ollama | code | 4 | other | 8 | ollama (http://127.0.0.1:11434): model runner crashed |")
 
 	c := readChart(t, filepath.Join(dir, "throughput-short.svg"), 4)
+	// ollama's version is the same in both runs: its lines are named by
+	// run; vllm-metal's by its versions, which tell them apart.
 	c.has(t, "ollama (20261201T021700Z)", "ollama (20261202T021700Z)",
-		"vllm-metal (20261201T021700Z)", "vllm-metal (20261202T021700Z)", "1", "2", "4", "8",
+		"vllm-metal 0.28.0+cpu", "vllm-metal 0.29.1", "1", "2", "4", "8",
 		xLabel+", log scale")
 	require.Len(t, c.lines, 4, "a line per runtime and run")
 	assert.Equal(t, c.lines[0].stroke, c.lines[1].stroke, "a runtime keeps its colour")
@@ -268,9 +270,9 @@ func TestVersions(t *testing.T) {
 	// first night recorded none, and says so.
 	c = readChart(t, filepath.Join(dir, "itl-short.svg"), 2)
 	c.has(t, "Inter-token latency distribution — prompt short", "gap between text chunks (ms), log scale", "share of gaps ≤ x",
-		"ollama (20261202T021700Z)", "vllm-metal (20261202T021700Z)")
+		"ollama (20261202T021700Z)", "vllm-metal 0.29.1")
 	require.Len(t, c.lines, 2)
-	assert.Contains(t, s, "Left out, recorded without chunk times (BENCH_RECORD_CHUNKS=1 records them): ollama (20261201T021700Z), vllm-metal (20261201T021700Z).")
+	assert.Contains(t, s, "Left out, recorded without chunk times (BENCH_RECORD_CHUNKS=1 records them): ollama (20261201T021700Z), vllm-metal 0.28.0+cpu.")
 	recs := readRecords(&run{File: "testdata/new.json", ID: "20261202T021700Z"})
 	require.NoError(t, recs.err)
 	for i, rt := range []string{"ollama", "vllm-metal"} {
@@ -717,7 +719,9 @@ func TestRecordsFiles(t *testing.T) {
 	assert.Contains(t, stderr, "the charts of request records (distributions, TTFT against input length) leave run 20261202T021700Z out")
 	assert.Contains(t, stdout, "tpot-short.svg", "the first night's TPOT only")
 	c := readChart(t, filepath.Join(dir, "out", "tpot-short.svg"), 2)
-	c.has(t, "ollama (20261201T021700Z)", "vllm-metal (20261201T021700Z)")
+	// vllm-metal's versions differ between the runs: its lines are named
+	// by version; ollama's are the same, so its by run.
+	c.has(t, "ollama (20261201T021700Z)", "vllm-metal 0.28.0+cpu")
 	assert.NotContains(t, c.texts, "ollama (20261202T021700Z)")
 	md := string(readFile(t, filepath.Join(dir, "out", "report.md")))
 	assert.Contains(t, md, "The request records of 20261202T021700Z could not be read (report says why).")

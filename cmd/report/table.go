@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
 // The table engine: Markdown tables, their cells, and the tables of rows
@@ -98,11 +99,16 @@ func (c column) say(rw row) string {
 }
 
 // cell is what the column says of rw; for a later run, with its change
-// against base when baseOK.
-func (c column) cell(rw, base row, baseOK, later bool) string {
+// against base when baseOK, and the test of the change on the two runs'
+// leaf runs where test has one (stats.CompareRuns): "70.6 (-12.7%,
+// p=0.002 n=6)".
+func (c column) cell(rw, base row, baseOK, later bool, test func(figure) (stats.RunChange, bool)) string {
 	s := c.say(rw)
 	if c.isFigure() && c.change && later && baseOK {
 		if ch := change(c.fig.of(base.Row), c.fig.of(rw.Row)); ch != "" {
+			if t, ok := test(c.fig); ok {
+				ch += ", " + t.String()
+			}
 			s += " (" + ch + ")"
 		}
 	}
@@ -162,7 +168,8 @@ func (t table) write(b *strings.Builder, runs []*run, ks []key) {
 				case !ok:
 					cells = append(cells, missing)
 				default:
-					cells = append(cells, c.cell(rw, base, baseOK, i > 0))
+					test := func(f figure) (stats.RunChange, bool) { return runChange(runs[0], r, k, f) }
+					cells = append(cells, c.cell(rw, base, baseOK, i > 0, test))
 				}
 			}
 			blank := 0

@@ -111,7 +111,7 @@ func chartsOfTurns(runs []*run) ([]chartFile, error) {
 			if !ok {
 				continue
 			}
-			l := turnLine{label: legendLabel(turnName(k, len(ps) > 1), r, runs), color: ci, run: ui}
+			l := turnLine{label: legendLabel(turnName(k, len(ps) > 1), k.Runtime, r, runs), color: ci, run: ui}
 			for _, t := range turnsOf(rw) {
 				if y, ok := ttftP50.value(turnFigures(t)); ok && t.Turn > 0 {
 					l.pts = append(l.pts, plotter.XY{X: float64(t.Turn), Y: y})
@@ -309,7 +309,7 @@ func writeNotSent(b *strings.Builder, runs []*run) {
 				turns = "turn"
 			}
 			lines = append(lines, fmt.Sprintf("- %s: %d %s not sent: an earlier turn of the conversation failed",
-				cell(legendLabel(turnName(k, several), r, runs)), rw.NotSent, turns))
+				cell(legendLabel(turnName(k, several), k.Runtime, r, runs)), rw.NotSent, turns))
 		}
 	}
 	b.WriteString("A turn that fails ends its conversation: the turns after it are not sent, " +

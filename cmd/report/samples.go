@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/stats"
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
+
+// The leaf runs behind a row: the summary JSON pools a leaf's -count
+// repetitions into one row, and the .txt beside it has a result line per
+// repetition (leaf run). A change between two runs is tested on them, each
+// leaf run one sample, as benchstat does (stats.CompareRuns).
+
+// samples are a run's leaf runs' values: by the leaf's levels
+// (bench.Key.Levels, which the .txt names its results by), by unit (the
+// figure's Unit), one value per leaf run (times in seconds: benchfmt tidies ns).
+type samples map[string]map[string][]float64
+
+// benchFile is the .txt the suite writes beside a run's summary JSON,
+// named by its run ID (or, for a file without one, by the summary's own
+// name); "" if there is none.
+func benchFile(r *run) string {
+	dir := filepath.Dir(r.File)
+	if r.ID != "" {
+		if p := summary.PathsOf(dir, r.ID).Bench; exists(p) {
+			return p
+		}
+	}
+	base := strings.TrimSuffix(filepath.Base(r.File), filepath.Ext(r.File))
+	if p := summary.PathsOf(dir, base).Bench; exists(p) {
+		return p
+	}
+	return ""
+}
+
+// readSamples reads the leaf runs of r from the .txt beside it: nil, and
+// no error, without one. Result lines whose name is not a leaf's are
+// skipped.
+func readSamples(r *run) (samples, error) {
+	path := benchFile(r)
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := samples{}
+	rd := benchfmt.NewReader(f, path)
+	for rd.Scan() {
+		res, ok := rd.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		k, _, err := bench.ParseName(string(res.Name))
+		if err != nil {
+			continue
+		}
+		levels := k.Levels()
+		if out[levels] == nil {
+			out[levels] = map[string][]float64{}
+		}
+		for _, v := range res.Values {
+			// The reader tidies "ttft-ns" to "ttft-sec": the unit as
+			// written is the figure's.
+			unit := v.Unit
+			if v.OrigUnit != "" {
+				unit = v.OrigUnit
+			}
+			out[levels][unit] = append(out[levels][unit], v.Value)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// of returns the leaf runs' values of the figure f in the row of key k.
+func (s samples) of(k key, f figure) []float64 {
+	if s == nil || f.Unit == "" {
+		return nil
+	}
+	prompt := k.Prompt
+	if prompt == noPrompt {
+		prompt = ""
+	}
+	return s[bench.Key{Runtime: k.Runtime, Prompt: prompt, Concurrency: k.Concurrency, Rate: k.Rate}.Levels()][f.Unit]
+}
+
+// runChange tests f's change in the row of key k from the base run to r,
+// on their leaf runs; false where either has none.
+func runChange(base, r *run, k key, f figure) (stats.RunChange, bool) {
+	return stats.CompareRuns(base.Samples.of(k, f), r.Samples.of(k, f))
+}
