@@ -2,6 +2,7 @@ package driver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -197,4 +198,64 @@ func TestSimKindOllamaNeedsOllamaFlavor(t *testing.T) {
 	env["SIM_FLAVOR"] = "mlx"
 	_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	assert.ErrorContains(t, err, "SIM_KIND=ollama: SIM_FLAVOR=mlx plays a server without Ollama's API")
+}
+
+// A model the server does not list is refused before any chat request,
+// naming what it serves (vLLM and Ollama would answer each request 404),
+// in both protocols; the names a server matches are kept: Ollama's
+// ":latest", mlx_lm.server's "default_model", and any name to
+// llama-server, which serves its one model whatever is asked.
+func TestModelNotServed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, runtimes, model string
+		env                   map[string]string
+		flavor                sim.Flavor
+		served                string
+		refused               string // "": accepted
+	}{
+		{"vllm", "vllm", "llama3", nil, sim.FlavorVLLM, "inferencebench-e2e",
+			`VLLM_MODEL="llama3": vllm (URL): the server does not serve the model "llama3": it serves "inferencebench-e2e"; set it to a model the server serves`},
+		{"ollama", "ollama", "llama3", nil, sim.FlavorVLLM, "qwen3:8b",
+			`OLLAMA_MODEL="llama3": ollama (URL): the server does not serve the model "llama3": it serves "qwen3:8b"`},
+		{"ollama without a tag", "ollama", "qwen3", nil, sim.FlavorVLLM, "qwen3:latest", ""},
+		{"ollama-v1 without a tag", "ollama-v1", "qwen3", map[string]string{"OLLAMA_V1_KIND": "openai"}, sim.FlavorVLLM, "qwen3:latest", ""},
+		{"probed", "", "llama3", nil, sim.FlavorMLX, "inferencebench-e2e", // answers no Ollama endpoint
+			`VLLM_MODEL="llama3": vllm (URL): the server does not serve the model "llama3"`},
+		{"llama-server answers any name", "llamacpp", "llama3", nil, sim.FlavorLlamaCpp, "/models/q.gguf", ""},
+		{"mlx_lm.server's default_model", "mlx", "default_model", nil, sim.FlavorMLX, "/models/qwen", ""},
+		{"mlx_lm.server", "mlx", "llama3", nil, sim.FlavorMLX, "/models/qwen", `MLX_MODEL="llama3": mlx (URL): the server does not serve the model "llama3": it serves "/models/qwen"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url, requests := countingSim(t, tc.flavor, "SIM_SERVED_MODEL", tc.served)
+			env := merge(isolated(t), tc.env)
+			name := cmp.Or(tc.runtimes, "vllm")
+			env["BENCH_RUNTIMES"] = tc.runtimes
+			env[config.EnvPrefix(name)+"URL"] = url
+			env[config.EnvPrefix(name)+"MODEL"] = tc.model
+			var log bytes.Buffer
+			s, err := setup(context.Background(), env, &log, Options{})
+			if tc.refused == "" {
+				require.NoError(t, err)
+				t.Cleanup(s.Close)
+				assert.Equal(t, tc.model, s.Runtimes[0].Model)
+				return
+			}
+			require.Error(t, err, log.String())
+			assert.Contains(t, err.Error(), strings.ReplaceAll(tc.refused, "URL", url))
+			assert.Zero(t, requests.chats.Load(), "no chat request")
+		})
+	}
+	// The simulator's own runtime, in both protocols.
+	for _, kind := range simKinds {
+		t.Run("sim "+kind, func(t *testing.T) {
+			t.Parallel()
+			env := merge(isolated(t), map[string]string{"BENCH_RUNTIMES": "sim", "SIM_KIND": kind, "SIM_SERVED_MODEL": "inferencebench-e2e", "SIM_MODEL": "llama3"})
+			_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), `SIM_MODEL="llama3": sim (http://`)
+			assert.Contains(t, err.Error(), `the server does not serve the model "llama3": it serves "inferencebench-e2e"`)
+		})
+	}
 }

@@ -22,8 +22,9 @@ import (
 // BENCH_RUNTIMES is unset.
 const ProbeTimeout = 300 * time.Millisecond
 
-// addNamed adds the runtimes of BENCH_RUNTIMES. One that cannot be
-// described stays, marked unreachable (it does not answer) or unavailable
+// addNamed adds the runtimes of BENCH_RUNTIMES. A model its server does
+// not serve (runtimes.ErrNotServed) stops the run before any request.
+// Another runtime that cannot be described stays, marked unreachable (it does not answer) or unavailable
 // (it answers, but with an error or no model): its benchmarks fail with the
 // reason, or are skipped if unreachable and BENCH_SKIP_UNREACHABLE=1, and
 // the others still run.
@@ -37,6 +38,9 @@ func (d *Driver) addNamed(ctx context.Context, specs []config.Runtime) error {
 			return err
 		}
 		info, err := rt.Describe(ctx)
+		if errors.Is(err, runtimes.ErrNotServed) {
+			return explain(err, spec) // every request would fail
+		}
 		if err != nil {
 			err = explain(err, spec)
 			d.unavailable[rt.Name] = err
@@ -93,6 +97,9 @@ func explain(err error, spec config.Runtime) error {
 	if errors.Is(err, runtimes.ErrNoModel) {
 		return fmt.Errorf("%w; set %sMODEL", err, config.EnvPrefix(spec.Name))
 	}
+	if errors.Is(err, runtimes.ErrNotServed) {
+		return fmt.Errorf("%sMODEL=%q: %w; set it to a model the server serves, or unset it for the first it lists", config.EnvPrefix(spec.Name), spec.Model, err)
+	}
 	return err
 }
 
@@ -122,6 +129,9 @@ func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec 
 			return err
 		}
 		info, err := rt.Describe(ctx)
+		if errors.Is(err, runtimes.ErrNotServed) {
+			return explain(err, spec) // its NAME_MODEL was set for it
+		}
 		if err != nil {
 			d.logf("BENCH_RUNTIMES is unset; %s answers at %s but cannot be benchmarked, skipping it: %v", spec.Name, rt.BaseURL, explain(err, spec))
 			unusable = append(unusable, spec.Name)

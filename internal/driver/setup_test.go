@@ -468,16 +468,26 @@ func setup(ctx context.Context, env map[string]string, log io.Writer, opts Optio
 	return Setup(ctx, log, st, simCfg, opts)
 }
 
+// counts are the requests a countingSim was sent: all, and chat
+// requests.
+type counts struct{ all, chats atomic.Int64 }
+
+// Load is the number of all requests.
+func (c *counts) Load() int64 { return c.all.Load() }
+
 // countingSim is a simulator of flavor behind a server that counts the
 // requests it is sent.
-func countingSim(t *testing.T, flavor sim.Flavor, settings ...string) (url string, requests *atomic.Int64) {
+func countingSim(t *testing.T, flavor sim.Flavor, settings ...string) (url string, requests *counts) {
 	t.Helper()
 	target, err := neturl.Parse(flavoredSim(t, flavor, settings...).URL)
 	require.NoError(t, err)
-	requests = &atomic.Int64{}
+	requests = &counts{}
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
+		requests.all.Add(1)
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") || r.URL.Path == "/api/chat" {
+			requests.chats.Add(1)
+		}
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
