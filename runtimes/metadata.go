@@ -516,9 +516,11 @@ const (
 //   - LM Studio: its /api/v0/models entry (arch, quantization,
 //     compatibility_type "gguf" or "mlx", max_context_length);
 //   - vLLM: /v1/models max_model_len, and the model's name (root);
-//   - mlx_lm.server: /v1/models lists ids only (no owned_by, unlike every
-//     other server): MLX weights, quantization read from the name
-//     (mlx-community's "-4bit").
+//   - mlx_lm.server: /v1/models lists ids only (no owned_by): the format
+//     and quantization only as the name states them (mlx-community's
+//     "-4bit" is MLX 4-bit); a folder of Hugging Face safetensors, or a
+//     generic OpenAI server that also leaves owned_by out, is of a format
+//     not stated.
 func ServedOf(models json.RawMessage, model string) Served {
 	var m servedSources
 	var s Served
@@ -653,9 +655,8 @@ func (s *Served) fromLMStudio(l *lmstudioServed) {
 }
 
 // fromEntry sets what the model's /v1/models entry says (llama.cpp's
-// meta: parameters, and the training context where there is no /props;
-// no owned_by from a server that said nothing else: mlx_lm.server's MLX
-// weights), and reports whether the server is llama.cpp's: /props, meta
+// meta: parameters, and the training context where there is no /props),
+// and reports whether the server is llama.cpp's: /props, meta
 // or owned_by llamacpp.
 func (m servedSources) fromEntry(s *Served, entry int) (llama bool) {
 	llama = m.Props != nil
@@ -677,9 +678,9 @@ func (m servedSources) fromEntry(s *Served, entry int) (llama bool) {
 	if json.Unmarshal(d.OwnedBy, &owner) == nil && owner == ServerLlamaCpp {
 		llama = true
 	}
-	if d.OwnedBy == nil && m.Show == nil && m.LMStudio == nil && !llama {
-		setOnce(&s.Format, FormatMLX) // mlx_lm.server
-	}
+	// No owned_by (mlx_lm.server's entries, but also other servers')
+	// says nothing of the weights: mlx_lm.server also serves a Hugging
+	// Face safetensors folder. Their format is the name's, or unknown.
 	return llama
 }
 

@@ -259,3 +259,26 @@ func TestModelNotServed(t *testing.T) {
 		})
 	}
 }
+
+// GGUF against MLX weights is warned of even where neither server states
+// a quantization; a server whose models' entries have no owned_by
+// (mlx_lm.server's, or a generic OpenAI server's) and whose model's name
+// says no format is "format unknown", never MLX by guess: a Hugging Face
+// safetensors folder is no MLX conversion.
+func TestFormatsSideBySide(t *testing.T) {
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_RUNTIMES"] = "ollama,mlx,openai"
+	env["OLLAMA_URL"] = flavoredSim(t, sim.FlavorVLLM).URL // GGUF, Q4_K_M
+	env["MLX_URL"] = flavoredSim(t, sim.FlavorMLX, "SIM_SERVED_MODEL", "mlx-community/Qwen3-0.6B").URL
+	env["OPENAI_URL"] = flavoredSim(t, sim.FlavorMLX, "SIM_SERVED_MODEL", "/models/Qwen3-0.6B").URL
+	var log bytes.Buffer
+	s, err := setup(context.Background(), env, &log, Options{})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	out := log.String()
+	assert.Contains(t, out, "[inference] mlx serves mlx-community/Qwen3-0.6B: format MLX; not stated: family, parameters, quantization, context\n")
+	assert.Contains(t, out, "[inference] openai serves /models/Qwen3-0.6B: nothing stated\n")
+	assert.Contains(t, out, "[inference] warning: ollama serves GGUF weights, mlx serves MLX: not the same weights (the quantization of mlx is not stated)\n")
+	assert.Equal(t, 1, strings.Count(out, "warning:"), "a format not stated warns of nothing: %s", out)
+}
