@@ -62,7 +62,8 @@ func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	if err == nil && json.Valid(models) {
 		info.Models = models
 	}
-	if rt.Model == "" {
+	asked := rt.Model != ""
+	if !asked {
 		rt.Model, err = rt.firstModel(lctx, models)
 		if err != nil {
 			cancel()
@@ -84,7 +85,107 @@ func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	info.Models = withKey(info.Models, "props", props(bodies[pathProps]))
 	info.Models = withKey(info.Models, "lmstudio", lmstudioEntry(bodies[pathLMStudioModels], rt.Model))
 	info.Served = ServedOf(info.Models, rt.Model)
+	if asked {
+		ollama := rt.Kind == KindOllama || bodies[pathOllamaVersion] != nil
+		if err := rt.checkServed(ctx, models, ollama, bodies[pathProps] != nil); err != nil {
+			return info, err
+		}
+	}
 	return info, nil
+}
+
+// ErrNotServed is Describe's error for a model asked for (Config.Model)
+// that the server's list of models does not hold: every request for it
+// would fail (vLLM, SGLang, LM Studio: HTTP 404 "The model … does not
+// exist"; Ollama: 404 "model … not found").
+var ErrNotServed = errors.New("the server does not serve the model")
+
+// checkServed returns ErrNotServed, naming what the server serves, where
+// the server lists its models (GET /v1/models, or Ollama's GET /api/tags
+// where that lists none) and rt.Model is not among them, as each server
+// matches names: Ollama lists a model asked for without a tag under
+// ":latest"; mlx_lm.server takes "default_model" for the model it was
+// started with. A server that answers any name (llama-server: llama,
+// its /props, its entries' meta or owned_by "llamacpp") or lists none
+// (mlx_lm.server without its Hugging Face cache folder) is not checked.
+func (rt *Runtime) checkServed(ctx context.Context, models json.RawMessage, ollama, llama bool) error {
+	var list struct {
+		Data []struct {
+			ID      string          `json:"id"`
+			OwnedBy json.RawMessage `json:"owned_by"`
+			Meta    json.RawMessage `json:"meta"`
+		} `json:"data"`
+	}
+	_ = json.Unmarshal(models, &list)
+	var ids []string
+	for _, d := range list.Data {
+		var owner string
+		_ = json.Unmarshal(d.OwnedBy, &owner)
+		if d.Meta != nil || owner == ServerLlamaCpp {
+			llama = true
+		}
+		if d.OwnedBy == nil && rt.Model == "default_model" {
+			return nil // mlx_lm.server's name of its model
+		}
+		if d.ID != "" {
+			ids = append(ids, d.ID)
+		}
+	}
+	if llama {
+		return nil
+	}
+	if len(ids) == 0 && ollama {
+		ids = rt.tags(ctx)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	for _, id := range ids {
+		if id == rt.Model || ollama && SameOllamaModel(id, rt.Model) {
+			return nil
+		}
+	}
+	return rt.errorf("%w %q: it serves %s", ErrNotServed, rt.Model, listNames(ids))
+}
+
+// tags are the names Ollama's GET /api/tags lists, or none.
+func (rt *Runtime) tags(ctx context.Context) []string {
+	ctx, cancel := context.WithTimeout(ctx, metaTimeout)
+	defer cancel()
+	body, err := rt.get(ctx, http.MethodGet, "/api/tags", nil)
+	if err != nil {
+		return nil
+	}
+	var t struct {
+		Models []struct {
+			Name string `json:"name"`
+		} `json:"models"`
+	}
+	_ = json.Unmarshal(body, &t)
+	var names []string
+	for _, m := range t.Models {
+		if m.Name != "" {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
+
+// maxListed bounds the names a message lists.
+const maxListed = 10
+
+// listNames writes names for a message: quoted, the first maxListed of
+// them, and how many there are in all if more.
+func listNames(names []string) string {
+	var q []string
+	for i, n := range names {
+		if i == maxListed {
+			q = append(q, fmt.Sprintf("… (%d in all)", len(names)))
+			break
+		}
+		q = append(q, strconv.Quote(n))
+	}
+	return strings.Join(q, ", ")
 }
 
 // getAll GETs paths at once, each within optTimeout, and returns the
@@ -415,9 +516,11 @@ const (
 //   - LM Studio: its /api/v0/models entry (arch, quantization,
 //     compatibility_type "gguf" or "mlx", max_context_length);
 //   - vLLM: /v1/models max_model_len, and the model's name (root);
-//   - mlx_lm.server: /v1/models lists ids only (no owned_by, unlike every
-//     other server): MLX weights, quantization read from the name
-//     (mlx-community's "-4bit").
+//   - mlx_lm.server: /v1/models lists ids only (no owned_by): the format
+//     and quantization only as the name states them (mlx-community's
+//     "-4bit" is MLX 4-bit); a folder of Hugging Face safetensors, or a
+//     generic OpenAI server that also leaves owned_by out, is of a format
+//     not stated.
 func ServedOf(models json.RawMessage, model string) Served {
 	var m servedSources
 	var s Served
@@ -552,9 +655,8 @@ func (s *Served) fromLMStudio(l *lmstudioServed) {
 }
 
 // fromEntry sets what the model's /v1/models entry says (llama.cpp's
-// meta: parameters, and the training context where there is no /props;
-// no owned_by from a server that said nothing else: mlx_lm.server's MLX
-// weights), and reports whether the server is llama.cpp's: /props, meta
+// meta: parameters, and the training context where there is no /props),
+// and reports whether the server is llama.cpp's: /props, meta
 // or owned_by llamacpp.
 func (m servedSources) fromEntry(s *Served, entry int) (llama bool) {
 	llama = m.Props != nil
@@ -576,9 +678,9 @@ func (m servedSources) fromEntry(s *Served, entry int) (llama bool) {
 	if json.Unmarshal(d.OwnedBy, &owner) == nil && owner == ServerLlamaCpp {
 		llama = true
 	}
-	if d.OwnedBy == nil && m.Show == nil && m.LMStudio == nil && !llama {
-		setOnce(&s.Format, FormatMLX) // mlx_lm.server
-	}
+	// No owned_by (mlx_lm.server's entries, but also other servers')
+	// says nothing of the weights: mlx_lm.server also serves a Hugging
+	// Face safetensors folder. Their format is the name's, or unknown.
 	return llama
 }
 

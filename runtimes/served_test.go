@@ -69,7 +69,7 @@ func TestServedFromLMStudio(t *testing.T) {
 }
 
 // The /v1/models entry tells llama.cpp (meta, owned_by llamacpp, or
-// /props beside it) from mlx_lm.server (no owned_by, nothing else said).
+// /props beside it); a missing owned_by states no format.
 func TestServedFromEntry(t *testing.T) {
 	for _, tc := range []struct {
 		about, models string
@@ -81,7 +81,7 @@ func TestServedFromEntry(t *testing.T) {
 		{"llama-server's meta", `{"data":[{"id":"m","owned_by":"llamacpp","meta":{"n_params":8.03e9,"n_ctx_train":131072}}]}`, true, "", "8.0B", 131072},
 		{"llama-server's meta, with /props: its n_ctx, not the training context", `{"data":[{"id":"m","meta":{"n_ctx_train":131072}}],"props":{}}`, true, "", "", 0},
 		{"owned_by llamacpp", `{"data":[{"id":"m","owned_by":"llamacpp"}]}`, true, "", "", 0},
-		{"mlx_lm.server: no owned_by", `{"data":[{"id":"m"}]}`, false, FormatMLX, "", 0},
+		{"no owned_by (mlx_lm.server, or a generic OpenAI server): format not stated", `{"data":[{"id":"m"}]}`, false, "", "", 0},
 		{"vLLM: owned_by vllm", `{"data":[{"id":"m","owned_by":"vllm"}]}`, false, "", "", 0},
 		{"no entry, /props", `{"props":{}}`, true, "", "", 0},
 	} {

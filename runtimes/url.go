@@ -73,3 +73,29 @@ func bytesReader(b []byte) io.Reader {
 	}
 	return bytes.NewReader(b)
 }
+
+// ServerKey is the server raw reaches, for telling whether two runtimes'
+// URLs reach one server: its scheme, host, port and path (as ParseURL
+// cleans it), with the scheme's default port written out, the host in
+// lower case, and the names of this machine (localhost, 127.0.0.1, ::1,
+// 0.0.0.0) made one. It holds no user:pass. "" for a URL that does not
+// parse.
+func ServerKey(raw string) string {
+	clean, _, err := splitURL(raw)
+	if err != nil {
+		return ""
+	}
+	u, err := url.Parse(clean)
+	if err != nil {
+		return ""
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	switch host {
+	case "localhost", "127.0.0.1", "::1", "0.0.0.0", "::":
+		host = "loopback"
+	}
+	return u.Scheme + "://" + host + ":" + port + u.EscapedPath()
+}

@@ -2,7 +2,9 @@ package driver
 
 import (
 	"bytes"
+	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
 // degradingRun runs prompts short and medium at concurrency 1 and 4, in
@@ -116,4 +119,24 @@ func absf(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// BENCH_FRESH=leaf on a vLLM outside its development mode (its
+// /reset_prefix_cache answers 404) names the variable that turns it on;
+// the run goes on as it is.
+func TestFreshOnVLLMNamesDevMode(t *testing.T) {
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_RUNTIMES"], env["BENCH_FRESH"] = "vllm", "leaf"
+	env["VLLM_URL"] = flavoredSim(t, sim.FlavorVLLM, "SIM_RESET", "refuse").URL
+	var log bytes.Buffer
+	d, err := setup(context.Background(), env, &log, Options{})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	d.fresh(context.Background(), d.Runtimes[0])
+	d.fresh(context.Background(), d.Runtimes[0])
+	assert.Equal(t, "none", deref(d.runtimeInfo("vllm").Fresh))
+	assert.Nil(t, d.runtimeInfo("vllm").FreshError)
+	assert.Equal(t, 1, strings.Count(log.String(), "VLLM_SERVER_DEV_MODE=1"), "said once, naming the variable: %s", log.String())
+	assert.Contains(t, log.String(), "[inference] vllm: its server answers neither POST /reset_prefix_cache nor POST /flush_cache (HTTP 404): vLLM serves /reset_prefix_cache only when started with VLLM_SERVER_DEV_MODE=1 in its environment")
 }

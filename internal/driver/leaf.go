@@ -162,7 +162,6 @@ func (l *Leaf) WarmUp() {
 			if res.Err == nil && stats.Loaded(res) {
 				l.warmupLoads++
 			}
-			l.d.versionFromReply(l.rt, res)
 		}
 		l.progress.warmUp(i+1, n, r)
 	}
@@ -305,6 +304,9 @@ func (l *Leaf) coldRequest(req runtimes.Request, warmup bool, i, j int) runtimes
 // record appends a round's requests to the run's request records, with
 // what each asked for where they differ (asked, parallel to results).
 func (l *Leaf) record(warmup bool, i int, results []runtimes.Result, asked []stats.Asked) {
+	for _, res := range results {
+		l.d.versionFromReply(l.rt, res)
+	}
 	recs := records.OfRound(l.key, l.count, i, warmup, l.d.Run.CreatedAt, results, records.Keep{Chunks: l.d.Settings.RecordChunks, Text: l.d.Settings.RecordText})
 	records.SetAsked(recs, asked)
 	if !warmup && l.hold(recs) {

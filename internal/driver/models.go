@@ -2,6 +2,8 @@ package driver
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
@@ -10,8 +12,9 @@ import (
 
 // The models side by side: what each runtime serves, said at the start and
 // kept in the summary (model_metadata.<runtime>.served), and a warning
-// for every pair of runtimes whose servers state different weights, after
-// the lines of all of them.
+// for every pair of runtimes whose servers state different weights
+// (parameters, quantization, or format: GGUF against MLX even where no
+// quantization is stated), after the lines of all of them.
 
 // describeServed records and says what rt's server says of its model. A
 // runtime that could not be described says nothing: its error was said.
@@ -40,15 +43,45 @@ func (d *Driver) warnWeights() {
 			if !ok || d.unavailable[b.Name] != nil {
 				continue
 			}
-			if w := summary.NotSameWeights(a.Name, ours, b.Name, theirs); w != "" {
+			w := summary.NotSameWeights(a.Name, ours, b.Name, theirs)
+			if w == "" {
+				w = notSameFormat(a.Name, ours, b.Name, theirs)
+			}
+			if w != "" {
 				d.logf("warning: %s", w)
 			}
 		}
 	}
 }
 
-// versionFromReply records the version a warm-up reply's
-// system_fingerprint states (runtimes.FingerprintVersion) for a runtime
+// notSameFormat is the warning for two runtimes whose servers state
+// different formats of weights (GGUF and MLX) where NotSameWeights has
+// none, as a quantization is not stated: a GGUF and an MLX conversion of a
+// model are never the same weights. "" where a format is not stated or
+// both are one.
+func notSameFormat(nameA string, a summary.Served, nameB string, b summary.Served) string {
+	if a.Format == nil || b.Format == nil || *a.Format == *b.Format {
+		return ""
+	}
+	var unstated []string
+	for _, s := range []struct {
+		name   string
+		served summary.Served
+	}{{nameA, a}, {nameB, b}} {
+		if s.served.Quantization == nil {
+			unstated = append(unstated, s.name)
+		}
+	}
+	why := ""
+	if len(unstated) > 0 {
+		why = " (the quantization of " + strings.Join(unstated, " and ") + " is not stated)"
+	}
+	return fmt.Sprintf("%s serves %s weights, %s serves %s: not the same weights%s", nameA, *a.Format, nameB, *b.Format, why)
+}
+
+// versionFromReply records the version a reply's system_fingerprint
+// states (any reply's, warm-up or timed: a run with BENCH_WARMUPS=0 has
+// only timed ones) (runtimes.FingerprintVersion) for a runtime
 // whose server stated none before the run and whose NAME_VERSION is
 // unset: mlx_lm.server has no version endpoint but names its version, and
 // MLX's, in every chunk.

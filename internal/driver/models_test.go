@@ -2,6 +2,7 @@ package driver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -197,4 +198,87 @@ func TestSimKindOllamaNeedsOllamaFlavor(t *testing.T) {
 	env["SIM_FLAVOR"] = "mlx"
 	_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
 	assert.ErrorContains(t, err, "SIM_KIND=ollama: SIM_FLAVOR=mlx plays a server without Ollama's API")
+}
+
+// A model the server does not list is refused before any chat request,
+// naming what it serves (vLLM and Ollama would answer each request 404),
+// in both protocols; the names a server matches are kept: Ollama's
+// ":latest", mlx_lm.server's "default_model", and any name to
+// llama-server, which serves its one model whatever is asked.
+func TestModelNotServed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, runtimes, model string
+		env                   map[string]string
+		flavor                sim.Flavor
+		served                string
+		refused               string // "": accepted
+	}{
+		{"vllm", "vllm", "llama3", nil, sim.FlavorVLLM, "inferencebench-e2e",
+			`VLLM_MODEL="llama3": vllm (URL): the server does not serve the model "llama3": it serves "inferencebench-e2e"; set it to a model the server serves`},
+		{"ollama", "ollama", "llama3", nil, sim.FlavorVLLM, "qwen3:8b",
+			`OLLAMA_MODEL="llama3": ollama (URL): the server does not serve the model "llama3": it serves "qwen3:8b"`},
+		{"ollama without a tag", "ollama", "qwen3", nil, sim.FlavorVLLM, "qwen3:latest", ""},
+		{"ollama-v1 without a tag", "ollama-v1", "qwen3", map[string]string{"OLLAMA_V1_KIND": "openai"}, sim.FlavorVLLM, "qwen3:latest", ""},
+		{"probed", "", "llama3", nil, sim.FlavorMLX, "inferencebench-e2e", // answers no Ollama endpoint
+			`VLLM_MODEL="llama3": vllm (URL): the server does not serve the model "llama3"`},
+		{"llama-server answers any name", "llamacpp", "llama3", nil, sim.FlavorLlamaCpp, "/models/q.gguf", ""},
+		{"mlx_lm.server's default_model", "mlx", "default_model", nil, sim.FlavorMLX, "/models/qwen", ""},
+		{"mlx_lm.server", "mlx", "llama3", nil, sim.FlavorMLX, "/models/qwen", `MLX_MODEL="llama3": mlx (URL): the server does not serve the model "llama3": it serves "/models/qwen"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url, requests := countingSim(t, tc.flavor, "SIM_SERVED_MODEL", tc.served)
+			env := merge(isolated(t), tc.env)
+			name := cmp.Or(tc.runtimes, "vllm")
+			env["BENCH_RUNTIMES"] = tc.runtimes
+			env[config.EnvPrefix(name)+"URL"] = url
+			env[config.EnvPrefix(name)+"MODEL"] = tc.model
+			var log bytes.Buffer
+			s, err := setup(context.Background(), env, &log, Options{})
+			if tc.refused == "" {
+				require.NoError(t, err)
+				t.Cleanup(s.Close)
+				assert.Equal(t, tc.model, s.Runtimes[0].Model)
+				return
+			}
+			require.Error(t, err, log.String())
+			assert.Contains(t, err.Error(), strings.ReplaceAll(tc.refused, "URL", url))
+			assert.Zero(t, requests.chats.Load(), "no chat request")
+		})
+	}
+	// The simulator's own runtime, in both protocols.
+	for _, kind := range simKinds {
+		t.Run("sim "+kind, func(t *testing.T) {
+			t.Parallel()
+			env := merge(isolated(t), map[string]string{"BENCH_RUNTIMES": "sim", "SIM_KIND": kind, "SIM_SERVED_MODEL": "inferencebench-e2e", "SIM_MODEL": "llama3"})
+			_, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), `SIM_MODEL="llama3": sim (http://`)
+			assert.Contains(t, err.Error(), `the server does not serve the model "llama3": it serves "inferencebench-e2e"`)
+		})
+	}
+}
+
+// GGUF against MLX weights is warned of even where neither server states
+// a quantization; a server whose models' entries have no owned_by
+// (mlx_lm.server's, or a generic OpenAI server's) and whose model's name
+// says no format is "format unknown", never MLX by guess: a Hugging Face
+// safetensors folder is no MLX conversion.
+func TestFormatsSideBySide(t *testing.T) {
+	t.Parallel()
+	env := isolated(t)
+	env["BENCH_RUNTIMES"] = "ollama,mlx,openai"
+	env["OLLAMA_URL"] = flavoredSim(t, sim.FlavorVLLM).URL // GGUF, Q4_K_M
+	env["MLX_URL"] = flavoredSim(t, sim.FlavorMLX, "SIM_SERVED_MODEL", "mlx-community/Qwen3-0.6B").URL
+	env["OPENAI_URL"] = flavoredSim(t, sim.FlavorMLX, "SIM_SERVED_MODEL", "/models/Qwen3-0.6B").URL
+	var log bytes.Buffer
+	s, err := setup(context.Background(), env, &log, Options{})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	out := log.String()
+	assert.Contains(t, out, "[inference] mlx serves mlx-community/Qwen3-0.6B: format MLX; not stated: family, parameters, quantization, context\n")
+	assert.Contains(t, out, "[inference] openai serves /models/Qwen3-0.6B: nothing stated\n")
+	assert.Contains(t, out, "[inference] warning: ollama serves GGUF weights, mlx serves MLX: not the same weights (the quantization of mlx is not stated)\n")
+	assert.Equal(t, 1, strings.Count(out, "warning:"), "a format not stated warns of nothing: %s", out)
 }

@@ -22,18 +22,25 @@ import (
 // BENCH_RUNTIMES is unset.
 const ProbeTimeout = 300 * time.Millisecond
 
-// addNamed adds the runtimes of BENCH_RUNTIMES. One that cannot be
-// described stays, marked unreachable (it does not answer) or unavailable
+// addNamed adds the runtimes of BENCH_RUNTIMES. A model its server does
+// not serve (runtimes.ErrNotServed) stops the run before any request.
+// Another runtime that cannot be described stays, marked unreachable (it does not answer) or unavailable
 // (it answers, but with an error or no model): its benchmarks fail with the
 // reason, or are skipped if unreachable and BENCH_SKIP_UNREACHABLE=1, and
 // the others still run.
 func (d *Driver) addNamed(ctx context.Context, specs []config.Runtime) error {
+	if err := d.checkSameServer(specs); err != nil {
+		return err
+	}
 	for _, spec := range specs {
 		rt, err := d.open(spec)
 		if err != nil {
 			return err
 		}
 		info, err := rt.Describe(ctx)
+		if errors.Is(err, runtimes.ErrNotServed) {
+			return explain(err, spec) // every request would fail
+		}
 		if err != nil {
 			err = explain(err, spec)
 			d.unavailable[rt.Name] = err
@@ -51,10 +58,47 @@ func (d *Driver) addNamed(ctx context.Context, specs []config.Runtime) error {
 	return nil
 }
 
+// checkSameServer refuses, before any request, two runtimes of
+// BENCH_RUNTIMES whose URLs reach one server (runtimes.ServerKey: the
+// same scheme, host, port and path, localhost and 127.0.0.1 alike) through
+// the same API (their kind): the run would benchmark that server twice
+// and compare it with itself (mlx_lm.server and llama-server share port
+// 8080). Two that reach it through its two APIs (Ollama's own and its
+// /v1), or that ask it for two different models (both NAME_MODEL set),
+// are allowed, and said once.
+func (d *Driver) checkSameServer(specs []config.Runtime) error {
+	var errs []error
+	for i, a := range specs {
+		key := runtimes.ServerKey(a.URL)
+		if a.URL == "" || key == "" {
+			continue // the simulator, or a URL config.Load refused
+		}
+		for _, b := range specs[i+1:] {
+			if runtimes.ServerKey(b.URL) != key {
+				continue
+			}
+			pair := fmt.Sprintf("%s (%s) and %s (%s)", a.Name, runtimes.RedactURL(a.URL), b.Name, runtimes.RedactURL(b.URL))
+			switch {
+			case a.Kind != b.Kind:
+				d.logf("%s are one server, reached through two APIs (%s and %s)", pair, a.Kind, b.Kind)
+			case a.Model != "" && b.Model != "" && a.Model != b.Model:
+				d.logf("%s are one server, asked for two models (%s and %s)", pair, a.Model, b.Model)
+			default:
+				errs = append(errs, fmt.Errorf("BENCH_RUNTIMES=%s: %s are one server, reached through the same API (%s): the run would benchmark it twice and compare it with itself; point %sURL or %sURL at another server, or list one of them",
+					strings.Join([]string(d.Settings.Runtimes), ","), pair, a.Kind, config.EnvPrefix(a.Name), config.EnvPrefix(b.Name)))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // explain adds to a runtime's error the setting that would mend it.
 func explain(err error, spec config.Runtime) error {
 	if errors.Is(err, runtimes.ErrNoModel) {
 		return fmt.Errorf("%w; set %sMODEL", err, config.EnvPrefix(spec.Name))
+	}
+	if errors.Is(err, runtimes.ErrNotServed) {
+		return fmt.Errorf("%sMODEL=%q: %w; set it to a model the server serves, or unset it for the first it lists", config.EnvPrefix(spec.Name), spec.Model, err)
 	}
 	return err
 }
@@ -85,6 +129,9 @@ func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec 
 			return err
 		}
 		info, err := rt.Describe(ctx)
+		if errors.Is(err, runtimes.ErrNotServed) {
+			return explain(err, spec) // its NAME_MODEL was set for it
+		}
 		if err != nil {
 			d.logf("BENCH_RUNTIMES is unset; %s answers at %s but cannot be benchmarked, skipping it: %v", spec.Name, rt.BaseURL, explain(err, spec))
 			unusable = append(unusable, spec.Name)
@@ -153,14 +200,15 @@ type port struct {
 	p     runtimes.Probe
 }
 
-// portsOf groups known by port (its URL, parsed), in the order of known;
-// a URL that does not parse (config.Load checked them) has none.
+// portsOf groups known by port (the server its URL reaches,
+// runtimes.ServerKey: localhost and 127.0.0.1 alike), in the order of
+// known; a URL that does not parse (config.Load checked them) has none.
 func portsOf(known []config.Runtime) []*port {
 	var ports []*port
 	byURL := map[string]*port{}
 	for _, spec := range known {
-		key, err := runtimes.ParseURL(spec.URL)
-		if err != nil {
+		key := runtimes.ServerKey(spec.URL)
+		if key == "" {
 			continue // config.Load checked it
 		}
 		if p := byURL[key]; p != nil {

@@ -7,9 +7,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -463,4 +466,83 @@ func setup(ctx context.Context, env map[string]string, log io.Writer, opts Optio
 		return nil, err
 	}
 	return Setup(ctx, log, st, simCfg, opts)
+}
+
+// counts are the requests a countingSim was sent: all, and chat
+// requests.
+type counts struct{ all, chats atomic.Int64 }
+
+// Load is the number of all requests.
+func (c *counts) Load() int64 { return c.all.Load() }
+
+// countingSim is a simulator of flavor behind a server that counts the
+// requests it is sent.
+func countingSim(t *testing.T, flavor sim.Flavor, settings ...string) (url string, requests *counts) {
+	t.Helper()
+	target, err := neturl.Parse(flavoredSim(t, flavor, settings...).URL)
+	require.NoError(t, err)
+	requests = &counts{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.all.Add(1)
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") || r.URL.Path == "/api/chat" {
+			requests.chats.Add(1)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, requests
+}
+
+// Two runtimes whose URLs reach one server through the same API are
+// refused before any request, both named, with no secret; the same server
+// through its two APIs is allowed and said once.
+func TestOneServerUnderTwoNames(t *testing.T) {
+	t.Parallel()
+	t.Run("same kind", func(t *testing.T) {
+		t.Parallel()
+		url, requests := countingSim(t, sim.FlavorMLX)
+		env := isolated(t)
+		env["BENCH_RUNTIMES"] = "mlx,llamacpp"
+		env["MLX_URL"] = strings.Replace(url, "http://127.0.0.1", "http://me:hunter2@localhost", 1)
+		env["LLAMACPP_URL"] = url + "/v1/"
+		var log bytes.Buffer
+		s, err := setup(context.Background(), env, &log, Options{})
+		require.Error(t, err)
+		assert.Nil(t, s)
+		msg := err.Error()
+		assert.Contains(t, msg, "BENCH_RUNTIMES=mlx,llamacpp: mlx (http://xxxxx@localhost:")
+		assert.Contains(t, msg, ") and llamacpp ("+url+"/v1/) are one server, reached through the same API (openai)")
+		assert.Contains(t, msg, "point MLX_URL or LLAMACPP_URL at another server")
+		assert.NotContains(t, msg+log.String(), "hunter2")
+		assert.Zero(t, requests.Load(), "refused before any request")
+	})
+	t.Run("two APIs", func(t *testing.T) {
+		t.Parallel()
+		url, _ := countingSim(t, sim.FlavorVLLM) // serves Ollama's API too
+		env := isolated(t)
+		env["BENCH_RUNTIMES"] = "ollama,ollama-v1"
+		env["OLLAMA_URL"] = url
+		env["OLLAMA_V1_URL"] = strings.Replace(url, "127.0.0.1", "localhost", 1)
+		var log bytes.Buffer
+		s, err := setup(context.Background(), env, &log, Options{})
+		require.NoError(t, err)
+		t.Cleanup(s.Close)
+		assert.Len(t, s.Runtimes, 2)
+		assert.Equal(t, 1, strings.Count(log.String(), "are one server"), log.String())
+		assert.Contains(t, log.String(), "ollama ("+url+") and ollama-v1 ("+env["OLLAMA_V1_URL"]+") are one server, reached through two APIs (ollama and openai)")
+	})
+	t.Run("probed", func(t *testing.T) {
+		t.Parallel()
+		url, _ := countingSim(t, sim.FlavorMLX)
+		env := isolated(t)
+		env["LLAMACPP_URL"] = url
+		env["MLX_URL"] = strings.Replace(url, "127.0.0.1", "localhost", 1)
+		var log bytes.Buffer
+		s, err := setup(context.Background(), env, &log, Options{})
+		require.NoError(t, err)
+		t.Cleanup(s.Close)
+		require.Len(t, s.Runtimes, 1, "one server, found once: %s", log.String())
+		assert.Equal(t, "mlx", s.Runtimes[0].Name)
+	})
 }

@@ -103,15 +103,17 @@ func TestShortOutputsOnTheSimulator(t *testing.T) {
 	}
 }
 
-// A server that answers as another model than the one asked for (as
-// llama-server does): the row says which, the leaf says so, and the
+// A server that answers as another model than the one asked for, as
+// llama-server does (SIM_FLAVOR=llamacpp; a server that lists its models
+// and would refuse another is refused before the run: see
+// TestModelNotServed): the row says which, the leaf says so, and the
 // summary's model stays the one asked for.
 func TestServedModelOnTheSimulator(t *testing.T) {
 	t.Parallel()
 	for _, kind := range simKinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			row, notes, _ := simRun(t, kind, map[string]string{"SIM_SERVED_MODEL": "/models/real.gguf", "SIM_MODEL": "nope"})
+			row, notes, _ := simRun(t, kind, map[string]string{"SIM_FLAVOR": "llamacpp", "SIM_SERVED_MODEL": "/models/real.gguf", "SIM_MODEL": "nope"})
 			assert.Equal(t, "nope", row.Model)
 			assert.Equal(t, "/models/real.gguf", row.ServedModel)
 			assert.Contains(t, strings.Join(notes, "\n"), `the server answered as model "/models/real.gguf", not "nope" as asked`)

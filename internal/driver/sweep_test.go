@@ -90,7 +90,7 @@ func TestOrder(t *testing.T) {
 	t.Parallel()
 	names := func(order string) []string {
 		env := merge(isolated(t), map[string]string{
-			"BENCH_RUNTIMES": "a,b", "A_URL": closedURL(t), "B_URL": closedURL(t),
+			"BENCH_RUNTIMES": "a,b", "A_URL": closedURL(t), "B_URL": "http://127.0.0.1:2", // two servers, neither answering
 			"BENCH_CONCURRENCY": "1,4", "BENCH_RATES": "2", "BENCH_PROMPTS": "short,medium", "BENCH_ORDER": order,
 		})
 		d, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
@@ -126,7 +126,7 @@ func TestOrder(t *testing.T) {
 func TestOrderInterleavedSweep(t *testing.T) {
 	t.Parallel()
 	env := merge(isolated(t), map[string]string{
-		"BENCH_RUNTIMES": "a,b", "A_URL": closedURL(t), "B_URL": closedURL(t),
+		"BENCH_RUNTIMES": "a,b", "A_URL": closedURL(t), "B_URL": "http://127.0.0.1:2", // two servers, neither answering
 		"BENCH_CONCURRENCY": "sweep:8", "BENCH_PROMPTS": "short",
 	})
 	d, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})

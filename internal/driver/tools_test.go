@@ -35,7 +35,7 @@ func TestModelWithoutToolsRefused(t *testing.T) {
 				{map[string]string{"SIM_MODEL_TOOLS": "off"}, false},
 			} {
 				env := merge(isolated(t), map[string]string{
-					"BENCH_RUNTIMES": "sim", "SIM_KIND": kind, "BENCH_PROMPTS": "short", "SIM_MODEL": "e2e",
+					"BENCH_RUNTIMES": "sim", "SIM_KIND": kind, "BENCH_PROMPTS": "short", "SIM_MODEL": "e2e", "SIM_SERVED_MODEL": "e2e",
 				}, tc.env)
 				var log bytes.Buffer
 				d, err := setup(context.Background(), env, &log, Options{})

@@ -52,7 +52,8 @@ func deref(v *string) any {
 }
 
 // mlx_lm.server states no version but in its replies' system_fingerprint:
-// a run takes it from the warm-ups' replies, says so once and records it
+// a run takes it from the first reply that states it, warm-up or timed
+// (BENCH_WARMUPS=0), says so once and records it
 // ("0.32.2 (mlx 0.32.4)", mlx_lm's and MLX's); NAME_VERSION, where set,
 // wins, and a server's stated version stays.
 func TestVersionFromFingerprint(t *testing.T) {
@@ -61,6 +62,14 @@ func TestVersionFromFingerprint(t *testing.T) {
 		t.Parallel()
 		url := flavoredSim(t, sim.FlavorMLX, "SIM_TTFT", "1ms", "SIM_TOKENS_PER_SEC", "5000").URL
 		got, log := versionRun(t, "mlx", nil, map[string]string{"MLX_URL": url})
+		assert.Equal(t, "0.32.2 (mlx 0.32.4)", got)
+		assert.Equal(t, 1, strings.Count(log, "[inference] mlx"+fingerprintLog), "said once, for the first reply:\n%s", log)
+	})
+	t.Run("mlx without warm-ups", func(t *testing.T) {
+		t.Parallel()
+		// BENCH_WARMUPS=0: the first timed reply states it.
+		url := flavoredSim(t, sim.FlavorMLX, "SIM_TTFT", "1ms", "SIM_TOKENS_PER_SEC", "5000").URL
+		got, log := versionRun(t, "mlx", nil, map[string]string{"MLX_URL": url, "BENCH_WARMUPS": "0"})
 		assert.Equal(t, "0.32.2 (mlx 0.32.4)", got)
 		assert.Equal(t, 1, strings.Count(log, "[inference] mlx"+fingerprintLog), "said once, for the first reply:\n%s", log)
 	})
