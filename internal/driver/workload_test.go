@@ -253,12 +253,14 @@ func TestTraceReplayedWithSharedPrefixes(t *testing.T) {
 		require.NotNil(t, r.PromptTokens)
 		assert.InDelta(t, want.InputTokens, *r.PromptTokens, 0.05*float64(want.InputTokens), "request %d sized to its input_length", i)
 	}
-	// Arrival order: each request was sent no earlier than the one
-	// before it less the scheduling noise of a busy machine.
+	// Arrival times: no request is sent before its arrival, counted from
+	// the first request's send. (How late a busy machine sends them is
+	// the timing tests' to bound; order alone is not checked, as two
+	// arrivals 2.5 ms apart can be stamped out of order on two busy
+	// cores.)
 	for i := 1; i < len(got); i++ {
-		if w.Requests[i].Arrival > w.Requests[i-1].Arrival {
-			assert.Greater(t, got[i].StartS, got[i-1].StartS, "request %d after %d", i, i-1)
-		}
+		due := (w.Requests[i].Arrival - w.Requests[0].Arrival).Seconds()
+		assert.GreaterOrEqual(t, got[i].StartS-got[0].StartS, due-0.001, "request %d sent before its arrival", i)
 	}
 	// Shared blocks: a request whose first blocks an earlier one sent
 	// finds them in the cache; the first of each family and those with
