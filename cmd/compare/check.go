@@ -53,8 +53,9 @@ type result struct {
 	name   benchfmt.Name
 }
 
-// readRun reads in's results with benchfmt.
-func readRun(in input) (*runFile, error) {
+// readRun reads in's results with benchfmt: those of runtime only, if
+// only is not empty.
+func readRun(in input, only string) (*runFile, error) {
 	f, err := os.Open(in.path)
 	if err != nil {
 		var pe *fs.PathError
@@ -72,6 +73,9 @@ func readRun(in input) (*runFile, error) {
 	for rd.Scan() {
 		switch rec := rd.Result().(type) {
 		case *benchfmt.Result:
+			if only != "" && runtimeOf(rec.Name) != only {
+				continue
+			}
 			var c config
 			for _, kv := range rec.Config {
 				if kv.File {

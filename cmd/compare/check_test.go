@@ -19,7 +19,7 @@ func read(t *testing.T, role, name string) *runFile {
 	in, err := resolve(name, filepath.Join(absRoot(t), "cmd", "compare", "testdata"), absRoot(t), "results", nil)
 	require.NoError(t, err)
 	in.role = role
-	r, err := readRun(in)
+	r, err := readRun(in, "")
 	require.NoError(t, err)
 	return r
 }
@@ -196,7 +196,7 @@ func TestCheckOneWithoutRuntimes(t *testing.T) {
 	in, err := resolve(p, "/", absRoot(t), "results", nil)
 	require.NoError(t, err)
 	in.role = "RUN"
-	r, err := readRun(in)
+	r, err := readRun(in, "")
 	require.NoError(t, err)
 	_, err = checkOne(r)
 	assert.EqualError(t, err, "RUN ("+in.label+") has only one runtime (its benchmark names have no runtime=): nothing to put side by side")

@@ -5,14 +5,18 @@
 //
 //	scripts/compare.sh OLD NEW
 //	scripts/compare.sh RUN
-//	go run ./cmd/compare [-dir DIR] OLD NEW | RUN
+//	scripts/compare.sh -list
+//	go run ./cmd/compare [-dir DIR] OLD NEW | RUN | -list
 //
 // With two runs it runs go tool benchstat OLD NEW: each benchmark's median
 // in both, the change and its p-value, in a "vs base" column. With one it
 // runs go tool benchstat -col /runtime RUN: the run's runtimes side by side,
-// the first runtime the base. It prints benchstat's output as it is.
+// the first runtime the base. It prints benchstat's output as it is, then
+// the verdict (below). -list lists the runs there are to compare (see
+// Finding runs).
 //
-// OLD, NEW and RUN are run IDs or paths. A run ID (20261202T113718Z: no
+// OLD, NEW and RUN are run IDs, paths or NAME@VERSION (see Finding
+// runs). A run ID (20261202T113718Z: no
 // "/" and no ".") is read from $BENCH_OUTPUT_DIR/<id>.txt, results/ by
 // default or when empty (blank, it is an error, as for go test); a relative
 // BENCH_OUTPUT_DIR is taken from the repository root,
@@ -124,19 +128,103 @@
 //
 //	slo: "ttft=2s" in OLD, "ttft=1s" in NEW: good-req/s counts the requests that met each run's own targets, so it does not compare; the other figures do
 //
+// and, for each runtime of either run whose control leaf drifted
+// (BENCH_CONTROL: the leaf run again at the end of the run moved from its
+// first run; the summary's runtimes[].control), what moved:
+//
+//	control: OLD (results/20261206T040305Z.txt): ollama's control drifted: its leaf runtime=ollama/prompt=short/conc=1, run again at the end of the run, moved from its first run (decode -50.0%): the server or the machine changed during the run, so its figures are no baseline
+//
 // The cpu example is real: go test prints the CPU's name as the processor
 // reports it, while the suite's results/<id>.txt has the kernel's name
 // for it (/proc/cpuinfo on Linux), so a saved go test output and a
 // results file of the same machine may differ in cpu.
 //
+// # The verdict
+//
+// After benchstat's tables compare prints the answer, a line for each
+// thing compared: with two runs each runtime, OLD → NEW; with one run each
+// runtime against the first. A line names each figure (as benchstat's
+// tables name its unit) that moved beyond noise, better ones first, each
+// with the leaves it moved at and the p-value (said after the first leaf
+// and again where it differs):
+//
+//	verdict: ollama 0.6.5 → 0.7.0: worse: sec/op +20.5% (p=0.002) at conc 1, +18.3% at conc 4; agg-tok/s -17.0% (p=0.002) at conc 1, -15.5% at conc 4; …
+//	verdict: ollama vs mlx: worse: … ttft-sec +41.4% (p=0.002) at conc 1, +42.5% at conc 4
+//	verdict: ollama 0.7.1, NEW vs OLD: no change beyond noise
+//
+// "Beyond noise" is benchstat's own: compare reads the files with
+// golang.org/x/perf's benchfmt, groups them with benchproc as benchstat's
+// flags say (the same -col, -ignore and -filter), and tests them with
+// benchmath's Mann–Whitney U-test at benchstat's alpha, 0.05 (benchmath's
+// DefaultThresholds, which benchstat uses unless given -alpha): a change is
+// in the verdict exactly where the table's "vs base" shows a percentage
+// rather than "~". The percentage is the medians', as in the table, to one
+// decimal. Which way is better is the unit's better= line of the .txt
+// (internal/figures says it for each figure; sec/op, the time of a round,
+// is lower-better as for any Go benchmark); a unit without one is listed
+// under "changed". Many figures are tested at once, so one in twenty
+// unchanged ones may show a small change by chance, and a change can be
+// significant and too small to matter (+0.2%): read its size as well.
+//
+// A leaf is named by the levels that differ among the line's leaves: "at
+// conc 4", "code at conc 1", "at 2 req/s"; nothing when there is one.
+// Where a runtime's canary reply changed (above), its line ends "its
+// canary reply changed (see above)".
+//
+// There is no verdict, and compare exits 3, when a figure has fewer than
+// 6 samples on either side (go test -count=6 or more; benchstat shows no
+// interval below 6 either, and 3 against 3 never reaches p < 0.1):
+//
+//	verdict: no verdict: n=3, need 6 (go test -count=6 or more; with fewer, a change cannot be told from noise)
+//
+// nor for a comparison with a runtime whose control drifted (see
+// Checks): its line says so first and then what the tables show, which
+// may be the drift's doing rather than a change between the runs:
+//
+//	verdict: ollama 0.6.5 → 0.7.0: no verdict: OLD, the baseline, drifted (decode -50.0%, see above); the tables show better: …
+//
+// # Finding runs
+//
+// -list lists the runs in $BENCH_OUTPUT_DIR (results/ by default), oldest
+// first, from their summary JSON files: run ID, start (UTC), host label
+// (BENCH_HOST_LABEL, else the machine's name), -count (N), and each
+// runtime with its version, marked where its control drifted; a run cut
+// short is marked "incomplete", one without its .txt "not comparable":
+//
+//	RUN               STARTED (UTC)     HOST      N  RUNTIMES
+//	20261206T040305Z  2026-12-06 04:03  mac-mini  6  mlx 0.32.2 (mlx 0.32.4), ollama 0.6.5 (control drifted)
+//	20261206T040505Z  2026-12-06 04:05  mac-mini  6  mlx 0.32.2 (mlx 0.32.4), ollama 0.7.0
+//	20261206T040546Z  2026-12-06 04:05  mac-mini  3  ollama 0.7.1
+//
+// An argument NAME@VERSION that is not a file is the newest run (by its
+// start) in that folder that ran runtime NAME (its name in BENCH_RUNTIMES)
+// at VERSION, as the run recorded it (the server's, or NAME_VERSION): the
+// whole version, or a start of it followed by ".", "-", "+" or " " that
+// only one recorded version has (ollama@0.7 for 0.7.1 alone). compare says
+// which run it took:
+//
+//	run: ollama@0.6.5 is 20261206T040427Z (mac-mini, started 2026-12-06 04:04 UTC), the newest run of ollama at 0.6.5
+//
+// With two arguments, one of them NAME@VERSION, compare compares runtime
+// NAME's rows alone (benchstat -filter /runtime:"NAME"), and says NAME's
+// versions and canary replies alone; both must name the same runtime.
+// One NAME@VERSION alone is that run's runtimes side by side. It fails
+// when no run ran NAME, or none at that version (naming the versions
+// there are), when the version is ambiguous (naming the ones it matches),
+// and when both arguments are the same run.
+//
 // # Exit status
 //
-// benchstat's status when it ran (0 when it compared). 1 when a run's file
+// benchstat's status when it ran (0 when it compared and there is a
+// verdict). 3 when benchstat compared but there is no verdict: too few
+// samples, or a drifted control (above). 1 when a run's file
 // is missing (the message names the path looked for), unreadable, would
-// compare nothing or runs of different settings (above), or benchstat
-// could not be run. 2 for a usage
-// error: no argument or more than two, an empty one, or one starting with
-// "-" other than -dir, -h and -help. -h prints the usage and exits 0.
+// compare nothing or runs of different settings (above), when a
+// NAME@VERSION finds no run or more than one version, when -list finds no
+// run, or when benchstat could not be run. 2 for a usage
+// error: no argument or more than two (any with -list), an empty one, or
+// one starting with "-" other than -dir, -list, -h and -help. -h prints
+// the usage and exits 0.
 //
 // go run reports any status other than 0 as 1 (and prints "exit status
 // 2"); scripts/compare.sh builds compare and runs the binary, which keeps
@@ -157,4 +245,13 @@
 // One run's runtimes side by side:
 //
 //	scripts/compare.sh results/20261202T113718Z.txt
+//
+// Is Ollama or mlx_lm faster at 1 and 4 users, and did the last Ollama
+// upgrade slow it? Two runs of both, one before the upgrade and one after
+// (OLLAMA_VERSION where the server's own version is not the one to
+// record), then:
+//
+//	scripts/compare.sh -list
+//	scripts/compare.sh 20261206T040505Z             # mlx and ollama side by side
+//	scripts/compare.sh ollama@0.6.5 ollama@0.7.0    # ollama before and after
 package main

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/summary"
@@ -18,10 +19,13 @@ import (
 
 const usageText = `usage: scripts/compare.sh OLD NEW    compare two runs (old vs new, with significance)
        scripts/compare.sh RUN        one run's runtimes side by side (-col /runtime)
-   or: go run ./cmd/compare [-dir DIR] OLD NEW | RUN
+       scripts/compare.sh -list      the runs in $BENCH_OUTPUT_DIR: date, host, runtimes and versions
+   or: go run ./cmd/compare [-dir DIR] OLD NEW | RUN | -list
 
-OLD, NEW, RUN: a run ID (read from $BENCH_OUTPUT_DIR/<id>.txt, results/ if unset) or a file path
-(relative to DIR, by default the current folder). The manual: go doc ./cmd/compare
+OLD, NEW, RUN: a run ID (read from $BENCH_OUTPUT_DIR/<id>.txt, results/ if unset), a file path
+(relative to DIR, by default the current folder), or NAME@VERSION: the newest run of runtime NAME
+at VERSION (ollama@0.6.5 ollama@0.7.0 compares ollama's figures alone). It ends with a verdict:
+the figures that moved beyond noise. The manual: go doc ./cmd/compare
 `
 
 func main() {
@@ -46,6 +50,9 @@ type program struct {
 const (
 	exitFail  = 1 // a run is missing, unreadable, or would compare nothing
 	exitUsage = 2
+	// exitNoVerdict: benchstat compared, but there is no verdict to rely
+	// on: too few samples, or a run whose control drifted.
+	exitNoVerdict = 3
 )
 
 // failure is an error whose lines are printed each after "compare: ".
@@ -66,6 +73,7 @@ func (p program) run(ctx context.Context, args []string) int {
 	flags.SetOutput(io.Discard)
 	flags.Usage = func() {}
 	dir := flags.String("dir", "", "take relative paths from `DIR` (default: the current folder)")
+	listRuns := flags.Bool("list", false, "list the runs in BENCH_OUTPUT_DIR")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(p.stderr, usageText)
@@ -78,16 +86,23 @@ func (p program) run(ctx context.Context, args []string) int {
 		fmt.Fprint(p.stderr, usageText)
 		return 0
 	}
-	if len(args) < 1 || len(args) > 2 {
-		return usage("want 1 or 2 arguments, got %d", len(args))
-	}
 	for _, a := range args {
 		if a == "" || strings.HasPrefix(a, "-") {
-			return usage("bad argument %q: want a run ID or a file", a)
+			return usage("bad argument %q: want a run ID, a file or NAME@VERSION", a)
 		}
 	}
-
-	status, err := p.compare(ctx, *dir, args)
+	var status int
+	var err error
+	switch {
+	case *listRuns && len(args) > 0:
+		return usage("-list takes no argument, got %d", len(args))
+	case *listRuns:
+		err = p.list()
+	case len(args) < 1 || len(args) > 2:
+		return usage("want 1 or 2 arguments, got %d", len(args))
+	default:
+		status, err = p.compare(ctx, *dir, args)
+	}
 	if err != nil {
 		var f failure
 		if !errors.As(err, &f) {
@@ -101,8 +116,9 @@ func (p program) run(ctx context.Context, args []string) int {
 	return status
 }
 
-// compare resolves the arguments, checks the files and runs benchstat. It
-// returns benchstat's exit status, or an error for compare to print.
+// compare resolves the arguments, checks the files, runs benchstat and
+// gives the verdict. It returns the exit status, or an error for compare to
+// print.
 func (p program) compare(ctx context.Context, dir string, args []string) (int, error) {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -126,14 +142,14 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 	if len(args) == 1 {
 		roles = []string{"RUN"}
 	}
+	ins, only, err := p.resolveAll(args, dir, root, outdir, outdirErr)
+	if err != nil {
+		return 0, err
+	}
 	var runs []*runFile
-	for i, a := range args {
-		in, err := resolve(a, dir, root, outdir, outdirErr)
-		if err != nil {
-			return 0, err
-		}
+	for i, in := range ins {
 		in.role = roles[i]
-		r, err := readRun(in)
+		r, err := readRun(in, only)
 		if err != nil {
 			return 0, err
 		}
@@ -163,10 +179,85 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 	if err != nil {
 		return 0, err
 	}
-	for _, n := range notes(files) {
+	if only != "" {
+		// benchstat compares the runtime's rows alone, as the checks did.
+		bsArgs = append([]string{"-filter", "/runtime:" + strconv.Quote(only)}, bsArgs...)
+	}
+	for _, n := range notes(files, only) {
 		fmt.Fprintln(p.stderr, n)
 	}
-	return p.runBenchstat(ctx, root, bsArgs)
+	for i, f := range files {
+		for _, d := range drifts(f, only) {
+			fmt.Fprintf(p.stderr, "control: %s: %s\n", runs[i].input, d.long)
+		}
+	}
+	status, err := p.runBenchstat(ctx, root, bsArgs)
+	if err != nil || status != 0 {
+		return status, err
+	}
+	return p.verdict(root, bsArgs, runs, files)
+}
+
+// resolveAll finds the file of each argument (resolve), a NAME@VERSION
+// among the runs in the output folder, and returns the runtime the
+// comparison is limited to: NAME, where two arguments are, one of them
+// NAME@VERSION ("" otherwise).
+func (p program) resolveAll(args []string, dir, root, outdir string, outdirErr error) ([]input, string, error) {
+	var ins []input
+	var specs []versionSpec
+	var saved []savedRun
+	read := false
+	for _, a := range args {
+		in, err := resolve(a, dir, root, outdir, outdirErr)
+		var f failure
+		spec, isSpec := parseVersionSpec(a)
+		if err == nil || !isSpec || !errors.As(err, &f) {
+			if err != nil {
+				return nil, "", err
+			}
+			ins = append(ins, in)
+			continue
+		}
+		// Not a file: NAME@VERSION.
+		if outdirErr != nil {
+			return nil, "", fail("%s: %v", a, outdirErr)
+		}
+		abs := outdir
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(root, abs)
+		}
+		if !read {
+			if saved, err = readRuns(abs, p.stderr); err != nil {
+				return nil, "", err
+			}
+			read = true
+		}
+		r, err := findVersion(saved, spec, displayOutdir(abs, root))
+		if err != nil {
+			return nil, "", err
+		}
+		in, err = resolve(r.bench, dir, root, outdir, outdirErr)
+		if err != nil {
+			return nil, "", err
+		}
+		fmt.Fprintf(p.stderr, "run: %s is %s (%s, started %s UTC), the newest run of %s at %s\n",
+			spec, r.id, orUnknown(r.host()), r.created.UTC().Format("2006-01-02 15:04"), spec.runtime, orUnknown(r.file.VersionOf(spec.runtime)))
+		ins = append(ins, in)
+		specs = append(specs, spec)
+	}
+	if len(specs) == 0 || len(args) == 1 {
+		return ins, "", nil
+	}
+	for _, s := range specs[1:] {
+		if s.runtime != specs[0].runtime {
+			return nil, "", fail("%s and %s name different runtimes: NAME@VERSION compares one runtime's versions; "+
+				"to put two runtimes side by side, compare one run that ran both: scripts/compare.sh RUN", specs[0], s)
+		}
+	}
+	if ins[0].path == ins[1].path {
+		return nil, "", fail("%s and %s are the same run (%s): nothing to compare", args[0], args[1], ins[0].label)
+	}
+	return ins, specs[0].runtime, nil
 }
 
 // findRoot returns the repository root: the nearest folder above dir (or
@@ -287,4 +378,25 @@ func (p program) runBenchstat(ctx context.Context, root string, args []string) (
 		return 0, fail("benchstat's output has no \"vs base\" column: it compared nothing")
 	}
 	return 0, nil
+}
+
+// list prints the runs in the output folder (listRuns).
+func (p program) list() error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	root, err := findRoot(wd)
+	if err != nil {
+		return err
+	}
+	outdir, err := summary.OutputDir(p.lookupEnv)
+	if err != nil {
+		return fail("%v", err)
+	}
+	abs := outdir
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(root, abs)
+	}
+	return listRuns(p.stdout, p.stderr, abs, displayOutdir(abs, root))
 }

@@ -64,6 +64,22 @@ func TestScript(t *testing.T) {
 	require.Equal(t, 0, r.code, "stderr:\n%s", r.stderr)
 	assert.Regexp(t, `(?m)^\s+│\s+sim\s+│\s+sim2\s+│$`, r.stdout)
 
+	// 0: NAME@VERSION and -list, from elsewhere; the verdict at the end.
+	runs := []string{"BENCH_OUTPUT_DIR=" + runsDir}
+	r = script(t, elsewhere, runs, "ollama@0.6.5", "ollama@0.7.0")
+	require.Equal(t, 0, r.code, "stderr:\n%s", r.stderr)
+	assert.Regexp(t, `\nverdict: ollama 0\.6\.5 → 0\.7\.0: worse: [^\n]+\n$`, r.stdout)
+	r = script(t, elsewhere, runs, "-list")
+	require.Equal(t, 0, r.code, "stderr:\n%s", r.stderr)
+	assert.Contains(t, r.stdout, runThree+"  2026-12-06 04:05  mac-mini  3  ollama 0.7.1\n")
+
+	// 3: benchstat compared, but 3 samples are no verdict: a CI step
+	// does not go green on them.
+	r = script(t, elsewhere, runs, runB, runThree)
+	assert.Equal(t, exitNoVerdict, r.code, "stderr:\n%s", r.stderr)
+	assert.Contains(t, r.stdout, "vs base")
+	assert.True(t, strings.HasSuffix(r.stdout, "\nverdict: no verdict: n=3, need 6 (go test -count=6 or more; with fewer, a change cannot be told from noise)\n"), r.stdout)
+
 	// 1: a missing run names the file it looked for.
 	r = script(t, elsewhere, []string{"BENCH_OUTPUT_DIR=cmd/compare/testdata"}, "20990101T000000Z")
 	assert.Equal(t, 1, r.code)

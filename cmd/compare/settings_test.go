@@ -194,7 +194,9 @@ func TestSettingsOfSuiteRuns(t *testing.T) {
 	assert.Contains(t, r.stderr, "\ncompare: not comparable: max_tokens 128 in OLD, 64 in NEW\n")
 	assert.Empty(t, r.stdout)
 
+	// benchstat runs; the one leaf run each recorded is no verdict.
 	r = runCompare(t, opts{fake: "args"}, base, suiteRun(t, srv, nil, driver.Options{Count: 10}))
-	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, exitNoVerdict, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "args: ")
+	assert.Contains(t, r.stdout, "\nverdict: no verdict: n=1, need 6 ")
 }

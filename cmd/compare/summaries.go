@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/records"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -60,9 +62,10 @@ func settingsDiffer(old, new beside) []summary.Difference {
 
 // notes are the lines compare prints before benchstat's tables: each
 // runtime's versions (OLD → NEW where they differ), and each canary reply
-// that changed, with the versions it changed between. runs has what was
-// read beside each run; nothing is said if a run has no summary.
-func notes(runs []beside) []string {
+// that changed, with the versions it changed between; of runtime only
+// alone, if only is not empty. runs has what was read beside each run;
+// nothing is said if a run has no summary.
+func notes(runs []beside, only string) []string {
 	var out []string
 	var names []string
 	var files []*summary.File
@@ -74,6 +77,9 @@ func notes(runs []beside) []string {
 	}
 	for _, f := range files {
 		for _, rt := range f.Runtimes {
+			if only != "" && rt.Name != only {
+				continue
+			}
 			if !slices.Contains(names, rt.Name) {
 				names = append(names, rt.Name)
 			}
@@ -98,14 +104,25 @@ func notes(runs []beside) []string {
 			out = append(out, fmt.Sprintf("slo: %q in OLD, %q in NEW: good-req/s counts the requests that met each run's own targets, "+
 				"so it does not compare; the other figures do", o, n))
 		}
-		out = append(out, canaryChanges(runs[0], runs[1])...)
+		for _, c := range canaryChanges(runs[0], runs[1]) {
+			if only == "" || c.runtime == only {
+				out = append(out, "canary: "+c.text)
+			}
+		}
 	}
 	return out
 }
 
+// canaryChange is a canary reply that changed: its runtime, and how.
+type canaryChange struct{ runtime, text string }
+
 // canaryChanges says, for each row of new whose canary reply differs from
 // its row's in old (the same runtime, prompt and load), how it changed.
-func canaryChanges(oldRun, newRun beside) []string {
+// There are none if either run has no summary.
+func canaryChanges(oldRun, newRun beside) []canaryChange {
+	if oldRun.file == nil || newRun.file == nil {
+		return nil
+	}
 	old, new := oldRun.file, newRun.file
 	type key struct {
 		runtime, prompt string
@@ -123,7 +140,7 @@ func canaryChanges(oldRun, newRun beside) []string {
 	for _, r := range old.Summary {
 		before[keyOf(r)] = r.Canary
 	}
-	var out []string
+	var out []canaryChange
 	said := map[string]bool{}
 	for _, r := range new.Summary {
 		b, a := canary.Whole(before[keyOf(r)], r.Canary, oldRun.canaryTexts, newRun.canaryTexts)
@@ -131,7 +148,7 @@ func canaryChanges(oldRun, newRun beside) []string {
 		// A reply changes alike at every load: say it once.
 		if d != "" && !said[d] {
 			said[d] = true
-			out = append(out, "canary: "+d)
+			out = append(out, canaryChange{r.Runtime, d})
 		}
 	}
 	return out
@@ -142,4 +159,52 @@ func orUnknown(v string) string {
 		return "(unknown)"
 	}
 	return v
+}
+
+// drift is a runtime whose control drifted during its run.
+type drift struct {
+	runtime string
+	short   string // "decode -50.0%": the figures that moved
+	long    string // the note: what moved, where, and what it means
+}
+
+// drifts returns the runtimes of the run whose control leaf drifted: its
+// first run and its run at the end of the run differ beyond noise
+// (internal/stats' Control), so the server changed during the run and
+// its figures are no baseline. Of runtime only alone, if only is not
+// empty; none without a summary.
+func drifts(b beside, only string) []drift {
+	if b.file == nil {
+		return nil
+	}
+	var out []drift
+	for _, rt := range b.file.Runtimes {
+		c := rt.Control
+		if !drifted(c) || only != "" && rt.Name != only {
+			continue
+		}
+		// A figure moved where it passed its test (a file written
+		// before the test has no p-value) and changed beyond its threshold.
+		var moved []string
+		for _, f := range []struct {
+			name              string
+			p                 *float64
+			change, threshold stats.Number
+		}{{"TTFT p50", c.TTFTP, c.TTFTChange, c.TTFTThreshold}, {"decode", c.DecodeP, c.DecodeChange, c.DecodeThreshold}} {
+			if (f.p == nil || *f.p < c.Alpha) && math.Abs(float64(f.change)) > float64(f.threshold) {
+				moved = append(moved, fmt.Sprintf("%s %+.1f%%", f.name, 100*float64(f.change)))
+			}
+		}
+		short := strings.Join(moved, ", ")
+		if short == "" {
+			short = "drifted"
+		}
+		out = append(out, drift{
+			runtime: rt.Name,
+			short:   short,
+			long: fmt.Sprintf("%s's control drifted: its leaf %s, run again at the end of the run, moved from its first run (%s): "+
+				"the server or the machine changed during the run, so its figures are no baseline", rt.Name, c.Leaf, short),
+		})
+	}
+	return out
 }

@@ -70,6 +70,12 @@ func TestVersionsAndCanaryChanges(t *testing.T) {
 	assert.Regexp(t, `^versions: .*ollama 0\.6\.5 → 0\.7\.0`, lines[0])
 	assert.Contains(t, lines[0], "vllm-metal ", "every runtime is named")
 	assert.Equal(t, "canary: ollama 0.6.5 → 0.7.0: canary reply of prompt short changed at character 15", lines[1])
+	// The verdict line of the runtime says it; the other's does not.
+	v := verdicts(r.stdout)
+	require.Len(t, v, 2, r.stdout)
+	assert.Equal(t, "verdict: ollama 0.6.5 → 0.7.0: no change beyond noise; its canary reply changed (see above)", v[0])
+	assert.True(t, strings.HasPrefix(v[1], "verdict: vllm-metal 0.28.0+cpu → 0.29.1: better: "), v[1])
+	assert.NotContains(t, v[1], "canary")
 
 	// The same version, the same reply: versions once, no canary line.
 	dir = t.TempDir()
@@ -136,4 +142,23 @@ func TestCanaryChangeAfterTheKeptText(t *testing.T) {
 	assert.Contains(t, r.stderr, "its canary replies compared by the first 2,000 characters its rows keep")
 	assert.Contains(t, r.stderr, "\nversions: ")
 	assert.Contains(t, r.stderr, "\ncanary: ollama: canary reply of prompt short changed after character 2000 (the first 2000 are the same) (same version 0.6.5)\n")
+}
+
+// NAME@VERSION compares NAME alone: the versions and canary lines of the
+// runs' other runtimes are not said.
+func TestVersionLookupNotesOneRuntime(t *testing.T) {
+	dir := t.TempDir()
+	both := func(ollama, metal string) func(f map[string]any) {
+		return func(f map[string]any) {
+			setCanary("ollama", ollama, "Same.")(f)
+			setCanary("vllm-metal", "0.29.1", metal)(f)
+		}
+	}
+	copyRun(t, dir, baseID, both("0.6.5", "The answer is yes."))
+	copyRun(t, dir, newID, both("0.7.0", "The answer is no."))
+	r := runCompare(t, opts{env: map[string]string{"BENCH_OUTPUT_DIR": dir}, fake: "args"}, "ollama@0.6.5", "ollama@0.7.0")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "\nversions: ollama 0.6.5 → 0.7.0\n")
+	assert.NotContains(t, r.stderr, "vllm-metal")
+	assert.Equal(t, []string{"verdict: ollama 0.6.5 → 0.7.0: no change beyond noise"}, verdicts(r.stdout))
 }

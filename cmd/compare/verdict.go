@@ -1,0 +1,457 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
+)
+
+// The verdict: the figures that moved beyond noise, computed as benchstat
+// computes its "vs base" column (benchfmt reads the files, benchproc
+// groups them as benchstat's flags say, benchmath's test and its default
+// alpha judge), so that it agrees with the table printed above it.
+
+// minSamples is the fewest samples of a figure on either side that compare
+// gives a verdict on: go test -count=6 or more. With fewer, a U-test of
+// many figures at once says little either way: n=4 can reach p=0.029, one
+// figure in twenty moves by chance at alpha 0.05, and one outlier in three
+// samples rules the median.
+const minSamples = 6
+
+// change is one figure of one leaf, compared as benchstat compares it.
+type change struct {
+	unit   string // as benchstat shows it: ttft-sec for ttft-ns
+	better int    // benchfmt's GetBetter: +1 higher is better, -1 lower, 0 neither
+	group  string // what is compared: a runtime (two runs), "other vs base" (one run)
+	leaf   string // the row, the runtime= level left out
+	key    bench.Key
+	parsed bool // key holds the row's levels
+	cmp    benchmath.Comparison
+	delta  string // benchmath's FormatDelta: "~" or "+12.34%"
+	// old and new are the two sides' centers (medians): benchstat's
+	// columns.
+	old, new float64
+}
+
+// percent is the change as the verdict says it: "+12.3%".
+func (c change) percent() string {
+	if c.old == 0 {
+		return c.delta
+	}
+	return fmt.Sprintf("%+.1f%%", (c.new/c.old-1)*100)
+}
+
+// moved reports whether the change is beyond noise: benchstat shows a
+// percentage, not "~".
+func (c change) moved() bool { return c.delta != "~" && c.delta != "0.00%" }
+
+// bsCall are benchstat's arguments taken apart: its flags and its
+// file arguments (label=path or path, from the root).
+type bsCall struct {
+	col, ignore, filter string
+	files               []string
+}
+
+func parseCall(args []string) bsCall {
+	var c bsCall
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--":
+			c.files = args[i+1:]
+			return c
+		case "-col":
+			i++
+			c.col = args[i]
+		case "-ignore":
+			i++
+			c.ignore = args[i]
+		case "-filter":
+			i++
+			c.filter = args[i]
+		}
+	}
+	return c
+}
+
+// compareFigures reads the files of a benchstat call from root and returns
+// every comparison benchstat's table makes, in its order: table (unit)
+// by table, row by row, column by column.
+func compareFigures(root string, args []string) ([]change, error) {
+	call := parseCall(args)
+	filterQuery := call.filter
+	if filterQuery == "" {
+		filterQuery = "*"
+	}
+	filter, err := benchproc.NewFilter(filterQuery)
+	if err != nil {
+		return nil, fmt.Errorf("-filter %s: %v", filterQuery, err)
+	}
+	// As benchstat parses its flags, in its order: -table, -row, -col,
+	// then -ignore, whose keys the others then leave out.
+	var parser benchproc.ProjectionParser
+	tableBy, unitField, err := parser.ParseWithUnit(".config", filter)
+	if err != nil {
+		return nil, err
+	}
+	rowBy, err := parser.Parse(".fullname", filter)
+	if err != nil {
+		return nil, err
+	}
+	col := call.col
+	if col == "" {
+		col = ".file"
+	}
+	colBy, err := parser.Parse(col, filter)
+	if err != nil {
+		return nil, err
+	}
+	if call.ignore != "" {
+		if _, err := parser.Parse(call.ignore, filter); err != nil {
+			return nil, err
+		}
+	}
+	rowField, colField := rowBy.Fields()[0], colBy.Fields()[0]
+
+	var paths []string
+	for _, f := range call.files {
+		label, path := f, f
+		if l, p, ok := strings.Cut(f, "="); ok {
+			label, path = l, p
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+		paths = append(paths, label+"="+path)
+	}
+	type cellKey struct{ table, row, col benchproc.Key }
+	cells := map[cellKey][]float64{}
+	tables := map[benchproc.Key]bool{}
+	rows := map[benchproc.Key]map[benchproc.Key]bool{}
+	cols := map[benchproc.Key]map[benchproc.Key]bool{}
+	files := benchfmt.Files{Paths: paths, AllowLabels: true}
+	for files.Scan() {
+		res, ok := files.Result().(*benchfmt.Result)
+		if !ok {
+			continue // benchstat warns of syntax errors and goes on
+		}
+		if ok, _ := filter.Apply(res); !ok {
+			continue
+		}
+		row, col := rowBy.Project(res), colBy.Project(res)
+		for i, t := range tableBy.ProjectValues(res) {
+			if !tables[t] {
+				tables[t] = true
+				rows[t], cols[t] = map[benchproc.Key]bool{}, map[benchproc.Key]bool{}
+			}
+			rows[t][row], cols[t][col] = true, true
+			k := cellKey{t, row, col}
+			cells[k] = append(cells[k], res.Values[i].Value)
+		}
+	}
+	if err := files.Err(); err != nil {
+		return nil, err
+	}
+	units := benchfmt.UnitMetadataMap(files.Units())
+	thresholds := benchmath.DefaultThresholds
+
+	var out []change
+	for _, t := range sortedKeys(tables) {
+		unit := t.Get(unitField)
+		assumption := units.GetAssumption(unit)
+		colKeys := sortedKeys(cols[t])
+		base := colKeys[0]
+		for _, row := range sortedKeys(rows[t]) {
+			b, ok := cells[cellKey{t, row, base}]
+			if !ok {
+				continue
+			}
+			bs := benchmath.NewSample(b, &thresholds)
+			for _, c := range colKeys[1:] {
+				v, ok := cells[cellKey{t, row, c}]
+				if !ok {
+					continue
+				}
+				s := benchmath.NewSample(v, &thresholds)
+				cmp := assumption.Compare(bs, s)
+				ch := change{
+					unit:   unit,
+					better: units.GetBetter(unit),
+					leaf:   row.Get(rowField),
+					cmp:    cmp,
+					old:    assumption.Summary(bs, 0.95).Center,
+					new:    assumption.Summary(s, 0.95).Center,
+				}
+				ch.delta = cmp.FormatDelta(ch.old, ch.new)
+				name := ch.leaf
+				if col != ".file" {
+					// The row has no runtime= level: put one back to read it.
+					name = strings.Replace(name, "Inference/", "Inference/runtime=_/", 1)
+				}
+				if k, _, err := bench.ParseName(name); err == nil {
+					ch.key, ch.parsed = k, true
+				}
+				if col == ".file" {
+					// Two runs: what is compared is each runtime.
+					ch.group = runtimeOf(benchfmt.Name(ch.leaf))
+					ch.leaf = withoutRuntime(benchfmt.Name(ch.leaf))
+				} else {
+					ch.group = c.Get(colField) + " vs " + base.Get(colField)
+				}
+				out = append(out, ch)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sortedKeys returns m's keys in benchproc's order (first seen, unless a
+// projection says otherwise), as benchstat orders tables, rows and columns.
+func sortedKeys(m map[benchproc.Key]bool) []benchproc.Key {
+	keys := make([]benchproc.Key, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	benchproc.SortKeys(keys)
+	return keys
+}
+
+// fewestSamples returns the smallest sample of any comparison, 0 for none.
+func fewestSamples(changes []change) int {
+	n := 0
+	for _, c := range changes {
+		for _, m := range []int{c.cmp.N1, c.cmp.N2} {
+			if n == 0 || m < n {
+				n = m
+			}
+		}
+	}
+	return n
+}
+
+// verdictGroup is one line of the verdict: what is compared (a runtime
+// across two runs, or one runtime against the base runtime of one run).
+type verdictGroup struct {
+	name    string // "ollama" or "mlx vs ollama"
+	title   string // the line's start: "ollama 0.6.5 → 0.7.0"
+	changes []change
+	// blockers say why the changes are no verdict: a drifted control;
+	// notes are said at the end of the line: a changed canary reply.
+	blockers, notes []string
+}
+
+// groupChanges sorts changes into their lines, in the order benchstat
+// first shows each.
+func groupChanges(changes []change) []*verdictGroup {
+	var groups []*verdictGroup
+	for _, c := range changes {
+		i := slices.IndexFunc(groups, func(g *verdictGroup) bool { return g.name == c.group })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &verdictGroup{name: c.group, title: c.group})
+		}
+		groups[i].changes = append(groups[i].changes, c)
+	}
+	return groups
+}
+
+// line is the group's verdict: the figures that moved beyond noise, the
+// better ones first, each with the leaves it moved at, or "no change
+// beyond noise".
+func (g *verdictGroup) line() string {
+	where := leafNamer(g.changes)
+	var parts []string
+	for _, side := range []struct {
+		word string
+		sign int
+	}{{"better", 1}, {"worse", -1}, {"changed", 0}} {
+		// Each figure with the leaves it moved at, its p-value after
+		// the first and again where it differs.
+		var units []string
+		byUnit := map[string][]change{}
+		for _, c := range g.changes {
+			if !c.moved() || direction(c) != side.sign {
+				continue
+			}
+			if !slices.Contains(units, c.unit) {
+				units = append(units, c.unit)
+			}
+			byUnit[c.unit] = append(byUnit[c.unit], c)
+		}
+		var figures []string
+		for _, u := range units {
+			var each []string
+			lastP := ""
+			for _, c := range byUnit[u] {
+				s := c.percent()
+				if p := fmt.Sprintf("p=%.3f", c.cmp.P); p != lastP {
+					s += " (" + p + ")"
+					lastP = p
+				}
+				if w := where(c); w != "" {
+					s += " " + w
+				}
+				each = append(each, s)
+			}
+			figures = append(figures, u+" "+strings.Join(each, ", "))
+		}
+		if len(figures) > 0 {
+			parts = append(parts, side.word+": "+strings.Join(figures, "; "))
+		}
+	}
+	s := g.title + ": "
+	if len(g.blockers) > 0 {
+		s += "no verdict: " + strings.Join(g.blockers, "; ") + "; the tables show "
+	}
+	if len(parts) == 0 {
+		s += "no change beyond noise"
+	} else {
+		s += strings.Join(parts, "; ")
+	}
+	for _, n := range g.notes {
+		s += "; " + n
+	}
+	return s
+}
+
+// direction is +1 for a change for the better, -1 for the worse, 0 for a
+// figure that is neither (benchfmt's GetBetter: the Unit lines' better=,
+// sec/op lower).
+func direction(c change) int {
+	if c.better == 0 || c.delta == "?" {
+		return 0
+	}
+	if strings.HasPrefix(c.delta, "-") {
+		return -c.better
+	}
+	return c.better
+}
+
+// leafNamer returns how a change's leaf is said in its line: by the
+// levels that differ among the group's leaves ("at conc 4", "short at
+// conc 1"), nothing when there is one leaf, the row's name for a
+// benchmark that is not the suite's.
+func leafNamer(changes []change) func(change) string {
+	var prompts, loads []string
+	var leaves []string
+	allParsed := true
+	for _, c := range changes {
+		if !slices.Contains(leaves, c.leaf) {
+			leaves = append(leaves, c.leaf)
+		}
+		if !c.parsed {
+			allParsed = false
+			continue
+		}
+		if !slices.Contains(prompts, c.key.Prompt) {
+			prompts = append(prompts, c.key.Prompt)
+		}
+		if l := c.key.Load(); !slices.Contains(loads, l) {
+			loads = append(loads, l)
+		}
+	}
+	return func(c change) string {
+		switch {
+		case len(leaves) == 1:
+			return ""
+		case !allParsed:
+			return "at " + stripProcs(c.leaf)
+		}
+		var s []string
+		if len(prompts) > 1 {
+			s = append(s, c.key.Prompt)
+		}
+		if len(loads) > 1 {
+			load := "conc " + fmt.Sprint(c.key.Concurrency)
+			if c.key.Rate > 0 {
+				load = bench.FormatRate(c.key.Rate) + " req/s"
+			}
+			s = append(s, "at "+load)
+		}
+		return strings.Join(s, " ")
+	}
+}
+
+// verdict prints the verdict lines after benchstat's tables and returns
+// compare's exit status: 0 with a verdict, exitNoVerdict with too few
+// samples or a run whose control drifted.
+func (p program) verdict(root string, bsArgs []string, runs []*runFile, files []beside) (int, error) {
+	changes, err := compareFigures(root, bsArgs)
+	if err != nil {
+		return 0, fail("the verdict: %v", err)
+	}
+	say := func(format string, args ...any) {
+		fmt.Fprintf(p.stdout, "verdict: "+format+"\n", args...)
+	}
+	fmt.Fprintln(p.stdout)
+	if n := fewestSamples(changes); n < minSamples {
+		say("no verdict: n=%d, need %d (go test -count=%d or more; with fewer, a change cannot be told from noise)", n, minSamples, minSamples)
+		return exitNoVerdict, nil
+	}
+	groups := groupChanges(changes)
+	status := 0
+	if len(runs) == 2 {
+		// Each runtime across the two runs.
+		canaries := canaryChanges(files[0], files[1])
+		for _, g := range groups {
+			g.title = versionTitle(g.name, files)
+			for i, f := range files {
+				for _, d := range drifts(f, g.name) {
+					what := "NEW's control drifted"
+					if i == 0 {
+						what = "OLD, the baseline, drifted"
+					}
+					g.blockers = append(g.blockers, fmt.Sprintf("%s (%s, see above)", what, d.short))
+					status = exitNoVerdict
+				}
+			}
+			if slices.ContainsFunc(canaries, func(c canaryChange) bool { return c.runtime == g.name }) {
+				g.notes = append(g.notes, "its canary reply changed (see above)")
+			}
+		}
+	} else {
+		// Each runtime against the run's first.
+		all := drifts(files[0], "")
+		for _, g := range groups {
+			other, base, _ := strings.Cut(g.name, " vs ")
+			for _, d := range all {
+				switch d.runtime {
+				case base:
+					g.blockers = append(g.blockers, fmt.Sprintf("%s, the baseline, drifted (%s, see above)", base, d.short))
+					status = exitNoVerdict
+				case other:
+					g.blockers = append(g.blockers, fmt.Sprintf("%s's control drifted (%s, see above)", other, d.short))
+					status = exitNoVerdict
+				}
+			}
+		}
+	}
+	for _, g := range groups {
+		say("%s", g.line())
+	}
+	return status, nil
+}
+
+// versionTitle names a runtime compared across two runs with its
+// versions: "ollama 0.6.5 → 0.7.0", "ollama 0.6.5" where both ran it.
+func versionTitle(name string, files []beside) string {
+	if name == "" {
+		return "NEW vs OLD"
+	}
+	var vs []string
+	for _, f := range files {
+		if f.file == nil {
+			return name + ", NEW vs OLD"
+		}
+		vs = append(vs, orUnknown(f.file.VersionOf(name)))
+	}
+	if vs[0] == vs[1] {
+		return name + " " + vs[0] + ", NEW vs OLD"
+	}
+	return name + " " + vs[0] + " → " + vs[1]
+}
