@@ -23,6 +23,7 @@
 //	SIM_SERVED_MODEL        ServedModel       (echo the request) OpenAI-compatible
 //	SIM_TEXT_SEED           TextSeed          0                  OpenAI-compatible
 //	SIM_FLAVOR              Flavor            vllm               Flavors
+//	SIM_VERSION             Version           sim-1              Flavors
 //	SIM_QUANTIZATION        Quantization      Q4_K_M             Flavors
 //	SIM_MODELS              Models            listed             Flavors
 //	SIM_RESET               Reset             ok                 Resets
