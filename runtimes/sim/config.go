@@ -687,6 +687,7 @@ type Setting struct {
 	Var     string // e.g. "SIM_TTFT"
 	Default string // e.g. "50ms", as the package documentation's table says it
 	Usage   string // what it sets
+	Bool    bool   // a boolean: 1 or 0, true or false
 }
 
 // Settings are Variables with their defaults and a line on what each
@@ -696,7 +697,7 @@ func Settings() []Setting {
 	out := make([]Setting, 0, len(vars))
 	for _, v := range vars {
 		s := settingHelp[v]
-		out = append(out, Setting{Var: v, Default: s[0], Usage: s[1]})
+		out = append(out, Setting{Var: v, Default: s[0], Usage: s[1], Bool: isBool(v)})
 	}
 	return out
 }
@@ -732,4 +733,21 @@ var settingHelp = map[string][2]string{
 	"SIM_MODELS":             {"listed", "empty: GET /v1/models answers 200 with no body, as mlx_lm.server without its cache folder"},
 	"SIM_RESET":              {"ok", "refuse: every reset endpoint answers an error"},
 	"SIM_METRICS":            {"1 (served)", "0: no GET /metrics"},
+}
+
+// isBool reports whether the variable v is a boolean: its field, in
+// Config or metricsEnv, is a bool.
+func isBool(v string) bool {
+	for _, t := range []reflect.Type{reflect.TypeFor[Config](), reflect.TypeFor[metricsEnv]()} {
+		for i := range t.NumField() {
+			if f := t.Field(i); f.Tag.Get("env") == v {
+				k := f.Type.Kind()
+				if k == reflect.Pointer {
+					k = f.Type.Elem().Kind()
+				}
+				return k == reflect.Bool
+			}
+		}
+	}
+	return false
 }

@@ -78,9 +78,12 @@ func TestSettingsDocumented(t *testing.T) {
 func TestSettingsForTheCommandLine(t *testing.T) {
 	doc := docTable(t, "doc.go")
 	defaults := DefaultConfig().effective()
-	var names []string
+	var names, bools []string
 	for _, s := range Settings() {
 		names = append(names, s.Var)
+		if s.Bool {
+			bools = append(bools, s.Var)
+		}
 		assert.NotEmpty(t, s.Usage, "%s: no line", s.Var)
 		shown := doc[s.Var]
 		if !shown.set {
@@ -95,6 +98,7 @@ func TestSettingsForTheCommandLine(t *testing.T) {
 		}
 	}
 	assert.Equal(t, Variables(), names)
+	assert.Equal(t, []string{"SIM_TOOLS_HELD", "SIM_CLOSE_AFTER_STREAM", "SIM_METRICS"}, bools, "the booleans")
 }
 
 // effective is c as the server plays it: each field whose zero value
