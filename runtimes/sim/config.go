@@ -18,7 +18,8 @@ import (
 )
 
 const (
-	// Version is what GET /api/version and GET /version report.
+	// Version is the default of Config.Version: what GET /api/version,
+	// GET /version and llama-server's /props build_info report.
 	Version = "sim-1"
 	// Model is the one model the simulator lists, and the model it reports
 	// when a request names none.
@@ -35,15 +36,23 @@ const (
 	// must fit in.
 	ContextLength = 40960
 
+	// MLXVersion is the mlx flavor's default version (Config.Version):
+	// mlx_lm's, the first part of MLXFingerprint.
+	MLXVersion = "0.32.2"
 	// MLXFingerprint is the system_fingerprint every OpenAI chunk of the
-	// mlx flavor carries, in mlx_lm.server's shape: mlx_lm's version,
-	// MLX's, then the platform (a real one: "0.32.2-0.32.4-Linux-6.18.44-
-	// fc-v1252-x86_64-with-glibc2.36-x86_64"). It is the only place the
-	// flavor states a version, as mlx_lm.server has no version endpoint.
-	MLXFingerprint = "0.32.2-0.32.4-Linux-sim-x86_64"
+	// mlx flavor carries at the defaults, in mlx_lm.server's shape:
+	// mlx_lm's version, MLX's, then the platform (a real one: "0.32.2-
+	// 0.32.4-Linux-6.18.44-fc-v1252-x86_64-with-glibc2.36-x86_64"). It is
+	// the only place the flavor states a version, as mlx_lm.server has no
+	// version endpoint; SIM_VERSION replaces its first part.
+	MLXFingerprint     = MLXVersion + mlxFingerprintTail
+	mlxFingerprintTail = "-0.32.4-Linux-sim-x86_64"
+	// OllamaFingerprint is the system_fingerprint every OpenAI chunk of
+	// the ollama flavor carries, as Ollama's /v1 does.
+	OllamaFingerprint = "fp_ollama"
 	// VLLMFingerprint is the system_fingerprint of the vllm flavor's usage
-	// chunk, in vLLM's shape ("vllm-0.32.0-a1f68b72": its version, then a
-	// hash) with the version GET /version states.
+	// chunk at the defaults, in vLLM's shape ("vllm-0.32.0-a1f68b72": its
+	// version, then a hash) with the version GET /version states.
 	VLLMFingerprint = "vllm-" + Version + "-sim"
 )
 
@@ -186,9 +195,22 @@ type Config struct {
 
 	// Flavor (SIM_FLAVOR) is the OpenAI-kind server the simulator
 	// imitates beside its chat endpoints: FlavorVLLM (the default, also for
-	// ""), FlavorLlamaCpp, FlavorPlain, FlavorLMStudio or FlavorMLX. See
-	// the package documentation.
+	// ""), FlavorLlamaCpp, FlavorPlain, FlavorLMStudio, FlavorMLX or
+	// FlavorOllama. See the package documentation.
 	Flavor Flavor `env:"SIM_FLAVOR"`
+
+	// Version (SIM_VERSION) is the version the server states, where the
+	// server its flavor plays states one, and as that server does: Ollama's
+	// GET /api/version {"version":V} (every flavor that serves Ollama's
+	// endpoints), vLLM's GET /version and its system_fingerprint
+	// "vllm-V-sim", llama-server's /props build_info, mlx_lm.server's
+	// system_fingerprint "V-0.32.4-Linux-sim-x86_64" (a client reads a
+	// version there only where V is a version number such as 0.32.2).
+	// lmstudio states none, as LM Studio's API. Empty: Version, or
+	// MLXVersion for mlx. (The suite also reads SIM_VERSION as the
+	// built-in simulator's NAME_VERSION, the version it records for it:
+	// the same.)
+	Version string `env:"SIM_VERSION"`
 
 	// Quantization (SIM_QUANTIZATION, default DefaultQuantization, also
 	// for "") is the weights' quantization the metadata endpoints state:
@@ -238,7 +260,14 @@ const (
 	// Ollama endpoints, no version endpoint, but MLXFingerprint in every
 	// chunk.
 	FlavorMLX Flavor = "mlx"
+	// FlavorOllama plays Ollama: its native endpoints and its /v1 (the
+	// chat, GET /v1/models in Ollama's shape, owned_by "library",
+	// OllamaFingerprint in every chunk), none of vLLM's or llama-server's.
+	FlavorOllama Flavor = "ollama"
 )
+
+// Flavors are the flavors, the default first.
+var Flavors = []Flavor{FlavorVLLM, FlavorLlamaCpp, FlavorPlain, FlavorLMStudio, FlavorMLX, FlavorOllama}
 
 // ServesOllama reports whether the flavor serves Ollama's native
 // endpoints (/api/chat, /api/version, /api/show, /api/tags, /api/ps) beside
@@ -320,6 +349,20 @@ func (c Config) quantization() string             { return cmp.Or(c.Quantization
 func (c Config) perChunk() int                    { return max(c.TokensPerChunk, 1) }
 func (c Config) every() int                       { return max(c.FaultEvery, 1) }
 func (c Config) modelTools() ModelToolsMode       { return cmp.Or(c.ModelTools, ModelToolsOn) }
+
+// version is the version the server states (Config.Version).
+func (c Config) version() string {
+	if c.flavor() == FlavorMLX {
+		return cmp.Or(c.Version, MLXVersion)
+	}
+	return cmp.Or(c.Version, Version)
+}
+
+// mlxFingerprint is the mlx flavor's system_fingerprint.
+func (c Config) mlxFingerprint() string { return c.version() + mlxFingerprintTail }
+
+// vllmFingerprint is the vllm flavor's system_fingerprint.
+func (c Config) vllmFingerprint() string { return "vllm-" + c.version() + "-sim" }
 
 // toolCalls is how many tool calls a reply to a request with tools makes:
 // 0 with NoToolCalls.
@@ -553,14 +596,19 @@ func (c Config) generationErrors() []error {
 }
 
 // serverErrors checks the server it plays and its habits: SIM_FLAVOR,
-// SIM_QUANTIZATION, SIM_RESET, SIM_PREFIX_CACHE, SIM_MODELS,
+// SIM_VERSION, SIM_QUANTIZATION, SIM_RESET, SIM_PREFIX_CACHE, SIM_MODELS,
 // SIM_MODEL_TOOLS and SIM_TOOLS_HELD.
 func (c Config) serverErrors() []error {
 	var errs []error
-	switch c.Flavor {
-	case "", FlavorVLLM, FlavorLlamaCpp, FlavorPlain, FlavorLMStudio, FlavorMLX:
-	default:
-		errs = append(errs, fmt.Errorf("SIM_FLAVOR=%q: want %s, %s, %s, %s or %s", c.Flavor, FlavorVLLM, FlavorLlamaCpp, FlavorPlain, FlavorLMStudio, FlavorMLX))
+	if c.Flavor != "" && !slices.Contains(Flavors, c.Flavor) {
+		names := make([]string, len(Flavors))
+		for i, f := range Flavors {
+			names[i] = string(f)
+		}
+		errs = append(errs, fmt.Errorf("SIM_FLAVOR=%q: want %s or %s", c.Flavor, strings.Join(names[:len(names)-1], ", "), names[len(names)-1]))
+	}
+	if v := c.Version; len(v) > 100 || strings.ContainsFunc(v, func(r rune) bool { return r < ' ' || r == '"' || r == '\\' || r == 0x7f }) {
+		errs = append(errs, fmt.Errorf("SIM_VERSION=%q: want a version on one line, at most 100 characters, without quotes or backslashes, e.g. 0.7.0", v))
 	}
 	if q := c.Quantization; len(q) > 40 || strings.ContainsAny(q, " \t\r\n\"") {
 		errs = append(errs, fmt.Errorf("SIM_QUANTIZATION=%q: want a quantization's name, e.g. Q4_K_M or 4bit", q))
@@ -588,10 +636,10 @@ func (c Config) serverErrors() []error {
 	// Both play Ollama: a server without its endpoints has neither habit.
 	if !c.ServesOllama() {
 		if c.ModelTools == ModelToolsOff {
-			errs = append(errs, fmt.Errorf("SIM_MODEL_TOOLS=%s: SIM_FLAVOR=%s plays a server without Ollama's API (its /api/show capabilities); use SIM_FLAVOR vllm, llamacpp or plain", c.ModelTools, c.Flavor))
+			errs = append(errs, fmt.Errorf("SIM_MODEL_TOOLS=%s: SIM_FLAVOR=%s plays a server without Ollama's API (its /api/show capabilities); use SIM_FLAVOR ollama, vllm, llamacpp or plain", c.ModelTools, c.Flavor))
 		}
 		if c.ToolsHeld {
-			errs = append(errs, fmt.Errorf("SIM_TOOLS_HELD=true: SIM_FLAVOR=%s plays a server that is not Ollama; use SIM_FLAVOR vllm, llamacpp or plain", c.Flavor))
+			errs = append(errs, fmt.Errorf("SIM_TOOLS_HELD=true: SIM_FLAVOR=%s plays a server that is not Ollama; use SIM_FLAVOR ollama, vllm, llamacpp or plain", c.Flavor))
 		}
 	}
 	return errs
@@ -631,4 +679,75 @@ func decodeAt(i int, rate float64) time.Duration {
 		return maxOffset
 	}
 	return time.Duration(d)
+}
+
+// Setting is a SIM_ variable as a command line offers it (cmd/sim's
+// flags): its name, its default and what it sets, in a line each.
+type Setting struct {
+	Var     string // e.g. "SIM_TTFT"
+	Default string // e.g. "50ms", as the package documentation's table says it
+	Usage   string // what it sets
+	Bool    bool   // a boolean: 1 or 0, true or false
+}
+
+// Settings are Variables with their defaults and a line on what each
+// sets, in the order of Variables.
+func Settings() []Setting {
+	vars := Variables()
+	out := make([]Setting, 0, len(vars))
+	for _, v := range vars {
+		s := settingHelp[v]
+		out = append(out, Setting{Var: v, Default: s[0], Usage: s[1], Bool: isBool(v)})
+	}
+	return out
+}
+
+// settingHelp is each variable's default and line (see the package
+// documentation's Settings for the whole story).
+var settingHelp = map[string][2]string{
+	"SIM_TTFT":               {"50ms", "time from a request (or its slot) to its first token"},
+	"SIM_TOKENS_PER_SEC":     {"400", "decode rate, tokens per second"},
+	"SIM_FAULT":              {"(none)", "misbehave on purpose: reset, stall, truncate, malformed, keepalive, … or http-NNN"},
+	"SIM_FAULT_EVERY":        {"1", "the fault hits every N-th chat request"},
+	"SIM_SERVED_MODEL":       {"(echo the request)", "every reply names this model, and the listings list it"},
+	"SIM_TEXT_SEED":          {"0", "another number gives every reply other words, as a new model or version"},
+	"SIM_STOP_AFTER":         {"(off)", "replies end after N tokens with finish reason stop"},
+	"SIM_REASONING_TOKENS":   {"0", "the first N tokens of every reply are reasoning text"},
+	"SIM_REASONING_FIELD":    {"reasoning_content", "the OpenAI delta field of reasoning text: reasoning_content or reasoning"},
+	"SIM_TOOL_CALLS":         {"1", "tool calls in a reply to a request with tools (0: text)"},
+	"SIM_MODEL_TOOLS":        {"on", "off: the model takes no tools (Ollama's 400)"},
+	"SIM_TOOLS_HELD":         {"0 (false)", "hold back a streamed reply to a request with tools until its end, as Ollama before 0.8"},
+	"SIM_TOOL_ARGS_INVALID":  {"0", "fraction, 0 to 1, of tool calls whose arguments are broken JSON"},
+	"SIM_TOKENS_PER_CHUNK":   {"1", "tokens' text per chunk"},
+	"SIM_CLOSE_AFTER_STREAM": {"0 (false)", "close the connection after every streamed reply, as llama-server"},
+	"SIM_SLOTS":              {"0 (unlimited)", "at most N requests decode at once; the others queue"},
+	"SIM_BATCH_SLOWDOWN":     {"0", "with m streams decoding, each at rate/(1 + f·(m−1))"},
+	"SIM_DEGRADE":            {"0 (off)", "F in (0,1]: once two requests decoded at once, later ones decode at F × rate until a reset"},
+	"SIM_PREFILL_TPS":        {"0 (off)", "prompt rate: the first token also waits uncached prompt tokens / rate"},
+	"SIM_PREFIX_CACHE":       {"on", "the prompt cache: on or off"},
+	"SIM_LOAD_TIME":          {"0", "how long a model load takes (the first request after an unload waits it)"},
+	"SIM_CONTEXT":            {"40960", "the model's context length, in tokens"},
+	"SIM_FLAVOR":             {"vllm", "the server played: vllm, llamacpp, plain, lmstudio, mlx or ollama"},
+	"SIM_VERSION":            {"sim-1 (mlx: 0.32.2)", "the version the server states, where its flavor's server states one (e.g. 0.7.0)"},
+	"SIM_QUANTIZATION":       {"Q4_K_M", "the weights' quantization the metadata states"},
+	"SIM_MODELS":             {"listed", "empty: GET /v1/models answers 200 with no body, as mlx_lm.server without its cache folder"},
+	"SIM_RESET":              {"ok", "refuse: every reset endpoint answers an error"},
+	"SIM_METRICS":            {"1 (served)", "0: no GET /metrics"},
+}
+
+// isBool reports whether the variable v is a boolean: its field, in
+// Config or metricsEnv, is a bool.
+func isBool(v string) bool {
+	for _, t := range []reflect.Type{reflect.TypeFor[Config](), reflect.TypeFor[metricsEnv]()} {
+		for i := range t.NumField() {
+			if f := t.Field(i); f.Tag.Get("env") == v {
+				k := f.Type.Kind()
+				if k == reflect.Pointer {
+					k = f.Type.Elem().Kind()
+				}
+				return k == reflect.Bool
+			}
+		}
+	}
+	return false
 }

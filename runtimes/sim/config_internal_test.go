@@ -71,6 +71,36 @@ func TestSettingsDocumented(t *testing.T) {
 	}
 }
 
+// Settings, what cmd/sim's -h shows, are the variables the package reads,
+// in their order, each with a line and the default the package
+// documentation's table shows: a value that loads the defaults' Config,
+// or none (in parentheses) for a zero value.
+func TestSettingsForTheCommandLine(t *testing.T) {
+	doc := docTable(t, "doc.go")
+	defaults := DefaultConfig().effective()
+	var names, bools []string
+	for _, s := range Settings() {
+		names = append(names, s.Var)
+		if s.Bool {
+			bools = append(bools, s.Var)
+		}
+		assert.NotEmpty(t, s.Usage, "%s: no line", s.Var)
+		shown := doc[s.Var]
+		if !shown.set {
+			assert.True(t, strings.HasPrefix(s.Default, "("), "%s: default %q, but the package documentation shows none", s.Var, s.Default)
+			continue
+		}
+		value := strings.Fields(s.Default + " ")[0]
+		assert.Equal(t, shown.value, value, "%s: the default against the package documentation's", s.Var)
+		cfg, err := load(map[string]string{s.Var: value})
+		if assert.NoError(t, err, "%s=%s", s.Var, value) {
+			assert.Equal(t, defaults, cfg.effective(), "%s=%s, the default shown, is not the code's default", s.Var, value)
+		}
+	}
+	assert.Equal(t, Variables(), names)
+	assert.Equal(t, []string{"SIM_TOOLS_HELD", "SIM_CLOSE_AFTER_STREAM", "SIM_METRICS"}, bools, "the booleans")
+}
+
 // effective is c as the server plays it: each field whose zero value
 // stands for a default holds that default.
 func (c Config) effective() Config {
@@ -79,6 +109,7 @@ func (c Config) effective() Config {
 	c.TokensPerChunk, c.FaultEvery = c.perChunk(), c.every()
 	c.ToolCalls = c.toolCalls()
 	c.Quantization, c.Models, c.ModelTools = c.quantization(), c.modelsMode(), c.modelTools()
+	c.Version = c.version()
 	return c
 }
 

@@ -23,6 +23,7 @@
 //	SIM_SERVED_MODEL        ServedModel       (echo the request) OpenAI-compatible
 //	SIM_TEXT_SEED           TextSeed          0                  OpenAI-compatible
 //	SIM_FLAVOR              Flavor            vllm               Flavors
+//	SIM_VERSION             Version           sim-1              Flavors
 //	SIM_QUANTIZATION        Quantization      Q4_K_M             Flavors
 //	SIM_MODELS              Models            listed             Flavors
 //	SIM_RESET               Reset             ok                 Resets
@@ -534,6 +535,7 @@
 //	plain              none of those
 //	lmstudio           GET /api/v0/models (LM Studio's); no Ollama endpoints
 //	mlx                nothing more (mlx_lm.server); no Ollama endpoints
+//	ollama             nothing more: Ollama's endpoints and its /v1 (Ollama)
 //
 // In the chat stream, vllm adds what vLLM 0.32 adds: "prompt_token_ids":null,
 // "prompt_text":null after the role-only chunk's choices, and
@@ -543,8 +545,22 @@
 // "0.32.2-0.32.4-Linux-sim-x86_64" (MLXFingerprint: mlx_lm's version,
 // MLX's, the platform), after the id of every chunk, as mlx_lm.server
 // does; that is where mlx_lm states its version, having no endpoint for
-// it. The others add nothing. These are fixed per reply, so a chunk costs
-// no more to write.
+// it. ollama puts Ollama's, "system_fingerprint":"fp_ollama"
+// (OllamaFingerprint), in every chunk, as Ollama's /v1 does. The others
+// add nothing. These are fixed per reply, so a chunk costs no more to
+// write.
+//
+// SIM_VERSION=V (Config.Version; default Version, "sim-1", and
+// MLXVersion, "0.32.2", for mlx) is the version the server states, where
+// and as the server its flavor plays does: GET /api/version
+// {"version":V} in every flavor that serves Ollama's endpoints, vllm's
+// GET /version {"version":V} and usage fingerprint "vllm-V-sim",
+// llamacpp's /props build_info, mlx's fingerprint
+// "V-0.32.4-Linux-sim-x86_64"; lmstudio states none, as LM Studio's API.
+// A value of more than 100 characters, or with a quote, a backslash or a
+// control character, is an error. cmd/sim serves the simulator as a
+// process of its own, every setting a flag (-flavor ollama -version
+// 0.7.0).
 //
 // GET /v1/models lists the model in the flavor's shape: vLLM's
 // {"id":M,"object":"model","created":T,"owned_by":"sim","root":M,
@@ -553,7 +569,8 @@
 // "meta":{"vocab_type":2,"n_vocab":32000,"n_ctx_train":N,"n_embd":1024,
 // "n_params":P,"size":P/2}} (P is Parameters); LM Studio's {"id":M,
 // "object":"model","owned_by":"organization_owner"}; mlx_lm's {"id":M,
-// "object":"model","created":T}, no owner. LM Studio's GET /api/v0/models:
+// "object":"model","created":T}, no owner; Ollama's {"id":M,
+// "object":"model","created":T,"owned_by":"library"}. LM Studio's GET /api/v0/models:
 //
 //	{"object":"list","data":[{"id":M,"object":"model","type":"llm","publisher":"sim","arch":"sim","compatibility_type":C,"quantization":Q,"state":"loaded","max_context_length":N}]}
 //

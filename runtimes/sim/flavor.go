@@ -30,7 +30,7 @@ func (s *Server) props(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, mustJSON(map[string]any{
 		"total_slots":                 s.cfg.slotCount(),
 		"n_ctx":                       n,
-		"build_info":                  Version,
+		"build_info":                  s.cfg.version(),
 		"default_generation_settings": map[string]any{"n_ctx": n},
 		"model_path":                  s.cfg.listed(),
 	}))
@@ -98,7 +98,7 @@ func (s *Server) llamaTokenize(w http.ResponseWriter, r *http.Request) {
 // modelsEntry is the model's entry in GET /v1/models, in the flavor's
 // shape: vLLM's (owned_by, root, max_model_len) by default; llama-server's
 // with its meta (n_params, n_ctx_train, …); LM Studio's; mlx_lm.server's,
-// an id and no owner.
+// an id and no owner; Ollama's, owned_by "library".
 func (s *Server) modelsEntry() map[string]any {
 	model, created := s.cfg.listed(), s.started.Unix()
 	switch s.cfg.flavor() {
@@ -114,6 +114,8 @@ func (s *Server) modelsEntry() map[string]any {
 		return map[string]any{"id": model, "object": "model", "owned_by": "organization_owner"}
 	case FlavorMLX:
 		return map[string]any{"id": model, "object": "model", "created": created}
+	case FlavorOllama:
+		return map[string]any{"id": model, "object": "model", "created": created, "owned_by": "library"}
 	}
 	return map[string]any{
 		"id": model, "object": "model", "created": created, "owned_by": "sim",

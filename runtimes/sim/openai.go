@@ -89,9 +89,11 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	fingerprint, roleTail, usageTail := "", roleEnd, usageEnd
 	switch s.cfg.flavor() {
 	case FlavorMLX:
-		fingerprint = `"system_fingerprint":"` + MLXFingerprint + `",`
+		fingerprint = `"system_fingerprint":"` + s.cfg.mlxFingerprint() + `",`
+	case FlavorOllama:
+		fingerprint = `"system_fingerprint":"` + OllamaFingerprint + `",`
 	case FlavorVLLM:
-		roleTail, usageTail = vllmRoleEnd, vllmUsageEnd
+		roleTail, usageTail = vllmRoleEnd, s.vllmUsageEnd
 	}
 	enc := &openaiEncoder{
 		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x",%s"object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
@@ -135,18 +137,18 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 }
 
 // The role-only chunk's and the usage chunk's ends after the head: vLLM
-// 0.32's (the vllm flavor) and the others'.
+// 0.32's (the vllm flavor; its usage chunk's, vllmUsageEnd, is
+// Server.vllmUsageEnd, with the version it states) and the others'.
 const (
-	roleEnd      = `[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}` + "\n\n"
-	vllmRoleEnd  = `[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"prompt_token_ids":null,"prompt_text":null}` + "\n\n"
-	usageEnd     = "}}\n\n"
-	vllmUsageEnd = `},"system_fingerprint":"` + VLLMFingerprint + `"}` + "\n\n"
+	roleEnd     = `[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}` + "\n\n"
+	vllmRoleEnd = `[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"prompt_token_ids":null,"prompt_text":null}` + "\n\n"
+	usageEnd    = "}}\n\n"
 )
 
 type openaiEncoder struct {
 	head      []byte // data: {"id":…,["system_fingerprint":…,]"object":…,"created":…,"model":M,"choices":
 	usage     bool
-	usageTail string // what closes the usage chunk: usageEnd or vllmUsageEnd
+	usageTail string // what closes the usage chunk: usageEnd or Server.vllmUsageEnd
 	rep       *reply
 	field     ReasoningField // the delta field of reasoning text
 	details   bool           // usage has completion_tokens_details

@@ -54,6 +54,9 @@ type Server struct {
 	// Precomputed bodies of the fixed metadata endpoints; /api/ps's with
 	// the model loaded and without.
 	versionBody, showBody, tagsBody, psBody, psEmptyBody, modelsBody []byte
+	// vllmUsageEnd closes the vllm flavor's usage chunk, with its
+	// fingerprint.
+	vllmUsageEnd string
 }
 
 // hooks let tests watch a server; all are optional.
@@ -69,7 +72,11 @@ type hooks struct {
 }
 
 // Start validates cfg and serves on 127.0.0.1 on a free port.
-func Start(cfg Config) (*Server, error) { return start(cfg, hooks{}) }
+func Start(cfg Config) (*Server, error) { return start(cfg, "127.0.0.1:0", hooks{}) }
+
+// StartAt is Start serving on addr, a host and port ("127.0.0.1:8081";
+// port 0 is a free one), as cmd/sim does.
+func StartAt(cfg Config, addr string) (*Server, error) { return start(cfg, addr, hooks{}) }
 
 // Tap watches a server from inside, for tests that check a client against
 // the server's own clock: when each stream started (t0) and when each write
@@ -93,14 +100,14 @@ type Tap struct {
 
 // StartTapped is Start with a Tap.
 func StartTapped(cfg Config, tap Tap) (*Server, error) {
-	return start(cfg, hooks{onStart: tap.Start, trace: tap.Flush, onBody: tap.Body})
+	return start(cfg, "127.0.0.1:0", hooks{onStart: tap.Start, trace: tap.Flush, onBody: tap.Body})
 }
 
-func start(cfg Config, h hooks) (*Server, error) {
+func start(cfg Config, addr string, h hooks) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +305,8 @@ func (s *Server) precompute() {
 		"quantization_level": s.cfg.quantization(),
 		"format":             "gguf",
 	}
-	s.versionBody = mustJSON(map[string]any{"version": Version})
+	s.versionBody = mustJSON(map[string]any{"version": s.cfg.version()})
+	s.vllmUsageEnd = `},"system_fingerprint":"` + s.cfg.vllmFingerprint() + `"}` + "\n\n"
 	// Ollama says a model takes tools where its chat template uses .Tools.
 	caps, template := []string{"completion", "tools"}, toolsTemplate
 	if s.cfg.modelTools() == ModelToolsOff {
