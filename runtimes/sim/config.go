@@ -386,6 +386,28 @@ func (c Config) slotCount() int { return max(c.Slots, 1) }
 // listed is the model the listings show.
 func (c Config) listed() string { return cmp.Or(c.ServedModel, Model) }
 
+// unserved reports whether a chat request that named model is refused
+// because the server serves another: with ServedModel set, the vllm and
+// ollama flavors answer 404 for any other name, as vLLM ("The model `x`
+// does not exist.") and Ollama ("model \"x\" not found, try pulling it
+// first") do; Ollama takes "name" for "name:latest". An empty name is
+// served (the simulator's own habit), and the other flavors reply as the
+// served model, as llama-server does.
+func (c Config) unserved(model string) bool {
+	f := c.flavor()
+	if c.ServedModel == "" || model == "" || (f != FlavorVLLM && f != FlavorOllama) {
+		return false
+	}
+	if f == FlavorOllama && !strings.Contains(model, ":") {
+		model += ":latest"
+	}
+	served := c.ServedModel
+	if f == FlavorOllama && !strings.Contains(served, ":") {
+		served += ":latest"
+	}
+	return model != served
+}
+
 // replyModel is what a reply's model field says for a request that named
 // model.
 func (c Config) replyModel(model string) string { return cmp.Or(c.ServedModel, model, Model) }

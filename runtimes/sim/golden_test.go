@@ -64,10 +64,10 @@ func TestGoldenSettings(t *testing.T) {
 	cfg := sim.Config{TTFT: time.Millisecond, TokensPerSec: 20000,
 		ServedModel: "/models/q.gguf", StopAfter: 5, ReasoningTokens: 2, TokensPerChunk: 2}
 	reqs := []struct{ name, path, body string }{
-		{"ollama-stream", ollamaPath, `{"model":"m","messages":[{"content":"a b"}],"options":{"num_predict":8}}`},
-		{"ollama-whole", ollamaPath, `{"model":"m","stream":false,"messages":[{"content":"a b"}],"options":{"num_predict":8}}`},
-		{"openai-usage", openaiPath, `{"model":"m","messages":[{"content":"a b"}],"stream":true,"max_tokens":8,"stream_options":{"include_usage":true}}`},
-		{"openai-ignore-eos", openaiPath, `{"model":"m","messages":[{"content":"c"}],"stream":true,"max_tokens":4,"ignore_eos":true,"stream_options":{"include_usage":true}}`},
+		{"ollama-stream", ollamaPath, `{"model":"/models/q.gguf","messages":[{"content":"a b"}],"options":{"num_predict":8}}`},
+		{"ollama-whole", ollamaPath, `{"model":"/models/q.gguf","stream":false,"messages":[{"content":"a b"}],"options":{"num_predict":8}}`},
+		{"openai-usage", openaiPath, `{"model":"/models/q.gguf","messages":[{"content":"a b"}],"stream":true,"max_tokens":8,"stream_options":{"include_usage":true}}`},
+		{"openai-ignore-eos", openaiPath, `{"model":"/models/q.gguf","messages":[{"content":"c"}],"stream":true,"max_tokens":4,"ignore_eos":true,"stream_options":{"include_usage":true}}`},
 	}
 	golden(t, cfg, "settings-", reqs)
 	cfg.ReasoningField = sim.Reasoning

@@ -41,6 +41,10 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		s.ollamaLoad(w, r, &req)
 		return
 	}
+	if perr == nil && s.cfg.unserved(req.Model) {
+		writeJSON(w, http.StatusNotFound, mustJSON(map[string]string{"error": ollamaNotFound(req.Model)}))
+		return
+	}
 	if perr == nil && s.refusesTools(req.Tools) {
 		// Ollama checks the model's capabilities before it schedules.
 		ollamaError(w, noTools(req.Model))
@@ -375,6 +379,11 @@ func (e *ollamaEncoder) failure(b []byte, _ Fault, msg string) []byte {
 }
 
 func (e *ollamaEncoder) keepAlive(b []byte) []byte { return append(b, '\n') }
+
+// ollamaNotFound is Ollama's message for a model it does not have.
+func ollamaNotFound(model string) string {
+	return fmt.Sprintf("model %q not found, try pulling it first", model)
+}
 
 func ollamaError(w http.ResponseWriter, err error) {
 	writeJSON(w, http.StatusBadRequest, mustJSON(map[string]string{"error": err.Error()}))

@@ -49,6 +49,10 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, errNoMessages)
 		return
 	}
+	if s.cfg.unserved(req.Model) {
+		s.openaiNotFound(w, req.Model)
+		return
+	}
 	if s.refusesTools(req.Tools) {
 		// Ollama's /v1 passes its /api/chat error on, in OpenAI's shape.
 		ollamaOpenAIError(w, noTools(req.Model))
@@ -298,6 +302,20 @@ func ollamaOpenAIError(w http.ResponseWriter, err error) {
 	writeJSON(w, http.StatusBadRequest, mustJSON(map[string]any{"error": map[string]any{
 		"message": err.Error(), "type": "invalid_request_error", "param": nil, "code": nil,
 	}}))
+}
+
+// openaiNotFound answers a chat request for a model the server does not
+// serve: 404 with vLLM's body, or Ollama's /v1 one.
+func (s *Server) openaiNotFound(w http.ResponseWriter, model string) {
+	if s.cfg.flavor() == FlavorOllama {
+		writeJSON(w, http.StatusNotFound, mustJSON(map[string]any{"error": map[string]any{
+			"message": ollamaNotFound(model), "type": "api_error", "param": nil, "code": nil,
+		}}))
+		return
+	}
+	writeJSON(w, http.StatusNotFound, mustJSON(map[string]any{
+		"object": "error", "message": "The model `" + model + "` does not exist.", "type": "NotFoundError", "param": nil, "code": http.StatusNotFound,
+	}))
 }
 
 func openaiError(w http.ResponseWriter, err error) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -46,11 +47,11 @@ func getJSON(t *testing.T, c *http.Client, url, path string) map[string]any {
 	return m
 }
 
-// SIM_SERVED_MODEL: every reply names the served model, whatever was
-// asked, and the listings list it.
+// SIM_SERVED_MODEL on a llama-server: every reply names the served model,
+// whatever was asked, and the listings list it.
 func TestServedModel(t *testing.T) {
 	const served = "/models/Qwen3-8B-Q4_K_M.gguf"
-	srv := startEnv(t, "SIM_SERVED_MODEL", served)
+	srv := startEnv(t, "SIM_SERVED_MODEL", served, "SIM_FLAVOR", "llamacpp")
 	c := newClient(t, 1)
 	for _, path := range paths {
 		t.Run(path, func(t *testing.T) {
@@ -308,4 +309,41 @@ func TestPromptCache(t *testing.T) {
 		assert.Equal(t, sim.PromptTokens("Be brief.", "Hi there", "Yes.", "again"), r.prompt)
 		assert.Equal(t, p1, r.cached)
 	})
+}
+
+// SIM_SERVED_MODEL on a vLLM or an Ollama: a request for another model is
+// refused with 404 and the server's own body, as the real servers do
+// (vLLM: "The model `x` does not exist."; Ollama: "model \"x\" not found,
+// try pulling it first", on /api/chat and, in OpenAI's error shape, on
+// /v1); Ollama takes "name" for "name:latest", and an empty name is served.
+func TestUnservedModelRefused(t *testing.T) {
+	c := newClient(t, 1)
+	ollama := `{"model":%q,"stream":false,"messages":[{"content":"hi"}],"options":{"num_predict":2}}`
+	openai := `{"model":%q,"stream":true,"max_tokens":2,"messages":[{"content":"hi"}]}`
+	cases := []struct {
+		flavor, served, path, body, asked string
+		status                            int
+		want                              string
+	}{
+		{"vllm", "e2e", openaiPath, openai, "llama3", 404, `{"code":404,"message":"The model ` + "`llama3`" + ` does not exist.","object":"error","param":null,"type":"NotFoundError"}`},
+		{"vllm", "e2e", openaiPath, openai, "e2e", 200, ""},
+		{"vllm", "e2e", openaiPath, openai, "", 200, ""},
+		{"ollama", "e2e:latest", ollamaPath, ollama, "llama3", 404, `{"error":"model \"llama3\" not found, try pulling it first"}`},
+		{"ollama", "e2e:latest", openaiPath, openai, "llama3", 404, `{"error":{"code":null,"message":"model \"llama3\" not found, try pulling it first","param":null,"type":"api_error"}}`},
+		{"ollama", "e2e:latest", ollamaPath, ollama, "e2e", 200, ""},
+		{"ollama", "e2e", openaiPath, openai, "e2e:latest", 200, ""},
+		{"llamacpp", "e2e", openaiPath, openai, "llama3", 200, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.flavor+tc.path+"/"+tc.asked, func(t *testing.T) {
+			srv := startEnv(t, "SIM_SERVED_MODEL", tc.served, "SIM_FLAVOR", tc.flavor)
+			res := do(context.Background(), c, srv.URL, tc.path, fmt.Sprintf(tc.body, tc.asked))
+			require.NoError(t, res.err)
+			require.Equal(t, tc.status, res.status, "%v", res.lines)
+			if tc.want != "" {
+				require.Len(t, res.lines, 1)
+				assert.JSONEq(t, tc.want, res.lines[0].text)
+			}
+		})
+	}
 }
