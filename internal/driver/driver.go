@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,6 +76,7 @@ type Driver struct {
 	noMetrics   map[string]bool             // runtimes without Prometheus counters
 	loaded      map[string]bool             // runtimes whose loaded model is described
 	first       map[string]*firstLeaf       // runtime name → its first leaf run, for its control
+	timed       map[string]time.Duration    // runtime name → its leaf runs' timed rounds' time, for its control's budget
 	sizes       map[string]map[string]*size // runtime → in<N> prompt → its size
 	numCtx      int                         // Ollama's options.num_ctx, 0: none sent
 	// follow are the follow-ups of each conversation (BENCH_TURNS − 1),
@@ -316,7 +318,8 @@ func (d *Driver) ConfigLines() string {
 // the simulator. A run that sent no request writes no files. It says on
 // the log how many requests failed, and fails if any leaf run had no
 // successful request, if no benchmark sent a request, or if more requests
-// failed than BENCH_MAX_FAILURES allows.
+// failed than BENCH_MAX_FAILURES allows (config.DefaultMaxFailures, 5%,
+// unless set).
 func (d *Driver) Finish() error {
 	defer d.Close()
 	if d.Run.Len() == 0 {
@@ -337,10 +340,19 @@ func (d *Driver) Finish() error {
 	d.logf("wrote %s, %s and %s", d.files.json, d.files.txt, d.files.records)
 	var errs []error
 	if failures > 0 {
-		d.logf("%d of %d requests failed (%s): see the errors in %s", failures, requests, classes, d.files.json)
-		if limit := d.Settings.MaxFailures; limit != nil && float64(failures) > *limit*float64(requests) {
-			errs = append(errs, fmt.Errorf("%d of %d requests failed (%.1f%%), more than BENCH_MAX_FAILURES=%v allows",
-				failures, requests, 100*float64(failures)/float64(requests), *limit))
+		limit := config.DefaultMaxFailures
+		if l := d.Settings.MaxFailures; l != nil {
+			limit = *l
+		}
+		over := float64(failures) > limit*float64(requests)
+		verdict := fmt.Sprintf("the run fails only above BENCH_MAX_FAILURES=%v (%s of the requests)", limit, share(limit))
+		if over {
+			verdict = fmt.Sprintf("more than BENCH_MAX_FAILURES=%v (%s of the requests) allows: the run fails", limit, share(limit))
+		}
+		d.logf("%d of %d requests failed (%s): see the errors in %s; %s", failures, requests, classes, d.files.json, verdict)
+		if over {
+			errs = append(errs, fmt.Errorf("%d of %d requests failed (%.1f%%), more than BENCH_MAX_FAILURES=%v allows (BENCH_MAX_FAILURES=1 never fails a run for its failed requests)",
+				failures, requests, 100*float64(failures)/float64(requests), limit))
 		}
 	}
 	// go test does not fail a run whose later -count repetitions fail;
@@ -349,6 +361,11 @@ func (d *Driver) Finish() error {
 		errs = append(errs, fmt.Errorf("%d leaf runs had no successful request, the first %s", len(failed), failed[0].Name()))
 	}
 	return errors.Join(errs...)
+}
+
+// share is a share as a percentage: "5%", "0.5%".
+func share(x float64) string {
+	return strconv.FormatFloat(100*x, 'f', -1, 64) + "%"
 }
 
 // Close stops the interrupt handler, the progress output and the

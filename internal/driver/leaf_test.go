@@ -2,6 +2,7 @@ package driver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -219,9 +220,10 @@ func TestFailuresAtTheEnd(t *testing.T) {
 		max     string
 		wantErr string
 	}{
-		{"", ""},
+		{"", "1 of 5 requests failed (20.0%), more than BENCH_MAX_FAILURES=0.05 allows (BENCH_MAX_FAILURES=1 never fails a run for its failed requests)"},
+		{"1", ""},
 		{"0.5", ""},
-		{"0.01", "1 of 5 requests failed (20.0%), more than BENCH_MAX_FAILURES=0.01 allows"},
+		{"0.01", "1 of 5 requests failed (20.0%), more than BENCH_MAX_FAILURES=0.01 allows (BENCH_MAX_FAILURES=1 never fails a run for its failed requests)"},
 	} {
 		t.Run("max="+tt.max, func(t *testing.T) {
 			t.Parallel()
@@ -237,7 +239,12 @@ func TestFailuresAtTheEnd(t *testing.T) {
 			} else {
 				assert.EqualError(t, err, tt.wantErr)
 			}
-			assert.Contains(t, log.String(), Prefix+"1 of 5 requests failed (1 reset): see the errors in "+s.files.json+"\n")
+			limit := cmp.Or(tt.max, "0.05")
+			verdict := "the run fails only above BENCH_MAX_FAILURES=" + limit
+			if tt.wantErr != "" {
+				verdict = "more than BENCH_MAX_FAILURES=" + limit
+			}
+			assert.Contains(t, log.String(), Prefix+"1 of 5 requests failed (1 reset): see the errors in "+s.files.json+"; "+verdict+" (")
 		})
 	}
 }
