@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
@@ -77,6 +78,10 @@ type Driver struct {
 	loaded      map[string]bool             // runtimes whose loaded model is described
 	first       map[string]*firstLeaf       // runtime name → its first leaf run, for its control
 	timed       map[string]time.Duration    // runtime name → its leaf runs' timed rounds' time, for its control's budget
+	// The log's lines held while a leaf runs (see logf).
+	logMu   sync.Mutex
+	holding bool
+	held    []string
 	sizes       map[string]map[string]*size // runtime → in<N> prompt → its size
 	numCtx      int                         // Ollama's options.num_ctx, 0: none sent
 	// follow are the follow-ups of each conversation (BENCH_TURNS − 1),
@@ -166,6 +171,11 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 		return nil, err
 	}
 	d.warnWeights()
+	d.startFresh(ctx)
+	if c := opts.Count; c > 0 && c < minSamples {
+		d.logf("-count=%d: %s a leaf; scripts/compare.sh and cmd/compare give no verdict below %d (benchstat's confidence interval needs them): run with -count=%d or more to compare runs",
+			c, plural(c, "sample"), minSamples, minSamples)
+	}
 	d.numCtx = d.fitNumCtx()
 	if err := errors.Join(d.checkContext(), d.checkWorkloadContext(), d.checkTools()); err != nil {
 		d.Close()
@@ -398,9 +408,64 @@ func (d *Driver) Close() {
 // never read as one.
 const Prefix = "[inference] "
 
+// logf says a line on the log. While a leaf runs (between Begin and
+// End) the line is held and goes in the leaf's Outcome.Notes, under its
+// result line: go test prints a benchmark's name before it runs a -count
+// repetition, and a line on stderr then would land in the middle of its
+// result line.
 func (d *Driver) logf(format string, args ...any) {
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	if d.holding {
+		d.held = append(d.held, fmt.Sprintf(format, args...))
+		return
+	}
 	fmt.Fprintf(d.log, Prefix+format+"\n", args...)
 }
+
+// logNow says a line on the log at once, even while a leaf runs: for a
+// run that ends there (an interrupt).
+func (d *Driver) logNow(format string, args ...any) {
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	for _, h := range d.held {
+		fmt.Fprintf(d.log, Prefix+"%s\n", h)
+	}
+	d.held = nil
+	fmt.Fprintf(d.log, Prefix+format+"\n", args...)
+}
+
+// hold holds the log's lines from now on (a leaf begins); release stops
+// holding them and returns those held.
+func (d *Driver) hold() {
+	d.logMu.Lock()
+	d.holding = true
+	d.logMu.Unlock()
+}
+
+func (d *Driver) release() []string {
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	held := d.held
+	d.holding, d.held = false, nil
+	return held
+}
+
+// startFresh returns every runtime that can be benchmarked to a known
+// state at the start (BENCH_FRESH=leaf), as before each leaf run: the way
+// its server offers, or that it offers none, is said now, with the other
+// notes on the runtimes, before the first result line.
+func (d *Driver) startFresh(ctx context.Context) {
+	for _, rt := range d.Runtimes {
+		if d.unavailable[rt.Name] == nil {
+			d.fresh(ctx, rt)
+		}
+	}
+}
+
+// minSamples is the fewest -count repetitions a leaf needs for
+// benchstat's confidence interval, and so for a comparison's verdict.
+const minSamples = 6
 
 // maxConns is how many requests the run can have in flight to one
 // server: the transport keeps that many idle connections.
