@@ -71,19 +71,19 @@ type Driver struct {
 	progress    *progress
 	files       *files
 	stopSignals func()
-	leafRuns    int                         // leaf runs begun
-	repetitions map[bench.Key]int           // leaf runs begun, by leaf
-	power       *telemetry.Sampler          // nil: no power figures
-	noMetrics   map[string]bool             // runtimes without Prometheus counters
-	loaded      map[string]bool             // runtimes whose loaded model is described
-	first       map[string]*firstLeaf       // runtime name → its first leaf run, for its control
-	timed       map[string]time.Duration    // runtime name → its leaf runs' timed rounds' time, for its control's budget
+	leafRuns    int                      // leaf runs begun
+	repetitions map[bench.Key]int        // leaf runs begun, by leaf
+	power       *telemetry.Sampler       // nil: no power figures
+	noMetrics   map[string]bool          // runtimes without Prometheus counters
+	loaded      map[string]bool          // runtimes whose loaded model is described
+	first       map[string]*firstLeaf    // runtime name → its first leaf run, for its control
+	timed       map[string]time.Duration // runtime name → its leaf runs' timed rounds' time, for its control's budget
 	// The log's lines held while a leaf runs (see logf).
 	logMu   sync.Mutex
 	holding bool
 	held    []string
-	sizes       map[string]map[string]*size // runtime → in<N> prompt → its size
-	numCtx      int                         // Ollama's options.num_ctx, 0: none sent
+	sizes   map[string]map[string]*size // runtime → in<N> prompt → its size
+	numCtx  int                         // Ollama's options.num_ctx, 0: none sent
 	// follow are the follow-ups of each conversation (BENCH_TURNS − 1),
 	// and conversations the conversations begun, for their ids.
 	follow        []string
