@@ -367,9 +367,9 @@ phase "suite runs, fresh and stale server"
 # as the leaves before left it. Ollama's runner decodes a single stream
 # about half as fast after a concurrent leaf until it is unloaded: the
 # control leaf at the end of the stale run shows it.
-suite fresh . "${ROUNDS}x" 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS="$FRESH_PROMPTS" BENCH_FRESH=leaf BENCH_CONTROL=on
+suite fresh . "${ROUNDS}x" 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS="$FRESH_PROMPTS" BENCH_FRESH=leaf BENCH_CONTROL=on BENCH_CONTROL_MAX=1m
 e2e_env+=(E2E_FRESH_SUMMARY="$json" E2E_FRESH_PROMPTS="$FRESH_PROMPTS")
-suite stale . "${ROUNDS}x" 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS="$FRESH_PROMPTS" BENCH_FRESH=off BENCH_CONTROL=on
+suite stale . "${ROUNDS}x" 1 BENCH_RUNTIMES=ollama BENCH_PROMPTS="$FRESH_PROMPTS" BENCH_FRESH=off BENCH_CONTROL=on BENCH_CONTROL_MAX=1m
 e2e_env+=(E2E_STALE_SUMMARY="$json" E2E_STALE_LOG="$tmp/suite-stale.log")
 
 phase "check fresh and stale"

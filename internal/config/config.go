@@ -15,6 +15,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,10 +82,15 @@ type Settings struct {
 	PromptsDir      string `env:"BENCH_PROMPTS_DIR"`
 	OutputDir       string `env:"BENCH_OUTPUT_DIR"` // unset: summary.DefaultOutputDir
 	Progress        string `env:"BENCH_PROGRESS" envDefault:"auto"`
-	// MaxFailures, if set, is the share of failed requests (0 to 1) above
-	// which the run fails; unset, failed requests never fail a run whose
-	// every benchmark had a success.
-	MaxFailures *float64 `env:"BENCH_MAX_FAILURES"`
+	// MaxFailures is the share of failed requests (0 to 1) above which
+	// the run fails: DefaultMaxFailures unless set; 1 never fails a run
+	// whose every benchmark had a success. A pointer, as before it had a
+	// default: Load always sets it.
+	MaxFailures *float64 `env:"BENCH_MAX_FAILURES" envDefault:"0.05"`
+	// ControlMax bounds the time the control leaf's timed rounds take
+	// (BENCH_CONTROL_MAX): a share of the runtime's timed time in the run
+	// ("10%", never below MinControlTime) or a duration ("30s").
+	ControlMax ControlMax `env:"BENCH_CONTROL_MAX" envDefault:"10%"`
 	// Power is auto (measure with macmon where it is found), on (macmon
 	// must work, or the run stops at setup) or off.
 	Power string `env:"BENCH_POWER" envDefault:"auto"`
@@ -203,6 +209,63 @@ const (
 	ControlOn  = "on"
 	ControlOff = "off"
 )
+
+// DefaultMaxFailures is BENCH_MAX_FAILURES unset: a run in which more
+// than 5% of the requests failed fails, so that a nightly does not go
+// green with a third of them lost.
+const DefaultMaxFailures = 0.05
+
+// MinControlTime is the least a control's timed rounds may take when
+// BENCH_CONTROL_MAX is a share: a short run's 10% would not hold one round.
+const MinControlTime = 3 * time.Second
+
+// ControlMax is BENCH_CONTROL_MAX: the most time a runtime's control
+// leaf's timed rounds may take, as a Share of the runtime's timed time in
+// the run (at least MinControlTime), or as a Time.
+type ControlMax struct {
+	Share float64       // 0.1 for "10%"; 0 when Time is set
+	Time  time.Duration // "30s"; 0 when Share is set
+	text  string
+}
+
+func (c *ControlMax) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	*c = ControlMax{text: s}
+	if pct, ok := strings.CutSuffix(s, "%"); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
+		if err != nil || !(f > 0 && f <= 1000) {
+			return fmt.Errorf("a share must be a percentage above 0 and at most 1000%% (10%%), or a duration (30s)")
+		}
+		c.Share = f / 100
+		return nil
+	}
+	var d Duration
+	if err := d.UnmarshalText(b); err != nil || d <= 0 {
+		return fmt.Errorf("want a share of the run's timed time (10%%) or a duration above 0 (30s, 2m)")
+	}
+	c.Time = time.Duration(d)
+	return nil
+}
+
+// Budget is the most time a control's timed rounds may take in a run
+// whose runtime had timed rounds for timed.
+func (c ControlMax) Budget(timed time.Duration) time.Duration {
+	if c.Time > 0 {
+		return c.Time
+	}
+	return max(time.Duration(c.Share*float64(timed)), MinControlTime)
+}
+
+// String is the setting as given ("10%", "30s").
+func (c ControlMax) String() string {
+	if c.text != "" {
+		return c.text
+	}
+	if c.Time > 0 {
+		return c.Time.String()
+	}
+	return strconv.FormatFloat(100*c.Share, 'f', -1, 64) + "%"
+}
 
 // The BENCH_POWER modes.
 const (
@@ -431,7 +494,7 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 // it.
 func (s Settings) validate(environ map[string]string) error {
 	var errs []error
-	for _, p := range slices.Concat(s.loadProblems(), s.powerProblems(), s.runProblems(), s.requestProblems(), s.workloadProblems(environ), runtimeNameProblems(s.Runtimes)) {
+	for _, p := range slices.Concat(s.loadProblems(), s.powerProblems(), s.runProblems(), s.requestProblems(), s.workloadProblems(environ), runtimeNameProblems(s.Runtimes), s.promptNameProblems()) {
 		// The message shows the variable as the user wrote it.
 		errs = append(errs, fmt.Errorf("%s=%q: %s", p.variable, envvar.Get(environ, p.variable), p.why))
 	}
@@ -565,6 +628,33 @@ func (s Settings) requestProblems() []problem {
 	}
 	if strings.TrimSpace(s.OutputDir) == "" {
 		bad("BENCH_OUTPUT_DIR", "must name a folder")
+	}
+	return ps
+}
+
+// promptNameProblems refuses a name of BENCH_PROMPTS that is a built-in
+// prompt's misspelt ("shrot"), naming the built-in: within two letters of
+// it, and neither a file of BENCH_PROMPTS_DIR nor an in<N> prompt. Other
+// unknown names are left to the prompts' loader, which knows every prompt
+// a run makes.
+func (s Settings) promptNameProblems() []problem {
+	var ps []problem
+	for _, n := range s.Prompts {
+		n = strings.TrimSpace(n)
+		if n == "" || slices.Contains(prompts.Builtin, n) {
+			continue
+		}
+		if _, ok := prompts.ParseInputName(n); ok {
+			continue
+		}
+		if s.PromptsDir != "" {
+			if _, err := os.Stat(filepath.Join(s.PromptsDir, n+".txt")); err == nil {
+				continue
+			}
+		}
+		if near, d := envvar.Closest(strings.ToLower(n), prompts.Builtin); d >= 0 && d <= 2 && d < len(near)/2+1 {
+			ps = append(ps, problem{"BENCH_PROMPTS", fmt.Sprintf("unknown prompt %q: did you mean %s? (built-in: %s)", n, near, strings.Join(prompts.Builtin, ", "))})
+		}
 	}
 	return ps
 }
@@ -730,4 +820,5 @@ var (
 	_ encoding.TextUnmarshaler = (*Names)(nil)
 	_ encoding.TextUnmarshaler = (*Ints)(nil)
 	_ encoding.TextUnmarshaler = (*Duration)(nil)
+	_ encoding.TextUnmarshaler = (*ControlMax)(nil)
 )

@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -35,7 +37,12 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, CacheCold, s.Cache)
 	assert.False(t, s.IgnoreEOS)
 	assert.Equal(t, "30m", s.KeepAlive)
-	assert.Nil(t, s.MaxFailures)
+	require.NotNil(t, s.MaxFailures)
+	assert.Equal(t, DefaultMaxFailures, *s.MaxFailures, "a run fails above 5% of its requests failed")
+	assert.Equal(t, 0.1, s.ControlMax.Share)
+	assert.Equal(t, "10%", s.ControlMax.String())
+	assert.Equal(t, MinControlTime, s.ControlMax.Budget(10*time.Second), "10% of 10 s is less than 3 s")
+	assert.Equal(t, 6*time.Second, s.ControlMax.Budget(time.Minute))
 	assert.Zero(t, s.Temperature)
 	assert.Equal(t, Duration(600*time.Second), s.Timeout)
 	assert.Equal(t, Duration(120*time.Second), s.IdleTimeout)
@@ -120,8 +127,8 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_RATES", "0", `BENCH_RATES="0": 0: a rate must be a number of requests per second above 0`},
 		{"BENCH_BURSTINESS", "0", `BENCH_BURSTINESS="0": must be a number above 0`},
 		{"BENCH_MAX_INFLIGHT", "0", `BENCH_MAX_INFLIGHT="0": must be 1 or more`},
-		{"BENCH_SLO", "ttft=2", `BENCH_SLO="ttft=2": "ttft=2": "2" is not a duration above 0`},
-		{"BENCH_SLO", "latency=2s", `BENCH_SLO="latency=2s": "latency=2s": unknown target "latency"; the targets are ttft, tpot and total`},
+		{"BENCH_SLO", "ttft=2", `BENCH_SLO="ttft=2": "2" is not a duration above 0`},
+		{"BENCH_SLO", "latency=2s", `BENCH_SLO="latency=2s": unknown target "latency"; the targets are ttft, tpot and total`},
 		{"BENCH_POWER", "yes", `BENCH_POWER="yes": must be auto, on or off`},
 		{"BENCH_POWER_INTERVAL", "10ms", `BENCH_POWER_INTERVAL="10ms": must be 100ms or more`},
 		{"BENCH_SEED", "x", `BENCH_SEED="x": not a number`},
@@ -136,12 +143,12 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_IDLE_TIMEOUT", "soon", `BENCH_IDLE_TIMEOUT="soon": not a duration`},
 		{"BENCH_SKIP_UNREACHABLE", "yes", `BENCH_SKIP_UNREACHABLE="yes": not a boolean`},
 		{"BENCH_WARMUPS", "-1", `BENCH_WARMUPS="-1": must be 0 or more`},
-		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS="0": "0": a length must be 1 or more`},
-		{"BENCH_MAX_TOKENS", "normal:128", `BENCH_MAX_TOKENS="normal:128": "normal:128": want normal:MEAN,SD`},
-		{"BENCH_MAX_TOKENS", "uniform:64-32", `BENCH_MAX_TOKENS="uniform:64-32": "uniform:64-32": LO is above HI`},
-		{"BENCH_MAX_TOKENS", "zipf:3", `BENCH_MAX_TOKENS="zipf:3": "zipf:3": unknown distribution "zipf"`},
+		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS="0": a length must be 1 or more`},
+		{"BENCH_MAX_TOKENS", "normal:128", `BENCH_MAX_TOKENS="normal:128": want normal:MEAN,SD`},
+		{"BENCH_MAX_TOKENS", "uniform:64-32", `BENCH_MAX_TOKENS="uniform:64-32": LO is above HI`},
+		{"BENCH_MAX_TOKENS", "zipf:3", `BENCH_MAX_TOKENS="zipf:3": unknown distribution "zipf"`},
 		{"BENCH_INPUT_TOKENS", "512,normal:1k", `BENCH_INPUT_TOKENS="512,normal:1k": "normal:1k": want normal:MEAN,SD`},
-		{"BENCH_INPUT_TOKENS", "uniform:1-2000000", `BENCH_INPUT_TOKENS="uniform:1-2000000": "uniform:1-2000000": draws up to 2000000 tokens, above the largest length, 1000000`},
+		{"BENCH_INPUT_TOKENS", "uniform:1-2000000", `BENCH_INPUT_TOKENS="uniform:1-2000000": draws up to 2000000 tokens, above the largest length, 1000000`},
 		{"BENCH_INPUT_TOKENS", "normal:1k,10,normal:1024,10", `"normal:1024,10" is listed twice`},
 		{"BENCH_WORKLOAD", " ", `BENCH_WORKLOAD=" ": must name a workload file`},
 		{"BENCH_WORKLOAD_N", "-3", `BENCH_WORKLOAD_N="-3": must be 0 (every item of the workload) or more`},
@@ -160,11 +167,11 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_RUNTIMES", "a b", `BENCH_RUNTIMES="a b": "a b": a name may use only`},
 		{"BENCH_RUNTIMES", "vllm,vllm", `"vllm" is listed twice`},
 		{"BENCH_INPUT_TOKENS", "512,,4k", `BENCH_INPUT_TOKENS="512,,4k": an empty length between commas`},
-		{"BENCH_INPUT_TOKENS", "abc", `BENCH_INPUT_TOKENS="abc": "abc" is not a number of tokens`},
-		{"BENCH_INPUT_TOKENS", "0", `BENCH_INPUT_TOKENS="0": "0": a length must be above 0`},
-		{"BENCH_INPUT_TOKENS", "-512", `BENCH_INPUT_TOKENS="-512": "-512": a length must be above 0`},
-		{"BENCH_INPUT_TOKENS", "1.5k", `BENCH_INPUT_TOKENS="1.5k": "1.5k": a length is a whole number of tokens`},
-		{"BENCH_INPUT_TOKENS", "1000001", `BENCH_INPUT_TOKENS="1000001": "1000001": above the largest length, 1000000 tokens`},
+		{"BENCH_INPUT_TOKENS", "abc", `BENCH_INPUT_TOKENS="abc": not a number of tokens`},
+		{"BENCH_INPUT_TOKENS", "0", `BENCH_INPUT_TOKENS="0": a length must be above 0`},
+		{"BENCH_INPUT_TOKENS", "-512", `BENCH_INPUT_TOKENS="-512": a length must be above 0`},
+		{"BENCH_INPUT_TOKENS", "1.5k", `BENCH_INPUT_TOKENS="1.5k": a length is a whole number of tokens`},
+		{"BENCH_INPUT_TOKENS", "1000001", `BENCH_INPUT_TOKENS="1000001": above the largest length, 1000000 tokens`},
 		{"BENCH_INPUT_TOKENS", "1024,1k", `BENCH_INPUT_TOKENS="1024,1k": "1k": 1024 tokens is listed twice`},
 		{"BENCH_NUM_CTX", "0", `BENCH_NUM_CTX="0": must be a whole number of tokens above 0`},
 		{"BENCH_NUM_CTX", "4k", `BENCH_NUM_CTX="4k": not a number`},
@@ -187,6 +194,9 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_IDLE_POWER_S", "-1", `BENCH_IDLE_POWER_S="-1": must be a number of seconds from 0 (no idle baseline) to 600`},
 		{"BENCH_IDLE_POWER_S", "601", `BENCH_IDLE_POWER_S="601": must be a number of seconds`},
 		{"BENCH_IDLE_POWER_S", "five", `BENCH_IDLE_POWER_S="five"`},
+		{"BENCH_CONTROL_MAX", "0", `BENCH_CONTROL_MAX="0": want a share of the run's timed time (10%) or a duration above 0 (30s, 2m)`},
+		{"BENCH_CONTROL_MAX", "ten", `BENCH_CONTROL_MAX="ten": want a share`},
+		{"BENCH_CONTROL_MAX", "0%", `BENCH_CONTROL_MAX="0%": a share must be a percentage above 0`},
 	} {
 		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
 			t.Setenv(tc.key, tc.val)
@@ -199,6 +209,59 @@ func TestBadValues(t *testing.T) {
 
 // A workload brings its own turns and prompts: BENCH_TURNS and
 // BENCH_SHARED_PREFIX with it are refused, each naming its value.
+// An error names the bad value once, after its variable.
+func TestBadValueNamedOnce(t *testing.T) {
+	for _, tc := range []struct{ key, val, want string }{
+		{"BENCH_MAX_TOKENS", "128tok", `BENCH_MAX_TOKENS="128tok": not a whole number of tokens (e.g. 512, 8k); or normal:MEAN,SD or uniform:LO-HI`},
+		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS="0": a length must be 1 or more`},
+		{"BENCH_CONCURRENCY", "four", `BENCH_CONCURRENCY="four": not a whole number`},
+	} {
+		_, err := LoadFrom(map[string]string{tc.key: tc.val})
+		require.Error(t, err)
+		assert.Equal(t, tc.want, err.Error())
+	}
+}
+
+// A misspelt built-in prompt is refused naming the one meant; a file of
+// BENCH_PROMPTS_DIR and an in<N> are not misspellings, and a name far
+// from every built-in is left to the prompts' loader.
+func TestPromptDidYouMean(t *testing.T) {
+	_, err := LoadFrom(map[string]string{"BENCH_PROMPTS": "short,shrot"})
+	require.Error(t, err)
+	assert.Equal(t, `BENCH_PROMPTS="short,shrot": unknown prompt "shrot": did you mean short? (built-in: short, medium, code)`, err.Error())
+	_, err = LoadFrom(map[string]string{"BENCH_PROMPTS": "medum"})
+	assert.ErrorContains(t, err, "did you mean medium?")
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "shrot.txt"), []byte("hi"), 0o644))
+	_, err = LoadFrom(map[string]string{"BENCH_PROMPTS": "shrot", "BENCH_PROMPTS_DIR": dir})
+	assert.NoError(t, err, "a file of the prompts folder")
+	_, err = LoadFrom(map[string]string{"BENCH_PROMPTS": "haiku,in512", "BENCH_INPUT_TOKENS": "512"})
+	assert.NoError(t, err)
+}
+
+// BENCH_CONTROL_MAX: a share of the timed time, at least MinControlTime,
+// or a duration.
+func TestControlMax(t *testing.T) {
+	for _, tc := range []struct {
+		val   string
+		timed time.Duration
+		want  time.Duration
+	}{
+		{"10%", 100 * time.Second, 10 * time.Second},
+		{"10%", time.Second, MinControlTime},
+		{"50%", 20 * time.Second, 10 * time.Second},
+		{"30s", time.Hour, 30 * time.Second},
+		{"2m", time.Second, 2 * time.Minute},
+		{"45", time.Second, 45 * time.Second},
+	} {
+		s, err := LoadFrom(map[string]string{"BENCH_CONTROL_MAX": tc.val})
+		require.NoError(t, err, tc.val)
+		assert.Equal(t, tc.want, s.ControlMax.Budget(tc.timed), tc.val)
+		assert.Equal(t, tc.val, s.ControlMax.String())
+	}
+}
+
 func TestWorkloadRefusesTurnsAndSharedPrefix(t *testing.T) {
 	envtest.Clean(t)
 	t.Setenv("BENCH_WORKLOAD", "chats.json")

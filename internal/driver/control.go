@@ -9,6 +9,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/stats"
+	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // firstLeaf is a runtime's first leaf run: its leaf, how many timed
@@ -22,14 +23,21 @@ type firstLeaf struct {
 	values stats.PerRequest
 }
 
-// controlExtra bounds the rounds a control runs beyond its first run's:
-// at the first run's pace they take at most this long, or none is added.
-const controlExtra = time.Minute
-
 // noteFirst remembers l if it is the first leaf run of its runtime that
 // sent a request.
+// It adds every leaf run's timed time to its runtime's, the base of its
+// control's budget.
 func (d *Driver) noteFirst(l *Leaf) {
-	if l.control || d.first[l.key.Runtime] != nil {
+	if l.control {
+		return
+	}
+	if d.timed == nil {
+		d.timed = map[string]time.Duration{}
+	}
+	for _, r := range l.rounds {
+		d.timed[l.key.Runtime] += r.Wall
+	}
+	if d.first[l.key.Runtime] != nil {
 		return
 	}
 	n := len(l.rounds)
@@ -49,32 +57,65 @@ func (d *Driver) noteFirst(l *Leaf) {
 	d.first[l.key.Runtime] = f
 }
 
-// controlRounds is how many timed rounds f's control runs: as many as f
-// had, or, for a closed-loop leaf whose requests are too few for the
-// control's test (stats.ControlRequestsNeeded), as many as the test
-// needs, where at f's pace the rounds added take at most controlExtra.
-// An open-loop control runs f's arrivals.
-func controlRounds(f *firstLeaf) int {
+// controlPlan is how many timed rounds (an open-loop leaf: arrivals) a
+// runtime's control runs, and why.
+type controlPlan struct {
+	rounds int
+	// need is how many rounds the control's test needs to be able to
+	// reach its level (stats.ControlRequestsNeeded) at the first run's
+	// requests a round; 0 for an open-loop leaf, which runs its first
+	// run's arrivals.
+	need int
+	// budget is the most the rounds may take (BENCH_CONTROL_MAX), and
+	// pace a round's time in the first run.
+	budget, pace time.Duration
+	// bounded is set when the budget cut the rounds below need: the
+	// control then runs at most its first run's rounds, as more would
+	// still give no verdict.
+	bounded bool
+}
+
+// planControl plans f's control within budget: as many rounds as f had,
+// or, for a closed-loop leaf whose requests are too few for the test
+// (stats.ControlRequestsNeeded), as many as the test needs; never more
+// than budget holds at f's pace (at least one). Where the budget does
+// not hold the rounds the test needs, the control runs only f's rounds
+// (or fewer, as the budget holds): extra rounds would still give no
+// verdict.
+func planControl(f *firstLeaf, budget time.Duration) controlPlan {
+	p := controlPlan{rounds: f.rounds, budget: budget, pace: f.wall / time.Duration(max(f.rounds, 1))}
+	fits := f.rounds
+	if p.pace > 0 {
+		fits = max(1, int(budget/p.pace))
+	}
 	n := len(f.values.TTFT)
-	if f.open || n == 0 {
-		return f.rounds
+	if !f.open && n > 0 {
+		perRound := float64(n) / float64(f.rounds)
+		p.need = int(math.Ceil(float64(stats.ControlRequestsNeeded(n)) / perRound))
 	}
-	perRound := float64(n) / float64(f.rounds)
-	need := int(math.Ceil(float64(stats.ControlRequestsNeeded(n)) / perRound))
-	if need <= f.rounds || time.Duration(need-f.rounds)*(f.wall/time.Duration(f.rounds)) > controlExtra {
-		return f.rounds
+	target := max(f.rounds, p.need)
+	switch {
+	case target <= fits:
+		p.rounds = target
+	case p.need <= fits:
+		p.rounds = fits
+	default:
+		p.rounds = min(f.rounds, fits)
+		p.bounded = p.need > p.rounds
 	}
-	return need
+	return p
 }
 
 // controls runs, with BENCH_CONTROL=on, each runtime's first leaf once
 // more at the end of the run (after a fresh start, as every leaf run with
-// BENCH_FRESH=leaf): its warm-ups and as many timed rounds as its first
-// run had, more where the test needs them (controlRounds). Its figures go
-// in no row and no result line, only in the runtime's control in the
-// summary, which tests them against the first run's (stats.NewControl);
-// its requests are recorded with "control": true. A drift is said on the
-// log, and so is a control with too few requests to be judged.
+// BENCH_FRESH=leaf): its warm-ups and as many timed rounds as planControl
+// plans within BENCH_CONTROL_MAX. Its figures go in no row and no result
+// line, only in the runtime's control in the summary, which tests them
+// against the first run's (stats.NewControl); its requests are recorded
+// with "control": true. A drift is said on the log, and so is a control
+// that could not be judged, and why: its rounds cut by
+// BENCH_CONTROL_MAX, a server that stopped answering, or too few timed
+// rounds in the run.
 func (d *Driver) controls(ctx context.Context) {
 	if d.Settings.Control != config.ControlOn {
 		return
@@ -90,13 +131,15 @@ func (d *Driver) controls(ctx context.Context) {
 			continue
 		}
 		d.leafRuns++
-		rounds := controlRounds(f)
+		plan := planControl(f, d.Settings.ControlMax.Budget(d.timed[rt.Name]))
+		rounds := plan.rounds
 		l, err := d.newLeaf(ctx, f.key, rt, 0, rounds, f.key.Levels()+" (control)")
 		if err != nil {
 			d.logf("%s: no control leaf: %v", rt.Name, err)
 			continue
 		}
 		l.control = true
+		l.progress.of = rounds
 		start := time.Now()
 		l.WarmUp()
 		for range rounds {
@@ -109,21 +152,50 @@ func (d *Driver) controls(ctx context.Context) {
 		c := stats.NewControl(f.key, runs, m, f.values, stats.PerRequestOf(l.rounds))
 		d.runtimeInfo(rt.Name).Control = &c
 		what := plural(rounds, "round") + " again at the end"
-		if rounds > f.rounds {
+		switch {
+		case rounds > f.rounds:
 			what = fmt.Sprintf("%d rounds at the end (its first run's %d and %d more, for the test)", rounds, f.rounds, rounds-f.rounds)
+		case rounds < f.rounds:
+			what = fmt.Sprintf("%s at the end (of its first run's %d, as BENCH_CONTROL_MAX=%s allows)", plural(rounds, "round"), f.rounds, d.Settings.ControlMax)
 		}
 		d.logf("%s: control leaf %s, %s (%v): %s", rt.Name, f.key.Levels(), what,
 			time.Since(start).Round(time.Millisecond), controlLine(c))
 		if msg := c.Drift(rt.Name); msg != "" {
 			d.logf("%s", msg)
 		}
-		if msg := c.TooFew(rt.Name); msg != "" {
-			d.logf("%s", msg)
+		if c.Verdict == stats.ControlTooFew {
+			d.logf("%s", d.controlTooFew(rt.Name, c, m, plan))
 		}
 		if l.recordErr != nil {
 			d.logf("%v", l.recordErr)
 		}
 	}
+}
+
+// controlTooFew says why the control c (of figures m, run as plan
+// planned) got no verdict, and what gives one: a server that stopped
+// answering during it (its requests failed to connect, or were cut off);
+// rounds cut by BENCH_CONTROL_MAX; or a first run with too few requests.
+func (d *Driver) controlTooFew(runtime string, c stats.Control, m stats.Metrics, plan controlPlan) string {
+	msg := c.TooFew(runtime)
+	if gone := serverGone(m); gone > 0 {
+		return fmt.Sprintf("%s: no verdict on its control (%s): the server stopped answering during it: %d of its %d requests failed (%s; the first: %v); the run's later figures may be cut short too",
+			runtime, c.Leaf, m.Failures, m.Requests, m.ErrorCounts(), m.FirstError)
+	}
+	if plan.bounded {
+		need := time.Duration(plan.need) * plan.pace
+		return fmt.Sprintf("%s: the %d rounds it needs would take about %v at the first run's %v a round, more than BENCH_CONTROL_MAX=%s allows (%v), so it ran %d; BENCH_CONTROL_MAX=%v, or more timed rounds (-benchtime), gives one",
+			msg, plan.need, need.Round(time.Second/10), plan.pace.Round(time.Millisecond), d.Settings.ControlMax, plan.budget.Round(time.Millisecond),
+			plan.rounds, max(time.Second, (need+need/5).Round(time.Second)))
+	}
+	return msg + " (more timed rounds, -benchtime, give one)"
+}
+
+// serverGone is how many of m's requests could not connect: a server
+// that answered through the run and refuses connections at its end has
+// stopped (it crashed, or was stopped).
+func serverGone(m stats.Metrics) int {
+	return m.Errors[runtimes.ClassConnect].Count
 }
 
 // controlLine is a control's figures and verdict for the log: "TTFT p50
@@ -142,15 +214,28 @@ func controlLine(c stats.Control) string {
 		}
 		return fmt.Sprintf("%.1f", *p)
 	}
-	test := func(ch stats.Number, p *float64) string {
+	// A change the rounding shows, with p = 1, is within the figure's
+	// minimum effect: the test's p says so, and the line why.
+	test := func(ch stats.Number, p *float64, effect float64) string {
 		if p == nil {
 			return signed(float64(ch))
 		}
-		return signed(float64(ch)) + ", p = " + stats.FormatP(p)
+		s := signed(float64(ch)) + ", p = " + stats.FormatP(p)
+		if *p == 1 && math.Round(100*float64(ch)) != 0 && effect > 0 && !math.IsInf(effect, 0) {
+			if math.Abs(float64(ch)) <= effect {
+				s += fmt.Sprintf(": within the ±%.0f%% a drift must pass", 100*effect)
+			} else {
+				// The figure moved with a few requests; the test ranks
+				// them all, scaled back by the minimum effect.
+				s += fmt.Sprintf(": request by request, within the ±%.0f%% a drift must pass", 100*effect)
+			}
+		}
+		return s
 	}
+	ttftEffect, decodeEffect := c.MinEffects()
 	return fmt.Sprintf("TTFT p50 %s → %s (%s), decode %s → %s tok/s (%s); %s against %d: %s",
-		ms(c.First.TTFTP50), ms(c.End.TTFTP50), test(c.TTFTChange, c.TTFTP),
-		tps(c.First.DecodeTPSMean), tps(c.End.DecodeTPSMean), test(c.DecodeChange, c.DecodeP),
+		ms(c.First.TTFTP50), ms(c.End.TTFTP50), test(c.TTFTChange, c.TTFTP, ttftEffect),
+		tps(c.First.DecodeTPSMean), tps(c.End.DecodeTPSMean), test(c.DecodeChange, c.DecodeP, decodeEffect),
 		plural(c.RequestsFirst, "request"), c.RequestsEnd, c.Verdict)
 }
 

@@ -21,7 +21,9 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
@@ -69,14 +71,19 @@ type Driver struct {
 	progress    *progress
 	files       *files
 	stopSignals func()
-	leafRuns    int                         // leaf runs begun
-	repetitions map[bench.Key]int           // leaf runs begun, by leaf
-	power       *telemetry.Sampler          // nil: no power figures
-	noMetrics   map[string]bool             // runtimes without Prometheus counters
-	loaded      map[string]bool             // runtimes whose loaded model is described
-	first       map[string]*firstLeaf       // runtime name → its first leaf run, for its control
-	sizes       map[string]map[string]*size // runtime → in<N> prompt → its size
-	numCtx      int                         // Ollama's options.num_ctx, 0: none sent
+	leafRuns    int                      // leaf runs begun
+	repetitions map[bench.Key]int        // leaf runs begun, by leaf
+	power       *telemetry.Sampler       // nil: no power figures
+	noMetrics   map[string]bool          // runtimes without Prometheus counters
+	loaded      map[string]bool          // runtimes whose loaded model is described
+	first       map[string]*firstLeaf    // runtime name → its first leaf run, for its control
+	timed       map[string]time.Duration // runtime name → its leaf runs' timed rounds' time, for its control's budget
+	// The log's lines held while a leaf runs (see logf).
+	logMu   sync.Mutex
+	holding bool
+	held    []string
+	sizes   map[string]map[string]*size // runtime → in<N> prompt → its size
+	numCtx  int                         // Ollama's options.num_ctx, 0: none sent
 	// follow are the follow-ups of each conversation (BENCH_TURNS − 1),
 	// and conversations the conversations begun, for their ids.
 	follow        []string
@@ -164,6 +171,11 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 		return nil, err
 	}
 	d.warnWeights()
+	d.startFresh(ctx)
+	if c := opts.Count; c > 0 && c < minSamples {
+		d.logf("-count=%d: %s a leaf; scripts/compare.sh and cmd/compare give no verdict below %d (benchstat's confidence interval needs them): run with -count=%d or more to compare runs",
+			c, plural(c, "sample"), minSamples, minSamples)
+	}
 	d.numCtx = d.fitNumCtx()
 	if err := errors.Join(d.checkContext(), d.checkWorkloadContext(), d.checkTools()); err != nil {
 		d.Close()
@@ -316,7 +328,8 @@ func (d *Driver) ConfigLines() string {
 // the simulator. A run that sent no request writes no files. It says on
 // the log how many requests failed, and fails if any leaf run had no
 // successful request, if no benchmark sent a request, or if more requests
-// failed than BENCH_MAX_FAILURES allows.
+// failed than BENCH_MAX_FAILURES allows (config.DefaultMaxFailures, 5%,
+// unless set).
 func (d *Driver) Finish() error {
 	defer d.Close()
 	if d.Run.Len() == 0 {
@@ -337,10 +350,19 @@ func (d *Driver) Finish() error {
 	d.logf("wrote %s, %s and %s", d.files.json, d.files.txt, d.files.records)
 	var errs []error
 	if failures > 0 {
-		d.logf("%d of %d requests failed (%s): see the errors in %s", failures, requests, classes, d.files.json)
-		if limit := d.Settings.MaxFailures; limit != nil && float64(failures) > *limit*float64(requests) {
-			errs = append(errs, fmt.Errorf("%d of %d requests failed (%.1f%%), more than BENCH_MAX_FAILURES=%v allows",
-				failures, requests, 100*float64(failures)/float64(requests), *limit))
+		limit := config.DefaultMaxFailures
+		if l := d.Settings.MaxFailures; l != nil {
+			limit = *l
+		}
+		over := float64(failures) > limit*float64(requests)
+		verdict := fmt.Sprintf("the run fails only above BENCH_MAX_FAILURES=%v (%s of the requests)", limit, share(limit))
+		if over {
+			verdict = fmt.Sprintf("more than BENCH_MAX_FAILURES=%v (%s of the requests) allows: the run fails", limit, share(limit))
+		}
+		d.logf("%d of %d requests failed (%s): see the errors in %s; %s", failures, requests, classes, d.files.json, verdict)
+		if over {
+			errs = append(errs, fmt.Errorf("%d of %d requests failed (%.1f%%), more than BENCH_MAX_FAILURES=%v allows (BENCH_MAX_FAILURES=1 never fails a run for its failed requests)",
+				failures, requests, 100*float64(failures)/float64(requests), limit))
 		}
 	}
 	// go test does not fail a run whose later -count repetitions fail;
@@ -349,6 +371,11 @@ func (d *Driver) Finish() error {
 		errs = append(errs, fmt.Errorf("%d leaf runs had no successful request, the first %s", len(failed), failed[0].Name()))
 	}
 	return errors.Join(errs...)
+}
+
+// share is a share as a percentage: "5%", "0.5%".
+func share(x float64) string {
+	return strconv.FormatFloat(100*x, 'f', -1, 64) + "%"
 }
 
 // Close stops the interrupt handler, the progress output and the
@@ -381,9 +408,64 @@ func (d *Driver) Close() {
 // never read as one.
 const Prefix = "[inference] "
 
+// logf says a line on the log. While a leaf runs (between Begin and
+// End) the line is held and goes in the leaf's Outcome.Notes, under its
+// result line: go test prints a benchmark's name before it runs a -count
+// repetition, and a line on stderr then would land in the middle of its
+// result line.
 func (d *Driver) logf(format string, args ...any) {
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	if d.holding {
+		d.held = append(d.held, fmt.Sprintf(format, args...))
+		return
+	}
 	fmt.Fprintf(d.log, Prefix+format+"\n", args...)
 }
+
+// logNow says a line on the log at once, even while a leaf runs: for a
+// run that ends there (an interrupt).
+func (d *Driver) logNow(format string, args ...any) {
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	for _, h := range d.held {
+		fmt.Fprintf(d.log, Prefix+"%s\n", h)
+	}
+	d.held = nil
+	fmt.Fprintf(d.log, Prefix+format+"\n", args...)
+}
+
+// hold holds the log's lines from now on (a leaf begins); release stops
+// holding them and returns those held.
+func (d *Driver) hold() {
+	d.logMu.Lock()
+	d.holding = true
+	d.logMu.Unlock()
+}
+
+func (d *Driver) release() []string {
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	held := d.held
+	d.holding, d.held = false, nil
+	return held
+}
+
+// startFresh returns every runtime that can be benchmarked to a known
+// state at the start (BENCH_FRESH=leaf), as before each leaf run: the way
+// its server offers, or that it offers none, is said now, with the other
+// notes on the runtimes, before the first result line.
+func (d *Driver) startFresh(ctx context.Context) {
+	for _, rt := range d.Runtimes {
+		if d.unavailable[rt.Name] == nil {
+			d.fresh(ctx, rt)
+		}
+	}
+}
+
+// minSamples is the fewest -count repetitions a leaf needs for
+// benchstat's confidence interval, and so for a comparison's verdict.
+const minSamples = 6
 
 // maxConns is how many requests the run can have in flight to one
 // server: the transport keeps that many idle connections.

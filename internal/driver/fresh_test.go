@@ -26,6 +26,7 @@ func degradingRun(t *testing.T, fresh string, env map[string]string) (map[string
 		"BENCH_PROMPTS": "short,medium", "BENCH_CONCURRENCY": "1,4", "BENCH_WARMUPS": "1",
 		"BENCH_MAX_TOKENS": "64", // 160 ms at 400 tok/s: decode measured to ~1% on a busy machine
 		"BENCH_FRESH":      fresh, "SIM_TTFT": "50ms", "SIM_TOKENS_PER_SEC": "400", "SIM_DEGRADE": "0.5",
+		"BENCH_CONTROL_MAX": "1m", // the 27 rounds its test needs against 2, not the default's 3 s
 	}, env)
 	leaves := slices.Collect(d.Leaves())
 	require.Len(t, leaves, 4)

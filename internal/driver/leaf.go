@@ -72,7 +72,22 @@ type Leaf struct {
 // a row that says why (class unreachable or unavailable), and skip says
 // whether to skip the benchmark (an unreachable runtime with
 // BENCH_SKIP_UNREACHABLE=1) rather than fail it.
+//
+// From Begin to End the driver's log lines are held, and End returns them
+// in its Outcome's Notes (see Driver.logf); a Begin that fails says them
+// at once.
 func (d *Driver) Begin(ctx context.Context, k bench.Key) (l *Leaf, skip bool, err error) {
+	d.hold()
+	l, skip, err = d.begin(ctx, k)
+	if err != nil {
+		for _, note := range d.release() {
+			d.logf("%s", note)
+		}
+	}
+	return l, skip, err
+}
+
+func (d *Driver) begin(ctx context.Context, k bench.Key) (l *Leaf, skip bool, err error) {
 	rt := d.runtime(k.Runtime)
 	if why := d.unavailable[k.Runtime]; why != nil {
 		class := ClassUnavailable
@@ -375,11 +390,12 @@ func (l *Leaf) End() Outcome {
 	m := d.Run.Add(l.key, l.rounds, tel)
 	l.powerAdded(tel.Energy)
 	d.noteFirst(l)
+	held := d.release()
 	o := Outcome{Metrics: m, Power: tel.Power, SaveErr: errors.Join(l.recordErr, d.save())}
 	if m.Requests > 0 && m.Successes == 0 {
 		o.Failed = fmt.Errorf("all %d requests failed (%s); the first: %v", m.Requests, m.ErrorCounts(), m.FirstError)
 	}
-	o.Notes = append(m.Notes(l.key.Model, config.NoteSettings), notes...)
+	o.Notes = append(append(held, m.Notes(l.key.Model, config.NoteSettings)...), notes...)
 	if tel.Server != nil {
 		sf := telemetry.DeriveServerFigures(*tel.Server, m.Requests)
 		if err := telemetry.CheckGeneratedTokens(sf, m.OutputTokens); err != nil {

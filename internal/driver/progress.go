@@ -59,6 +59,7 @@ type leafProgress struct {
 	p      *progress
 	name   string // e.g. "runtime=sim/prompt=short/conc=4"
 	rounds int    // timed rounds done
+	of     int    // the rounds it will run (a control's), 0: the run's -benchtime=Nx
 	tokens int
 	wall   time.Duration
 }
@@ -79,7 +80,11 @@ func (l *leafProgress) round(r stats.Round) {
 		}
 	}
 	of, left := "", ""
-	if n := l.p.rounds; n > 0 {
+	n := l.p.rounds
+	if l.of > 0 {
+		n = l.of
+	}
+	if n > 0 {
 		of = " of " + strconv.Itoa(n)
 		if rem := n - l.rounds; rem > 0 {
 			left = fmt.Sprintf(", about %s left in this leaf", (l.wall / time.Duration(l.rounds) * time.Duration(rem)).Round(time.Second/10))

@@ -29,12 +29,12 @@ func (d *Driver) HandleInterrupts() {
 			f := d.files
 			switch {
 			case !f.freeze(interruptWait):
-				d.logf("interrupted (%v): a write of %s did not finish within %v; the files may lack the last benchmarks", sig, f.dir, interruptWait)
+				d.logNow("interrupted (%v): a write of %s did not finish within %v; the files may lack the last benchmarks", sig, f.dir, interruptWait)
 			case f.saved > 0:
-				d.logf("interrupted (%v): %s in %s and %s; the one under way is lost",
+				d.logNow("interrupted (%v): %s in %s and %s; the one under way is lost",
 					sig, finished(f.saved), f.json, f.txt)
 			default:
-				d.logf("interrupted (%v) before any benchmark finished; nothing was written", sig)
+				d.logNow("interrupted (%v) before any benchmark finished; nothing was written", sig)
 			}
 			// Nothing is closed: the exit ends the simulator and the
 			// connections, and Close may be running on another goroutine.

@@ -105,7 +105,11 @@ func runLeavesOf(t *testing.T, d *Driver, rounds int) (*summary.File, []records.
 		for range rounds {
 			l.Next()
 		}
-		require.NoError(t, l.End().SaveErr)
+		out := l.End()
+		require.NoError(t, out.SaveErr)
+		for _, note := range out.Notes {
+			d.logf("%s", note) // as BenchmarkInference's b.Log
+		}
 		last = l
 	}
 	require.NoError(t, d.Finish())

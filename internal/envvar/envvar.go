@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/caarlos0/env/v11"
 )
@@ -31,7 +32,8 @@ func Parse(v any, opts env.Options) error {
 		if errors.As(e, &pe) {
 			if f, ok := t.FieldByName(pe.Name); ok {
 				key := opts.Prefix + f.Tag.Get("env")
-				errs = append(errs, fmt.Errorf("%s=%q: %s", key, Get(opts.Environment, key), cause(pe.Err)))
+				v := Get(opts.Environment, key)
+				errs = append(errs, fmt.Errorf("%s=%q: %s", key, v, unquote(cause(pe.Err), v)))
 				continue
 			}
 		}
@@ -47,6 +49,21 @@ func Get(environ map[string]string, key string) string {
 		return os.Getenv(key)
 	}
 	return environ[key]
+}
+
+// unquote leaves out of msg the value v it names again after
+// "VARIABLE=v: ": a leading quote of v ("\"128tok\": "), as often as it
+// comes, and its quote before " is …", so that the message names the
+// value once: BENCH_MAX_TOKENS="128tok": not a whole number of tokens.
+func unquote(msg, v string) string {
+	q := strconv.Quote(v)
+	for strings.HasPrefix(msg, q+": ") {
+		msg = strings.TrimPrefix(msg, q+": ")
+	}
+	if rest, ok := strings.CutPrefix(msg, q+" is "); ok {
+		return rest
+	}
+	return msg
 }
 
 // cause strips strconv's wrapping ("strconv.ParseInt: parsing "x": invalid

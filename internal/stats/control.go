@@ -306,6 +306,19 @@ func controlFigures(m Metrics) ControlFigures {
 	return f
 }
 
+// MinEffects are the least changes of TTFT p50 and of the decode rate
+// that the control's test asks about (shares: 0.1): each figure's
+// threshold, and for TTFT at least controlTTFTFloor of the first run's
+// p50. A change within its minimum effect gets p = 1 (effectTest),
+// however many requests: it is no drift. NaN where a figure has none.
+func (c Control) MinEffects() (ttft, decode float64) {
+	ttft = float64(c.TTFTThreshold)
+	if c.First.TTFTP50 != nil && *c.First.TTFTP50 > 0 {
+		ttft = math.Max(ttft, controlTTFTFloor / *c.First.TTFTP50)
+	}
+	return ttft, float64(c.DecodeThreshold)
+}
+
 // figureDrifted reports whether the figure with p-value p, change ch and
 // threshold th drifted in c, which NewControl found drifted: its test
 // passed and it moved.
@@ -345,7 +358,7 @@ func (c Control) TooFew(runtime string) string {
 	if need := ControlRequestsNeeded(c.RequestsFirst); need > 0 {
 		msg += fmt.Sprintf("; against %d, the test needs %d at the end to tell a drift from noise at p < %.3g", c.RequestsFirst, need, ControlAlpha/2)
 	}
-	return msg + "; no verdict (more timed rounds, -benchtime, give one)"
+	return msg + "; no verdict"
 }
 
 // requests is "1 request" or "n requests".

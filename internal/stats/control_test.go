@@ -130,7 +130,7 @@ func TestControl(t *testing.T) {
 	assert.InDelta(t, 1.0/3, *c.DecodeP, 1e-9, "2 against 2, all apart: 2 / C(4, 2)")
 	assert.Empty(t, c.Drift("ollama"))
 	assert.Equal(t, "ollama: too few requests to judge its control (runtime=ollama/prompt=short/conc=1): 2 requests in its first run and 2 at the end; "+
-		"against 2, the test needs 27 at the end to tell a drift from noise at p < 0.005; no verdict (more timed rounds, -benchtime, give one)", c.TooFew("ollama"))
+		"against 2, the test needs 27 at the end to tell a drift from noise at p < 0.005; no verdict", c.TooFew("ollama"))
 	assert.NotContains(t, c.TooFew("ollama"), "the control leaf (", "no warning")
 	// … and 3 against the 12 the driver then runs can.
 	c = control([2][]float64{ttft[:3], decode[:3]}, [2][]float64{ttft, around(200, 0.04, 12)})
@@ -179,7 +179,7 @@ func TestControlWithoutRequests(t *testing.T) {
 	c = NewControl(k, nil, m, PerRequest{}, v)
 	assert.Equal(t, ControlTooFew, c.Verdict, "no first run")
 	assert.Equal(t, "ollama: too few requests to judge its control (runtime=ollama/prompt=short/conc=1): 0 requests in its first run and 6 at the end; "+
-		"no verdict (more timed rounds, -benchtime, give one)", c.TooFew("ollama"))
+		"no verdict", c.TooFew("ollama"))
 }
 
 // The fewest requests the test can judge, against the library's exact
@@ -297,4 +297,17 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// The minimum effects a control line cites beside p = 1: the thresholds,
+// and for TTFT at least 2 ms of the first run's p50.
+func TestControlMinEffects(t *testing.T) {
+	p50 := func(v float64) *float64 { return &v }
+	c := Control{First: ControlFigures{TTFTP50: p50(0.010)}, TTFTThreshold: 0.1, DecodeThreshold: 0.25}
+	ttft, decode := c.MinEffects()
+	assert.InDelta(t, 0.2, ttft, 1e-12, "2 ms of 10 ms")
+	assert.Equal(t, 0.25, decode)
+	c.First.TTFTP50 = p50(0.050)
+	ttft, _ = c.MinEffects()
+	assert.InDelta(t, 0.1, ttft, 1e-12, "2 ms of 50 ms is below the threshold")
 }
