@@ -84,9 +84,9 @@ func TestCompute(t *testing.T) {
 			Total:        Stat{N: 1, Mean: 2, P50: 2, P95: 2, P99: 2, Max: 2},
 			Decode:       Stat{N: 1, Mean: 100 / 1.5, P50: 100 / 1.5, P95: 100 / 1.5, P99: 100 / 1.5, Max: 100 / 1.5},
 			ServerDecode: Stat{N: 1, Mean: 25, P50: 25, P95: 25, P99: 25, Max: 25},
-			Request:   Stat{N: 1, Mean: 50, P50: 50, P95: 50, P99: 50, Max: 50},
-			Aggregate: Stat{N: 1, Mean: 50, P50: 50, P95: 50, P99: 50, Max: 50},
-			Wall:      Stat{N: 1, Mean: 2, P50: 2, P95: 2, P99: 2, Max: 2},
+			Request:      Stat{N: 1, Mean: 50, P50: 50, P95: 50, P99: 50, Max: 50},
+			Aggregate:    Stat{N: 1, Mean: 50, P50: 50, P95: 50, P99: 50, Max: 50},
+			Wall:         Stat{N: 1, Mean: 2, P50: 2, P95: 2, P99: 2, Max: 2},
 		},
 	}, {
 		name: "no client decode without TTFT or when total is not after it",
