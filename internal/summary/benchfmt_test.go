@@ -69,9 +69,9 @@ func TestBenchfmtReadsBack(t *testing.T) {
 
 			m := stats.Compute(l.rounds, stats.SLO{})
 			want := map[string]float64{
-				"sec/op":        m.Wall.Mean,
-				"ttft-sec":      m.TTFT.Mean,
-				"ttfc-sec":      m.TTFC.Mean,
+				"sec/op":           m.Wall.Mean,
+				"ttft-sec":         m.TTFT.Mean,
+				"ttfc-sec":         m.TTFC.Mean,
 				"tpot-sec":         m.TPOT.Mean,
 				"tpot-p50-sec":     m.TPOT.P50,
 				"decode-tok/s":     m.Decode.Mean,
