@@ -202,7 +202,7 @@ type series struct {
 	// first; latestDrift is the latest run's drift, "" if none.
 	drifted     []string
 	latestDrift string
-	canary  []canaryChange
+	canary      []canaryChange
 	// settings are the settings of its rows (the key's); shown those of
 	// them that tell it from the other series of its leaf and workload,
 	// for its label; started how it began, if where a setting changed.
