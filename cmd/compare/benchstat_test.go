@@ -13,7 +13,7 @@ import (
 // These tests run the real go tool benchstat through compare.
 
 // benchstat's tables of the nightly fixtures: one per unit.
-var units = []string{"sec/op", "ttft-sec", "ttfc-sec", "tpot-sec", "agg-tok/s", "decode-tok/s", "request-tok/s", "prompt-tok/s"}
+var units = []string{"sec/op", "ttft-sec", "ttfc-sec", "tpot-sec", "tpot-p50-sec", "agg-tok/s", "decode-tok/s", "decode-p50-tok/s", "request-tok/s", "prompt-tok/s", "server-decode-tok/s"}
 
 // row returns the line of leaf (a benchmark name without its GOMAXPROCS
 // suffix) in the table of unit in benchstat's output out.
@@ -85,9 +85,10 @@ func TestSideBySide(t *testing.T) {
 	t.Logf("compare %s:\n%s", baseID, out)
 
 	headers := regexp.MustCompile(`(?m)^\s+│\s+ollama\s+│\s+vllm-metal\s+│$`)
-	// prompt-tok/s has ollama only: vllm-metal reports no prompt timing.
-	assert.Len(t, headers.FindAllString(out, -1), len(units)-1, "runtimes as columns")
-	assert.Equal(t, len(units)-1, strings.Count(out, "vs base"))
+	// prompt-tok/s and server-decode-tok/s have ollama only: vllm-metal
+	// reports no prompt timing and no decode time of its own.
+	assert.Len(t, headers.FindAllString(out, -1), len(units)-2, "runtimes as columns")
+	assert.Equal(t, len(units)-2, strings.Count(out, "vs base"))
 	assert.Contains(t, out, "Inference/prompt=short/conc=1-12 ")
 	assert.Contains(t, out, "Inference/prompt=short/conc=4-12 ")
 	assert.NotContains(t, out, "runtime=", "the runtime is a column, not in the row names")

@@ -53,6 +53,7 @@ func (h *history) markdown(charts []chartFile) []byte {
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	h.mdIntro(w)
 	h.mdVerdicts(w)
+	h.mdDrifted(w)
 	h.mdCanaries(w)
 	h.mdTooLittle(w)
 	h.mdVersions(w)
@@ -98,6 +99,36 @@ func (h *history) mdVerdicts(w writef) {
 		}
 		w("\n")
 	}
+}
+
+// mdDrifted are the runs whose control leaf drifted: none is a baseline
+// of a verdict, and a latest run that drifted is judged but said so.
+func (h *history) mdDrifted(w writef) {
+	type runtimeRun struct{ runtime, run string }
+	seen := map[runtimeRun]bool{}
+	var lines []string
+	for _, s := range h.series {
+		for _, p := range s.points {
+			k := runtimeRun{s.key.Runtime, p.run.id}
+			if p.drift == "" || seen[k] {
+				continue
+			}
+			seen[k] = true
+			what := "not used as a baseline for the verdicts"
+			if p.run == h.latest {
+				what = "the latest run: its verdicts judge a run whose machine changed under it"
+			}
+			lines = append(lines, fmt.Sprintf("- run %s, %s: %s; %s\n", p.run.id, mdEscape(s.key.Runtime), mdEscape(p.drift), what))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	w("## Drifted controls\n\nRuns whose control leaf (the runtime's first leaf run again at the end) drifted.\n\n")
+	for _, l := range lines {
+		w("%s", l)
+	}
+	w("\n")
 }
 
 // mdCanaries are the changed canary replies.
@@ -158,6 +189,12 @@ func (h *history) mdSeries(w writef) {
 		}
 		if c := s.started; c != nil {
 			w(" %s.", mdEscape(upper(c.String())))
+		}
+		if s.latestDrift != "" {
+			w(" **The latest run's control drifted**: %s.", mdEscape(s.latestDrift))
+		}
+		if len(s.drifted) > 0 {
+			w(" Not used as a baseline, their control having drifted: %s.", strings.Join(s.drifted, ", "))
 		}
 		w("\n\n")
 		if len(s.results) == 0 {

@@ -27,7 +27,11 @@ type figure struct {
 var trended = []figure{
 	{figures.TTFTP50, "ttft-p50", func(r *summary.Row) *float64 { return r.TTFTP50 }},
 	{figures.TTFTP95, "ttft-p95", func(r *summary.Row) *float64 { return r.TTFTP95 }},
-	{figures.Decode, "decode", func(r *summary.Row) *float64 { return r.DecodeTPSMean }},
+	// The decode rate's median over the row's replies, which one reply
+	// cannot move (docs/metrics.md); a row of native Ollama in a file
+	// before burst_replies had the server's rate here, and has none (see
+	// clientDecode).
+	{figures.DecodeP50, "decode", func(r *summary.Row) *float64 { return r.DecodeTPSP50 }},
 	{figures.Aggregate, "aggregate", func(r *summary.Row) *float64 { return r.AggregateTPSMean }},
 	{figures.Energy, "j-per-token", func(r *summary.Row) *float64 { return r.EnergyJPerOutputToken }},
 	{figures.NetEnergy, "net-j-per-token", func(r *summary.Row) *float64 { return r.NetEnergyJPerOutputToken }},
@@ -139,6 +143,48 @@ type point struct {
 	run     *run
 	row     *summary.Row
 	version string // the runtime's version in the run, "" if unknown
+	// drift says the runtime's control leaf drifted in the run (the
+	// control's own words), "" if not: the run is no baseline.
+	drift string
+}
+
+// clientDecode returns row as the history judges it: a row of a native
+// Ollama runtime in a file written before burst_replies had the server's
+// own decode rate (eval_count / eval_duration) as decode_tps_*, another
+// method than the client's of every later file, so its decode figures
+// move to server_decode_tps_* and it has no client decode rate.
+func clientDecode(f *summary.File, row *summary.Row) *summary.Row {
+	if row.BurstReplies != nil || kindOf(f, row.Runtime) != "ollama" {
+		return row
+	}
+	cp := *row
+	cp.ServerDecodeTPSMean, cp.ServerDecodeTPSP50, cp.ServerDecodeTPSP95 = row.DecodeTPSMean, row.DecodeTPSP50, row.DecodeTPSP95
+	cp.DecodeTPSMean, cp.DecodeTPSP50, cp.DecodeTPSP95 = nil, nil, nil
+	return &cp
+}
+
+// kindOf is the runtime's kind in f, "" if the file does not say.
+func kindOf(f *summary.File, runtime string) string {
+	for _, rt := range f.Runtimes {
+		if rt.Name == runtime {
+			return rt.Kind
+		}
+	}
+	return ""
+}
+
+// driftOf says how the runtime's control leaf drifted in f ("" if it did
+// not, or had none).
+func driftOf(f *summary.File, runtime string) string {
+	for _, rt := range f.Runtimes {
+		if rt.Name == runtime && rt.Control != nil && rt.Control.Drifted {
+			if d := rt.Control.Drift(runtime); d != "" {
+				return d
+			}
+			return "its control leaf drifted"
+		}
+	}
+	return ""
 }
 
 // series is one leaf's rows across runs, oldest first, and the verdicts
@@ -151,7 +197,12 @@ type series struct {
 	stale   bool
 	points  []point
 	results []result // one per figure it has a value of, in trended's order
-	canary  []canaryChange
+	// drifted are the runs of the window before the latest whose
+	// runtime's control drifted, left out of every baseline, oldest
+	// first; latestDrift is the latest run's drift, "" if none.
+	drifted     []string
+	latestDrift string
+	canary      []canaryChange
 	// settings are the settings of its rows (the key's); shown those of
 	// them that tell it from the other series of its leaf and workload,
 	// for its label; started how it began, if where a setting changed.
@@ -238,7 +289,8 @@ func build(runs []*run, o options) *history {
 				byKey[k] = s
 				h.series = append(h.series, s)
 			}
-			s.points = append(s.points, point{run: r, row: row, version: version(r.file, row.Runtime)})
+			s.points = append(s.points, point{run: r, row: clientDecode(r.file, row), version: version(r.file, row.Runtime),
+				drift: driftOf(r.file, row.Runtime)})
 		}
 	}
 	slices.SortFunc(h.series, func(a, b *series) int { return a.key.compare(b.key) })
@@ -335,6 +387,17 @@ func (s *series) setting(name string) (summary.Value, bool) {
 func (s *series) judge(o options) {
 	last := len(s.points) - 1
 	latest := s.points[last]
+	s.latestDrift = latest.drift
+	// A run whose control drifted measured the machine as much as the
+	// runtime: it is no baseline (history.md says which were left out).
+	for i, n := last-1, 0; i >= 0 && n < o.window; i-- {
+		if s.points[i].drift != "" {
+			s.drifted = append(s.drifted, s.points[i].run.id)
+			continue
+		}
+		n++
+	}
+	slices.Reverse(s.drifted)
 	for _, f := range trended {
 		has := false
 		for _, p := range s.points {
@@ -350,6 +413,9 @@ func (s *series) judge(o options) {
 		var window []float64
 		var runs []string
 		for i := last - 1; i >= 0 && len(window) < o.window; i-- {
+			if s.points[i].drift != "" {
+				continue
+			}
 			if v := f.value(s.points[i].row); v != nil {
 				window = append(window, *v)
 				runs = append(runs, s.points[i].run.id)

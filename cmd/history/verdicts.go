@@ -42,6 +42,11 @@ type seriesVerdict struct {
 	// CanaryChanges are the changed canary replies between consecutive
 	// runs within the window, [] if none.
 	CanaryChanges []canaryJSON `json:"canary_changes"`
+	// DriftedRuns are the runs of the window whose runtime's control
+	// drifted, left out of every baseline, [] if none; LatestDrift says
+	// how the latest run's drifted, null if it did not.
+	DriftedRuns []string `json:"drifted_runs"`
+	LatestDrift *string  `json:"latest_drift"`
 }
 
 type figureVerdict struct {
@@ -83,8 +88,9 @@ func (h *history) verdicts() ([]byte, error) {
 			Host: k.Host, Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
 			Cache: k.Cache, Turns: k.Turns, SharedPrefix: k.SharedPrefix, Verdict: s.verdict(),
 			LatestRun: latest.run.id, Version: orNull(latest.version), Figures: []figureVerdict{}, CanaryChanges: []canaryJSON{},
-			Settings: map[string]string{},
+			Settings: map[string]string{}, DriftedRuns: []string{}, LatestDrift: orNull(s.latestDrift),
 		}
+		sv.DriftedRuns = append(sv.DriftedRuns, s.drifted...)
 		for _, v := range s.settings {
 			sv.Settings[v.Setting] = v.Value
 		}

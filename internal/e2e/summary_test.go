@@ -100,7 +100,7 @@ func TestCheckSummaryPasses(t *testing.T) {
 	table := summaryTable(f)
 	require.Len(t, table, 1+8, "a header and one line per row")
 	assert.Regexp(t, `^runtime +prompt +conc +req +ok +fail +ttft_ms +decode/s +agg/s +tokens$`, table[0])
-	assert.Regexp(t, `^ollama-v1 +code +4 +24 +24 +0 +20\.0 +184\.2 +682\.7 +128$`, table[8])
+	assert.Regexp(t, `^ollama-v1 +code +4 +24 +24 +0 +20\.0 +182\.9 +682\.7 +128$`, table[8])
 }
 
 func TestCheckSummaryFailures(t *testing.T) {

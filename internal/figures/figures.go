@@ -74,19 +74,28 @@ func (f Figure) Label() string {
 // The figures. Times are seconds in the row and milliseconds on the page;
 // ratios are shown in percent.
 var (
-	TTFTMean             = Figure{Key: "ttft_s_mean", Unit: "ttft-ns", Name: "TTFT mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	TTFCMean             = Figure{Key: "ttfc_s_mean", Unit: "ttfc-ns", Name: "TTFC mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	TTFTP50              = Figure{Key: "ttft_s_p50", Name: "TTFT p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	TTFTP95              = Figure{Key: "ttft_s_p95", Name: "TTFT p95", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	TTFTP99              = Figure{Key: "ttft_s_p99", Name: "TTFT p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	TTFCP50              = Figure{Key: "ttfc_s_p50", Name: "TTFC p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	TTFCP99              = Figure{Key: "ttfc_s_p99", Name: "TTFC p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	TPOTMean             = Figure{Key: "tpot_s_mean", Unit: "tpot-ns", Name: "TPOT mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	TPOTP99              = Figure{Key: "tpot_s_p99", Name: "TPOT p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	ITLP50               = Figure{Key: "itl_s_p50", Name: "ITL p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	ITLP99               = Figure{Key: "itl_s_p99", Name: "ITL p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
-	Prompt               = Figure{Key: "prompt_tps_mean", Unit: "prompt-tok/s", Name: "prefill", Shown: "tok/s", Scale: 1, Better: HigherIsBetter}
-	Decode               = Figure{Key: "decode_tps_mean", Unit: "decode-tok/s", Name: "decode", Shown: "tok/s", Scale: 1, Better: HigherIsBetter}
+	TTFTMean = Figure{Key: "ttft_s_mean", Unit: "ttft-ns", Name: "TTFT mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFCMean = Figure{Key: "ttfc_s_mean", Unit: "ttfc-ns", Name: "TTFC mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFTP50  = Figure{Key: "ttft_s_p50", Name: "TTFT p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFTP95  = Figure{Key: "ttft_s_p95", Name: "TTFT p95", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFTP99  = Figure{Key: "ttft_s_p99", Name: "TTFT p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFCP50  = Figure{Key: "ttfc_s_p50", Name: "TTFC p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TTFCP99  = Figure{Key: "ttfc_s_p99", Name: "TTFC p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TPOTMean = Figure{Key: "tpot_s_mean", Unit: "tpot-ns", Name: "TPOT mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	TPOTP99  = Figure{Key: "tpot_s_p99", Name: "TPOT p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	ITLP50   = Figure{Key: "itl_s_p50", Name: "ITL p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	ITLP99   = Figure{Key: "itl_s_p99", Name: "ITL p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	Prompt   = Figure{Key: "prompt_tps_mean", Unit: "prompt-tok/s", Name: "prefill", Shown: "tok/s", Scale: 1, Better: HigherIsBetter}
+	Decode   = Figure{Key: "decode_tps_mean", Unit: "decode-tok/s", Name: "decode", Shown: "tok/s", Scale: 1, Better: HigherIsBetter}
+	// DecodeP50 and TPOTP50 are the medians over a leaf run's replies,
+	// which one reply cannot move: the figures cmd/history judges and
+	// the .txt's to compare (docs/metrics.md).
+	DecodeP50 = Figure{Key: "decode_tps_p50", Unit: "decode-p50-tok/s", Name: "decode p50", Shown: "tok/s", Scale: 1, Better: HigherIsBetter}
+	TPOTP50   = Figure{Key: "tpot_s_p50", Unit: "tpot-p50-ns", Name: "TPOT p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter}
+	// ServerDecodeRate is the server's own decode rate (native Ollama's
+	// eval_count / eval_duration), measured another way than Decode: it
+	// has no Unit line (Neither), and no tool compares it with Decode.
+	ServerDecodeRate     = Figure{Key: "server_decode_tps_mean", Unit: "server-decode-tok/s", Name: "server decode rate", Shown: "tok/s", Scale: 1, Better: Neither}
 	Request              = Figure{Key: "request_tps_mean", Unit: "request-tok/s", Name: "request", Shown: "tok/s", Scale: 1, Better: HigherIsBetter}
 	Aggregate            = Figure{Key: "aggregate_output_tps_mean", Unit: "agg-tok/s", Name: "aggregate", Shown: "tok/s", Scale: 1, Axis: "aggregate output (tok/s)", Better: HigherIsBetter}
 	Goodput              = Figure{Key: "goodput_rps", Unit: "good-req/s", Name: "goodput", Shown: "req/s", Scale: 1, Axis: "goodput (requests/s meeting the SLO)", Better: HigherIsBetter}
@@ -126,11 +135,11 @@ var (
 )
 
 // All are the figures above, in their order.
-var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP99, ITLP50, ITLP99, Prompt, Decode, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy, ToolCallReplies, ToolArgsValid, TTFToolCallMean, TTFToolCallP50, TTFToolCallP99}
+var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP50, TPOTP99, ITLP50, ITLP99, Prompt, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy, ToolCallReplies, ToolArgsValid, TTFToolCallMean, TTFToolCallP50, TTFToolCallP99}
 
 // Reported are the figures on the result lines, in the order of the .txt's
 // Unit lines (a Tools figure's only where a result line has it).
-var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, Decode, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power, ToolCallReplies, ToolArgsValid, TTFToolCallMean}
+var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, TPOTP50, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power, ToolCallReplies, ToolArgsValid, TTFToolCallMean}
 
 // The keys of a row's counts, which tell whether a file has the count at
 // all (a file written before a count existed lacks its key).
@@ -140,4 +149,8 @@ const (
 	KeyShortOutputs     = "short_outputs"
 	KeyModelLoads       = "model_loads"
 	KeyTruncatedPrompts = "truncated_prompts"
+	// KeyBurstReplies is the count of burst replies (docs/metrics.md); a
+	// file that has it measured every runtime's decode rate on the
+	// client's clock, one without it native Ollama's on the server's.
+	KeyBurstReplies = "burst_replies"
 )

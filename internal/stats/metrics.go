@@ -133,6 +133,18 @@ type Metrics struct {
 
 	TTFT, TTFC, Total, TPOT, ITL       Stat
 	Decode, Request, Prompt, Aggregate Stat
+	// ServerDecode is the server's own decode rate, output tokens over
+	// its own decode time (Ollama eval_count / eval_duration), per
+	// request whose server gives one; Decode is the client's on every
+	// runtime, and the two are never compared (docs/metrics.md).
+	ServerDecode Stat
+	// Bursts counts the successful replies that came in a burst
+	// (IsBurst): left out of Decode and TPOT.
+	Bursts int
+	// BurstBelow is the decode time per token (seconds) below which a
+	// reply of BurstMinTokens or more was a burst: the median TPOT of
+	// the replies divided by BurstFactor; 0 where none could be.
+	BurstBelow float64
 	// Wall is the round wall time in seconds, over every round.
 	Wall Stat
 	// TokensPerChunk is output tokens / text chunks, per request.
@@ -345,22 +357,25 @@ func (m *Metrics) AddError(class runtimes.Class, err error) {
 // samples gathers the per-request figures before they are summarised.
 type samples struct {
 	ttft, ttfc, total, tpot, decode, request, prompt, agg, wall []float64
+	serverDecode                                                []float64
 	perChunk, reasoning, promptTokens, cached, lags, ttfTool    []float64
 	gaps                                                        []float32
 }
 
 // Compute returns the figures of rounds, as docs/metrics.md defines them,
 // with goodput against slo (none for the zero SLO).
-func Compute(rounds []Round, slo SLO) Metrics { return compute(rounds, slo, true) }
+func Compute(rounds []Round, slo SLO) Metrics { return compute(rounds, slo, true, burstBelow(rounds)) }
 
-// compute is Compute, with the figures of each turn when perTurn.
-func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
+// compute is Compute, with the figures of each turn when perTurn, and
+// below the decode time per token under which a reply was a burst.
+func compute(rounds []Round, slo SLO, perTurn bool, below float64) Metrics {
 	var (
 		m   Metrics
 		s   samples
 		acc tally
 	)
 	m.Rounds = len(rounds)
+	m.BurstBelow = below
 	for _, rd := range rounds {
 		m.addRound(&s, &acc, rd, slo)
 	}
@@ -385,7 +400,7 @@ func compute(rounds []Round, slo SLO, perTurn bool) Metrics {
 			m.Reuse = "history or of the shared prefix"
 		}
 		if perTurn {
-			m.Turns = byTurn(rounds, acc.turns)
+			m.Turns = byTurn(rounds, acc.turns, m.BurstBelow)
 		}
 	}
 	return m
@@ -463,6 +478,7 @@ func (m *Metrics) summarise(s *samples) {
 	m.TTFT, m.TTFC, m.Total = stat(s.ttft), stat(s.ttfc), stat(s.total)
 	m.TPOT, m.ITL = stat(s.tpot), stat(s.gaps)
 	m.Decode, m.Request, m.Prompt, m.Aggregate = stat(s.decode), stat(s.request), stat(s.prompt), stat(s.agg)
+	m.ServerDecode = stat(s.serverDecode)
 	m.Wall = stat(s.wall)
 	m.TokensPerChunk = stat(s.perChunk)
 	m.ReasoningTokens, m.PromptTokens, m.CachedTokens = stat(s.reasoning), stat(s.promptTokens), stat(s.cached)
@@ -471,7 +487,7 @@ func (m *Metrics) summarise(s *samples) {
 
 // byTurn returns the figures of each turn, 1 to n, of rounds'
 // conversations: those of the requests of that turn alone.
-func byTurn(rounds []Round, n int) []Metrics {
+func byTurn(rounds []Round, n int, below float64) []Metrics {
 	out := make([]Metrics, n)
 	for t := range n {
 		var of []Round
@@ -489,7 +505,7 @@ func byTurn(rounds []Round, n int) []Metrics {
 			rd.Results, rd.NotSent, rd.Open, rd.Asked = results, 0, nil, asked
 			of = append(of, rd)
 		}
-		out[t] = compute(of, SLO{}, false)
+		out[t] = compute(of, SLO{}, false, below)
 	}
 	return out
 }
@@ -537,13 +553,21 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 	if whole {
 		m.Whole++
 	}
-	switch {
-	case res.Eval > 0:
-		s.decode = append(s.decode, out/res.Eval.Seconds())
-	case res.TTFT > 0 && decoding > 0 && !whole:
+	// The decode rate and TPOT are the client's on every runtime, from
+	// the same stamps; the server's own rate is a figure apart. A burst
+	// reply's span is the time its tokens took to arrive, not to be
+	// decoded: it is counted, and in neither.
+	burst := IsBurst(res, m.BurstBelow)
+	if burst {
+		m.Bursts++
+	}
+	if res.TTFT > 0 && decoding > 0 && !whole && !burst {
 		s.decode = append(s.decode, out/decoding.Seconds())
 	}
-	if tpot, ok := tpotOf(res); ok {
+	if res.Eval > 0 {
+		s.serverDecode = append(s.serverDecode, out/res.Eval.Seconds())
+	}
+	if tpot, ok := tpotOf(res); ok && !burst {
 		s.tpot = append(s.tpot, tpot)
 	}
 	if Loaded(res) {
@@ -610,13 +634,14 @@ func Loaded(res runtimes.Result) bool { return res.LoadDuration > modelLoad }
 // waited for the model to load.
 const modelLoad = 100 * time.Millisecond
 
-// tpotOf is a request's time per output token after the first: (total −
-// TTFT) / (tokens − 1), in seconds; none for fewer than 2 tokens.
 // wholeReply reports whether a reply of several tokens came in one chunk
 // (Ollama before 0.8 holds back the whole reply of a request with tools):
 // the client then saw no decoding, only the reply's end.
 func wholeReply(res runtimes.Result) bool { return res.Chunks == 1 && res.OutputTokens > 1 }
 
+// tpotOf is a request's time per output token after the first: (total −
+// TTFT) / (tokens − 1), in seconds; none for fewer than 2 tokens, or for
+// a reply that came whole.
 func tpotOf(res runtimes.Result) (float64, bool) {
 	decoding := res.Total - res.TTFT
 	if res.TTFT <= 0 || decoding <= 0 || res.OutputTokens < 2 || wholeReply(res) {
@@ -647,7 +672,9 @@ func count(m *map[string]int, k string) {
 }
 
 // Report reports the means of m through r (a *testing.B) in the units
-// above. A figure without samples is not reported; prompt-tok/s therefore
+// above, and the medians of the decode rate and TPOT (decode-p50-tok/s,
+// tpot-p50-ns). A figure without samples is not reported; prompt-tok/s
+// and server-decode-tok/s (native Ollama's own rate) therefore
 // appears only where the server reports prompt timing, and the tool-call
 // figures only for a leaf whose requests were sent with tools (the
 // time to the first tool call and the valid arguments only where some
@@ -664,7 +691,15 @@ func (m Metrics) Report(r interface{ ReportMetric(float64, string) }) {
 	report(m.TTFT, figures.TTFTMean.Unit, ns)
 	report(m.TTFC, figures.TTFCMean.Unit, ns)
 	report(m.TPOT, figures.TPOTMean.Unit, ns)
+	median := func(s Stat, unit string, conv func(float64) float64) {
+		if s.N > 0 && finite(s.P50) {
+			r.ReportMetric(conv(s.P50), unit)
+		}
+	}
+	median(m.TPOT, figures.TPOTP50.Unit, ns)
 	report(m.Decode, figures.Decode.Unit, same)
+	median(m.Decode, figures.DecodeP50.Unit, same)
+	report(m.ServerDecode, figures.ServerDecodeRate.Unit, same)
 	report(m.Request, figures.Request.Unit, same)
 	report(m.Aggregate, figures.Aggregate.Unit, same)
 	report(m.Prompt, figures.Prompt.Unit, same)
@@ -725,6 +760,9 @@ func (m Metrics) Notes(requested string, set NoteSettings) []string {
 	}
 	if m.Whole > 0 {
 		notes = append(notes, fmt.Sprintf("%d of %d replies of several tokens came whole, in one chunk (Ollama before 0.8 holds back the reply of a request with tools): their TTFT is the whole reply's time, and they give no client-side decode rate or TPOT", m.Whole, m.Successes))
+	}
+	if m.Bursts > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d replies came in a burst (%d tokens or more, their decode time per token under a quarter of the leaf's median, %.3g ms): their tokens arrived at once after a late first one, so they are left out of the decode rate and TPOT; their TTFT and total count as measured", m.Bursts, m.Successes, BurstMinTokens, m.BurstBelow*BurstFactor*1e3))
 	}
 	if m.NotSent > 0 {
 		notes = append(notes, fmt.Sprintf("%d turns were not sent: an earlier turn of their conversation failed", m.NotSent))

@@ -69,16 +69,20 @@ func TestBenchfmtReadsBack(t *testing.T) {
 
 			m := stats.Compute(l.rounds, stats.SLO{})
 			want := map[string]float64{
-				"sec/op":        m.Wall.Mean,
-				"ttft-sec":      m.TTFT.Mean,
-				"ttfc-sec":      m.TTFC.Mean,
-				"tpot-sec":      m.TPOT.Mean,
-				"decode-tok/s":  m.Decode.Mean,
-				"request-tok/s": m.Request.Mean,
-				"agg-tok/s":     m.Aggregate.Mean,
+				"sec/op":           m.Wall.Mean,
+				"ttft-sec":         m.TTFT.Mean,
+				"ttfc-sec":         m.TTFC.Mean,
+				"tpot-sec":         m.TPOT.Mean,
+				"tpot-p50-sec":     m.TPOT.P50,
+				"decode-tok/s":     m.Decode.Mean,
+				"decode-p50-tok/s": m.Decode.P50,
+				"request-tok/s":    m.Request.Mean,
+				"agg-tok/s":        m.Aggregate.Mean,
 			}
 			if l.key.Runtime == "ollama" {
+				// Ollama's own figures: its prompt and decode rates.
 				want["prompt-tok/s"] = m.Prompt.Mean
+				want["server-decode-tok/s"] = m.ServerDecode.Mean
 			}
 			var units []string
 			for _, v := range res.Values {
@@ -94,10 +98,10 @@ func TestBenchfmtReadsBack(t *testing.T) {
 		})
 	}
 
-	for _, unit := range []string{"ttft-ns", "ttfc-ns", "tpot-ns"} {
+	for _, unit := range []string{"ttft-ns", "ttfc-ns", "tpot-ns", "tpot-p50-ns"} {
 		assert.Equal(t, -1, got.units.GetBetter(unit), unit)
 	}
-	for _, unit := range []string{"decode-tok/s", "request-tok/s", "agg-tok/s", "prompt-tok/s"} {
+	for _, unit := range []string{"decode-tok/s", "decode-p50-tok/s", "request-tok/s", "agg-tok/s", "prompt-tok/s"} {
 		assert.Equal(t, 1, got.units.GetBetter(unit), unit)
 	}
 }
@@ -198,8 +202,10 @@ func TestBenchstatComparesRuns(t *testing.T) {
 			vsBase++
 		}
 	}
-	assert.Equal(t, 8, headers, "one table per unit, not split by config:\n%s", both)
-	assert.Equal(t, 8, vsBase, "every table compares:\n%s", both)
+	// 11 units: sec/op, ttft, ttfc, tpot and its p50, decode and its p50,
+	// Ollama's server decode, request, agg, prompt.
+	assert.Equal(t, 11, headers, "one table per unit, not split by config:\n%s", both)
+	assert.Equal(t, 11, vsBase, "every table compares:\n%s", both)
 	assert.Equal(t, 1, strings.Count(both, "pkg: "+Pkg), "one config block:\n%s", both)
 
 	byRuntime := benchstat("-col", "/runtime", oldTxt)

@@ -16,8 +16,11 @@ var figureNotes = MeasurementNotes{
 	TTFT: "Client wall time in seconds from request start until the first chunk carrying non-empty generated text " +
 		"(content or reasoning); role-only chunks, usage-only chunks and keep-alives do not count.",
 	Total: "Client wall time in seconds from request start until stream completion.",
-	DecodeTPS: "Tokens/s. Ollama server eval metric (eval_count / eval_duration) where reported; " +
-		"otherwise output tokens / (total - TTFT), per request.",
+	DecodeTPS: "Tokens/s. Per request, output tokens / (total - TTFT) on the client's clock, for every runtime. " +
+		"Method change: files without burst_replies had the Ollama server eval metric (eval_count / eval_duration) " +
+		"here where reported, which is server_decode_tps now, another method never compared with decode_tps. " +
+		"Burst replies (8 tokens or more whose TPOT is under a quarter of the row's median TPOT: their tokens " +
+		"arrived at once) are counted in burst_replies and left out of decode_tps and tpot.",
 	AggregateOutputTPS: "Tokens/s. Sum of successful output tokens / concurrent group wall time, per round " +
 		"(one round = concurrency requests sent at once); mean and percentiles over rounds.",
 	RequestTPS: "Tokens/s. Output tokens / total, per request.",

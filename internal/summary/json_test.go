@@ -186,6 +186,7 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 		"ttfc_s_mean", "ttfc_s_p50", "ttfc_s_p95", "ttfc_s_p99",
 		"tpot_s_mean", "tpot_s_p50", "tpot_s_p95", "tpot_s_p99",
 		"itl_s_mean", "itl_s_p50", "itl_s_p95", "itl_s_p99", "itl_s_max",
+		"burst_replies", "server_decode_tps_mean", "server_decode_tps_p50", "server_decode_tps_p95",
 		"tokens_per_chunk_mean", "reasoning_tokens_mean",
 		"prompt_tokens_mean", "cached_prompt_tokens_mean", "finish_reasons", "short_outputs", "served_model",
 		"power_w_mean", "gpu_power_w_mean", "sys_power_w_mean", "energy_j", "energy_j_per_output_token",

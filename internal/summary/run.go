@@ -413,6 +413,17 @@ type Row struct {
 	ITLP99  *float64 `json:"itl_s_p99"`
 	ITLMax  *float64 `json:"itl_s_max"`
 
+	// BurstReplies counts the successful replies that came in a burst
+	// (stats.IsBurst), left out of the decode rate and TPOT; nil (absent)
+	// in files written before it, whose native Ollama rows had the
+	// server's decode rate as decode_tps_*. ServerDecodeTPS* are the
+	// server's own decode rate (native Ollama eval_count / eval_duration),
+	// null where the server gives none.
+	BurstReplies        *int     `json:"burst_replies"`
+	ServerDecodeTPSMean *float64 `json:"server_decode_tps_mean"`
+	ServerDecodeTPSP50  *float64 `json:"server_decode_tps_p50"`
+	ServerDecodeTPSP95  *float64 `json:"server_decode_tps_p95"`
+
 	TokensPerChunkMean  *float64 `json:"tokens_per_chunk_mean"`
 	ReasoningTokensMean *float64 `json:"reasoning_tokens_mean"`
 
@@ -636,6 +647,8 @@ func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	row.TTFCMean, row.TTFCP50, row.TTFCP95, row.TTFCP99, _ = statPointers(m.TTFC)
 	row.TPOTMean, row.TPOTP50, row.TPOTP95, row.TPOTP99, _ = statPointers(m.TPOT)
 	row.ITLMean, row.ITLP50, row.ITLP95, row.ITLP99, row.ITLMax = statPointers(m.ITL)
+	row.ServerDecodeTPSMean, row.ServerDecodeTPSP50, row.ServerDecodeTPSP95, _, _ = statPointers(m.ServerDecode)
+	row.BurstReplies = &m.Bursts
 	row.TokensPerChunkMean, _, _, _, _ = statPointers(m.TokensPerChunk)
 	row.ReasoningTokensMean, _, _, _, _ = statPointers(m.ReasoningTokens)
 	row.PromptTokensMean, _, _, _, _ = statPointers(m.PromptTokens)

@@ -762,7 +762,7 @@
 //
 //	data: {"object":"error","message":"simulated fault: …","type":"InternalServerError","param":null,"code":500}
 //
-// Three modes change the whole stream instead:
+// Four modes change the whole stream instead:
 //
 //   - empty: no text at all, the end on schedule (t0 + TTFT + m/rate).
 //     Ollama: only the final line, content "", done_reason "stop",
@@ -777,6 +777,11 @@
 //     before every token chunk: the SSE comment ": keepalive" and a blank
 //     line (OpenAI), an empty line (Ollama). The rest as usual: a client
 //     must succeed.
+//   - burst: nothing until the last token is due (t0 + the offset of token
+//     m−1), then every token chunk at once, the final chunk on schedule:
+//     a stream held back and let go. Ollama's eval_duration is the
+//     scheduled decode time as usual. A client must succeed; its decode
+//     time per token is the reply's burst, not the decoding.
 //
 // And "http-NNN", NNN from 400 to 599: the chat request is answered at once
 // with status NNN, Content-Type application/json and the protocol's error

@@ -45,6 +45,11 @@ const (
 	// FaultKeepAlive: keep-alive lines, one right after the headers and
 	// one before every token chunk; everything else as usual.
 	FaultKeepAlive Fault = "keepalive"
+	// FaultBurst: nothing until the last token is due, then every token
+	// chunk at once, and the final chunk on schedule: a stream held back
+	// and let go, whose tokens all reach the client together (Ollama's
+	// eval_duration still says the scheduled decode time).
+	FaultBurst Fault = "burst"
 )
 
 // Besides the modes above a Fault can be "http-NNN", NNN an HTTP status
@@ -58,7 +63,7 @@ const (
 
 // faults lists the named modes, in the order error messages list them.
 var faults = []Fault{FaultReset, FaultTruncate, FaultMalformed, FaultError, FaultObjectError,
-	FaultStall, FaultEmpty, FaultBigLine, FaultKeepAlive}
+	FaultStall, FaultEmpty, FaultBigLine, FaultKeepAlive, FaultBurst}
 
 // check reports whether f is a fault the server knows.
 func (f Fault) check() error {
@@ -196,6 +201,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rc *http.Response
 		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep, at: min(half(n), n-1)})
 	case FaultKeepAlive:
 		err = s.stream(ctx, w, rc, rep, n, true, &faultEncoder{encoder: enc, f: f, rep: rep})
+	case FaultBurst:
+		// Held until the last token is due: the chunks, all overdue
+		// then, go out together, the final one on schedule.
+		if err = s.clock.sleepUntil(ctx, newSleeper(), rep.pace.due(max(n-1, 0))); err == nil {
+			err = s.stream(ctx, w, rc, rep, n, true, enc)
+		}
 	case FaultEmpty:
 		due := rep.pace.due(n)
 		if err = s.clock.sleepUntil(ctx, newSleeper(), due); err == nil {

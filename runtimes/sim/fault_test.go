@@ -749,7 +749,7 @@ func TestFaultValidate(t *testing.T) {
 		every int
 		want  []string
 	}{
-		{"bogus", 1, []string{`SIM_FAULT="bogus": unknown fault; one of reset, truncate, malformed, error, object-error, stall, empty, big-line, keepalive, http-NNN (400-599)`}},
+		{"bogus", 1, []string{`SIM_FAULT="bogus": unknown fault; one of reset, truncate, malformed, error, object-error, stall, empty, big-line, keepalive, burst, http-NNN (400-599)`}},
 		{"RESET", 1, []string{`SIM_FAULT="RESET": unknown fault`}},
 		{"http-399", 1, []string{`SIM_FAULT="http-399"`, "400", "599"}},
 		{"http-600", 1, []string{`SIM_FAULT="http-600"`, "out of range"}},
