@@ -65,7 +65,7 @@ func TestAgainstOllamaBench(t *testing.T) {
 			phase = append(phase, serverDecode(r))
 			phaseClient = append(phaseClient, clientDecode(r))
 		}
-		t.Logf("  pair %d ours:   decode (server eval rate, the suite's decode-tok/s for Ollama) median %7.1f tok/s, client-side median %7.1f tok/s, %d requests",
+		t.Logf("  pair %d ours:   decode (server eval rate, the suite's server-decode-tok/s) median %7.1f tok/s, client-side median %7.1f tok/s, %d requests",
 			pair, median(phase), median(phaseClient), len(phase))
 		ours, oursClient = append(ours, phase...), append(oursClient, phaseClient...)
 

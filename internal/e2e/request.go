@@ -19,8 +19,9 @@ func clientDecode(r runtimes.Result) float64 {
 }
 
 // serverDecode is the server's own decode rate of one request, Ollama's
-// eval_count / eval_duration, which is the suite's decode-tok/s for
-// Ollama. NaN when the server reported no eval time.
+// eval_count / eval_duration, which the suite reports as
+// server-decode-tok/s (its decode-tok/s is the client's on every runtime).
+// NaN when the server reported no eval time.
 func serverDecode(r runtimes.Result) float64 {
 	if r.Eval <= 0 {
 		return math.NaN()

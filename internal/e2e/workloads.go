@@ -399,11 +399,16 @@ func checkToolsRun(f *summary.File, recs []records.Record, names []string) (tabl
 			if r.Failures > 0 || r.Successes == 0 || timed != r.Requests {
 				fail("%s: %d of %d requests succeeded (%d timed records)", rowName(r), r.Successes, r.Requests, timed)
 			}
-			switch native := kinds[rt] == runtimes.KindOllama; {
-			case native && r.DecodeTPSMean == nil:
-				fail("%s: no decode rate; the native API reports its own (eval_duration)", rowName(r))
-			case !native && r.DecodeTPSMean != nil:
+			// The replies came whole: the client saw no decoding on either
+			// API, and only the native one states its own rate.
+			if r.DecodeTPSMean != nil {
 				fail("%s: decode_tps_mean is %.1f, want null: the replies came whole, so the client saw no decoding", rowName(r), *r.DecodeTPSMean)
+			}
+			switch native := kinds[rt] == runtimes.KindOllama; {
+			case native && r.ServerDecodeTPSMean == nil:
+				fail("%s: no server_decode_tps_mean; the native API reports its own (eval_duration)", rowName(r))
+			case !native && r.ServerDecodeTPSMean != nil:
+				fail("%s: server_decode_tps_mean is %.1f, want null: Ollama's /v1 states no eval_duration", rowName(r), *r.ServerDecodeTPSMean)
 			}
 		}
 		if n == 0 {

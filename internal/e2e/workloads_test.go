@@ -242,7 +242,7 @@ func toolsRun() (*summary.File, []records.Record) {
 	f := &summary.File{
 		Runtimes: []summary.RuntimeInfo{{Name: "ollama", Kind: string(runtimes.KindOllama)}, {Name: "ollama-v1", Kind: string(runtimes.KindOpenAI)}},
 		Summary: []summary.Row{
-			{Runtime: "ollama", Prompt: "short", Concurrency: 1, Requests: 3, Successes: 3, DecodeTPSMean: &decode},
+			{Runtime: "ollama", Prompt: "short", Concurrency: 1, Requests: 3, Successes: 3, ServerDecodeTPSMean: &decode},
 			{Runtime: "ollama-v1", Prompt: "short", Concurrency: 1, Requests: 3, Successes: 3},
 		},
 	}
@@ -280,10 +280,18 @@ func TestCheckToolsRun(t *testing.T) {
 			f.Summary[1].DecodeTPSMean = fptr(200000)
 			return recs
 		}, "row ollama-v1/short/conc=1: decode_tps_mean is 200000.0, want null"},
-		{"no decode rate on the native API", func(f *summary.File, recs []records.Record) []records.Record {
-			f.Summary[0].DecodeTPSMean = nil
+		{"a client decode rate on the native API", func(f *summary.File, recs []records.Record) []records.Record {
+			f.Summary[0].DecodeTPSMean = fptr(200000)
 			return recs
-		}, "row ollama/short/conc=1: no decode rate"},
+		}, "row ollama/short/conc=1: decode_tps_mean is 200000.0, want null"},
+		{"no server decode rate on the native API", func(f *summary.File, recs []records.Record) []records.Record {
+			f.Summary[0].ServerDecodeTPSMean = nil
+			return recs
+		}, "row ollama/short/conc=1: no server_decode_tps_mean"},
+		{"a server decode rate on /v1", func(f *summary.File, recs []records.Record) []records.Record {
+			f.Summary[1].ServerDecodeTPSMean = fptr(230)
+			return recs
+		}, "row ollama-v1/short/conc=1: server_decode_tps_mean is 230.0, want null"},
 		{"a failed request", func(_ *summary.File, recs []records.Record) []records.Record {
 			recs[1].ErrorClass, recs[1].Error = sptr("http"), sptr("HTTP 400: e2e does not support tools")
 			return recs
