@@ -67,7 +67,38 @@ func TestBurstReplyMakesNoDecodeVerdict(t *testing.T) {
 	require.NotNil(t, d.Latest)
 	assert.InDelta(t, 400, *d.Latest, 10)
 	assert.NotContains(t, string(readFile(t, filepath.Join(out, historyMD))), "| decode p50 | 1")
+	// Its late first token is a real wait, but TTFT p95 of four replies is
+	// that one reply: not judged (a +518% "regression" before).
+	for _, f := range s.Figures {
+		assert.NotEqual(t, "ttft-p95", f.Figure, "a p95 of 4 replies is not judged")
+	}
+	p50 := s.figure(t, "ttft-p50")
+	assert.Equal(t, "unchanged", p50.Verdict, "nor does it move the median")
 }
+
+// With 21 replies or more a row's TTFT p95 is judged, and one stalled
+// reply among them moves it by nothing (the largest has no weight).
+func TestTTFTP95JudgedFromEnoughReplies(t *testing.T) {
+	row := func(successes int, p95 float64) *summary.Row {
+		return &summary.Row{Successes: successes, TTFTP95: &p95}
+	}
+	v := trended[1]
+	require.Equal(t, "ttft-p95", v.id)
+	assert.Nil(t, v.value(row(20, 0.3)))
+	require.NotNil(t, v.value(row(21, 0.3)))
+	assert.Equal(t, 0.3, *v.value(row(21, 0.3)))
+	// The suite's own p95 of 21 TTFTs, the last a stall of 10 s: the
+	// second largest's.
+	ttfts := make([]runtimes.Result, 21)
+	for i := range ttfts {
+		d := time.Duration(50+i) * time.Millisecond
+		ttfts[i] = runtimes.Result{TTFT: d, TTFC: d, Total: d + 320*time.Millisecond, OutputTokens: 128, Chunks: 128, Turn: 1}
+	}
+	ttfts[20].TTFT, ttfts[20].TTFC, ttfts[20].Total = 10*time.Second, 10*time.Second, 10*time.Second+320*time.Millisecond
+	m := stats.Compute([]stats.Round{{Wall: time.Second, MaxTokens: 128, Results: ttfts}}, stats.SLO{})
+	assert.InDelta(t, 0.069, m.TTFT.P95, 1e-9, "the stall has no weight in p95 of 21")
+}
+
 
 // A run whose control drifted is said so in history.md and verdicts.json,
 // and is left out of every baseline: a night of a slow machine whose

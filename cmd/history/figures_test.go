@@ -15,7 +15,7 @@ import (
 func TestTrendedReadTheirKeys(t *testing.T) {
 	for _, f := range trended {
 		var r summary.Row
-		require.NoError(t, json.Unmarshal([]byte(`{"`+f.Key+`": 0.25}`), &r), f.Key)
+		require.NoError(t, json.Unmarshal([]byte(`{"successes": 100, "`+f.Key+`": 0.25}`), &r), f.Key)
 		got := f.value(&r)
 		require.NotNil(t, got, "%s does not read %s", f.id, f.Key)
 		assert.Equal(t, 0.25, *got, f.id)

@@ -57,7 +57,7 @@ type figs struct {
 
 // row is a closed-loop row (rate 0) or an open-loop one.
 func row(runtime, model, prompt string, conc int, rate float64, v figs, reply string) summary.Row {
-	r := summary.Row{Runtime: runtime, Model: model, Prompt: prompt, Concurrency: conc, Requests: 8, Successes: 8}
+	r := summary.Row{Runtime: runtime, Model: model, Prompt: prompt, Concurrency: conc, Requests: 24, Successes: 24}
 	if rate > 0 {
 		r.Concurrency, r.RateRPS = 0, testkit.Ptr(rate)
 	}
@@ -130,7 +130,7 @@ func fixtureRuns(t testing.TB, dir string) string {
 		)
 		if n == 7 {
 			f.Summary[1] = row("ollama", "qwen3:8b", "short", 4, 0, figs{}, "")
-			f.Summary[1].Successes, f.Summary[1].Failures = 0, 8
+			f.Summary[1].Successes, f.Summary[1].Failures = 0, 24
 		}
 		if n >= 5 {
 			f.Summary = append(f.Summary, row("vllm", "qwen3-8b", "short", 0, 2, figs{0.040 * k, 0.070 * k, 50 * k, 95 * k, 0}, ""))

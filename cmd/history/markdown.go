@@ -72,9 +72,10 @@ func (h *history) mdIntro(w writef) {
 	w("# Benchmark history\n\n")
 	w("%d runs from %s to %s; the latest is %s. Each series' latest run is judged against up to %d runs before it: "+
 		"a change of %s or more that the window's run-to-run spread makes unlikely (p < %v) is a regression or an "+
-		"improvement; a figure with fewer than %d earlier runs has too little data (docs/history.md in the suite).\n\n",
+		"improvement; a figure with fewer than %d earlier runs has too little data (docs/history.md in the suite). "+
+		"Only figures that one reply cannot move are judged: medians, the aggregate rate, and TTFT p95 of rows of %d replies or more.\n\n",
 		len(h.runs), from, to, h.latest.id,
-		h.opts.window, strings.TrimPrefix(percent(1+h.opts.threshold), "+"), stats.TrendAlpha, stats.TrendMinBaseline)
+		h.opts.window, strings.TrimPrefix(percent(1+h.opts.threshold), "+"), stats.TrendAlpha, stats.TrendMinBaseline, tailReplies)
 }
 
 // mdVerdicts are the regressions, worst first, and the improvements,
