@@ -1,4 +1,4 @@
-package inference
+package suitetest
 
 import (
 	"io/fs"
@@ -16,15 +16,15 @@ import (
 )
 
 // markdown is every markdown file of the repository but testdata's, with
-// its text.
+// its text, by its path from the root.
 func markdown(t *testing.T) map[string]string {
 	t.Helper()
 	docs := map[string]string{}
-	err := filepath.WalkDir(".", func(path string, e fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if e.IsDir() && path != "." && (strings.HasPrefix(e.Name(), ".") || e.Name() == "testdata" || e.Name() == "results") {
+		if e.IsDir() && path != root && (strings.HasPrefix(e.Name(), ".") || e.Name() == "testdata" || e.Name() == "results") {
 			return filepath.SkipDir
 		}
 		if strings.HasSuffix(path, ".md") {
@@ -32,7 +32,11 @@ func markdown(t *testing.T) map[string]string {
 			if err != nil {
 				return err
 			}
-			docs[filepath.ToSlash(path)] = string(b)
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			docs[filepath.ToSlash(rel)] = string(b)
 		}
 		return nil
 	})
@@ -44,7 +48,7 @@ func markdown(t *testing.T) map[string]string {
 // The notes the docs quote under a result line carry the line of
 // inference_test.go that logs them, as go test prints it.
 func TestDocsQuoteTheLogLine(t *testing.T) {
-	src, err := os.ReadFile("inference_test.go")
+	src, err := os.ReadFile(at("inference_test.go"))
 	require.NoError(t, err)
 	var logLine int
 	for i, l := range strings.Split(string(src), "\n") {
@@ -68,7 +72,7 @@ func TestDocsQuoteTheLogLine(t *testing.T) {
 // comparing.md's example of compare's versions line names the simulator
 // by the version it states.
 func TestComparingQuotesTheSimulatorsVersion(t *testing.T) {
-	b, err := os.ReadFile("docs/comparing.md")
+	b, err := os.ReadFile(at("docs/comparing.md"))
 	require.NoError(t, err)
 	m := regexp.MustCompile("`versions: ([^`]*)`").FindStringSubmatch(string(b))
 	require.NotNil(t, m, "comparing.md quotes a versions line")
@@ -84,7 +88,7 @@ func TestSuggestedCountGivesIntervals(t *testing.T) {
 		"docs/e2e.md": true, "docs/method.md": true, "docs/failures.md": true, "docs/report-example/README.md": true,
 	}
 	docs := markdown(t)
-	src, err := os.ReadFile("doc.go")
+	src, err := os.ReadFile(at("doc.go"))
 	require.NoError(t, err)
 	docs["doc.go"] = string(src)
 	count := regexp.MustCompile(`-count[= ](\d+)`)

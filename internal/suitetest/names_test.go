@@ -1,7 +1,6 @@
-package inference
+package suitetest
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -21,7 +20,7 @@ func TestMisspeltSettingStopsTheRun(t *testing.T) {
 	t.Setenv("BENCH_RUNTIMES", "sim")
 	t.Setenv("BENCH_OUTPUT_DIR", out)
 	t.Setenv("BENCH_CONCURENCY", "1")
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=1x")
+	cmd := suiteCommand(t, "-test.run=^$", "-test.bench=.", "-test.benchtime=1x")
 	b, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit, "output:\n%s", b)

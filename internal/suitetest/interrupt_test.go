@@ -1,4 +1,4 @@
-package inference
+package suitetest
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 )
 
 // An interrupted run keeps every benchmark it finished. This test runs the
-// benchmarks of this very binary in a child process against the simulator,
+// suite's benchmarks (the root package's test binary) in a child process against the simulator,
 // whose third request stalls: the first benchmark (conc=1, two rounds)
 // finishes, the second (conc=4) hangs in its first round. The child is
 // then interrupted, or killed outright, and its files must hold the first
@@ -38,7 +38,7 @@ func TestInterruptedRunKeepsFinishedBenchmarks(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			var stdout bytes.Buffer
-			cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=2x")
+			cmd := suiteCommand(t, "-test.run=^$", "-test.bench=.", "-test.benchtime=2x")
 			cmd.Stdout, cmd.Stderr = &stdout, &stdout
 			require.NoError(t, cmd.Start())
 			exited := make(chan error, 1)

@@ -1,8 +1,7 @@
-package inference
+package suitetest
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -70,12 +69,13 @@ func TestDocsSimulatorCommandsRun(t *testing.T) {
 	envtest.Clean(t)
 	bin := filepath.Join(t.TempDir(), "sim")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/sim")
+	build.Dir = root
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build ./cmd/sim: %s", out)
 
 	for _, doc := range simDocs {
 		t.Run(doc, func(t *testing.T) {
-			b, err := os.ReadFile(doc)
+			b, err := os.ReadFile(at(doc))
 			require.NoError(t, err)
 			sims := map[string]*docSim{} // by the doc's URL
 			t.Cleanup(func() {
@@ -186,8 +186,8 @@ func stopDocSim(t *testing.T, s *docSim) {
 	}
 }
 
-// runDocSuite runs a doc's suite command (VAR=value … go test … .) as this
-// test binary's benchmarks, its URLs those of the simulators started, in
+// runDocSuite runs a doc's suite command (VAR=value … go test … .) as the
+// suite's test binary's benchmarks, its URLs those of the simulators started, in
 // a folder of its own, and checks the run's summary.
 func runDocSuite(t *testing.T, doc string, words []string, sims map[string]*docSim) {
 	t.Helper()
@@ -214,7 +214,7 @@ func runDocSuite(t *testing.T, doc string, words []string, sims map[string]*docS
 	// warm-up, no control leaf.
 	env["BENCH_OUTPUT_DIR"], env["BENCH_PROGRESS"], env["BENCH_CONTROL"] = out, "off", "off"
 	env["BENCH_MAX_TOKENS"], env["BENCH_WARMUPS"] = "16", "1"
-	cmd := exec.CommandContext(context.Background(), os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=1x", "-test.count=1")
+	cmd := suiteCommand(t, "-test.run=^$", "-test.bench=.", "-test.benchtime=1x", "-test.count=1")
 	cmd.Env = os.Environ()
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
