@@ -53,6 +53,9 @@ type ServerFigures struct {
 	// cache_source label). vLLM counts them whether or not its replies
 	// state them (--enable-prompt-tokens-details).
 	CachedPromptTokens *float64 `json:"server_cached_prompt_tokens,omitempty"`
+	// CachedPromptTokensFrom is the counter CachedPromptTokens was read
+	// from, "" where it is nil.
+	CachedPromptTokensFrom string `json:"-"`
 }
 
 // DeriveServerFigures computes ServerFigures from d. requests is the number
@@ -103,7 +106,7 @@ func DeriveServerFigures(d ServerDelta, requests int) ServerFigures {
 	}
 	for _, name := range CachedCounters() {
 		if v, ok := get(name); ok {
-			f.CachedPromptTokens = &v
+			f.CachedPromptTokens, f.CachedPromptTokensFrom = &v, name
 			break
 		}
 	}
