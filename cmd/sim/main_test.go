@@ -55,6 +55,7 @@ func TestEveryVariableIsAFlag(t *testing.T) {
 		"SIM_SLOTS": "2", "SIM_BATCH_SLOWDOWN": "0.5", "SIM_DEGRADE": "0.5", "SIM_PREFILL_TPS": "1000",
 		"SIM_PREFIX_CACHE": "off", "SIM_LOAD_TIME": "1s", "SIM_CONTEXT": "4096", "SIM_FLAVOR": "plain",
 		"SIM_VERSION": "1.2.3", "SIM_QUANTIZATION": "Q8_0", "SIM_MODELS": "empty", "SIM_RESET": "refuse", "SIM_METRICS": "0",
+		"SIM_PROMPT_TOKENS_DETAILS": "0",
 	}
 	for _, v := range sim.Variables() {
 		t.Run(v, func(t *testing.T) {

@@ -75,6 +75,7 @@ type Driver struct {
 	repetitions map[bench.Key]int        // leaf runs begun, by leaf
 	power       *telemetry.Sampler       // nil: no power figures
 	noMetrics   map[string]bool          // runtimes without Prometheus counters
+	cachedSaid  map[string]bool          // runtimes whose missing cached tokens were said (noteCached)
 	loaded      map[string]bool          // runtimes whose loaded model is described
 	first       map[string]*firstLeaf    // runtime name → its first leaf run, for its control
 	timed       map[string]time.Duration // runtime name → its leaf runs' timed rounds' time, for its control's budget

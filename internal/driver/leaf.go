@@ -390,6 +390,7 @@ func (l *Leaf) End() Outcome {
 	m := d.Run.Add(l.key, l.rounds, tel)
 	l.powerAdded(tel.Energy)
 	d.noteFirst(l)
+	d.noteCached(l, m, tel.Server)
 	held := d.release()
 	o := Outcome{Metrics: m, Power: tel.Power, SaveErr: errors.Join(l.recordErr, d.save())}
 	if m.Requests > 0 && m.Successes == 0 {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os/exec"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
@@ -76,6 +77,81 @@ func (d *Driver) scrape(ctx context.Context, rt *runtimes.Runtime) *telemetry.Sn
 		d.logf("%s: not reading the server's counters: %v", rt.Name, err)
 	}
 	return nil
+}
+
+// noteCached says on the log, once per runtime, why its rows have no
+// cached prompt tokens from the replies (cached_prompt_tokens_mean null):
+// at the first leaf run whose successful replies all stated none, where
+// the server's /metrics counted some (then
+// server_cached_prompt_tokens_mean has them) or has no counter of them.
+// A leaf run whose server counted none cached says nothing: there was
+// nothing to state; so does one without a counter whose prompts could not
+// be cached (BENCH_CACHE=cold, one turn, no shared prefix).
+func (d *Driver) noteCached(l *Leaf, m stats.Metrics, server *telemetry.ServerDelta) {
+	name := l.key.Runtime
+	if l.control || m.Successes == 0 || m.CachedTokens.N > 0 || d.cachedSaid[name] {
+		return
+	}
+	var sf telemetry.ServerFigures
+	if server != nil {
+		if len(server.Reset) > 0 {
+			return // its counters measure nothing: End says so
+		}
+		sf = telemetry.DeriveServerFigures(*server, m.Requests)
+	}
+	why := cachedWhy(l.rt, server, sf)
+	switch counted := sf.CachedPromptTokens; {
+	case counted != nil && *counted > 0:
+		d.logf("%s: its replies state no cached prompt tokens (%s); its /metrics counted %.0f cached tokens over the leaf (%s; server_cached_prompt_tokens_mean %.4g)",
+			name, why, *counted, sf.CachedPromptTokensFrom, *counted/float64(max(m.Requests, 1)))
+	case counted != nil || !l.cacheable():
+		return // nothing was cached, or nothing could be: a null needs no reason
+	case server == nil:
+		d.logf("%s: its replies state no cached prompt tokens (%s) and it serves no /metrics that counts them: its rows' cached_prompt_tokens_mean and server_cached_prompt_tokens_mean are null",
+			name, why)
+	default:
+		d.logf("%s: its replies state no cached prompt tokens (%s) and its /metrics has no counter of them (%s): its rows' cached_prompt_tokens_mean and server_cached_prompt_tokens_mean are null",
+			name, why, strings.Join(telemetry.CachedCounters(), ", "))
+	}
+	if d.cachedSaid == nil {
+		d.cachedSaid = map[string]bool{}
+	}
+	d.cachedSaid[name] = true
+}
+
+// cacheable reports whether the leaf's prompts could be served from a
+// prompt cache: BENCH_CACHE=warm, a shared prefix, or turns after the
+// first, which repeat the last.
+func (l *Leaf) cacheable() bool {
+	st := l.d.Settings
+	return !l.cold() || st.SharedPrefix > 0 || st.Turns > 1
+}
+
+// cachedWhy is why rt's replies state no cached prompt tokens, as far as
+// the server's kind (rt nil: unknown) and counters tell.
+func cachedWhy(rt *runtimes.Runtime, server *telemetry.ServerDelta, sf telemetry.ServerFigures) string {
+	has := func(prefix string) bool {
+		if strings.HasPrefix(sf.CachedPromptTokensFrom, prefix) {
+			return true
+		}
+		if server != nil {
+			for k := range server.Values {
+				if strings.HasPrefix(k, prefix) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch {
+	case rt != nil && rt.Kind == runtimes.KindOllama:
+		return "Ollama counts them within prompt_eval_count and states no cached count"
+	case has("vllm:"):
+		return "vLLM states them only when started with --enable-prompt-tokens-details"
+	case has("sglang:"):
+		return "SGLang states them only when started with --enable-cache-report"
+	}
+	return "the server's usage has no prompt_tokens_details.cached_tokens"
 }
 
 // idleBaseline samples BENCH_IDLE_POWER_S seconds of power with nothing

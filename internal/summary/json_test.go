@@ -194,7 +194,7 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 		"net_power_w_mean", "net_energy_j", "net_energy_j_per_output_token", "power_coverage",
 		"energy_j_per_request_mean", "prefill_energy_j_per_request_mean", "decode_energy_j_per_request_mean", "prefill_energy_j_per_prompt_token", "decode_energy_j_per_output_token",
 		"cpu_temp_c_start", "gpu_temp_c_start",
-		"server_prefill_s_mean", "server_decode_s_mean", "server_generated_tokens", "model_loads", "warmup_model_loads",
+		"server_prefill_s_mean", "server_decode_s_mean", "server_generated_tokens", "server_cached_prompt_tokens_mean", "model_loads", "warmup_model_loads",
 		"input_tokens_target", "truncated_prompts", "cache_hit_ratio", "not_sent", "canary",
 		"rate_rps", "achieved_rps", "send_lag_s_p50", "send_lag_s_p99", "inflight_max", "inflight_capped", "throughput_rps",
 		"goodput_rps", "slo_attainment")

@@ -474,6 +474,14 @@ type Row struct {
 	ServerPrefillSMean    *float64           `json:"server_prefill_s_mean"`
 	ServerDecodeSMean     *float64           `json:"server_decode_s_mean"`
 	ServerGeneratedTokens *float64           `json:"server_generated_tokens"`
+	// ServerCachedPromptTokensMean is the prompt tokens the server took
+	// from its prefix cache by its own count
+	// (telemetry.ServerFigures.CachedPromptTokens) over the requests sent
+	// while it was read: null where its /metrics has no such counter.
+	// vLLM counts them even where its replies state none
+	// (cached_prompt_tokens_mean null: started without
+	// --enable-prompt-tokens-details).
+	ServerCachedPromptTokensMean *float64 `json:"server_cached_prompt_tokens_mean"`
 	// ModelLoads counts the successful requests that waited for the
 	// server to load the model (Ollama load_duration > 100 ms).
 	ModelLoads int `json:"model_loads"`
@@ -731,6 +739,9 @@ func (row *Row) addTelemetry(tel *pooledTelemetry, m stats.Metrics) {
 		row.ServerMetrics = d.Values
 		sf := telemetry.DeriveServerFigures(*d, tel.serverRequests)
 		row.ServerPrefillSMean, row.ServerDecodeSMean, row.ServerGeneratedTokens = sf.PrefillSMean, sf.DecodeSMean, sf.GeneratedTokens
+		if sf.CachedPromptTokens != nil && tel.serverRequests > 0 {
+			row.ServerCachedPromptTokensMean = num(*sf.CachedPromptTokens / float64(tel.serverRequests))
+		}
 	}
 }
 

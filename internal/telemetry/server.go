@@ -17,6 +17,9 @@ const (
 	llamaPredict     = "llamacpp:tokens_predicted_seconds_total"
 	llamaGenerated   = "llamacpp:tokens_predicted_total"
 	sglangGenerated  = "sglang:generation_tokens_total"
+	vllmCached       = "vllm:prompt_tokens_cached_total"
+	vllmPrefixHits   = "vllm:prefix_cache_hits_total"
+	sglangCached     = "sglang:cached_tokens_total"
 	tokenTolerance   = 0.01 // CheckGeneratedTokens' relative tolerance
 	llamaPrintDigits = 6    // llama-server prints values with C++ streams' default precision
 )
@@ -42,6 +45,17 @@ type ServerFigures struct {
 	// significant digits, so past a million tokens the two scrapes are
 	// rounded (to 10 up to 10⁷, …). 0 for the other servers.
 	GeneratedTokensSlack float64 `json:"-"`
+	// CachedPromptTokens is the server's count of prompt tokens it took
+	// from its prefix cache rather than computed: Δ of
+	// vllm:prompt_tokens_cached_total (recent vLLM), else of
+	// vllm:prefix_cache_hits_total (vLLM V1's prefix cache, in tokens),
+	// else of sglang:cached_tokens_total (summed over its
+	// cache_source label). vLLM counts them whether or not its replies
+	// state them (--enable-prompt-tokens-details).
+	CachedPromptTokens *float64 `json:"server_cached_prompt_tokens,omitempty"`
+	// CachedPromptTokensFrom is the counter CachedPromptTokens was read
+	// from, "" where it is nil.
+	CachedPromptTokensFrom string `json:"-"`
 }
 
 // DeriveServerFigures computes ServerFigures from d. requests is the number
@@ -90,8 +104,18 @@ func DeriveServerFigures(d ServerDelta, requests int) ServerFigures {
 			break
 		}
 	}
+	for _, name := range CachedCounters() {
+		if v, ok := get(name); ok {
+			f.CachedPromptTokens, f.CachedPromptTokensFrom = &v, name
+			break
+		}
+	}
 	return f
 }
+
+// CachedCounters are the counters, by name, from which
+// ServerFigures.CachedPromptTokens is read, in the order tried.
+func CachedCounters() []string { return []string{vllmCached, vllmPrefixHits, sglangCached} }
 
 // printSlack is the largest rounding error of v printed with
 // llamaPrintDigits significant digits (0 while that prints every digit).

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -83,5 +84,47 @@ func TestPrintSlack(t *testing.T) {
 		if got := printSlack(v); !approx(got, want) {
 			t.Errorf("printSlack(%v) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// The server's cached prompt tokens come from vLLM's own count where it
+// has one, else from its prefix cache's hits, else from SGLang's; a
+// server without any of them, or whose counter went down, gives none.
+func TestServerCachedPromptTokens(t *testing.T) {
+	// vLLM V1 without vllm:prompt_tokens_cached_total: the prefix cache's
+	// hits, 5180 − 1480.
+	d := Delta(parseFile(t, "vllm-before.txt"), parseFile(t, "vllm-after.txt"))
+	if f := DeriveServerFigures(d, 20); f.CachedPromptTokens == nil || *f.CachedPromptTokens != 3700 {
+		t.Errorf("vLLM V1 cached prompt tokens %v, want 3700 (Δvllm:prefix_cache_hits_total)", f.CachedPromptTokens)
+	}
+
+	const both = `# TYPE vllm:prompt_tokens_cached_total counter
+vllm:prompt_tokens_cached_total{engine="0",model_name="m"} %d.0
+# TYPE vllm:prefix_cache_hits_total counter
+vllm:prefix_cache_hits_total{engine="0",model_name="m"} %d.0
+`
+	d = Delta(parseText(t, fmt.Sprintf(both, 100, 100)), parseText(t, fmt.Sprintf(both, 612, 640)))
+	if f := DeriveServerFigures(d, 4); f.CachedPromptTokens == nil || *f.CachedPromptTokens != 512 {
+		t.Errorf("with both vLLM counters: %v, want 512 (Δvllm:prompt_tokens_cached_total, not the prefix cache's 540)", f.CachedPromptTokens)
+	}
+
+	const sglang = `# TYPE sglang:cached_tokens_total counter
+sglang:cached_tokens_total{model_name="m",cache_source="device"} %d
+sglang:cached_tokens_total{model_name="m",cache_source="host"} %d
+`
+	d = Delta(parseText(t, fmt.Sprintf(sglang, 10, 0)), parseText(t, fmt.Sprintf(sglang, 74, 16)))
+	if f := DeriveServerFigures(d, 4); f.CachedPromptTokens == nil || *f.CachedPromptTokens != 80 {
+		t.Errorf("SGLang cached prompt tokens %v, want 80 (summed over cache_source)", f.CachedPromptTokens)
+	}
+
+	// A restarted vLLM: its counter went down, and measures nothing.
+	d = Delta(parseText(t, fmt.Sprintf(both, 900, 900)), parseText(t, fmt.Sprintf(both, 40, 40)))
+	if f := DeriveServerFigures(d, 4); f.CachedPromptTokens != nil {
+		t.Errorf("cached prompt tokens from reset counters: %v", *f.CachedPromptTokens)
+	}
+
+	d = Delta(parseFile(t, "llamacpp-before.txt"), parseFile(t, "llamacpp-after.txt"))
+	if f := DeriveServerFigures(d, 20); f.CachedPromptTokens != nil {
+		t.Errorf("llama-server counts no cached tokens, got %v", *f.CachedPromptTokens)
 	}
 }

@@ -236,6 +236,13 @@ type Config struct {
 	// clients against servers without it. By default the server serves
 	// Prometheus metrics in vLLM's names.
 	NoMetrics bool
+
+	// NoPromptTokensDetails (SIM_PROMPT_TOKENS_DETAILS=0) sends the OpenAI
+	// usage chunk with "prompt_tokens_details":null, as vLLM started
+	// without --enable-prompt-tokens-details: the replies state no cached
+	// tokens, which /metrics still counts. By default the usage chunk
+	// states them (see Prompt cache).
+	NoPromptTokensDetails bool
 }
 
 // Flavor is the OpenAI-kind server the simulator imitates: which of the
@@ -472,13 +479,19 @@ func load(environ map[string]string) (Config, error) {
 			return d, nil
 		},
 	}})
-	// SIM_METRICS is on by default: its field says the opposite, so that
-	// the zero Config serves /metrics.
+	// SIM_METRICS and SIM_PROMPT_TOKENS_DETAILS are on by default: their
+	// fields say the opposite, so that the zero Config serves /metrics and
+	// states cached tokens.
 	var m metricsEnv
 	if merr := envvar.Parse(&m, env.Options{Environment: environ}); merr != nil {
 		err = errors.Join(err, merr)
-	} else if m.Metrics != nil {
-		c.NoMetrics = !*m.Metrics
+	} else {
+		if m.Metrics != nil {
+			c.NoMetrics = !*m.Metrics
+		}
+		if m.PromptTokensDetails != nil {
+			c.NoPromptTokensDetails = !*m.PromptTokensDetails
+		}
 	}
 	if err != nil {
 		return Config{}, err
@@ -499,14 +512,17 @@ func load(environ map[string]string) (Config, error) {
 	return c, err
 }
 
-// metricsEnv is the variable load reads apart from Config's: SIM_METRICS,
-// which Config.NoMetrics says the opposite of.
+// metricsEnv are the variables load reads apart from Config's: SIM_METRICS
+// and SIM_PROMPT_TOKENS_DETAILS, which Config.NoMetrics and
+// Config.NoPromptTokensDetails say the opposite of.
 type metricsEnv struct {
-	Metrics *bool `env:"SIM_METRICS"`
+	Metrics             *bool `env:"SIM_METRICS"`
+	PromptTokensDetails *bool `env:"SIM_PROMPT_TOKENS_DETAILS"`
 }
 
 // Variables are the SIM_ variables the package reads, from the env tags
-// of Config and of what load reads apart (SIM_METRICS): the one list of
+// of Config and of what load reads apart (SIM_METRICS,
+// SIM_PROMPT_TOKENS_DETAILS): the one list of
 // them, against which a variable the user set is checked.
 func Variables() []string {
 	return append(envvar.Names(&Config{}, ""), envvar.Names(&metricsEnv{}, "")...)
@@ -755,6 +771,9 @@ var settingHelp = map[string][2]string{
 	"SIM_MODELS":             {"listed", "empty: GET /v1/models answers 200 with no body, as mlx_lm.server without its cache folder"},
 	"SIM_RESET":              {"ok", "refuse: every reset endpoint answers an error"},
 	"SIM_METRICS":            {"1 (served)", "0: no GET /metrics"},
+
+	// Read apart from Config, as SIM_METRICS.
+	"SIM_PROMPT_TOKENS_DETAILS": {"1 (stated)", "0: the usage chunk's prompt_tokens_details is null, as vLLM without --enable-prompt-tokens-details"},
 }
 
 // isBool reports whether the variable v is a boolean: its field, in

@@ -98,7 +98,7 @@ func TestSettingsForTheCommandLine(t *testing.T) {
 		}
 	}
 	assert.Equal(t, Variables(), names)
-	assert.Equal(t, []string{"SIM_TOOLS_HELD", "SIM_CLOSE_AFTER_STREAM", "SIM_METRICS"}, bools, "the booleans")
+	assert.Equal(t, []string{"SIM_TOOLS_HELD", "SIM_CLOSE_AFTER_STREAM", "SIM_METRICS", "SIM_PROMPT_TOKENS_DETAILS"}, bools, "the booleans")
 }
 
 // effective is c as the server plays it: each field whose zero value

@@ -13,35 +13,36 @@
 // empty variable counts as unset; an error names the variable and the value
 // as written, e.g. `SIM_SLOTS="x": not a number`):
 //
-//	variable                Config field      default            section
-//	SIM_TTFT                TTFT              50ms               Schedule
-//	SIM_TOKENS_PER_SEC      TokensPerSec      400                Schedule
-//	SIM_TOKENS_PER_CHUNK    TokensPerChunk    1                  Schedule
-//	SIM_PREFILL_TPS         PrefillTPS        0 (off)            Schedule
-//	SIM_PREFIX_CACHE        PrefixCache       on                 Prompt cache
-//	SIM_CONTEXT             Context           40960              Context
-//	SIM_SERVED_MODEL        ServedModel       (echo the request) OpenAI-compatible
-//	SIM_TEXT_SEED           TextSeed          0                  OpenAI-compatible
-//	SIM_FLAVOR              Flavor            vllm               Flavors
-//	SIM_VERSION             Version           sim-1              Flavors
-//	SIM_QUANTIZATION        Quantization      Q4_K_M             Flavors
-//	SIM_MODELS              Models            listed             Flavors
-//	SIM_RESET               Reset             ok                 Resets
-//	SIM_LOAD_TIME           LoadTime          0                  Resets
-//	SIM_SLOTS               Slots             0 (unlimited)      Capacity
-//	SIM_BATCH_SLOWDOWN      BatchSlowdown     0                  Capacity
-//	SIM_DEGRADE             Degrade           0 (off)            Capacity
-//	SIM_CLOSE_AFTER_STREAM  CloseAfterStream  0 (false)          Connections
-//	SIM_STOP_AFTER          StopAfter         (off)              Stopping early
-//	SIM_REASONING_TOKENS    ReasoningTokens   0                  Reasoning
-//	SIM_REASONING_FIELD     ReasoningField    reasoning_content  Reasoning
-//	SIM_TOOL_CALLS          ToolCalls         1                  Tool calls
-//	SIM_TOOL_ARGS_INVALID   ToolArgsInvalid   0                  Tool calls
-//	SIM_MODEL_TOOLS         ModelTools        on                 Tool calls
-//	SIM_TOOLS_HELD          ToolsHeld         0 (false)          Tool calls
-//	SIM_METRICS             NoMetrics = !it   1 (served)         Metrics
-//	SIM_FAULT               Fault             (none)             Faults
-//	SIM_FAULT_EVERY         FaultEvery        1                  Faults
+//	variable                   Config field                 default            section
+//	SIM_TTFT                   TTFT                         50ms               Schedule
+//	SIM_TOKENS_PER_SEC         TokensPerSec                 400                Schedule
+//	SIM_TOKENS_PER_CHUNK       TokensPerChunk               1                  Schedule
+//	SIM_PREFILL_TPS            PrefillTPS                   0 (off)            Schedule
+//	SIM_PREFIX_CACHE           PrefixCache                  on                 Prompt cache
+//	SIM_PROMPT_TOKENS_DETAILS  NoPromptTokensDetails = !it  1 (stated)         Prompt cache
+//	SIM_CONTEXT                Context                      40960              Context
+//	SIM_SERVED_MODEL           ServedModel                  (echo the request) OpenAI-compatible
+//	SIM_TEXT_SEED              TextSeed                     0                  OpenAI-compatible
+//	SIM_FLAVOR                 Flavor                       vllm               Flavors
+//	SIM_VERSION                Version                      sim-1              Flavors
+//	SIM_QUANTIZATION           Quantization                 Q4_K_M             Flavors
+//	SIM_MODELS                 Models                       listed             Flavors
+//	SIM_RESET                  Reset                        ok                 Resets
+//	SIM_LOAD_TIME              LoadTime                     0                  Resets
+//	SIM_SLOTS                  Slots                        0 (unlimited)      Capacity
+//	SIM_BATCH_SLOWDOWN         BatchSlowdown                0                  Capacity
+//	SIM_DEGRADE                Degrade                      0 (off)            Capacity
+//	SIM_CLOSE_AFTER_STREAM     CloseAfterStream             0 (false)          Connections
+//	SIM_STOP_AFTER             StopAfter                    (off)              Stopping early
+//	SIM_REASONING_TOKENS       ReasoningTokens              0                  Reasoning
+//	SIM_REASONING_FIELD        ReasoningField               reasoning_content  Reasoning
+//	SIM_TOOL_CALLS             ToolCalls                    1                  Tool calls
+//	SIM_TOOL_ARGS_INVALID      ToolArgsInvalid              0                  Tool calls
+//	SIM_MODEL_TOOLS            ModelTools                   on                 Tool calls
+//	SIM_TOOLS_HELD             ToolsHeld                    0 (false)          Tool calls
+//	SIM_METRICS                NoMetrics = !it              1 (served)         Metrics
+//	SIM_FAULT                  Fault                        (none)             Faults
+//	SIM_FAULT_EVERY            FaultEvery                   1                  Faults
 //
 // Booleans are 1 or 0, true or false; durations Go's (50ms, 1.5s).
 // Whole-number settings whose off or default value is the zero value
@@ -229,7 +230,11 @@
 //     nothing: C = 0.
 //
 // OpenAI replies report C in usage.prompt_tokens_details.cached_tokens
-// (prompt_tokens stays P). Ollama counts cached tokens in
+// (prompt_tokens stays P); with SIM_PROMPT_TOKENS_DETAILS=0
+// (Config.NoPromptTokensDetails) their usage has
+// "prompt_tokens_details":null instead, as vLLM started without
+// --enable-prompt-tokens-details, and only /metrics counts C (see
+// Metrics). Ollama counts cached tokens in
 // prompt_eval_count (P) but times only the evaluated ones:
 // prompt_eval_duration is TTFT·(P−C)/P (with SIM_PREFILL_TPS=R, (P−C)/R),
 // so P over prompt_eval_duration reads fast on a hit, as it does on Ollama.
@@ -699,6 +704,12 @@
 //
 //   - vllm:prompt_tokens_total (counter): + P, its prompt tokens, cached
 //     ones included (as prompt_tokens and prompt_eval_count).
+//   - vllm:prompt_tokens_cached_total (counter): + C, its prompt tokens
+//     taken from the prompt cache (see Prompt cache), whether or not its
+//     reply stated them (SIM_PROMPT_TOKENS_DETAILS).
+//   - vllm:prefix_cache_queries_total (counter): + P; and
+//     vllm:prefix_cache_hits_total (counter): + C, as vLLM V1 counts its
+//     prefix cache, in tokens.
 //   - vllm:generation_tokens_total (counter): + the tokens it sent (its
 //     eval_count or completion_tokens: m, 0 for the empty fault).
 //   - vllm:request_success_total (counter): + 1.

@@ -64,8 +64,8 @@ func (h *histogram) observe(bounds []float64, d time.Duration) {
 
 // series is one model's counters and histograms.
 type series struct {
-	prompt, generation, success uint64
-	hists                       [numHists]histogram
+	prompt, cached, generation, success uint64
+	hists                               [numHists]histogram
 }
 
 // metrics follows the replies the server has written to their end.
@@ -94,6 +94,7 @@ func (m *metrics) record(rep *reply) {
 		}
 	}
 	s.prompt += uint64(rep.p)
+	s.cached += uint64(rep.cached)
 	s.generation += uint64(rep.sent)
 	s.success++
 	h := &s.hists
@@ -150,6 +151,9 @@ func (m *metrics) appendText(b []byte, running, waiting int) []byte {
 		v          func(*series) uint64
 	}{
 		{"vllm:prompt_tokens_total", "Number of prefill tokens processed.", func(s *series) uint64 { return s.prompt }},
+		{"vllm:prompt_tokens_cached_total", "Number of cached prompt tokens (local prefix cache hits).", func(s *series) uint64 { return s.cached }},
+		{"vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.", func(s *series) uint64 { return s.prompt }},
+		{"vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.", func(s *series) uint64 { return s.cached }},
 		{"vllm:generation_tokens_total", "Number of generation tokens processed.", func(s *series) uint64 { return s.generation }},
 		{"vllm:request_success_total", "Count of successfully processed requests.", func(s *series) uint64 { return s.success }},
 	} {

@@ -220,3 +220,56 @@ func TestMetricsOff(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 }
+
+// The prompt cache's tokens are counted in /metrics as vLLM counts them
+// (vllm:prompt_tokens_cached_total; its prefix cache's queries and hits, in
+// tokens), whether or not the replies state them: with
+// SIM_PROMPT_TOKENS_DETAILS=0 the usage chunk has
+// "prompt_tokens_details":null, as vLLM without
+// --enable-prompt-tokens-details, and /metrics counts the same.
+func TestMetricsCachedTokens(t *testing.T) {
+	const model = `{model_name="m"}`
+	prompts := []string{"alpha beta gamma delta", "alpha beta gamma delta", "alpha beta other words", "nothing shared"}
+	var stated, prompted int
+	for _, details := range []string{"1", "0"} {
+		t.Run("SIM_PROMPT_TOKENS_DETAILS="+details, func(t *testing.T) {
+			srv := startEnv(t, "SIM_PROMPT_TOKENS_DETAILS", details)
+			c := newClient(t, 1)
+			var cached, prompt int
+			for _, p := range prompts {
+				body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":%q}],"stream":true,"max_tokens":3,"stream_options":{"include_usage":true}}`, p)
+				res := do(t.Context(), c, srv.URL, openaiPath, body)
+				r := parseReply(t, openaiPath, res)
+				usage := res.lines[len(res.lines)-2].text
+				require.Contains(t, usage, `"usage":`)
+				prompt += r.prompt
+				if details == "0" {
+					assert.Contains(t, usage, `"prompt_tokens_details":null`)
+					assert.NotContains(t, usage, "cached_tokens")
+					assert.Equal(t, -1, r.cached, "no cached count stated")
+					continue
+				}
+				require.GreaterOrEqual(t, r.cached, 0, "the cached count stated: %s", usage)
+				cached += r.cached
+			}
+			e := scrape(t, c, srv.URL)
+			for name, typ := range map[string]string{"vllm:prompt_tokens_cached_total": "counter", "vllm:prefix_cache_queries_total": "counter", "vllm:prefix_cache_hits_total": "counter"} {
+				assert.Equal(t, typ, e.types[name], name)
+			}
+			got := e.get(t, "vllm:prompt_tokens_cached_total"+model)
+			assert.Equal(t, got, e.get(t, "vllm:prefix_cache_hits_total"+model))
+			assert.Equal(t, float64(prompt), e.get(t, "vllm:prefix_cache_queries_total"+model))
+			assert.Equal(t, e.get(t, "vllm:prompt_tokens_total"+model), e.get(t, "vllm:prefix_cache_queries_total"+model))
+			if details == "1" {
+				require.Positive(t, cached, "the repeated prompts were cached")
+				assert.Equal(t, float64(cached), got, "what the replies stated")
+				stated, prompted = cached, prompt
+				return
+			}
+			// The same prompts on a new server: the same cache, now counted
+			// only in /metrics.
+			assert.Equal(t, float64(stated), got)
+			assert.Equal(t, prompted, prompt)
+		})
+	}
+}

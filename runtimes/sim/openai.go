@@ -108,6 +108,8 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		field:     s.cfg.reasoningField(),
 		// The reasoning count is reported only where there is reasoning.
 		details: s.cfg.ReasoningTokens > 0,
+		// vLLM without --enable-prompt-tokens-details: no cached count.
+		noPromptDetails: s.cfg.NoPromptTokensDetails,
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -157,6 +159,9 @@ type openaiEncoder struct {
 	field     ReasoningField // the delta field of reasoning text
 	details   bool           // usage has completion_tokens_details
 	q         []byte         // scratch for a chunk's text
+
+	// noPromptDetails: usage has "prompt_tokens_details":null.
+	noPromptDetails bool
 }
 
 func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
@@ -241,9 +246,13 @@ func (e *openaiEncoder) end(b []byte, reason string, n, reasoning int) []byte {
 		b = strconv.AppendInt(b, int64(p+n), 10)
 		b = append(b, `,"completion_tokens":`...)
 		b = strconv.AppendInt(b, int64(n), 10)
-		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
-		b = strconv.AppendInt(b, int64(e.rep.cached), 10)
-		b = append(b, '}')
+		if e.noPromptDetails {
+			b = append(b, `,"prompt_tokens_details":null`...)
+		} else {
+			b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+			b = strconv.AppendInt(b, int64(e.rep.cached), 10)
+			b = append(b, '}')
+		}
 		if e.details {
 			b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
 			b = strconv.AppendInt(b, int64(reasoning), 10)
