@@ -99,7 +99,6 @@ func TestTTFTP95JudgedFromEnoughReplies(t *testing.T) {
 	assert.InDelta(t, 0.069, m.TTFT.P95, 1e-9, "the stall has no weight in p95 of 21")
 }
 
-
 // A run whose control drifted is said so in history.md and verdicts.json,
 // and is left out of every baseline: a night of a slow machine whose
 // control caught it does not make the next night an "improvement".
