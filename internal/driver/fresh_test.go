@@ -89,8 +89,9 @@ func TestFreshLeavesOnADegradingServer(t *testing.T) {
 
 // With BENCH_FRESH=off the same run shows the server's habit: the later
 // conc=1 leaf decodes at half the rate, and so does the control, which
-// the log says. The rates are the Ollama kind's own (eval_duration, from
-// the simulator's schedule), so the wall clock does not move them.
+// the log says. The rates are the client's, so a busy machine moves them
+// by a little (405 → 200 tok/s once, "51% slower"): the log's figure is
+// taken within a point of 50%.
 func TestControlShowsDriftWithoutFreshLeaves(t *testing.T) {
 	rows, rt, log := degradingRun(t, "off", map[string]string{"SIM_KIND": "ollama"})
 	first := *rows["runtime=sim/prompt=short/conc=1"].DecodeTPSMean
@@ -100,7 +101,7 @@ func TestControlShowsDriftWithoutFreshLeaves(t *testing.T) {
 	require.NotNil(t, rt.Control)
 	assert.InDelta(t, -0.5, float64(rt.Control.DecodeChange), 0.03)
 	assert.True(t, rt.Control.Drifted)
-	assert.Contains(t, log, "sim: the control leaf (runtime=sim/prompt=short/conc=1) decoded 50% slower")
+	assert.Regexp(t, `sim: the control leaf \(runtime=sim/prompt=short/conc=1\) decoded (49|50|51)% slower`, log)
 	assert.Contains(t, log, "figures of later leaves do not compare with earlier ones")
 }
 
