@@ -204,17 +204,8 @@ func checkTrace(f *summary.File, recs []records.Record, w traceWant) (table, fai
 		w.runtime, prompt, fixedOrNull(r.RateRPS, 3), r.Requests, r.Successes, fixedOrNull(r.AchievedRPS, 3),
 		fixedOrNull(scaled(r.SendLagSP50, 1000), 3), fixedOrNull(scaled(r.SendLagSP99, 1000), 3),
 		fixedOrNull(r.TTFTP50, 3), fixedOrNull(r.TTFTP95, 3), fixedOrNull(r.CacheHitRatio, 2)))
+	fails = checkTraceRow(r, w, gap)
 	n := len(w.w.Requests)
-	if r.Failures > 0 || r.Successes != n {
-		fail("%s/%s: %d of %d requests succeeded, want all %d of the trace", w.runtime, prompt, r.Successes, r.Requests, n)
-	}
-	if want := 1 / gap; gap > 0 && !within(val(r.RateRPS)/want, 0.01) {
-		fail("%s/%s: rate_rps is %s, want the trace's mean rate %.3f", w.runtime, prompt, fixedOrNull(r.RateRPS, 3), want)
-	}
-	if lag, most := val(r.SendLagSP99), w.lagShare*gap; r.SendLagSP99 == nil || lag > most {
-		fail("%s/%s: send_lag_s_p99 is %s ms, want at most %.3g ms (%g%% of the mean gap): the client sent late",
-			w.runtime, prompt, fixedOrNull(scaled(r.SendLagSP99, 1000), 3), 1000*most, 100*w.lagShare)
-	}
 	convs := conversations(recs, w.runtime, prompt)
 	if len(convs) != n {
 		fail("%s/%s: %d timed requests, want the trace's %d", w.runtime, prompt, len(convs), n)
@@ -269,6 +260,24 @@ func checkTrace(f *summary.File, recs []records.Record, w traceWant) (table, fai
 		}
 	}
 	return table, fails
+}
+
+// checkTraceRow checks the trace's row of the summary: every request
+// succeeded, at the trace's mean rate (gap seconds apart), sent in time.
+func checkTraceRow(r *summary.Row, w traceWant, gap float64) (fails []string) {
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	prompt, n := w.w.Name, len(w.w.Requests)
+	if r.Failures > 0 || r.Successes != n {
+		fail("%s/%s: %d of %d requests succeeded, want all %d of the trace", w.runtime, prompt, r.Successes, r.Requests, n)
+	}
+	if want := 1 / gap; gap > 0 && !within(val(r.RateRPS)/want, 0.01) {
+		fail("%s/%s: rate_rps is %s, want the trace's mean rate %.3f", w.runtime, prompt, fixedOrNull(r.RateRPS, 3), want)
+	}
+	if lag, most := val(r.SendLagSP99), w.lagShare*gap; r.SendLagSP99 == nil || lag > most {
+		fail("%s/%s: send_lag_s_p99 is %s ms, want at most %.3g ms (%g%% of the mean gap): the client sent late",
+			w.runtime, prompt, fixedOrNull(scaled(r.SendLagSP99, 1000), 3), 1000*most, 100*w.lagShare)
+	}
+	return fails
 }
 
 // openLoopRow is the summary's last open-loop row of a runtime and

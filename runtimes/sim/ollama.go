@@ -80,9 +80,14 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		s.ollamaWhole(w, r, rep, enc, f)
 		return
 	}
-	// The headers go out at once (Ollama sends them with the first chunk):
-	// the client parses them before the first token is due, not in the
-	// same instant.
+	s.ollamaStream(w, r, rep, enc, out, f)
+}
+
+// ollamaStream streams a reply as NDJSON lines, out writing them (enc,
+// or its held form), with fault f. The headers go out at once (Ollama
+// sends them with the first chunk): the client parses them before the
+// first token is due, not in the same instant.
+func (s *Server) ollamaStream(w http.ResponseWriter, r *http.Request, rep *reply, enc *ollamaEncoder, out encoder, f Fault) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	s.closeAfterReply(r)
 	w.WriteHeader(http.StatusOK)
