@@ -84,42 +84,121 @@ func parseCall(args []string) bsCall {
 // by table, row by row, column by column.
 func compareFigures(root string, args []string) ([]change, error) {
 	call := parseCall(args)
+	p, err := parseProjections(call)
+	if err != nil {
+		return nil, err
+	}
+	g, units, err := readCells(p, labeledPaths(root, call.files))
+	if err != nil {
+		return nil, err
+	}
+	thresholds := benchmath.DefaultThresholds
+	var out []change
+	for _, t := range sortedKeys(g.tables) {
+		unit := t.Get(p.unitField)
+		assumption := units.GetAssumption(unit)
+		colKeys := sortedKeys(g.cols[t])
+		base := colKeys[0]
+		for _, row := range sortedKeys(g.rows[t]) {
+			b, ok := g.cells[cellKey{t, row, base}]
+			if !ok {
+				continue
+			}
+			bs := benchmath.NewSample(b, &thresholds)
+			for _, c := range colKeys[1:] {
+				v, ok := g.cells[cellKey{t, row, c}]
+				if !ok {
+					continue
+				}
+				s := benchmath.NewSample(v, &thresholds)
+				cmp := assumption.Compare(bs, s)
+				ch := change{
+					unit:   unit,
+					better: units.GetBetter(unit),
+					leaf:   row.Get(p.rowField),
+					cmp:    cmp,
+					old:    assumption.Summary(bs, 0.95).Center,
+					new:    assumption.Summary(s, 0.95).Center,
+				}
+				ch.delta = cmp.FormatDelta(ch.old, ch.new)
+				p.name(&ch, c, base)
+				out = append(out, ch)
+			}
+		}
+	}
+	return out, nil
+}
+
+// projections are how a benchstat call groups results: its filter, and
+// its -table (with the unit), -row and -col projections.
+type projections struct {
+	filter                        *benchproc.Filter
+	tableBy, rowBy, colBy         *benchproc.Projection
+	unitField, rowField, colField *benchproc.Field
+	col                           string // the -col projection, ".file" by default
+}
+
+// parseProjections parses a benchstat call's filter and projections as
+// benchstat parses its flags, in its order: -table, -row, -col, then
+// -ignore, whose keys the others then leave out.
+func parseProjections(call bsCall) (projections, error) {
+	var p projections
 	filterQuery := call.filter
 	if filterQuery == "" {
 		filterQuery = "*"
 	}
-	filter, err := benchproc.NewFilter(filterQuery)
-	if err != nil {
-		return nil, fmt.Errorf("-filter %s: %v", filterQuery, err)
+	var err error
+	if p.filter, err = benchproc.NewFilter(filterQuery); err != nil {
+		return p, fmt.Errorf("-filter %s: %v", filterQuery, err)
 	}
-	// As benchstat parses its flags, in its order: -table, -row, -col,
-	// then -ignore, whose keys the others then leave out.
 	var parser benchproc.ProjectionParser
-	tableBy, unitField, err := parser.ParseWithUnit(".config", filter)
-	if err != nil {
-		return nil, err
+	if p.tableBy, p.unitField, err = parser.ParseWithUnit(".config", p.filter); err != nil {
+		return p, err
 	}
-	rowBy, err := parser.Parse(".fullname", filter)
-	if err != nil {
-		return nil, err
+	if p.rowBy, err = parser.Parse(".fullname", p.filter); err != nil {
+		return p, err
 	}
-	col := call.col
-	if col == "" {
-		col = ".file"
+	p.col = call.col
+	if p.col == "" {
+		p.col = ".file"
 	}
-	colBy, err := parser.Parse(col, filter)
-	if err != nil {
-		return nil, err
+	if p.colBy, err = parser.Parse(p.col, p.filter); err != nil {
+		return p, err
 	}
 	if call.ignore != "" {
-		if _, err := parser.Parse(call.ignore, filter); err != nil {
-			return nil, err
+		if _, err := parser.Parse(call.ignore, p.filter); err != nil {
+			return p, err
 		}
 	}
-	rowField, colField := rowBy.Fields()[0], colBy.Fields()[0]
+	p.rowField, p.colField = p.rowBy.Fields()[0], p.colBy.Fields()[0]
+	return p, nil
+}
 
+// name fills a comparison's key and group from its leaf, of column c
+// against the base column.
+func (p projections) name(ch *change, c, base benchproc.Key) {
+	name := ch.leaf
+	if p.col != ".file" {
+		// The row has no runtime= level: put one back to read it.
+		name = strings.Replace(name, "Inference/", "Inference/runtime=_/", 1)
+	}
+	if k, _, err := bench.ParseName(name); err == nil {
+		ch.key, ch.parsed = k, true
+	}
+	if p.col == ".file" {
+		// Two runs: what is compared is each runtime.
+		ch.group = runtimeOf(benchfmt.Name(ch.leaf))
+		ch.leaf = withoutRuntime(benchfmt.Name(ch.leaf))
+	} else {
+		ch.group = c.Get(p.colField) + " vs " + base.Get(p.colField)
+	}
+}
+
+// labeledPaths are a benchstat call's files as benchfmt reads them,
+// label=path, a relative path from root.
+func labeledPaths(root string, files []string) []string {
 	var paths []string
-	for _, f := range call.files {
+	for _, f := range files {
 		label, path := f, f
 		if l, p, ok := strings.Cut(f, "="); ok {
 			label, path = l, p
@@ -129,85 +208,54 @@ func compareFigures(root string, args []string) ([]change, error) {
 		}
 		paths = append(paths, label+"="+path)
 	}
-	type cellKey struct{ table, row, col benchproc.Key }
-	cells := map[cellKey][]float64{}
-	tables := map[benchproc.Key]bool{}
-	rows := map[benchproc.Key]map[benchproc.Key]bool{}
-	cols := map[benchproc.Key]map[benchproc.Key]bool{}
+	return paths
+}
+
+// cellKey names a cell of benchstat's tables.
+type cellKey struct{ table, row, col benchproc.Key }
+
+// grid is benchstat's tables: each table's rows and columns, and the
+// values of each cell.
+type grid struct {
+	cells  map[cellKey][]float64
+	tables map[benchproc.Key]bool
+	rows   map[benchproc.Key]map[benchproc.Key]bool
+	cols   map[benchproc.Key]map[benchproc.Key]bool
+}
+
+// readCells reads the results of paths that pass the filter into their
+// cells, and the files' unit metadata.
+func readCells(p projections, paths []string) (grid, benchfmt.UnitMetadataMap, error) {
+	g := grid{
+		cells:  map[cellKey][]float64{},
+		tables: map[benchproc.Key]bool{},
+		rows:   map[benchproc.Key]map[benchproc.Key]bool{},
+		cols:   map[benchproc.Key]map[benchproc.Key]bool{},
+	}
 	files := benchfmt.Files{Paths: paths, AllowLabels: true}
 	for files.Scan() {
 		res, ok := files.Result().(*benchfmt.Result)
 		if !ok {
 			continue // benchstat warns of syntax errors and goes on
 		}
-		if ok, _ := filter.Apply(res); !ok {
+		if ok, _ := p.filter.Apply(res); !ok {
 			continue
 		}
-		row, col := rowBy.Project(res), colBy.Project(res)
-		for i, t := range tableBy.ProjectValues(res) {
-			if !tables[t] {
-				tables[t] = true
-				rows[t], cols[t] = map[benchproc.Key]bool{}, map[benchproc.Key]bool{}
+		row, col := p.rowBy.Project(res), p.colBy.Project(res)
+		for i, t := range p.tableBy.ProjectValues(res) {
+			if !g.tables[t] {
+				g.tables[t] = true
+				g.rows[t], g.cols[t] = map[benchproc.Key]bool{}, map[benchproc.Key]bool{}
 			}
-			rows[t][row], cols[t][col] = true, true
+			g.rows[t][row], g.cols[t][col] = true, true
 			k := cellKey{t, row, col}
-			cells[k] = append(cells[k], res.Values[i].Value)
+			g.cells[k] = append(g.cells[k], res.Values[i].Value)
 		}
 	}
 	if err := files.Err(); err != nil {
-		return nil, err
+		return g, nil, err
 	}
-	units := benchfmt.UnitMetadataMap(files.Units())
-	thresholds := benchmath.DefaultThresholds
-
-	var out []change
-	for _, t := range sortedKeys(tables) {
-		unit := t.Get(unitField)
-		assumption := units.GetAssumption(unit)
-		colKeys := sortedKeys(cols[t])
-		base := colKeys[0]
-		for _, row := range sortedKeys(rows[t]) {
-			b, ok := cells[cellKey{t, row, base}]
-			if !ok {
-				continue
-			}
-			bs := benchmath.NewSample(b, &thresholds)
-			for _, c := range colKeys[1:] {
-				v, ok := cells[cellKey{t, row, c}]
-				if !ok {
-					continue
-				}
-				s := benchmath.NewSample(v, &thresholds)
-				cmp := assumption.Compare(bs, s)
-				ch := change{
-					unit:   unit,
-					better: units.GetBetter(unit),
-					leaf:   row.Get(rowField),
-					cmp:    cmp,
-					old:    assumption.Summary(bs, 0.95).Center,
-					new:    assumption.Summary(s, 0.95).Center,
-				}
-				ch.delta = cmp.FormatDelta(ch.old, ch.new)
-				name := ch.leaf
-				if col != ".file" {
-					// The row has no runtime= level: put one back to read it.
-					name = strings.Replace(name, "Inference/", "Inference/runtime=_/", 1)
-				}
-				if k, _, err := bench.ParseName(name); err == nil {
-					ch.key, ch.parsed = k, true
-				}
-				if col == ".file" {
-					// Two runs: what is compared is each runtime.
-					ch.group = runtimeOf(benchfmt.Name(ch.leaf))
-					ch.leaf = withoutRuntime(benchfmt.Name(ch.leaf))
-				} else {
-					ch.group = c.Get(colField) + " vs " + base.Get(colField)
-				}
-				out = append(out, ch)
-			}
-		}
-	}
-	return out, nil
+	return g, benchfmt.UnitMetadataMap(files.Units()), nil
 }
 
 // sortedKeys returns m's keys in benchproc's order (first seen, unless a

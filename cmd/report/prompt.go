@@ -19,7 +19,22 @@ import (
 // left out.
 func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []chartFile) {
 	fmt.Fprintf(b, "## Prompt %s\n\n", cell(p))
-	var closed, open, all []key
+	closed, open, all := promptKeys(ks, p)
+	s := promptSection{runs: runs, charts: charts}
+	if len(closed) > 0 {
+		closedLoad.with(mainColumns(showCacheHit(runs), s.anyRow(closed, goodputRPS.has))...).write(b, runs, closed)
+		writeSweep(b, runs, p)
+	}
+	writeCharts(b, s.chartsOf(secMain))
+	s.writeDetails(b, all)
+	if len(open) > 0 {
+		s.writeOpen(b, open)
+	}
+}
+
+// promptKeys are the keys of prompt p: its closed-loop ones, its
+// open-loop ones and all of them, in the order of ks.
+func promptKeys(ks []key, p string) (closed, open, all []key) {
 	for _, k := range ks {
 		if k.Prompt != p {
 			continue
@@ -31,57 +46,69 @@ func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []c
 			closed = append(closed, k)
 		}
 	}
-	anyRow := func(ks []key, has func(row) bool) bool {
-		for _, k := range ks {
-			for _, r := range runs {
-				if rw, ok := r.find(k); ok && has(rw) {
-					return true
-				}
+	return closed, open, all
+}
+
+// promptSection is what a prompt's section is written from: the runs and
+// the charts drawn.
+type promptSection struct {
+	runs   []*run
+	charts []chartFile
+}
+
+// anyRow reports whether a run has a row of one of ks that has.
+func (s promptSection) anyRow(ks []key, has func(row) bool) bool {
+	for _, k := range ks {
+		for _, r := range s.runs {
+			if rw, ok := r.find(k); ok && has(rw) {
+				return true
 			}
 		}
-		return false
 	}
-	chartsOf := func(section string) []chartFile { return chartsIn(charts, section) }
+	return false
+}
 
-	if len(closed) > 0 {
-		closedLoad.with(mainColumns(showCacheHit(runs), anyRow(closed, goodputRPS.has))...).write(b, runs, closed)
-		writeSweep(b, runs, p)
-	}
-	writeCharts(b, chartsOf(secMain))
+// chartsOf are the charts of a section of the page (secMain…).
+func (s promptSection) chartsOf(section string) []chartFile { return chartsIn(s.charts, section) }
 
-	if anyRow(all, hasTiming) || len(chartsOf(secTiming)) > 0 {
+// writeDetails writes the tables of token timing, tool calls and
+// requests, TTFT against input length, power and the server's counters
+// of keys all.
+func (s promptSection) writeDetails(b *strings.Builder, all []key) {
+	runs := s.runs
+	if s.anyRow(all, hasTiming) || len(s.chartsOf(secTiming)) > 0 {
 		b.WriteString("### Token timing\n\n")
-		if anyRow(all, hasTiming) {
+		if s.anyRow(all, hasTiming) {
 			b.WriteString("TTFC is the time to the first answer text (after any reasoning), TPOT each request's " +
 				"(total − TTFT) / (output tokens − 1), ITL the gaps between successive text chunks; in ms.\n\n")
 			anyLoad.with(timingColumns...).write(b, runs, all)
 		}
-		writeCharts(b, chartsOf(secTiming))
+		writeCharts(b, s.chartsOf(secTiming))
 	}
-	if anyRow(all, hasTools) {
+	if s.anyRow(all, hasTools) {
 		b.WriteString("### Tool calls\n\n")
 		b.WriteString("The requests carried tools (BENCH_TOOLS): the successful replies that made a tool call, " +
 			"the calls they made, those whose arguments parse as a JSON object, and the time to the first chunk " +
 			"that carried part of a call, in ms.\n\n")
 		anyLoad.with(toolColumns...).write(b, runs, all)
 	}
-	if anyRow(all, hasRequests) {
+	if s.anyRow(all, hasRequests) {
 		b.WriteString("### Requests\n\n")
 		b.WriteString("What the requests asked and got: the model the replies named where it is not the one asked for, " +
 			"mean prompt tokens and how many of them the server took from its prompt cache, the successful requests " +
 			"that stopped before the length asked for, and why the replies ended.\n\n")
 		anyLoad.with(requestColumns...).write(b, runs, all)
 	}
-	writeLength(b, chartsOf(secLength))
-	if anyRow(all, hasPower) || len(chartsOf(secPower)) > 0 {
+	writeLength(b, s.chartsOf(secLength))
+	if s.anyRow(all, hasPower) || len(s.chartsOf(secPower)) > 0 {
 		b.WriteString("### Power\n\n")
 		b.WriteString("The machine's power over the timed rounds (macmon): energy per successful output token, " +
 			"mean CPU + GPU + ANE power, and the samples they come from.\n\n")
 		anyLoad.with(powerColumns...).write(b, runs, all)
 		writeEnergy(b, runs, all)
-		writeCharts(b, chartsOf(secPower))
+		writeCharts(b, s.chartsOf(secPower))
 	}
-	if anyRow(all, hasServer) {
+	if s.anyRow(all, hasServer) {
 		b.WriteString("### Server counters\n\n")
 		b.WriteString("The server's own account of the timed rounds (its Prometheus /metrics) beside the client's: " +
 			"mean prefill time per request against the client's mean TTFT, mean decode time against the client's mean " +
@@ -90,18 +117,20 @@ func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []c
 			"where requests differed). Model loads count the requests that waited for the model to load.\n\n")
 		anyLoad.with(serverColumns...).write(b, runs, all)
 	}
-	if len(open) > 0 {
-		b.WriteString("### Open loop\n\n")
-		b.WriteString("Requests sent at a rate, whatever is in flight: the rate achieved, how late the client " +
-			"sent (p99), completed requests/s")
-		if anyRow(open, goodputRPS.has) {
-			b.WriteString(", and goodput: the requests/s that met the run's SLO, and their share of all requests")
-		}
-		b.WriteString(".\n\n")
-		rateLoad.with(openColumns(showCacheHit(runs), anyRow(open, goodputRPS.has))...).write(b, runs, open)
-		writeCapped(b, runs, open)
-		writeCharts(b, chartsOf(secOpen))
+}
+
+// writeOpen writes the open-loop table and charts of keys open.
+func (s promptSection) writeOpen(b *strings.Builder, open []key) {
+	b.WriteString("### Open loop\n\n")
+	b.WriteString("Requests sent at a rate, whatever is in flight: the rate achieved, how late the client " +
+		"sent (p99), completed requests/s")
+	if s.anyRow(open, goodputRPS.has) {
+		b.WriteString(", and goodput: the requests/s that met the run's SLO, and their share of all requests")
 	}
+	b.WriteString(".\n\n")
+	rateLoad.with(openColumns(showCacheHit(s.runs), s.anyRow(open, goodputRPS.has))...).write(b, s.runs, open)
+	writeCapped(b, s.runs, open)
+	writeCharts(b, s.chartsOf(secOpen))
 }
 
 // writeSweep lists where each run's concurrency sweep stopped for the

@@ -8,6 +8,10 @@
 // (vllm-metal → VLLM_METAL_URL).
 package config
 
+// This file is long because Settings declares every BENCH_ setting in one
+// struct, each with its tag and comment, and the checks of their values
+// sit beside it.
+
 import (
 	"encoding"
 	"errors"

@@ -195,12 +195,7 @@ func (w traceWant) meanGap() float64 {
 func checkTrace(f *summary.File, recs []records.Record, w traceWant) (table, fails []string) {
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	prompt := w.w.Name
-	var r *summary.Row
-	for i, x := range f.Summary {
-		if x.Runtime == w.runtime && x.Prompt == prompt && x.RateRPS != nil {
-			r = &f.Summary[i]
-		}
-	}
+	r := openLoopRow(f, w.runtime, prompt)
 	if r == nil {
 		return nil, []string{fmt.Sprintf("no open-loop row %s/%s", w.runtime, prompt)}
 	}
@@ -209,17 +204,8 @@ func checkTrace(f *summary.File, recs []records.Record, w traceWant) (table, fai
 		w.runtime, prompt, fixedOrNull(r.RateRPS, 3), r.Requests, r.Successes, fixedOrNull(r.AchievedRPS, 3),
 		fixedOrNull(scaled(r.SendLagSP50, 1000), 3), fixedOrNull(scaled(r.SendLagSP99, 1000), 3),
 		fixedOrNull(r.TTFTP50, 3), fixedOrNull(r.TTFTP95, 3), fixedOrNull(r.CacheHitRatio, 2)))
+	fails = checkTraceRow(r, w, gap)
 	n := len(w.w.Requests)
-	if r.Failures > 0 || r.Successes != n {
-		fail("%s/%s: %d of %d requests succeeded, want all %d of the trace", w.runtime, prompt, r.Successes, r.Requests, n)
-	}
-	if want := 1 / gap; gap > 0 && !within(val(r.RateRPS)/want, 0.01) {
-		fail("%s/%s: rate_rps is %s, want the trace's mean rate %.3f", w.runtime, prompt, fixedOrNull(r.RateRPS, 3), want)
-	}
-	if lag, most := val(r.SendLagSP99), w.lagShare*gap; r.SendLagSP99 == nil || lag > most {
-		fail("%s/%s: send_lag_s_p99 is %s ms, want at most %.3g ms (%g%% of the mean gap): the client sent late",
-			w.runtime, prompt, fixedOrNull(scaled(r.SendLagSP99, 1000), 3), 1000*most, 100*w.lagShare)
-	}
 	convs := conversations(recs, w.runtime, prompt)
 	if len(convs) != n {
 		fail("%s/%s: %d timed requests, want the trace's %d", w.runtime, prompt, len(convs), n)
@@ -228,18 +214,7 @@ func checkTrace(f *summary.File, recs []records.Record, w traceWant) (table, fai
 	// Requests are numbered in the order they arrive, each a conversation
 	// of one turn; two of one instant may start in either order.
 	slices.SortFunc(convs, func(a, b conversation) int { return cmp.Compare(a.id, b.id) })
-	first := convs[0].start
-	var excess []float64
-	for k, c := range convs {
-		first = min(first, c.start)
-		if p := c.turns[0].PromptTokens; p != nil {
-			excess = append(excess, float64(*p-w.w.Requests[k].InputTokens))
-		}
-	}
-	template := 0.0
-	if len(excess) > 0 {
-		template = median(excess)
-	}
+	first, template := traceTemplate(convs, w.w.Requests)
 	if template < -maxTemplate || template > maxTemplate {
 		fail("%s/%s: the server counted %+.0f tokens a request beyond its input_length (median); want the chat template's few, at most %d", w.runtime, prompt, template, maxTemplate)
 	}
@@ -252,27 +227,12 @@ func checkTrace(f *summary.File, recs []records.Record, w traceWant) (table, fai
 		q, rec := w.w.Requests[k], c.turns[0]
 		off := rec.StartS - first
 		worst = max(worst, math.Abs(off-q.Arrival.Seconds()))
-		prefill := "-"
-		if rec.Server != nil && rec.Server.PromptEvalS != nil {
-			prefill = fmt.Sprintf("%.3f", *rec.Server.PromptEvalS)
-		}
-		table = append(table, fmt.Sprintf("%-3d %-12s %8.3f %8.3f %7d %6d %8s %8s %7s %s",
-			k+1, idsText(q.HashIDs), q.Arrival.Seconds(), off, q.InputTokens, q.OutputTokens,
-			intOrNull(rec.PromptTokens), intOrNull(rec.CachedPromptTokens), fixedOrNull(rec.TTFTS, 3), prefill))
+		table = append(table, traceLine(k, q, rec, off))
 		if msg := failed(rec); msg != "" {
 			fail("request %d failed: %s", k+1, msg)
 			continue
 		}
-		if rec.InputTokens != q.InputTokens || rec.MaxTokens != q.OutputTokens {
-			fail("request %d asked for %d input and %d output tokens, want the trace's %d and %d", k+1, rec.InputTokens, rec.MaxTokens, q.InputTokens, q.OutputTokens)
-		}
-		if rec.PromptTokens == nil || math.Abs(float64(*rec.PromptTokens-q.InputTokens)-template) > w.inputTol*float64(q.InputTokens) {
-			fail("request %d: the server counted %s prompt tokens, want its input_length %d and the template's %.0f within %g%%",
-				k+1, intOrNull(rec.PromptTokens), q.InputTokens, template, 100*w.inputTol)
-		}
-		if rec.OutputTokens < 1 || rec.OutputTokens > q.OutputTokens {
-			fail("request %d: %d output tokens, want 1 to its output_length %d", k+1, rec.OutputTokens, q.OutputTokens)
-		}
+		fails = append(fails, checkTraceRequest(k, q, rec, template, w)...)
 		if w.block > 0 {
 			hit, bad := checkTraceCache(k, q, rec, sent, answered, w)
 			fails = append(fails, bad...)
@@ -300,6 +260,83 @@ func checkTrace(f *summary.File, recs []records.Record, w traceWant) (table, fai
 		}
 	}
 	return table, fails
+}
+
+// checkTraceRow checks the trace's row of the summary: every request
+// succeeded, at the trace's mean rate (gap seconds apart), sent in time.
+func checkTraceRow(r *summary.Row, w traceWant, gap float64) (fails []string) {
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	prompt, n := w.w.Name, len(w.w.Requests)
+	if r.Failures > 0 || r.Successes != n {
+		fail("%s/%s: %d of %d requests succeeded, want all %d of the trace", w.runtime, prompt, r.Successes, r.Requests, n)
+	}
+	if want := 1 / gap; gap > 0 && !within(val(r.RateRPS)/want, 0.01) {
+		fail("%s/%s: rate_rps is %s, want the trace's mean rate %.3f", w.runtime, prompt, fixedOrNull(r.RateRPS, 3), want)
+	}
+	if lag, most := val(r.SendLagSP99), w.lagShare*gap; r.SendLagSP99 == nil || lag > most {
+		fail("%s/%s: send_lag_s_p99 is %s ms, want at most %.3g ms (%g%% of the mean gap): the client sent late",
+			w.runtime, prompt, fixedOrNull(scaled(r.SendLagSP99, 1000), 3), 1000*most, 100*w.lagShare)
+	}
+	return fails
+}
+
+// openLoopRow is the summary's last open-loop row of a runtime and
+// prompt, nil if it has none.
+func openLoopRow(f *summary.File, runtime, prompt string) *summary.Row {
+	var r *summary.Row
+	for i, x := range f.Summary {
+		if x.Runtime == runtime && x.Prompt == prompt && x.RateRPS != nil {
+			r = &f.Summary[i]
+		}
+	}
+	return r
+}
+
+// traceTemplate returns when the first of a trace's requests started and
+// the tokens a server counted beyond each request's input length, the
+// median: its chat template's.
+func traceTemplate(convs []conversation, reqs []workload.TraceRequest) (first, template float64) {
+	first = convs[0].start
+	var excess []float64
+	for k, c := range convs {
+		first = min(first, c.start)
+		if p := c.turns[0].PromptTokens; p != nil {
+			excess = append(excess, float64(*p-reqs[k].InputTokens))
+		}
+	}
+	if len(excess) > 0 {
+		template = median(excess)
+	}
+	return first, template
+}
+
+// traceLine is request k's line of the table, sent off seconds after the
+// first.
+func traceLine(k int, q workload.TraceRequest, rec records.Record, off float64) string {
+	prefill := "-"
+	if rec.Server != nil && rec.Server.PromptEvalS != nil {
+		prefill = fmt.Sprintf("%.3f", *rec.Server.PromptEvalS)
+	}
+	return fmt.Sprintf("%-3d %-12s %8.3f %8.3f %7d %6d %8s %8s %7s %s",
+		k+1, idsText(q.HashIDs), q.Arrival.Seconds(), off, q.InputTokens, q.OutputTokens,
+		intOrNull(rec.PromptTokens), intOrNull(rec.CachedPromptTokens), fixedOrNull(rec.TTFTS, 3), prefill)
+}
+
+// checkTraceRequest checks that request k, answered, asked for the
+// trace's lengths and that the server counted them, template's tokens
+// more.
+func checkTraceRequest(k int, q workload.TraceRequest, rec records.Record, template float64, w traceWant) (fails []string) {
+	if rec.InputTokens != q.InputTokens || rec.MaxTokens != q.OutputTokens {
+		fails = append(fails, fmt.Sprintf("request %d asked for %d input and %d output tokens, want the trace's %d and %d", k+1, rec.InputTokens, rec.MaxTokens, q.InputTokens, q.OutputTokens))
+	}
+	if rec.PromptTokens == nil || math.Abs(float64(*rec.PromptTokens-q.InputTokens)-template) > w.inputTol*float64(q.InputTokens) {
+		fails = append(fails, fmt.Sprintf("request %d: the server counted %s prompt tokens, want its input_length %d and the template's %.0f within %g%%",
+			k+1, intOrNull(rec.PromptTokens), q.InputTokens, template, 100*w.inputTol))
+	}
+	if rec.OutputTokens < 1 || rec.OutputTokens > q.OutputTokens {
+		fails = append(fails, fmt.Sprintf("request %d: %d output tokens, want 1 to its output_length %d", k+1, rec.OutputTokens, q.OutputTokens))
+	}
+	return fails
 }
 
 // maxTemplate is the most tokens a chat template may add to a trace

@@ -14,7 +14,12 @@
 //   - the suite as a user runs it: a misspelt setting stops it with exit
 //     status 2 (names_test.go), an interrupted run keeps its finished
 //     benchmarks (interrupt_test.go);
-//   - the root package holds the benchmark alone (root_test.go).
+//   - the root package holds the benchmark alone (root_test.go);
+//   - the code stays readable in pieces: at most 3 functions that are not
+//     tests over 80 lines, and no such file over 600 lines without a
+//     comment line saying why ("This file is long because …", or in
+//     another file of its package "name.go is long because …")
+//     (length_test.go).
 //
 // The tests that run the suite build the root package's test binary once
 // (go test -c, from Go's build cache after the first time) and run its

@@ -18,6 +18,11 @@ type traceFields struct {
 // the caller then decodes the line with encoding/json, which decides
 // what it means and words any error: where it returns true, encoding/json
 // reads the same (FuzzTraceLine checks it).
+//
+// It is one of the few functions over 80 lines the suite allows
+// (internal/suitetest's TestFunctionLengths), and stays whole on purpose:
+// one loop over the line's bytes whose every branch either advances or
+// gives up, which reads best, and is fuzzed, as a single state machine.
 func parseTraceFast(line []byte, v *traceFields) bool {
 	p := fastParser{b: line}
 	p.space()

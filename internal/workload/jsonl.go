@@ -179,52 +179,63 @@ func (w *Workload) messagesLine(lr *lineReader, res *reservoir) func([]byte) err
 			}
 			item.MaxTokens = *v.MaxTokens
 		}
-		var system, pending []string
-		started := false
-		for i, m := range *v.Messages {
-			content := ""
-			if m.Content != nil {
-				content = *m.Content
-			}
-			switch m.Role {
-			case "system":
-				if started {
-					return fail("messages[%d]: a system message after the first user message (only the first messages may be system messages)", i)
-				}
-				if m.Content == nil {
-					return fail("messages[%d]: no content", i)
-				}
-				system = append(system, content)
-			case "user":
-				if strings.TrimSpace(content) == "" {
-					return fail("messages[%d]: a user message without content", i)
-				}
-				pending = append(pending, content)
-				started = true
-			case "assistant":
-				if !started {
-					return fail("messages[%d]: an assistant message before the first user message", i)
-				}
-				if len(pending) > 0 {
-					item.Turns = append(item.Turns, strings.Join(pending, "\n\n"))
-					pending = pending[:0]
-				}
-			case "":
-				return fail("messages[%d]: no role", i)
-			default:
-				return fail("messages[%d]: role %q: want system, user or assistant", i, m.Role)
-			}
+		var err error
+		if item.System, item.Turns, err = conversationOf(*v.Messages); err != nil {
+			return fail("%s", err)
 		}
-		if len(pending) > 0 {
-			item.Turns = append(item.Turns, strings.Join(pending, "\n\n"))
-		}
-		if len(item.Turns) == 0 {
-			return fail("no user message")
-		}
-		item.System = strings.Join(system, "\n\n")
 		res.add(item)
 		return nil
 	}
+}
+
+// conversationOf reads a message list as a conversation: the system
+// messages that open it, joined, and its user turns, each the user
+// messages between two assistant ones, joined (the assistant's replies
+// are the server's to write).
+func conversationOf(msgs []message) (system string, turns []string, err error) {
+	var systems, pending []string
+	started := false
+	for i, m := range msgs {
+		content := ""
+		if m.Content != nil {
+			content = *m.Content
+		}
+		switch m.Role {
+		case "system":
+			if started {
+				return "", nil, fmt.Errorf("messages[%d]: a system message after the first user message (only the first messages may be system messages)", i)
+			}
+			if m.Content == nil {
+				return "", nil, fmt.Errorf("messages[%d]: no content", i)
+			}
+			systems = append(systems, content)
+		case "user":
+			if strings.TrimSpace(content) == "" {
+				return "", nil, fmt.Errorf("messages[%d]: a user message without content", i)
+			}
+			pending = append(pending, content)
+			started = true
+		case "assistant":
+			if !started {
+				return "", nil, fmt.Errorf("messages[%d]: an assistant message before the first user message", i)
+			}
+			if len(pending) > 0 {
+				turns = append(turns, strings.Join(pending, "\n\n"))
+				pending = pending[:0]
+			}
+		case "":
+			return "", nil, fmt.Errorf("messages[%d]: no role", i)
+		default:
+			return "", nil, fmt.Errorf("messages[%d]: role %q: want system, user or assistant", i, m.Role)
+		}
+	}
+	if len(pending) > 0 {
+		turns = append(turns, strings.Join(pending, "\n\n"))
+	}
+	if len(turns) == 0 {
+		return "", nil, errors.New("no user message")
+	}
+	return strings.Join(systems, "\n\n"), turns, nil
 }
 
 // missing marks a field a line did not set.

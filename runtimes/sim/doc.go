@@ -830,3 +830,9 @@
 //
 //	go test -tags timing -p 1 ./runtimes/sim/
 package sim
+
+// This file is long because it is the simulator's manual: every setting
+// and habit, in the one place go doc shows (TestSettingsDocumented holds
+// its table to Config). config.go is long because Config declares every
+// SIM_ setting, each with its tag and comment, and the checks of their
+// values sit beside it.

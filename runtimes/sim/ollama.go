@@ -58,31 +58,11 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, perr)
 		return
 	}
-	if _, _, err := keepAlive(req.KeepAlive); err != nil {
-		ollamaError(w, err)
+	msgs, tools, ok := readOllamaChat(w, &req)
+	if !ok {
 		return
 	}
-	msgs, err := chatMessages(req.Messages)
-	if err != nil {
-		ollamaError(w, err)
-		return
-	}
-	tools, err := readTools(req.Tools, nil)
-	if err != nil {
-		ollamaError(w, err)
-		return
-	}
-	// Ollama runs the model with num_ctx tokens of context and cuts a
-	// longer prompt to fit, silently.
-	nctx := numCtx(req.Options.NumCtx, s.cfg.ctxLen())
-	pr := s.cache.measure(withTools(msgs, req.Tools))
-	p, cached := cut(pr.p, pr.cached(s.cache.serve(pr)), nctx)
-	// Ollama's API has no ignore_eos: its replies always stop early.
-	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached, s.lastSeed(msgs))
-	rep.numCtx = nctx
-	if len(tools) > 0 && s.cfg.toolCalls() > 0 {
-		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
-	}
+	rep := s.ollamaReply(arrival, &req, msgs, tools)
 	enc := &ollamaEncoder{
 		head: fmt.Appendf(nil, `{"model":%s,"created_at":"`, mustJSON(rep.model)),
 		rep:  rep,
@@ -100,9 +80,14 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		s.ollamaWhole(w, r, rep, enc, f)
 		return
 	}
-	// The headers go out at once (Ollama sends them with the first chunk):
-	// the client parses them before the first token is due, not in the
-	// same instant.
+	s.ollamaStream(w, r, rep, enc, out, f)
+}
+
+// ollamaStream streams a reply as NDJSON lines, out writing them (enc,
+// or its held form), with fault f. The headers go out at once (Ollama
+// sends them with the first chunk): the client parses them before the
+// first token is due, not in the same instant.
+func (s *Server) ollamaStream(w http.ResponseWriter, r *http.Request, rep *reply, enc *ollamaEncoder, out encoder, f Fault) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	s.closeAfterReply(r)
 	w.WriteHeader(http.StatusOK)
@@ -121,6 +106,41 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.finish(rep)
 	s.serve(w, r, rc, rep, out, f)
+}
+
+// readOllamaChat checks an admitted chat request's keep_alive, and reads
+// its messages and tools; on a request it refuses it writes the error
+// reply and returns false.
+func readOllamaChat(w http.ResponseWriter, req *ollamaChatRequest) (msgs []chatMessage, tools []tool, ok bool) {
+	if _, _, err := keepAlive(req.KeepAlive); err != nil {
+		ollamaError(w, err)
+		return nil, nil, false
+	}
+	msgs, err := chatMessages(req.Messages)
+	if err != nil {
+		ollamaError(w, err)
+		return nil, nil, false
+	}
+	if tools, err = readTools(req.Tools, nil); err != nil {
+		ollamaError(w, err)
+		return nil, nil, false
+	}
+	return msgs, tools, true
+}
+
+// ollamaReply is the reply to a chat request. Ollama runs the model with
+// num_ctx tokens of context and cuts a longer prompt to fit, silently.
+func (s *Server) ollamaReply(arrival time.Time, req *ollamaChatRequest, msgs []chatMessage, tools []tool) *reply {
+	nctx := numCtx(req.Options.NumCtx, s.cfg.ctxLen())
+	pr := s.cache.measure(withTools(msgs, req.Tools))
+	p, cached := cut(pr.p, pr.cached(s.cache.serve(pr)), nctx)
+	// Ollama's API has no ignore_eos: its replies always stop early.
+	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached, s.lastSeed(msgs))
+	rep.numCtx = nctx
+	if len(tools) > 0 && s.cfg.toolCalls() > 0 {
+		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
+	}
+	return rep
 }
 
 // heldOllama streams a reply held back whole until its end, as Ollama

@@ -28,52 +28,8 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req struct {
-		Model               string          `json:"model"`
-		Messages            []message       `json:"messages"`
-		Stream              bool            `json:"stream"`
-		MaxTokens           *float64        `json:"max_tokens"`
-		MaxCompletionTokens *float64        `json:"max_completion_tokens"`
-		IgnoreEOS           bool            `json:"ignore_eos"`
-		Tools               json.RawMessage `json:"tools"`
-		ToolChoice          json.RawMessage `json:"tool_choice"`
-		StreamOptions       *struct {
-			IncludeUsage bool `json:"include_usage"`
-		} `json:"stream_options"`
-	}
-	if err := decodeJSON(body, &req); err != nil {
-		openaiError(w, err)
-		return
-	}
-	if len(req.Messages) == 0 {
-		openaiError(w, errNoMessages)
-		return
-	}
-	if s.cfg.unserved(req.Model) {
-		s.openaiNotFound(w, req.Model)
-		return
-	}
-	if s.refusesTools(req.Tools) {
-		// Ollama's /v1 passes its /api/chat error on, in OpenAI's shape.
-		ollamaOpenAIError(w, noTools(req.Model))
-		return
-	}
-	if !req.Stream {
-		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
-		return
-	}
-	if err := checkToolMessages(req.Messages); err != nil {
-		openaiError(w, err)
-		return
-	}
-	msgs, err := chatMessages(req.Messages)
-	if err != nil {
-		openaiError(w, err)
-		return
-	}
-	tools, err := readTools(req.Tools, req.ToolChoice)
-	if err != nil {
-		openaiError(w, err)
+	req, msgs, tools, ok := s.readOpenAIChat(w, body)
+	if !ok {
 		return
 	}
 	n := maxTokens(req.MaxCompletionTokens, req.MaxTokens)
@@ -86,31 +42,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	if len(tools) > 0 && s.cfg.toolCalls() > 0 {
 		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
 	}
-	// What the flavor adds to vLLM's chunks, fixed here so that writing a
-	// chunk costs nothing more: mlx_lm.server's fingerprint in every
-	// chunk's head, vLLM's in its usage chunk and its null prompt fields
-	// in its first chunk.
-	fingerprint, roleTail, usageTail := "", roleEnd, usageEnd
-	switch s.cfg.flavor() {
-	case FlavorMLX:
-		fingerprint = `"system_fingerprint":"` + s.cfg.mlxFingerprint() + `",`
-	case FlavorOllama:
-		fingerprint = `"system_fingerprint":"` + OllamaFingerprint + `",`
-	case FlavorVLLM:
-		roleTail, usageTail = vllmRoleEnd, s.vllmUsageEnd
-	}
-	enc := &openaiEncoder{
-		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x",%s"object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
-			rand.Uint64(), rand.Uint64(), fingerprint, arrival.Unix(), mustJSON(rep.model)),
-		usage:     req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
-		usageTail: usageTail,
-		rep:       rep,
-		field:     s.cfg.reasoningField(),
-		// The reasoning count is reported only where there is reasoning.
-		details: s.cfg.ReasoningTokens > 0,
-		// vLLM without --enable-prompt-tokens-details: no cached count.
-		noPromptDetails: s.cfg.NoPromptTokensDetails,
-	}
+	enc, roleTail := s.newOpenAIEncoder(arrival, rep, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -140,6 +72,92 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		out = heldOpenAI{enc}
 	}
 	s.serve(w, r, rc, rep, out, f)
+}
+
+// openaiRequest is the body of a chat request to the OpenAI-compatible
+// API, the fields the simulator reads.
+type openaiRequest struct {
+	Model               string          `json:"model"`
+	Messages            []message       `json:"messages"`
+	Stream              bool            `json:"stream"`
+	MaxTokens           *float64        `json:"max_tokens"`
+	MaxCompletionTokens *float64        `json:"max_completion_tokens"`
+	IgnoreEOS           bool            `json:"ignore_eos"`
+	Tools               json.RawMessage `json:"tools"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+// readOpenAIChat decodes and checks a chat request's body, with its
+// messages and tools; on a request it refuses it writes the error reply
+// and returns false.
+func (s *Server) readOpenAIChat(w http.ResponseWriter, body []byte) (req openaiRequest, msgs []chatMessage, tools []tool, ok bool) {
+	if err := decodeJSON(body, &req); err != nil {
+		openaiError(w, err)
+		return req, nil, nil, false
+	}
+	if len(req.Messages) == 0 {
+		openaiError(w, errNoMessages)
+		return req, nil, nil, false
+	}
+	if s.cfg.unserved(req.Model) {
+		s.openaiNotFound(w, req.Model)
+		return req, nil, nil, false
+	}
+	if s.refusesTools(req.Tools) {
+		// Ollama's /v1 passes its /api/chat error on, in OpenAI's shape.
+		ollamaOpenAIError(w, noTools(req.Model))
+		return req, nil, nil, false
+	}
+	if !req.Stream {
+		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
+		return req, nil, nil, false
+	}
+	if err := checkToolMessages(req.Messages); err != nil {
+		openaiError(w, err)
+		return req, nil, nil, false
+	}
+	msgs, err := chatMessages(req.Messages)
+	if err != nil {
+		openaiError(w, err)
+		return req, nil, nil, false
+	}
+	if tools, err = readTools(req.Tools, req.ToolChoice); err != nil {
+		openaiError(w, err)
+		return req, nil, nil, false
+	}
+	return req, msgs, tools, true
+}
+
+// newOpenAIEncoder is the encoder of a reply's chunks, with what closes
+// its role-only chunk. What the flavor adds to vLLM's chunks is fixed
+// here so that writing a chunk costs nothing more: mlx_lm.server's
+// fingerprint in every chunk's head, vLLM's in its usage chunk and its
+// null prompt fields in its first chunk.
+func (s *Server) newOpenAIEncoder(arrival time.Time, rep *reply, usage bool) (enc *openaiEncoder, roleTail string) {
+	fingerprint, roleTail, usageTail := "", roleEnd, usageEnd
+	switch s.cfg.flavor() {
+	case FlavorMLX:
+		fingerprint = `"system_fingerprint":"` + s.cfg.mlxFingerprint() + `",`
+	case FlavorOllama:
+		fingerprint = `"system_fingerprint":"` + OllamaFingerprint + `",`
+	case FlavorVLLM:
+		roleTail, usageTail = vllmRoleEnd, s.vllmUsageEnd
+	}
+	return &openaiEncoder{
+		head: fmt.Appendf(nil, `data: {"id":"chatcmpl-%016x%016x",%s"object":"chat.completion.chunk","created":%d,"model":%s,"choices":`,
+			rand.Uint64(), rand.Uint64(), fingerprint, arrival.Unix(), mustJSON(rep.model)),
+		usage:     usage,
+		usageTail: usageTail,
+		rep:       rep,
+		field:     s.cfg.reasoningField(),
+		// The reasoning count is reported only where there is reasoning.
+		details: s.cfg.ReasoningTokens > 0,
+		// vLLM without --enable-prompt-tokens-details: no cached count.
+		noPromptDetails: s.cfg.NoPromptTokensDetails,
+	}, roleTail
 }
 
 // The role-only chunk's and the usage chunk's ends after the head: vLLM

@@ -1,0 +1,344 @@
+package stats
+
+// How Metrics are computed from rounds: every request's figures gathered
+// into samples, then summarised. metrics.go says what the figures are.
+
+import (
+	"time"
+
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// samples gathers the per-request figures before they are summarised.
+type samples struct {
+	ttft, ttfc, total, tpot, decode, request, prompt, agg, wall []float64
+	serverDecode                                                []float64
+	perChunk, reasoning, promptTokens, cached, lags, ttfTool    []float64
+	gaps                                                        []float32
+}
+
+// Compute returns the figures of rounds, as docs/metrics.md defines them,
+// with goodput against slo (none for the zero SLO).
+func Compute(rounds []Round, slo SLO) Metrics { return compute(rounds, slo, true, burstBelow(rounds)) }
+
+// compute is Compute, with the figures of each turn when perTurn, and
+// below the decode time per token under which a reply was a burst.
+func compute(rounds []Round, slo SLO, perTurn bool, below float64) Metrics {
+	var (
+		m   Metrics
+		s   samples
+		acc tally
+	)
+	m.Rounds = len(rounds)
+	m.BurstBelow = below
+	for _, rd := range rounds {
+		m.addRound(&s, &acc, rd, slo)
+	}
+	m.SLOSet = slo.Set()
+	if slo.Set() && m.Requests > 0 {
+		m.Attainment = float64(acc.good) / float64(m.Requests)
+		if m.WallTotal > 0 {
+			m.Goodput = float64(acc.good) / m.WallTotal
+		}
+	}
+	if acc.sent > 1 && acc.sendWindow > 0 {
+		m.Achieved = float64(acc.sent-1) / acc.sendWindow.Seconds()
+	}
+	if acc.openWall > 0 {
+		m.Throughput = float64(acc.openCompleted) / acc.openWall.Seconds()
+	}
+	m.summarise(&s)
+	if acc.turns > 1 {
+		if m.Reuse == "" {
+			m.Reuse = "history"
+		} else {
+			m.Reuse = "history or of the shared prefix"
+		}
+		if perTurn {
+			m.Turns = byTurn(rounds, acc.turns, m.BurstBelow)
+		}
+	}
+	return m
+}
+
+// tally counts what compute's rounds add up to beyond the samples: the
+// requests that met the SLO, an open loop's sends, sending window,
+// completed requests and wall time, and the most turns of a conversation.
+type tally struct {
+	good, sent, openCompleted, turns int
+	sendWindow, openWall             time.Duration
+}
+
+// addRound counts round rd's requests into m, s and acc.
+func (m *Metrics) addRound(s *samples, acc *tally, rd Round, slo SLO) {
+	m.NotSent += rd.NotSent
+	m.Tools.Sent = m.Tools.Sent || rd.Tools
+	if rd.SharedPrefix > 0 && m.Reuse == "" {
+		m.Reuse = "shared prefix"
+	}
+	s.wall = append(s.wall, rd.Wall.Seconds())
+	m.WallTotal += rd.Wall.Seconds()
+	if o := rd.Open; o != nil {
+		m.Rate = o.Rate
+		acc.sent += o.Sent
+		acc.sendWindow += o.SendWindow
+		s.lags = append(s.lags, o.SendLags...)
+		m.InflightMax = max(m.InflightMax, o.InflightMax)
+		m.Capped += o.Capped
+		acc.openWall += rd.Wall
+	}
+	tokens, ok := 0, 0
+	for i, res := range rd.Results {
+		m.Requests++
+		if rd.Asked != nil {
+			a := rd.asked(i)
+			m.AskedInput.add(a.InputTokens)
+			m.AskedMax.add(a.MaxTokens)
+		}
+		if !res.OK() {
+			m.Failures++
+			if m.FirstError == nil {
+				m.FirstError = res.Err
+			}
+			m.AddError(runtimes.ErrorClass(res.Err), res.Err)
+			continue
+		}
+		m.Successes++
+		ok++
+		acc.turns = max(acc.turns, res.Turn)
+		tokens += res.OutputTokens
+		a := rd.asked(i)
+		each := rd // the round as this request asked it
+		each.InputTokens, each.MaxTokens = a.InputTokens, a.MaxTokens
+		m.add(s, each, res)
+		if i > 0 && droppedHistory(rd.Results[i-1], res) {
+			m.Truncated++
+		}
+		tpot, hasTPOT := tpotOf(res)
+		if slo.Set() && slo.meets(res.TTFT, res.Total, tpot, hasTPOT) {
+			acc.good++
+		}
+	}
+	if rd.Open != nil {
+		acc.openCompleted += ok
+	}
+	if ok > 0 && rd.Wall > 0 {
+		s.agg = append(s.agg, float64(tokens)/rd.Wall.Seconds())
+	}
+}
+
+// summarise sets m's figures from the samples s gathered.
+func (m *Metrics) summarise(s *samples) {
+	m.SendLag = stat(s.lags)
+	m.TTFT, m.TTFC, m.Total = stat(s.ttft), stat(s.ttfc), stat(s.total)
+	m.TPOT, m.ITL = stat(s.tpot), stat(s.gaps)
+	m.Decode, m.Request, m.Prompt, m.Aggregate = stat(s.decode), stat(s.request), stat(s.prompt), stat(s.agg)
+	m.ServerDecode = stat(s.serverDecode)
+	m.Wall = stat(s.wall)
+	m.TokensPerChunk = stat(s.perChunk)
+	m.ReasoningTokens, m.PromptTokens, m.CachedTokens = stat(s.reasoning), stat(s.promptTokens), stat(s.cached)
+	m.Tools.TTF = stat(s.ttfTool)
+}
+
+// byTurn returns the figures of each turn, 1 to n, of rounds'
+// conversations: those of the requests of that turn alone.
+func byTurn(rounds []Round, n int, below float64) []Metrics {
+	out := make([]Metrics, n)
+	for t := range n {
+		var of []Round
+		for _, rd := range rounds {
+			var results []runtimes.Result
+			var asked []Asked
+			for i, res := range rd.Results {
+				if max(res.Turn, 1) == t+1 {
+					results = append(results, res)
+					if rd.Asked != nil {
+						asked = append(asked, rd.asked(i))
+					}
+				}
+			}
+			rd.Results, rd.NotSent, rd.Open, rd.Asked = results, 0, nil, asked
+			of = append(of, rd)
+		}
+		out[t] = compute(of, SLO{}, false, below)
+	}
+	return out
+}
+
+// add counts one successful request of round rd.
+func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
+	m.countReply(rd, res)
+	m.addTimes(s, res)
+	if rd.Tools {
+		m.Tools.add(s, res)
+	}
+	m.addPrompt(s, rd, res)
+}
+
+// countReply counts a successful reply's tokens, finish reason, served
+// model, and whether it was truncated or short of the length asked for.
+func (m *Metrics) countReply(rd Round, res runtimes.Result) {
+	m.TokensApprox = m.TokensApprox || res.TokensApprox
+	if m.Successes == 1 || res.OutputTokens < m.MinTokens {
+		m.MinTokens = res.OutputTokens
+	}
+	m.MaxTokens = max(m.MaxTokens, res.OutputTokens)
+	m.OutputTokens += res.OutputTokens
+	if res.FinishReason != "" {
+		count(&m.FinishReasons, res.FinishReason)
+	}
+	if res.ServedModel != "" {
+		count(&m.ServedModels, res.ServedModel)
+	}
+	if rd.Asked == nil { // requests of lengths of their own have no one target
+		m.InputTokens = max(m.InputTokens, rd.InputTokens)
+	}
+	if truncated(rd, res) {
+		m.Truncated++
+	}
+	// A reply that called a tool ended there by design, at whatever
+	// length the call took: it is not short of the length asked for.
+	if rd.MaxTokens > 0 && res.ToolCalls == 0 {
+		m.Short.Of++
+		m.Short.Asked = max(m.Short.Asked, rd.MaxTokens)
+		if res.OutputTokens < rd.MaxTokens {
+			m.Short.add(res)
+		}
+	}
+}
+
+// addTimes adds a successful reply's times and rates to the samples, and
+// counts whole replies, bursts and model loads.
+func (m *Metrics) addTimes(s *samples, res runtimes.Result) {
+	out := float64(res.OutputTokens)
+	if res.TTFT > 0 {
+		s.ttft = append(s.ttft, res.TTFT.Seconds())
+	}
+	if res.TTFC > 0 {
+		s.ttfc = append(s.ttfc, res.TTFC.Seconds())
+	}
+	s.total = append(s.total, res.Total.Seconds())
+	decoding := res.Total - res.TTFT
+	whole := wholeReply(res)
+	if whole {
+		m.Whole++
+	}
+	// The decode rate and TPOT are the client's on every runtime, from
+	// the same stamps; the server's own rate is a figure apart. A burst
+	// reply's span is the time its tokens took to arrive, not to be
+	// decoded: it is counted, and in neither.
+	burst := IsBurst(res, m.BurstBelow)
+	if burst {
+		m.Bursts++
+	}
+	if res.TTFT > 0 && decoding > 0 && !whole && !burst {
+		s.decode = append(s.decode, out/decoding.Seconds())
+	}
+	if res.Eval > 0 {
+		s.serverDecode = append(s.serverDecode, out/res.Eval.Seconds())
+	}
+	if tpot, ok := tpotOf(res); ok && !burst {
+		s.tpot = append(s.tpot, tpot)
+	}
+	if Loaded(res) {
+		m.ModelLoads++
+	}
+	if res.Total > 0 {
+		s.request = append(s.request, out/res.Total.Seconds())
+	}
+	s.gaps = append(s.gaps, res.Gaps...)
+	if res.Chunks > 0 {
+		s.perChunk = append(s.perChunk, out/float64(res.Chunks))
+	}
+}
+
+// addPrompt adds a successful reply's reasoning, prompt and cached
+// token counts and its prompt rate to the samples.
+func (m *Metrics) addPrompt(s *samples, rd Round, res runtimes.Result) {
+	if res.ReasoningReported {
+		s.reasoning = append(s.reasoning, float64(res.ReasoningTokens))
+	}
+	if res.PromptTokens > 0 {
+		s.promptTokens = append(s.promptTokens, float64(res.PromptTokens))
+	}
+	if res.CachedReported {
+		s.cached = append(s.cached, float64(res.CachedTokens))
+		if res.PromptTokens > 0 {
+			m.Cached += res.CachedTokens
+			m.CachedOf += res.PromptTokens
+		}
+	}
+	// The prompt rate counts only the tokens the server evaluated: where
+	// it says how many (llama.cpp), those; where it does not (Ollama,
+	// whose count includes cached tokens), the whole prompt, but only if
+	// the prompt was unique, so that nothing of it was cached.
+	switch {
+	case res.PromptEval <= 0:
+	case res.PromptEvalTokens > 0:
+		s.prompt = append(s.prompt, float64(res.PromptEvalTokens)/res.PromptEval.Seconds())
+	case res.PromptTokens > 0 && rd.cold(res):
+		s.prompt = append(s.prompt, float64(res.PromptTokens)/res.PromptEval.Seconds())
+	case res.PromptTokens > 0:
+		m.PromptCountsCached = true
+	}
+}
+
+// add counts the tool calls of res, a successful reply to a request sent
+// with tools.
+func (t *ToolCalls) add(s *samples, res runtimes.Result) {
+	t.Of++
+	if res.ToolCalls == 0 {
+		return
+	}
+	t.Replies++
+	t.Calls += res.ToolCalls
+	t.ArgsValid += res.ToolArgsValid
+	if res.TTFToolCall > 0 {
+		s.ttfTool = append(s.ttfTool, res.TTFToolCall.Seconds())
+	}
+}
+
+// Loaded reports whether the server loaded the model during res (its
+// load_duration is above modelLoad).
+func Loaded(res runtimes.Result) bool { return res.LoadDuration > modelLoad }
+
+// modelLoad is the load_duration above which a request counts as having
+// waited for the model to load.
+const modelLoad = 100 * time.Millisecond
+
+// wholeReply reports whether a reply of several tokens came in one chunk
+// (Ollama before 0.8 holds back the whole reply of a request with tools):
+// the client then saw no decoding, only the reply's end.
+func wholeReply(res runtimes.Result) bool { return res.Chunks == 1 && res.OutputTokens > 1 }
+
+// tpotOf is a request's time per output token after the first: (total −
+// TTFT) / (tokens − 1), in seconds; none for fewer than 2 tokens, or for
+// a reply that came whole.
+func tpotOf(res runtimes.Result) (float64, bool) {
+	decoding := res.Total - res.TTFT
+	if res.TTFT <= 0 || decoding <= 0 || res.OutputTokens < 2 || wholeReply(res) {
+		return 0, false
+	}
+	return decoding.Seconds() / float64(res.OutputTokens-1), true
+}
+
+func (s *ShortOutputs) add(res runtimes.Result) {
+	s.Count++
+	if s.ByReason == nil {
+		s.ByReason = map[string]TokenRange{}
+	}
+	tr, seen := s.ByReason[res.FinishReason]
+	if !seen || res.OutputTokens < tr.Min {
+		tr.Min = res.OutputTokens
+	}
+	tr.Max = max(tr.Max, res.OutputTokens)
+	tr.N++
+	s.ByReason[res.FinishReason] = tr
+}
+
+func count(m *map[string]int, k string) {
+	if *m == nil {
+		*m = map[string]int{}
+	}
+	(*m)[k]++
+}
