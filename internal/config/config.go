@@ -26,7 +26,6 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/envvar"
 	"github.com/inferencebench/inferencebench/internal/stats"
-	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -80,7 +79,7 @@ type Settings struct {
 	SkipUnreachable bool   `env:"BENCH_SKIP_UNREACHABLE"`
 	Prompts         Names  `env:"BENCH_PROMPTS"`
 	PromptsDir      string `env:"BENCH_PROMPTS_DIR"`
-	OutputDir       string `env:"BENCH_OUTPUT_DIR"` // unset: summary.DefaultOutputDir
+	OutputDir       string `env:"BENCH_OUTPUT_DIR"` // unset: DefaultOutputDir
 	Progress        string `env:"BENCH_PROGRESS" envDefault:"auto"`
 	// MaxFailures is the share of failed requests (0 to 1) above which
 	// the run fails: DefaultMaxFailures unless set; 1 never fails a run
@@ -394,12 +393,6 @@ func (f *Floats) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// The BENCH_CACHE modes, as the summary writes them.
-const (
-	CacheCold = summary.CacheCold
-	CacheWarm = summary.CacheWarm
-)
-
 // Runtime is one runtime's settings.
 type Runtime struct {
 	Name   string
@@ -467,7 +460,7 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	}
 	// A blank BENCH_OUTPUT_DIR is left for validate to refuse, with the
 	// other settings' faults.
-	if dir, err := summary.OutputDir(func(k string) (string, bool) { return lookupIn(environ, k) }); err == nil {
+	if dir, err := OutputDir(func(k string) (string, bool) { return lookupIn(environ, k) }); err == nil {
 		s.OutputDir = dir
 	}
 	s.MaxTokens = s.MaxTokensDist.Bound()

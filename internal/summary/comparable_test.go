@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
@@ -20,7 +21,7 @@ func suiteFile(t *testing.T, edit func(f *File)) []byte {
 		RunID: "20261201T021700Z", CreatedAt: "2026-12-01T02:17:00.000000+00:00",
 		Arguments: Arguments{
 			Warmups: 2, Rounds: testkit.Ptr(3), Count: testkit.Ptr(6), Benchtime: "3x", Concurrency: []int{1, 4},
-			MaxTokens: 128, Cache: CacheCold, Turns: 1, Burstiness: 1, MaxInflight: 256,
+			MaxTokens: 128, Cache: config.CacheCold, Turns: 1, Burstiness: 1, MaxInflight: 256,
 		},
 		Runtimes: []RuntimeInfo{{Name: "ollama", Kind: "ollama"}, {Name: "vllm", Kind: "openai"}},
 		Prompts:  Prompts{{Name: "short", Text: "In exactly four concise bullet points, explain why database transactions are useful."}, {Name: "code", Text: "Write merge_intervals."}},

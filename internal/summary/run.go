@@ -10,6 +10,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -148,7 +149,7 @@ type SweepStop struct {
 // existed (every request sent the same prompt).
 func (a Arguments) CacheMode() string {
 	if a.Cache == "" {
-		return CacheWarm
+		return config.CacheWarm
 	}
 	return a.Cache
 }
