@@ -172,3 +172,8 @@ func nearMiss(k, name string) (string, bool) {
 func nearSuffix(rest, suffix string) bool {
 	return !strings.HasPrefix(rest, suffix) && envvar.Distance(rest, suffix) <= max(1, len(suffix)/3)
 }
+
+// Var is the variable of the Settings field named field, from its env
+// tag: the one place a setting's name is written, which messages take it
+// from.
+func Var(field string) string { return envvar.Var(&Settings{}, field) }

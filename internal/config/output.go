@@ -10,7 +10,7 @@ import (
 const DefaultOutputDir = "results"
 
 // outputDirVar is the setting that names the output folder.
-const outputDirVar = "BENCH_OUTPUT_DIR"
+var outputDirVar = Var("OutputDir")
 
 // OutputDir is the folder a run writes its files to and the tools read a
 // run named by its ID from, the one rule for both: outputDirVar as lookup
