@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -257,4 +258,23 @@ func TestSLOs(t *testing.T) {
 	_, _, ok = SLOs(a, settingsOf(t, suiteFile(t, nil)))
 	assert.False(t, ok, "one without targets has no goodput to compare")
 	assert.Empty(t, Differences(a, b), "not a setting that makes runs not comparable")
+}
+
+// Each setting of the rule names a config.Settings field with an env
+// tag, and the rule's table in comparable.go's comment names that
+// variable beside the setting's key.
+func TestRuleNamesConfigFields(t *testing.T) {
+	src, err := os.ReadFile("comparable.go")
+	require.NoError(t, err)
+	table := map[string]string{}
+	for _, line := range strings.Split(string(src), "\n") {
+		if f := strings.Fields(strings.TrimPrefix(line, "//\t")); strings.HasPrefix(line, "//\t") && len(f) > 1 {
+			table[f[0]] = f[1]
+		}
+	}
+	for _, st := range settings {
+		var env string
+		require.NotPanics(t, func() { env = config.Var(st.field) }, "%s: field %s", st.key, st.field)
+		assert.Equal(t, env, table[st.key], "%s: the comment's variable", st.key)
+	}
 }
