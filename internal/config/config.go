@@ -16,6 +16,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -494,6 +495,29 @@ func (s Settings) validate(environ map[string]string) error {
 	return errors.Join(errs...)
 }
 
+// Modes are the values of each setting that takes one of a few words, by
+// its Settings field: the default first, which is its envDefault tag (a
+// test holds them together), then the others.
+var Modes = map[string][]string{
+	"Cache":    {CacheCold, CacheWarm},
+	"Power":    {PowerAuto, PowerOn, PowerOff},
+	"Fresh":    {FreshLeaf, FreshOff},
+	"Control":  {ControlOn, ControlOff},
+	"Order":    {OrderInterleaved, OrderGrouped},
+	"Fallback": {FallbackSim, FallbackNone},
+	"Canary":   {CanaryOn, CanaryOff},
+}
+
+// checkMode calls bad when the setting of field holds none of its Modes:
+// "must be auto, on or off".
+func (s Settings) checkMode(bad func(variable, why string), field string) {
+	modes := Modes[field]
+	if slices.Contains(modes, reflect.ValueOf(s).FieldByName(field).String()) {
+		return
+	}
+	bad(Var(field), "must be "+strings.Join(modes[:len(modes)-1], ", ")+" or "+modes[len(modes)-1])
+}
+
 // problem is a setting's bad value: its variable, and why the value is
 // refused.
 type problem struct{ variable, why string }
@@ -538,11 +562,7 @@ func (s Settings) loadProblems() []problem {
 func (s Settings) powerProblems() []problem {
 	var ps []problem
 	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
-	switch s.Power {
-	case PowerAuto, PowerOn, PowerOff:
-	default:
-		bad(Var("Power"), "must be auto, on or off")
-	}
+	s.checkMode(bad, "Power")
 	if time.Duration(s.PowerInterval) < 100*time.Millisecond {
 		bad(Var("PowerInterval"), "must be 100ms or more (macmon's shortest)")
 	}
@@ -558,27 +578,17 @@ func (s Settings) runProblems() []problem {
 	if s.NumCtx != nil && *s.NumCtx < 1 {
 		bad(Var("NumCtx"), "must be a whole number of tokens above 0")
 	}
-	if s.Fresh != FreshLeaf && s.Fresh != FreshOff {
-		bad(Var("Fresh"), "must be leaf or off")
-	}
-	if s.Control != ControlOn && s.Control != ControlOff {
-		bad(Var("Control"), "must be on or off")
-	}
+	s.checkMode(bad, "Fresh")
+	s.checkMode(bad, "Control")
 	if s.Turns < 1 || s.Turns > MaxTurns {
 		bad(Var("Turns"), fmt.Sprintf("must be a whole number of turns from 1 to %d", MaxTurns))
 	}
 	if s.SharedPrefix < 0 || s.SharedPrefix > MaxInputTokens {
 		bad(Var("SharedPrefix"), fmt.Sprintf("must be a whole number of tokens from 0 (none) to %d", MaxInputTokens))
 	}
-	if s.Order != OrderInterleaved && s.Order != OrderGrouped {
-		bad(Var("Order"), "must be interleaved or grouped")
-	}
-	if s.Fallback != FallbackSim && s.Fallback != FallbackNone {
-		bad(Var("Fallback"), "must be sim or none")
-	}
-	if s.Canary != CanaryOn && s.Canary != CanaryOff {
-		bad(Var("Canary"), "must be on or off")
-	}
+	s.checkMode(bad, "Order")
+	s.checkMode(bad, "Fallback")
+	s.checkMode(bad, "Canary")
 	if !oneLine(s.HostLabel, MaxHostLabel) {
 		bad(Var("HostLabel"), fmt.Sprintf("must be one line of at most %d characters", MaxHostLabel))
 	}
@@ -601,9 +611,7 @@ func (s Settings) requestProblems() []problem {
 	if s.MaxTokens < 1 {
 		bad(Var("MaxTokensDist"), "must be 1 or more")
 	}
-	if s.Cache != CacheCold && s.Cache != CacheWarm {
-		bad(Var("Cache"), "must be cold or warm")
-	}
+	s.checkMode(bad, "Cache")
 	if _, err := time.ParseDuration(s.KeepAlive); err != nil && s.KeepAlive != "-1" {
 		bad(Var("KeepAlive"), "not a duration (Ollama's keep_alive: 30m, 1h, 0 to unload at once, -1 to keep for ever)")
 	}

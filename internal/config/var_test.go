@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestEveryVarNamesATaggedField(t *testing.T) {
 				return true
 			}
 			lit, ok := call.Args[0].(*ast.BasicLit)
-			if !assert.True(t, ok, "%s: Var takes a field's name as a literal", p) {
+			if !ok { // checkMode's field, a key of Modes: TestModesDefaultFirst
 				return true
 			}
 			field, _ := strconv.Unquote(lit.Value)
@@ -46,4 +47,22 @@ func TestEveryVarNamesATaggedField(t *testing.T) {
 	}
 	assert.Greater(t, calls, 30, "the messages' variables")
 	assert.Panics(t, func() { Var("MaxTokens") }, "a field Load sets, read from no variable")
+}
+
+// Each setting of Modes names a field whose default, its envDefault tag,
+// is its first mode; its message lists the modes as it always has.
+func TestModesDefaultFirst(t *testing.T) {
+	st := reflect.TypeFor[Settings]()
+	for field, modes := range Modes {
+		f, ok := st.FieldByName(field)
+		require.True(t, ok, field)
+		assert.Equal(t, modes[0], f.Tag.Get("envDefault"), "%s: the default", field)
+	}
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
+	s := Settings{Power: "maybe", Cache: "hot", Fresh: "always"}
+	for _, field := range []string{"Power", "Cache", "Fresh"} {
+		s.checkMode(bad, field)
+	}
+	assert.Equal(t, []problem{{"BENCH_POWER", "must be auto, on or off"}, {"BENCH_CACHE", "must be cold or warm"}, {"BENCH_FRESH", "must be leaf or off"}}, ps)
 }
