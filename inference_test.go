@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	st, err := config.Load()
 	var simCfg sim.Config
 	if err == nil {
-		simCfg, err = sim.ConfigFromEnv()
+		simCfg, err = config.LoadSim()
 	}
 	if err == nil {
 		d, err = driver.Setup(context.Background(), os.Stderr, st, simCfg, opts)

@@ -133,8 +133,8 @@ func TestFingerprintFromTheSimulator(t *testing.T) {
 // one given, it goes on.
 func TestDescribeEmptyModelList(t *testing.T) {
 	t.Parallel()
-	cfg, err := sim.ConfigFrom(map[string]string{"SIM_FLAVOR": "mlx", "SIM_MODELS": "empty"})
-	require.NoError(t, err)
+	cfg := sim.DefaultConfig()
+	cfg.Flavor, cfg.Models = sim.FlavorMLX, sim.ModelsEmpty
 	srv, err := sim.Start(cfg)
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)

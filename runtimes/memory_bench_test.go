@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -67,8 +68,8 @@ func init() {
 	if os.Getenv(simProcessEnv) == "" {
 		return
 	}
-	cfg, err := sim.ConfigFromEnv()
-	if err != nil {
+	var cfg sim.Config
+	if err := json.Unmarshal([]byte(os.Getenv(simProcessEnv)), &cfg); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
@@ -83,18 +84,18 @@ func init() {
 	os.Exit(0)
 }
 
-// startSimProcess starts a simulator in a process of its own, configured
-// by env (SIM_* variables; the caller's own are not passed on), and
-// returns its URL. It is stopped when tb's test ends.
-func startSimProcess(tb testing.TB, env ...string) string {
+// startSimProcess starts a simulator playing cfg in a process of its own
+// (cfg goes to it as JSON in simProcessEnv: the package reads no SIM_
+// variable, internal/config does), and returns its URL. It is stopped
+// when tb's test ends.
+func startSimProcess(tb testing.TB, cfg sim.Config) string {
 	tb.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "SIM_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	cmd.Env = append(append(cmd.Env, simProcessEnv+"=1"), env...)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), simProcessEnv+"="+string(b))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -120,7 +121,9 @@ func startSimProcess(tb testing.TB, env ...string) string {
 
 // startMemSim starts the simulator the memory measurements stream from.
 func startMemSim(tb testing.TB) string {
-	return startSimProcess(tb, "SIM_TTFT="+memTTFT.String(), fmt.Sprint("SIM_TOKENS_PER_SEC=", memRate))
+	cfg := sim.DefaultConfig()
+	cfg.TTFT, cfg.TokensPerSec = memTTFT, memRate
+	return startSimProcess(tb, cfg)
 }
 
 // span is one stream as a loop saw it.

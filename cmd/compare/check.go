@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	suiteconfig "github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"golang.org/x/perf/benchfmt"
 )
@@ -232,7 +233,7 @@ func mixedCache(runs []*runFile) bool {
 			switch v, ok := c.lookup(cacheKey); {
 			case !ok:
 				without = true
-			case v == summary.CacheWarm:
+			case v == suiteconfig.CacheWarm:
 				with = true
 			default:
 				return false

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	suiteconfig "github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -136,7 +137,7 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 		return 0, err
 	}
 	// A folder set blank is an error only for an argument that needs it.
-	outdir, outdirErr := summary.OutputDir(p.lookupEnv)
+	outdir, outdirErr := suiteconfig.OutputDir(p.lookupEnv)
 
 	roles := []string{"OLD", "NEW"}
 	if len(args) == 1 {
@@ -390,7 +391,7 @@ func (p program) list() error {
 	if err != nil {
 		return err
 	}
-	outdir, err := summary.OutputDir(p.lookupEnv)
+	outdir, err := suiteconfig.OutputDir(p.lookupEnv)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	suiteconfig "github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/driver"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
@@ -21,7 +22,7 @@ func nameVersionRun(t *testing.T, srv *sim.Server, version string) string {
 // A version that only NAME_VERSION gives (LM Studio states none) reaches
 // compare's output, from the summary the run wrote beside its .txt.
 func TestNameVersionInCompare(t *testing.T) {
-	cfg, err := sim.ConfigFrom(map[string]string{"SIM_FLAVOR": "lmstudio", "SIM_TTFT": "1ms"})
+	cfg, err := suiteconfig.LoadSimFrom(map[string]string{"SIM_FLAVOR": "lmstudio", "SIM_TTFT": "1ms"})
 	require.NoError(t, err)
 	srv, err := sim.Start(cfg)
 	require.NoError(t, err)

@@ -168,7 +168,7 @@ func suiteRun(t *testing.T, srv *sim.Server, env map[string]string, o driver.Opt
 	}
 	st, err := suiteconfig.LoadFrom(all)
 	require.NoError(t, err)
-	simCfg, err := sim.ConfigFrom(all)
+	simCfg, err := suiteconfig.LoadSimFrom(all)
 	require.NoError(t, err)
 	d, err := driver.Setup(context.Background(), &bytes.Buffer{}, st, simCfg, o)
 	require.NoError(t, err)
@@ -182,7 +182,7 @@ func suiteRun(t *testing.T, srv *sim.Server, env map[string]string, o driver.Opt
 // The summaries the suite writes: BENCH_MAX_TOKENS=64 against the default
 // is refused, -count 10 against 6 compares.
 func TestSettingsOfSuiteRuns(t *testing.T) {
-	cfg, err := sim.ConfigFrom(map[string]string{"SIM_FLAVOR": "lmstudio", "SIM_TTFT": "1ms"})
+	cfg, err := suiteconfig.LoadSimFrom(map[string]string{"SIM_FLAVOR": "lmstudio", "SIM_TTFT": "1ms"})
 	require.NoError(t, err)
 	srv, err := sim.Start(cfg)
 	require.NoError(t, err)

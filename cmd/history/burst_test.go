@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -21,8 +22,8 @@ func nightOf(t *testing.T, dir string, n int, k float64, burst *runtimes.Result,
 	t.Helper()
 	r := summary.NewRun(nightly(n))
 	r.Host.Label = "mac-studio"
-	r.Arguments = summary.Arguments{OutputDir: "results", Cache: summary.CacheCold, Turns: 1, Concurrency: []int{1}, MaxTokens: 128}
-	r.Cache = summary.CacheCold
+	r.Arguments = summary.Arguments{OutputDir: "results", Cache: config.CacheCold, Turns: 1, Concurrency: []int{1}, MaxTokens: 128}
+	r.Cache = config.CacheCold
 	r.Runtimes = []summary.RuntimeInfo{{Name: "mlx", Kind: "openai", Model: "qwen3-8b"}}
 	r.Versions = map[string]*string{"mlx": nil}
 	ttft, span := time.Duration(float64(50*time.Millisecond)*k), time.Duration(float64(320*time.Millisecond)*k)

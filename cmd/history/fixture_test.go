@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 )
@@ -35,7 +36,7 @@ func newFile(created time.Time, host string, versions ...string) summary.File {
 		CreatedAt:   created.UTC().Format(summary.TimeFormat),
 		CompletedAt: created.Add(20 * time.Minute).UTC().Format(summary.TimeFormat),
 		Host:        summary.Host{Platform: "darwin-24.6.0-arm64", Machine: "arm64", OS: "darwin", Arch: "arm64", CPU: "Apple M4 Max", CPUs: 12, Label: host},
-		Arguments:   summary.Arguments{OutputDir: "results", Cache: summary.CacheCold, Turns: 1, Concurrency: []int{1, 4}, MaxTokens: 128},
+		Arguments:   summary.Arguments{OutputDir: "results", Cache: config.CacheCold, Turns: 1, Concurrency: []int{1, 4}, MaxTokens: 128},
 		Versions:    map[string]*string{},
 		Complete:    testkit.Ptr(true),
 		Summary:     []summary.Row{},

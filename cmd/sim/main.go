@@ -136,7 +136,7 @@ func parse(args, environ []string) (sim.Config, string, error) {
 	if *port < 0 || *port > 65535 {
 		return sim.Config{}, "", fmt.Errorf("-port %d: want a port from 1 to 65535, or 0 for a free one", *port)
 	}
-	cfg, err := sim.ConfigFrom(set)
+	cfg, err := config.LoadSimFrom(set)
 	if err != nil {
 		return sim.Config{}, "", sourced(err, from)
 	}
@@ -147,7 +147,7 @@ func parse(args, environ []string) (sim.Config, string, error) {
 // a SIM_ variable that is neither one of them nor one the suite reads for
 // its built-in simulator (SIM_URL, SIM_KIND, …), naming the closest.
 func checkEnv(environ []string, set, from map[string]string) error {
-	vars := sim.Variables()
+	vars := config.SimVariables()
 	suites := config.RuntimeVariables(config.Sim)
 	var errs []error
 	for _, kv := range environ {

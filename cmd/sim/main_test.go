@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
@@ -57,7 +58,7 @@ func TestEveryVariableIsAFlag(t *testing.T) {
 		"SIM_VERSION": "1.2.3", "SIM_QUANTIZATION": "Q8_0", "SIM_MODELS": "empty", "SIM_RESET": "refuse", "SIM_METRICS": "0",
 		"SIM_PROMPT_TOKENS_DETAILS": "0",
 	}
-	for _, v := range sim.Variables() {
+	for _, v := range config.SimVariables() {
 		t.Run(v, func(t *testing.T) {
 			value, ok := values[v]
 			if !ok {
@@ -65,7 +66,7 @@ func TestEveryVariableIsAFlag(t *testing.T) {
 				assert.NotContains(t, err.Error(), "unknown flag", "%s has no flag", v)
 				return
 			}
-			want, err := sim.ConfigFrom(map[string]string{v: value})
+			want, err := config.LoadSimFrom(map[string]string{v: value})
 			require.NoError(t, err)
 			require.NotEqual(t, sim.DefaultConfig(), want, "%s=%s is not its default", v, value)
 			got, _, err := parse([]string{"-" + flagName(v) + "=" + value}, nil)

@@ -20,6 +20,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,7 +31,6 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/envvar"
 	"github.com/inferencebench/inferencebench/internal/stats"
-	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -84,7 +84,7 @@ type Settings struct {
 	SkipUnreachable bool   `env:"BENCH_SKIP_UNREACHABLE"`
 	Prompts         Names  `env:"BENCH_PROMPTS"`
 	PromptsDir      string `env:"BENCH_PROMPTS_DIR"`
-	OutputDir       string `env:"BENCH_OUTPUT_DIR"` // unset: summary.DefaultOutputDir
+	OutputDir       string `env:"BENCH_OUTPUT_DIR"` // unset: DefaultOutputDir
 	Progress        string `env:"BENCH_PROGRESS" envDefault:"auto"`
 	// MaxFailures is the share of failed requests (0 to 1) above which
 	// the run fails: DefaultMaxFailures unless set; 1 never fails a run
@@ -398,12 +398,6 @@ func (f *Floats) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// The BENCH_CACHE modes, as the summary writes them.
-const (
-	CacheCold = summary.CacheCold
-	CacheWarm = summary.CacheWarm
-)
-
 // Runtime is one runtime's settings.
 type Runtime struct {
 	Name   string
@@ -460,7 +454,7 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	// A misspelt variable would be ignored, and the defaults run: the
 	// names are checked first.
 	var runtimeNames Names
-	if v, _ := lookupIn(environ, "BENCH_RUNTIMES"); v != "" {
+	if v, _ := lookupIn(environ, Var("Runtimes")); v != "" {
 		_ = runtimeNames.UnmarshalText([]byte(v))
 	}
 	if err := checkNames(environ, runtimeNames); err != nil {
@@ -471,7 +465,7 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	}
 	// A blank BENCH_OUTPUT_DIR is left for validate to refuse, with the
 	// other settings' faults.
-	if dir, err := summary.OutputDir(func(k string) (string, bool) { return lookupIn(environ, k) }); err == nil {
+	if dir, err := OutputDir(func(k string) (string, bool) { return lookupIn(environ, k) }); err == nil {
 		s.OutputDir = dir
 	}
 	s.MaxTokens = s.MaxTokensDist.Bound()
@@ -505,6 +499,29 @@ func (s Settings) validate(environ map[string]string) error {
 	return errors.Join(errs...)
 }
 
+// Modes are the values of each setting that takes one of a few words, by
+// its Settings field: the default first, which is its envDefault tag (a
+// test holds them together), then the others.
+var Modes = map[string][]string{
+	"Cache":    {CacheCold, CacheWarm},
+	"Power":    {PowerAuto, PowerOn, PowerOff},
+	"Fresh":    {FreshLeaf, FreshOff},
+	"Control":  {ControlOn, ControlOff},
+	"Order":    {OrderInterleaved, OrderGrouped},
+	"Fallback": {FallbackSim, FallbackNone},
+	"Canary":   {CanaryOn, CanaryOff},
+}
+
+// checkMode calls bad when the setting of field holds none of its Modes:
+// "must be auto, on or off".
+func (s Settings) checkMode(bad func(variable, why string), field string) {
+	modes := Modes[field]
+	if slices.Contains(modes, reflect.ValueOf(s).FieldByName(field).String()) {
+		return
+	}
+	bad(Var(field), "must be "+strings.Join(modes[:len(modes)-1], ", ")+" or "+modes[len(modes)-1])
+}
+
 // problem is a setting's bad value: its variable, and why the value is
 // refused.
 type problem struct{ variable, why string }
@@ -515,31 +532,31 @@ func (s Settings) loadProblems() []problem {
 	var ps []problem
 	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	if len(s.Concurrency.Levels) == 0 && s.Concurrency.Sweep == 0 {
-		bad("BENCH_CONCURRENCY", "need at least one concurrency, or sweep")
+		bad(Var("Concurrency"), "need at least one concurrency, or sweep")
 	}
 	if n := s.Concurrency.Sweep; n != 0 && (n < 2 || n > 4096) {
-		bad("BENCH_CONCURRENCY", fmt.Sprintf("a sweep's upper bound %d is out of range 2..4096", n))
+		bad(Var("Concurrency"), fmt.Sprintf("a sweep's upper bound %d is out of range 2..4096", n))
 	}
 	seen := map[int]bool{}
 	for _, n := range s.Concurrency.Levels {
 		if n < 1 || n > 4096 {
-			bad("BENCH_CONCURRENCY", fmt.Sprintf("%d is out of range 1..4096", n))
+			bad(Var("Concurrency"), fmt.Sprintf("%d is out of range 1..4096", n))
 		}
 		if seen[n] {
-			bad("BENCH_CONCURRENCY", fmt.Sprintf("%d is listed twice", n))
+			bad(Var("Concurrency"), fmt.Sprintf("%d is listed twice", n))
 		}
 		seen[n] = true
 	}
 	for _, r := range s.Rates {
 		if !(r > 0) || math.IsInf(r, 0) {
-			bad("BENCH_RATES", fmt.Sprintf("%v: a rate must be a number of requests per second above 0", r))
+			bad(Var("Rates"), fmt.Sprintf("%v: a rate must be a number of requests per second above 0", r))
 		}
 	}
 	if !(s.Burstiness > 0) || math.IsInf(s.Burstiness, 0) {
-		bad("BENCH_BURSTINESS", "must be a number above 0 (1 is Poisson; below 1 burstier, above 1 steadier)")
+		bad(Var("Burstiness"), "must be a number above 0 (1 is Poisson; below 1 burstier, above 1 steadier)")
 	}
 	if s.MaxInflight < 1 {
-		bad("BENCH_MAX_INFLIGHT", "must be 1 or more")
+		bad(Var("MaxInflight"), "must be 1 or more")
 	}
 	return ps
 }
@@ -549,13 +566,9 @@ func (s Settings) loadProblems() []problem {
 func (s Settings) powerProblems() []problem {
 	var ps []problem
 	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
-	switch s.Power {
-	case PowerAuto, PowerOn, PowerOff:
-	default:
-		bad("BENCH_POWER", "must be auto, on or off")
-	}
+	s.checkMode(bad, "Power")
 	if time.Duration(s.PowerInterval) < 100*time.Millisecond {
-		bad("BENCH_POWER_INTERVAL", "must be 100ms or more (macmon's shortest)")
+		bad(Var("PowerInterval"), "must be 100ms or more (macmon's shortest)")
 	}
 	return ps
 }
@@ -567,34 +580,24 @@ func (s Settings) runProblems() []problem {
 	var ps []problem
 	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	if s.NumCtx != nil && *s.NumCtx < 1 {
-		bad("BENCH_NUM_CTX", "must be a whole number of tokens above 0")
+		bad(Var("NumCtx"), "must be a whole number of tokens above 0")
 	}
-	if s.Fresh != FreshLeaf && s.Fresh != FreshOff {
-		bad("BENCH_FRESH", "must be leaf or off")
-	}
-	if s.Control != ControlOn && s.Control != ControlOff {
-		bad("BENCH_CONTROL", "must be on or off")
-	}
+	s.checkMode(bad, "Fresh")
+	s.checkMode(bad, "Control")
 	if s.Turns < 1 || s.Turns > MaxTurns {
-		bad("BENCH_TURNS", fmt.Sprintf("must be a whole number of turns from 1 to %d", MaxTurns))
+		bad(Var("Turns"), fmt.Sprintf("must be a whole number of turns from 1 to %d", MaxTurns))
 	}
 	if s.SharedPrefix < 0 || s.SharedPrefix > MaxInputTokens {
-		bad("BENCH_SHARED_PREFIX", fmt.Sprintf("must be a whole number of tokens from 0 (none) to %d", MaxInputTokens))
+		bad(Var("SharedPrefix"), fmt.Sprintf("must be a whole number of tokens from 0 (none) to %d", MaxInputTokens))
 	}
-	if s.Order != OrderInterleaved && s.Order != OrderGrouped {
-		bad("BENCH_ORDER", "must be interleaved or grouped")
-	}
-	if s.Fallback != FallbackSim && s.Fallback != FallbackNone {
-		bad("BENCH_FALLBACK", "must be sim or none")
-	}
-	if s.Canary != CanaryOn && s.Canary != CanaryOff {
-		bad("BENCH_CANARY", "must be on or off")
-	}
+	s.checkMode(bad, "Order")
+	s.checkMode(bad, "Fallback")
+	s.checkMode(bad, "Canary")
 	if !oneLine(s.HostLabel, MaxHostLabel) {
-		bad("BENCH_HOST_LABEL", fmt.Sprintf("must be one line of at most %d characters", MaxHostLabel))
+		bad(Var("HostLabel"), fmt.Sprintf("must be one line of at most %d characters", MaxHostLabel))
 	}
 	if !(s.IdlePowerS >= 0 && s.IdlePowerS <= MaxIdlePowerS) {
-		bad("BENCH_IDLE_POWER_S", fmt.Sprintf("must be a number of seconds from 0 (no idle baseline) to %d", MaxIdlePowerS))
+		bad(Var("IdlePowerS"), fmt.Sprintf("must be a number of seconds from 0 (no idle baseline) to %d", MaxIdlePowerS))
 	}
 	return ps
 }
@@ -607,31 +610,29 @@ func (s Settings) requestProblems() []problem {
 	var ps []problem
 	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	if s.Warmups < 0 {
-		bad("BENCH_WARMUPS", "must be 0 or more")
+		bad(Var("Warmups"), "must be 0 or more")
 	}
 	if s.MaxTokens < 1 {
-		bad("BENCH_MAX_TOKENS", "must be 1 or more")
+		bad(Var("MaxTokensDist"), "must be 1 or more")
 	}
-	if s.Cache != CacheCold && s.Cache != CacheWarm {
-		bad("BENCH_CACHE", "must be cold or warm")
-	}
+	s.checkMode(bad, "Cache")
 	if _, err := time.ParseDuration(s.KeepAlive); err != nil && s.KeepAlive != "-1" {
-		bad("BENCH_KEEP_ALIVE", "not a duration (Ollama's keep_alive: 30m, 1h, 0 to unload at once, -1 to keep for ever)")
+		bad(Var("KeepAlive"), "not a duration (Ollama's keep_alive: 30m, 1h, 0 to unload at once, -1 to keep for ever)")
 	}
 	if s.Temperature < 0 || math.IsNaN(s.Temperature) || math.IsInf(s.Temperature, 0) {
-		bad("BENCH_TEMPERATURE", "must be a finite number ≥ 0")
+		bad(Var("Temperature"), "must be a finite number ≥ 0")
 	}
 	if s.Timeout <= 0 {
-		bad("BENCH_TIMEOUT", "must be more than 0")
+		bad(Var("Timeout"), "must be more than 0")
 	}
 	if s.IdleTimeout < 0 {
-		bad("BENCH_IDLE_TIMEOUT", "must be 0 (off) or more")
+		bad(Var("IdleTimeout"), "must be 0 (off) or more")
 	}
 	if m := s.MaxFailures; m != nil && !(*m >= 0 && *m <= 1) {
-		bad("BENCH_MAX_FAILURES", "must be a share from 0 to 1 (0.01 is 1%)")
+		bad(Var("MaxFailures"), "must be a share from 0 to 1 (0.01 is 1%)")
 	}
 	if strings.TrimSpace(s.OutputDir) == "" {
-		bad("BENCH_OUTPUT_DIR", "must name a folder")
+		bad(Var("OutputDir"), "must name a folder")
 	}
 	return ps
 }
@@ -657,7 +658,7 @@ func (s Settings) promptNameProblems() []problem {
 			}
 		}
 		if near, d := envvar.Closest(strings.ToLower(n), prompts.Builtin); d >= 0 && d <= 2 && d < len(near)/2+1 {
-			ps = append(ps, problem{"BENCH_PROMPTS", fmt.Sprintf("unknown prompt %q: did you mean %s? (built-in: %s)", n, near, strings.Join(prompts.Builtin, ", "))})
+			ps = append(ps, problem{Var("Prompts"), fmt.Sprintf("unknown prompt %q: did you mean %s? (built-in: %s)", n, near, strings.Join(prompts.Builtin, ", "))})
 		}
 	}
 	return ps
@@ -671,14 +672,14 @@ func runtimeNameProblems(names Names) []problem {
 	dup := map[string]bool{}
 	for _, n := range names {
 		if !prompts.ValidName.MatchString(n) {
-			bad("BENCH_RUNTIMES", fmt.Sprintf("%q: a name may use only letters, digits, '.', '_' and '-'", n))
+			bad(Var("Runtimes"), fmt.Sprintf("%q: a name may use only letters, digits, '.', '_' and '-'", n))
 		}
 		if dup[n] {
-			bad("BENCH_RUNTIMES", fmt.Sprintf("%q is listed twice", n))
+			bad(Var("Runtimes"), fmt.Sprintf("%q is listed twice", n))
 		}
 		if _, known := Known[n]; !known {
 			if _, lower := Known[strings.ToLower(n)]; lower {
-				bad("BENCH_RUNTIMES", fmt.Sprintf("%q: runtime names are lower case: did you mean %s?", n, strings.ToLower(n)))
+				bad(Var("Runtimes"), fmt.Sprintf("%q: runtime names are lower case: did you mean %s?", n, strings.ToLower(n)))
 			}
 		}
 		dup[n] = true

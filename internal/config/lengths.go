@@ -85,19 +85,19 @@ func (s Settings) workloadProblems(environ map[string]string) []problem {
 	// Empty is unset, as for every variable.
 	set := func(name string) bool { v, _ := lookupIn(environ, name); return v != "" }
 	if s.WorkloadN < 0 {
-		bad("BENCH_WORKLOAD_N", "must be 0 (every item of the workload) or more")
+		bad(Var("WorkloadN"), "must be 0 (every item of the workload) or more")
 	}
 	if !(s.TraceSpeed > 0) || math.IsInf(s.TraceSpeed, 0) {
-		bad("BENCH_TRACE_SPEED", "must be a number above 0 (1 replays a trace at its recorded times, 2 twice as fast)")
+		bad(Var("TraceSpeed"), "must be a number above 0 (1 replays a trace at its recorded times, 2 twice as fast)")
 	}
-	if set("BENCH_WORKLOAD") && strings.TrimSpace(s.Workload) == "" {
-		bad("BENCH_WORKLOAD", "must name a workload file")
+	if set(Var("Workload")) && strings.TrimSpace(s.Workload) == "" {
+		bad(Var("Workload"), "must name a workload file")
 	}
-	if set("BENCH_TOOLS") && strings.TrimSpace(s.Tools) == "" {
-		bad("BENCH_TOOLS", "must name a tools file (a JSON array of OpenAI tools)")
+	if set(Var("Tools")) && strings.TrimSpace(s.Tools) == "" {
+		bad(Var("Tools"), "must name a tools file (a JSON array of OpenAI tools)")
 	}
 	if strings.TrimSpace(s.Workload) == "" {
-		for _, name := range []string{"BENCH_WORKLOAD_N", "BENCH_TRACE_SPEED"} {
+		for _, name := range []string{Var("WorkloadN"), Var("TraceSpeed")} {
 			if set(name) {
 				bad(name, "has no effect without BENCH_WORKLOAD")
 			}
@@ -105,10 +105,10 @@ func (s Settings) workloadProblems(environ map[string]string) []problem {
 		return ps
 	}
 	if s.Turns > 1 {
-		bad("BENCH_TURNS", "a workload (BENCH_WORKLOAD) brings its own turns: leave BENCH_TURNS unset")
+		bad(Var("Turns"), "a workload (BENCH_WORKLOAD) brings its own turns: leave BENCH_TURNS unset")
 	}
 	if s.SharedPrefix > 0 {
-		bad("BENCH_SHARED_PREFIX", "a workload (BENCH_WORKLOAD) brings its own prompts: leave BENCH_SHARED_PREFIX unset")
+		bad(Var("SharedPrefix"), "a workload (BENCH_WORKLOAD) brings its own prompts: leave BENCH_SHARED_PREFIX unset")
 	}
 	return ps
 }

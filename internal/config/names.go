@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/envvar"
-	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
 // Names of variables, and which the suite refuses.
@@ -63,7 +62,7 @@ func RuntimeVariables(name string) []string { return envvar.Names(&runtimeEnv{},
 
 // Reads reports whether the suite reads or checks the variable k for some
 // BENCH_RUNTIMES: a variable of Settings (Variables) or of the simulator
-// (sim.Variables); any other that begins with BENCH_ or SIM_ (refused,
+// (SimVariables); any other that begins with BENCH_ or SIM_ (refused,
 // unless Foreign); or, for any runtime name NAME, one of NAME_'s
 // variables (RuntimeVariables) or a near miss of one (refused). A test
 // blanks every such variable, so that a user's exported settings never
@@ -106,7 +105,7 @@ func checkNames(environ map[string]string, names []string) error {
 	if len(names) == 0 {
 		names = append(slices.Clone(ProbeOrder), Sim)
 	}
-	known := slices.Concat(Variables(), sim.Variables(), RuntimeVariables(Sim))
+	known := slices.Concat(Variables(), SimVariables(), RuntimeVariables(Sim))
 	for _, n := range names {
 		known = append(known, RuntimeVariables(n)...)
 	}
@@ -173,3 +172,8 @@ func nearMiss(k, name string) (string, bool) {
 func nearSuffix(rest, suffix string) bool {
 	return !strings.HasPrefix(rest, suffix) && envvar.Distance(rest, suffix) <= max(1, len(suffix)/3)
 }
+
+// Var is the variable of the Settings field named field, from its env
+// tag: the one place a setting's name is written, which messages take it
+// from.
+func Var(field string) string { return envvar.Var(&Settings{}, field) }

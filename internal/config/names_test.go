@@ -11,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
 // A misspelt setting stops the run before anything is read, naming the
@@ -73,7 +71,7 @@ func TestRuntimeNameCase(t *testing.T) {
 // let through.
 func TestKnownAndForeignVariablesAccepted(t *testing.T) {
 	names := []string{"mine", "vllm-metal"}
-	known := slices.Concat(Variables(), sim.Variables(), RuntimeVariables("ollama"), RuntimeVariables("mine"), RuntimeVariables("vllm-metal"), RuntimeVariables(Sim))
+	known := slices.Concat(Variables(), SimVariables(), RuntimeVariables("ollama"), RuntimeVariables("mine"), RuntimeVariables("vllm-metal"), RuntimeVariables(Sim))
 	require.Contains(t, known, "BENCH_CONCURRENCY")
 	require.Contains(t, known, "SIM_METRICS", "read apart from Config's fields, listed all the same")
 	require.Contains(t, known, "VLLM_METAL_API_KEY")
@@ -114,7 +112,7 @@ func TestKnownAndForeignVariablesAccepted(t *testing.T) {
 // (Foreign), a retired one, or shown refused ("did you mean"): none is
 // refused wrongly, and none the suite reads is missing from its list.
 func TestRepositoryNamesKnown(t *testing.T) {
-	known := slices.Concat(Variables(), sim.Variables(), RuntimeVariables(Sim))
+	known := slices.Concat(Variables(), SimVariables(), RuntimeVariables(Sim))
 	name := regexp.MustCompile(`\b(?:BENCH|SIM)_[A-Z0-9_]*[A-Z0-9]\b`)
 	var files []string
 	err := filepath.WalkDir("../..", func(path string, e fs.DirEntry, err error) error {

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferencebench/inferencebench/internal/summary"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -51,7 +49,7 @@ func TestReadmeSettingsTable(t *testing.T) {
 			def = "0"
 		}
 		if name == "BENCH_OUTPUT_DIR" {
-			def = summary.DefaultOutputDir // the format's, which Load applies
+			def = DefaultOutputDir // which Load applies
 		}
 		read[name] = def
 	}

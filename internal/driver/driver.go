@@ -1,5 +1,5 @@
 // Package driver runs a benchmark: given the settings (config.Load's,
-// and the simulator's from sim.ConfigFromEnv; it reads no variable
+// and the simulator's from config.LoadSim; it reads no variable
 // itself), it finds the runtimes (the ones named in BENCH_RUNTIMES, or
 // those that answer on the known local ports, or else the built-in
 // simulator), checks that the results can be written, runs each leaf's
@@ -111,7 +111,7 @@ func (d *Driver) nextConversation() int {
 }
 
 // Setup prepares the run of st (config.Load's), with simCfg for the
-// simulator if it runs (sim.ConfigFromEnv's); it reads no variable itself.
+// simulator if it runs (config.LoadSim's); it reads no variable itself.
 // Notices go to log (stderr). Every setting is checked, and the output
 // folder proved writable, before any request is sent.
 func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Config, opts Options) (*Driver, error) {

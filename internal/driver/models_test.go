@@ -27,7 +27,7 @@ func flavoredSim(t *testing.T, flavor sim.Flavor, settings ...string) *sim.Serve
 	for i := 0; i+1 < len(settings); i += 2 {
 		env[settings[i]] = settings[i+1]
 	}
-	cfg, err := sim.ConfigFrom(env)
+	cfg, err := config.LoadSimFrom(env)
 	require.NoError(t, err)
 	srv, err := sim.Start(cfg)
 	require.NoError(t, err)

@@ -513,29 +513,8 @@ func (d *Driver) Unavailable(rt *runtimes.Runtime) error { return d.unavailable[
 
 func (d *Driver) arguments() summary.Arguments {
 	st := d.Settings
-	a := summary.Arguments{
-		OutputDir:   st.OutputDir,
-		Warmups:     st.Warmups,
-		Concurrency: st.Concurrency.Levels,
-		MaxTokens:   st.MaxTokens,
-		Seed:        st.Seed,
-		Cache:       st.Cache,
-		IgnoreEOS:   st.IgnoreEOS,
-		KeepAlive:   st.KeepAlive,
-		Rates:       st.Rates,
-		Burstiness:  stats.Number(st.Burstiness),
-		MaxInflight: st.MaxInflight,
-		Power:       st.Power,
-		Fresh:       st.Fresh,
-		Control:     st.Control,
-		Turns:       st.Turns, SharedPrefix: st.SharedPrefix,
-		Order: st.Order, Canary: st.Canary, RecordText: st.RecordText,
-		InputTokens: st.InputTokens,
-		Timeout:     stats.Number(time.Duration(st.Timeout).Seconds()),
-		IdleTimeout: stats.Number(time.Duration(st.IdleTimeout).Seconds()),
-		Temperature: stats.Number(st.Temperature),
-		Benchtime:   d.opts.Benchtime,
-	}
+	a := summary.ArgumentsOf(st)
+	a.Concurrency, a.Benchtime = st.Concurrency.Levels, d.opts.Benchtime
 	var names []string
 	for _, rt := range d.Runtimes {
 		names = append(names, rt.Name)
@@ -575,7 +554,6 @@ func (d *Driver) arguments() summary.Arguments {
 		path := st.Workload
 		a.Workload = &path
 	}
-	a.WorkloadN = st.WorkloadN
 	for _, k := range d.work {
 		if k.trace() {
 			a.TraceSpeed = stats.Number(st.TraceSpeed)

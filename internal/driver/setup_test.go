@@ -462,7 +462,7 @@ func setup(ctx context.Context, env map[string]string, log io.Writer, opts Optio
 	if err != nil {
 		return nil, err
 	}
-	simCfg, err := sim.ConfigFrom(env)
+	simCfg, err := config.LoadSimFrom(env)
 	if err != nil {
 		return nil, err
 	}

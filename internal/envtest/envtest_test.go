@@ -17,7 +17,7 @@ import (
 // simulator's, and the runtime variables of the known names, the
 // simulator's, and names of a user's own.
 func read() []string {
-	vars := slices.Concat(config.Variables(), sim.Variables())
+	vars := slices.Concat(config.Variables(), config.SimVariables())
 	for _, name := range append(slices.Clone(config.ProbeOrder), config.Sim, "vllm-metal", "my.server") {
 		vars = append(vars, config.RuntimeVariables(name)...)
 	}
@@ -61,7 +61,7 @@ func TestCleanReadsTheDefaults(t *testing.T) {
 	want, err := config.LoadFrom(map[string]string{})
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
-	simCfg, err := sim.ConfigFromEnv()
+	simCfg, err := config.LoadSim()
 	require.NoError(t, err)
 	assert.Equal(t, sim.DefaultConfig(), simCfg)
 }

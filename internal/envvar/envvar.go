@@ -143,3 +143,15 @@ func Distance(a, b string) int {
 	}
 	return d[len(a)][len(b)]
 }
+
+// Var is the variable Parse reads into the field named field of the
+// struct v points to: its env tag. It panics on a field without one, a
+// mistake of the caller's code.
+func Var(v any, field string) string {
+	f, ok := reflect.TypeOf(v).Elem().FieldByName(field)
+	name := f.Tag.Get("env")
+	if !ok || name == "" {
+		panic(fmt.Sprintf("envvar: %T has no field %s with an env tag", v, field))
+	}
+	return name
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
@@ -167,7 +168,7 @@ func simConfigOf(args []string) (sim.Config, error) {
 			}
 		}
 	}
-	return sim.ConfigFrom(env)
+	return config.LoadSimFrom(env)
 }
 
 // stopDocSim interrupts a simulator, which must exit 0.

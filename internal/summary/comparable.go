@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/workload"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -20,7 +21,8 @@ import (
 // reply is cut shorter too. cmd/compare refuses such a pair; cmd/history
 // starts a new series where one changes.
 //
-// The rule, in settings:
+// The rule, in settings (the table below, settings, names each one's
+// config.Settings field, whose env tag is the variable):
 //
 //	max_tokens     BENCH_MAX_TOKENS     every row
 //	temperature    BENCH_TEMPERATURE    every row
@@ -53,9 +55,14 @@ import (
 // setting is one of the arguments in the rule.
 type setting struct {
 	key string // in "arguments"
-	env string // the variable that sets it
-	// absent is what a file without the key did: the suite's default,
-	// sent (or not) before the key was written.
+	// field is the config.Settings field that sets it, whose env tag
+	// names its variable in messages (config.Var).
+	field string
+	// absent is what a file without the key did: the suite's default
+	// when the key was first written, sent (or not) before it. It is
+	// history, not config's default of today: a file written before the
+	// key keeps meaning what its run did even if the default moves, so
+	// it is written here and never read from config's envDefault tags.
 	absent string
 	// unused is the value written when the setting shaped no request
 	// (trace_speed 0: no trace ran), read as the key's absence; "" if
@@ -74,20 +81,20 @@ type loops struct {
 }
 
 var settings = []setting{
-	{"max_tokens", "BENCH_MAX_TOKENS", "128", "", everyRow},
-	{"temperature", "BENCH_TEMPERATURE", "0", "", everyRow},
-	{"ignore_eos", "BENCH_IGNORE_EOS", "false", "", func(kind string, _ loops) bool { return kind != string(runtimes.KindOllama) }},
-	{"num_ctx", "BENCH_NUM_CTX", "none", "", func(kind string, _ loops) bool { return kind == "" || kind == string(runtimes.KindOllama) }},
-	{"burstiness", "BENCH_BURSTINESS", "1", "", func(_ string, l loops) bool { return l.rates }},
-	{"max_inflight", "BENCH_MAX_INFLIGHT", "256", "", func(_ string, l loops) bool { return l.rates || l.trace }},
-	{"tools_sha256", "BENCH_TOOLS", "none", "", everyRow},
-	{"trace_speed", "BENCH_TRACE_SPEED", "1", "0", func(_ string, l loops) bool { return l.trace }},
+	{"max_tokens", "MaxTokensDist", "128", "", everyRow},
+	{"temperature", "Temperature", "0", "", everyRow},
+	{"ignore_eos", "IgnoreEOS", "false", "", func(kind string, _ loops) bool { return kind != string(runtimes.KindOllama) }},
+	{"num_ctx", "NumCtx", "none", "", func(kind string, _ loops) bool { return kind == "" || kind == string(runtimes.KindOllama) }},
+	{"burstiness", "Burstiness", "1", "", func(_ string, l loops) bool { return l.rates }},
+	{"max_inflight", "MaxInflight", "256", "", func(_ string, l loops) bool { return l.rates || l.trace }},
+	{"tools_sha256", "Tools", "none", "", everyRow},
+	{"trace_speed", "TraceSpeed", "1", "0", func(_ string, l loops) bool { return l.trace }},
 }
 
 func everyRow(string, loops) bool { return true }
 
 // promptEnv is where a prompt's text comes from, for messages.
-const promptEnv = "BENCH_PROMPTS_DIR"
+var promptEnv = config.Var("PromptsDir")
 
 // Settings are a run's settings of the rule, as its summary has them
 // (SettingsOf).
@@ -228,7 +235,7 @@ func Differences(old, new Settings) []Difference {
 		if !okOld || !okNew || o == n || !bothApply(st, old, new) {
 			continue
 		}
-		out = append(out, Difference{Setting: st.key, Env: st.env, Old: o, New: n})
+		out = append(out, Difference{Setting: st.key, Env: config.Var(st.field), Old: o, New: n})
 	}
 	for _, name := range old.names {
 		n, ok := new.prompts[name]

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
@@ -20,7 +22,7 @@ func suiteFile(t *testing.T, edit func(f *File)) []byte {
 		RunID: "20261201T021700Z", CreatedAt: "2026-12-01T02:17:00.000000+00:00",
 		Arguments: Arguments{
 			Warmups: 2, Rounds: testkit.Ptr(3), Count: testkit.Ptr(6), Benchtime: "3x", Concurrency: []int{1, 4},
-			MaxTokens: 128, Cache: CacheCold, Turns: 1, Burstiness: 1, MaxInflight: 256,
+			MaxTokens: 128, Cache: config.CacheCold, Turns: 1, Burstiness: 1, MaxInflight: 256,
 		},
 		Runtimes: []RuntimeInfo{{Name: "ollama", Kind: "ollama"}, {Name: "vllm", Kind: "openai"}},
 		Prompts:  Prompts{{Name: "short", Text: "In exactly four concise bullet points, explain why database transactions are useful."}, {Name: "code", Text: "Write merge_intervals."}},
@@ -256,4 +258,23 @@ func TestSLOs(t *testing.T) {
 	_, _, ok = SLOs(a, settingsOf(t, suiteFile(t, nil)))
 	assert.False(t, ok, "one without targets has no goodput to compare")
 	assert.Empty(t, Differences(a, b), "not a setting that makes runs not comparable")
+}
+
+// Each setting of the rule names a config.Settings field with an env
+// tag, and the rule's table in comparable.go's comment names that
+// variable beside the setting's key.
+func TestRuleNamesConfigFields(t *testing.T) {
+	src, err := os.ReadFile("comparable.go")
+	require.NoError(t, err)
+	table := map[string]string{}
+	for _, line := range strings.Split(string(src), "\n") {
+		if f := strings.Fields(strings.TrimPrefix(line, "//\t")); strings.HasPrefix(line, "//\t") && len(f) > 1 {
+			table[f[0]] = f[1]
+		}
+	}
+	for _, st := range settings {
+		var env string
+		require.NotPanics(t, func() { env = config.Var(st.field) }, "%s: field %s", st.key, st.field)
+		assert.Equal(t, env, table[st.key], "%s: the comment's variable", st.key)
+	}
 }

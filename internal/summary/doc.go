@@ -9,9 +9,11 @@
 //
 // It also knows the facts every reader of those files shares: their names
 // (PathsOf), the workload configuration keys and what a missing one means
-// (Absent), the output folder's default, whether two runs' settings
+// (Absent), whether two runs' settings
 // compare (SettingsOf, Differences), the model a runtime served.
 // Benchmark names are internal/bench's, request records internal/records'.
+// The output folder and the cache modes are internal/config's (OutputDir,
+// CacheCold, CacheWarm), the settings' one owner.
 // Where these files go, and when, is the driver's business.
 //
 // Every figure, every key of the three files and their units are defined in

@@ -1,9 +1,10 @@
 package summary
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/config"
 )
 
 // The facts of the run's files that every reader and writer shares: their
@@ -13,29 +14,6 @@ import (
 // Pkg is the module's path: the pkg configuration line of the benchstat
 // file, and the module whose root the tools look for.
 const Pkg = "github.com/inferencebench/inferencebench"
-
-// DefaultOutputDir is where a run writes its files when BENCH_OUTPUT_DIR
-// is unset, and where the tools look for a run named by its ID.
-const DefaultOutputDir = "results"
-
-// outputDirVar is the setting that names the output folder.
-const outputDirVar = "BENCH_OUTPUT_DIR"
-
-// OutputDir is the folder a run writes its files to and the tools read a
-// run named by its ID from, the one rule for both: outputDirVar as lookup
-// finds it (os.LookupEnv), DefaultOutputDir where it is unset. Set but
-// blank it names no folder: an error, not the default, so that a run and
-// a tool never disagree on where the files are.
-func OutputDir(lookup func(string) (string, bool)) (string, error) {
-	v, set := lookup(outputDirVar)
-	switch {
-	case !set || v == "": // empty is unset, as for every variable
-		return DefaultOutputDir, nil
-	case strings.TrimSpace(v) == "":
-		return "", fmt.Errorf("%s is set but names no folder: unset it for %s, or name one", outputDirVar, DefaultOutputDir)
-	}
-	return v, nil
-}
 
 // The three files of a run in its output folder, each named by the run's
 // ID: the summary JSON, the benchstat file, the request records.
@@ -79,7 +57,7 @@ var WorkloadKeys = []string{KeyTurns, KeySharedPrefix}
 func Absent(key string) (value, why string, ok bool) {
 	switch key {
 	case KeyCache:
-		return CacheWarm, "no cache line: written before the key existed", true
+		return config.CacheWarm, "no cache line: written before the key existed", true
 	case KeyTurns:
 		return "1", "no turns line: single requests", true
 	case KeySharedPrefix:
@@ -87,9 +65,3 @@ func Absent(key string) (value, why string, ok bool) {
 	}
 	return "", "", false
 }
-
-// The values of the cache key, and of Arguments.Cache.
-const (
-	CacheCold = "cold"
-	CacheWarm = "warm"
-)

@@ -3,6 +3,7 @@ package summary
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"runtime"
 	"slices"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -48,35 +50,37 @@ type Host struct {
 }
 
 // Arguments are the settings of a run, written under "arguments" in this
-// order; nil pointers are written as null.
+// order; nil pointers are written as null. A field tagged config:"F" is
+// config.Settings' field F as given (ArgumentsOf), a duration in seconds;
+// the others are the driver's, which knows what the run made of them.
 type Arguments struct {
-	OutputDir   string       `json:"output_dir"`
+	OutputDir   string       `json:"output_dir" config:"OutputDir"`
 	Runtime     string       `json:"runtime"`
 	OllamaURL   *string      `json:"ollama_url"`
 	OllamaModel *string      `json:"ollama_model"`
 	VLLMURL     *string      `json:"vllm_url"`
 	VLLMModel   *string      `json:"vllm_model"`
-	Warmups     int          `json:"warmups"`
+	Warmups     int          `json:"warmups" config:"Warmups"`
 	Rounds      *int         `json:"rounds"` // nil when -benchtime decides
 	Concurrency []int        `json:"concurrency"`
-	MaxTokens   int          `json:"max_tokens"`
-	Seed        *int         `json:"seed"`    // nil: none sent
-	Timeout     stats.Number `json:"timeout"` // seconds
-	Temperature stats.Number `json:"temperature"`
+	MaxTokens   int          `json:"max_tokens" config:"MaxTokens"`
+	Seed        *int         `json:"seed" config:"Seed"`       // nil: none sent
+	Timeout     stats.Number `json:"timeout" config:"Timeout"` // seconds
+	Temperature stats.Number `json:"temperature" config:"Temperature"`
 	Prompts     []string     `json:"prompts"`
 	Count       *int         `json:"count"`
 	Benchtime   string       `json:"benchtime"`
-	IdleTimeout stats.Number `json:"idle_timeout"` // seconds; 0 is off
+	IdleTimeout stats.Number `json:"idle_timeout" config:"IdleTimeout"` // seconds; 0 is off
 	// Cache is BENCH_CACHE: "cold" or "warm"; "" in files written before
 	// it existed, which were warm.
-	Cache     string `json:"cache"`
-	IgnoreEOS bool   `json:"ignore_eos"`
-	KeepAlive string `json:"keep_alive"` // sent with Ollama requests
+	Cache     string `json:"cache" config:"Cache"`
+	IgnoreEOS bool   `json:"ignore_eos" config:"IgnoreEOS"`
+	KeepAlive string `json:"keep_alive" config:"KeepAlive"` // sent with Ollama requests
 	// Open-loop loads: rates in requests per second, the gamma shape of
 	// the gaps between arrivals (1: Poisson) and the in-flight cap.
-	Rates       []float64    `json:"rates"`
-	Burstiness  stats.Number `json:"burstiness"`
-	MaxInflight int          `json:"max_inflight"`
+	Rates       []float64    `json:"rates" config:"Rates"`
+	Burstiness  stats.Number `json:"burstiness" config:"Burstiness"`
+	MaxInflight int          `json:"max_inflight" config:"MaxInflight"`
 	// SLO are the latency targets of goodput ("ttft=2s,tpot=50ms"), null
 	// for none.
 	SLO *string `json:"slo"`
@@ -84,32 +88,32 @@ type Arguments struct {
 	// why each runtime × prompt stopped.
 	Sweep *Sweep `json:"sweep"`
 	// Power is BENCH_POWER: auto, on or off.
-	Power string `json:"power"`
+	Power string `json:"power" config:"Power"`
 	// Fresh is BENCH_FRESH: "leaf" (each leaf run began on a server
 	// returned to a known state, the way each runtime's fresh says) or
 	// "off"; "" in files written before it existed.
-	Fresh string `json:"fresh"`
+	Fresh string `json:"fresh" config:"Fresh"`
 	// Control is BENCH_CONTROL: "on" (each runtime's first leaf ran once
 	// more at the end: its runtime's control) or "off".
-	Control string `json:"control"`
+	Control string `json:"control" config:"Control"`
 	// InputTokens are BENCH_INPUT_TOKENS, the lengths of the in<N>
 	// prompts; NumCtx is the options.num_ctx sent to Ollama (BENCH_NUM_CTX,
 	// or made to fit the longest input), null when none was sent.
-	InputTokens []int `json:"input_tokens"`
+	InputTokens []int `json:"input_tokens" config:"InputTokens"`
 	NumCtx      *int  `json:"num_ctx"`
 	// Turns is BENCH_TURNS, the turns of each conversation (1: every
 	// request stands alone; 0 in files written before it existed), and
 	// SharedPrefix BENCH_SHARED_PREFIX, the tokens of the system message
 	// every request began with (0: none).
-	Turns        int `json:"turns"`
-	SharedPrefix int `json:"shared_prefix"`
+	Turns        int `json:"turns" config:"Turns"`
+	SharedPrefix int `json:"shared_prefix" config:"SharedPrefix"`
 	// Order is BENCH_ORDER: interleaved (every runtime in turn at each
 	// prompt and load) or grouped ("" in files before it: grouped).
 	// Canary is BENCH_CANARY (on/off; "" before it: none sent), and
 	// RecordText BENCH_RECORD_TEXT.
-	Order      string `json:"order"`
-	Canary     string `json:"canary"`
-	RecordText bool   `json:"record_text"`
+	Order      string `json:"order" config:"Order"`
+	Canary     string `json:"canary" config:"Canary"`
+	RecordText bool   `json:"record_text" config:"RecordText"`
 	// IdlePowerS is the seconds of the idle baseline taken: BENCH_IDLE_POWER_S
 	// where power was measured, else 0 (none taken).
 	IdlePowerS stats.Number `json:"idle_power_s"`
@@ -120,10 +124,34 @@ type Arguments struct {
 	// ToolsSHA256 the first 16 hex digits of the SHA-256 of that file's
 	// bytes, which tell two tools files of one name apart.
 	Workload    *string      `json:"workload"`
-	WorkloadN   int          `json:"workload_n"`
+	WorkloadN   int          `json:"workload_n" config:"WorkloadN"`
 	TraceSpeed  stats.Number `json:"trace_speed"`
 	Tools       *string      `json:"tools"`
 	ToolsSHA256 *string      `json:"tools_sha256"`
+}
+
+// ArgumentsOf is the Arguments that copy settings st: every field tagged
+// config:"F" holds st.F, a config.Duration as seconds. The driver fills
+// the rest.
+func ArgumentsOf(st config.Settings) Arguments {
+	var a Arguments
+	av, sv := reflect.ValueOf(&a).Elem(), reflect.ValueOf(st)
+	at := av.Type()
+	for i := range at.NumField() {
+		name, ok := at.Field(i).Tag.Lookup("config")
+		if !ok {
+			continue
+		}
+		from, to := sv.FieldByName(name), av.Field(i)
+		if !from.IsValid() {
+			panic("summary: Arguments." + at.Field(i).Name + " copies config.Settings." + name + ", which does not exist")
+		}
+		if d, ok := from.Interface().(config.Duration); ok {
+			from = reflect.ValueOf(stats.Number(time.Duration(d).Seconds()))
+		}
+		to.Set(from.Convert(to.Type()))
+	}
+	return a
 }
 
 // Sweep is a concurrency sweep: 1, 2, 4, … up to Max, each runtime ×
@@ -148,7 +176,7 @@ type SweepStop struct {
 // existed (every request sent the same prompt).
 func (a Arguments) CacheMode() string {
 	if a.Cache == "" {
-		return CacheWarm
+		return config.CacheWarm
 	}
 	return a.Cache
 }

@@ -5,16 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/caarlos0/env/v11"
-
-	"github.com/inferencebench/inferencebench/internal/envvar"
 )
 
 const (
@@ -60,8 +54,8 @@ const (
 // the fault, if any. The zero value of every field but TTFT and
 // TokensPerSec is that field's default (no fault, no habit).
 type Config struct {
-	TTFT         time.Duration `env:"SIM_TTFT" envDefault:"50ms"`          // request received -> first token chunk
-	TokensPerSec float64       `env:"SIM_TOKENS_PER_SEC" envDefault:"400"` // decode rate after the first token
+	TTFT         time.Duration `env:"SIM_TTFT"`           // request received -> first token chunk; DefaultTTFT
+	TokensPerSec float64       `env:"SIM_TOKENS_PER_SEC"` // decode rate after the first token; DefaultTokensPerSec
 
 	// Fault (SIM_FAULT) is how the chat requests that FaultEvery picks
 	// misbehave: FaultNone (the default), one of the Fault constants, or
@@ -71,7 +65,7 @@ type Config struct {
 	// FaultEvery (SIM_FAULT_EVERY, default 1) picks the chat requests that
 	// get the fault: the k-th (1-based, both chat endpoints counted
 	// together) when k % FaultEvery == 0; 1 is every request. 0, the zero
-	// value (what ConfigFromEnv returns when the variable is unset),
+	// value (what internal/config's LoadSim returns when the variable is unset),
 	// counts as 1; SIM_FAULT_EVERY=0 written out is an error.
 	FaultEvery int `env:"SIM_FAULT_EVERY"`
 
@@ -419,113 +413,18 @@ func (c Config) unserved(model string) bool {
 // model.
 func (c Config) replyModel(model string) string { return cmp.Or(c.ServedModel, model, Model) }
 
-// DefaultConfig is the Config ConfigFromEnv returns with no variables set:
-// TTFT and TokensPerSec from their envDefault tags, every other field its
-// zero value, which means its default (no fault, one token per chunk, no
-// slot limit, /metrics served, ...).
+// The defaults of the two fields whose zero value is not their default.
+const (
+	DefaultTTFT         = 50 * time.Millisecond
+	DefaultTokensPerSec = 400
+)
+
+// DefaultConfig is the Config with no SIM_ variable set (what
+// internal/config's LoadSim starts from): TTFT and TokensPerSec their
+// defaults, every other field its zero value, which means its default (no
+// fault, one token per chunk, no slot limit, /metrics served, ...).
 func DefaultConfig() Config {
-	c, err := load(map[string]string{})
-	if err != nil {
-		panic("sim: Config's envDefault tags: " + err.Error())
-	}
-	return c
-}
-
-// ConfigFromEnv reads the SIM_ variables (see Settings in the package
-// documentation) into a Config and validates it. An empty variable counts
-// as unset. Errors name the variable and its value, e.g. `SIM_SLOTS="x":
-// not a number`. No other function of the package reads the environment.
-func ConfigFromEnv() (Config, error) {
-	environ := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "SIM_") {
-			environ[k] = v
-		}
-	}
-	return load(environ)
-}
-
-// ConfigFrom is ConfigFromEnv reading the SIM_ variables of environ
-// instead of the process's: a test's simulator, configured in code.
-func ConfigFrom(environ map[string]string) (Config, error) {
-	sims := map[string]string{}
-	for k, v := range environ {
-		if strings.HasPrefix(k, "SIM_") {
-			sims[k] = v
-		}
-	}
-	return load(sims)
-}
-
-// load is ConfigFromEnv reading environ instead of the environment.
-func load(environ map[string]string) (Config, error) {
-	var c Config
-	err := envvar.Parse(&c, env.Options{Environment: environ, FuncMap: map[reflect.Type]env.ParserFunc{
-		reflect.TypeFor[float64](): func(v string) (any, error) {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return nil, errors.New("not a number")
-			}
-			if math.IsInf(f, 0) || math.IsNaN(f) {
-				return nil, errors.New("not a finite number")
-			}
-			return f, nil
-		},
-		reflect.TypeFor[time.Duration](): func(v string) (any, error) {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return nil, errors.New("not a duration (want e.g. 50ms)")
-			}
-			return d, nil
-		},
-	}})
-	// SIM_METRICS and SIM_PROMPT_TOKENS_DETAILS are on by default: their
-	// fields say the opposite, so that the zero Config serves /metrics and
-	// states cached tokens.
-	var m metricsEnv
-	if merr := envvar.Parse(&m, env.Options{Environment: environ}); merr != nil {
-		err = errors.Join(err, merr)
-	} else {
-		if m.Metrics != nil {
-			c.NoMetrics = !*m.Metrics
-		}
-		if m.PromptTokensDetails != nil {
-			c.NoPromptTokensDetails = !*m.PromptTokensDetails
-		}
-	}
-	if err != nil {
-		return Config{}, err
-	}
-	if environ["SIM_TOOL_CALLS"] != "" && c.ToolCalls == 0 {
-		c.NoToolCalls = true
-	}
-	err = c.Validate()
-	// Written out, 0 is a mistake for these; only unset means the default.
-	for _, v := range []struct {
-		name string
-		v    int
-	}{{"SIM_FAULT_EVERY", c.FaultEvery}, {"SIM_STOP_AFTER", c.StopAfter}, {"SIM_TOKENS_PER_CHUNK", c.TokensPerChunk}, {"SIM_CONTEXT", c.Context}} {
-		if v.v == 0 && environ[v.name] != "" {
-			err = errors.Join(err, errAtLeast1(v.name, 0))
-		}
-	}
-	return c, err
-}
-
-// metricsEnv are the variables load reads apart from Config's: SIM_METRICS
-// and SIM_PROMPT_TOKENS_DETAILS, which Config.NoMetrics and
-// Config.NoPromptTokensDetails say the opposite of.
-type metricsEnv struct {
-	Metrics             *bool `env:"SIM_METRICS"`
-	PromptTokensDetails *bool `env:"SIM_PROMPT_TOKENS_DETAILS"`
-}
-
-// Variables are the SIM_ variables the package reads, from the env tags
-// of Config and of what load reads apart (SIM_METRICS,
-// SIM_PROMPT_TOKENS_DETAILS): the one list of
-// them, against which a variable the user set is checked.
-func Variables() []string {
-	return append(envvar.Names(&Config{}, ""), envvar.Names(&metricsEnv{}, "")...)
+	return Config{TTFT: DefaultTTFT, TokensPerSec: DefaultTokensPerSec}
 }
 
 func errAtLeast1(name string, n int) error { return fmt.Errorf("%s=%d: must be 1 or more", name, n) }
@@ -728,67 +627,42 @@ type Setting struct {
 	Bool    bool   // a boolean: 1 or 0, true or false
 }
 
-// Settings are Variables with their defaults and a line on what each
-// sets, in the order of Variables.
-func Settings() []Setting {
-	vars := Variables()
-	out := make([]Setting, 0, len(vars))
-	for _, v := range vars {
-		s := settingHelp[v]
-		out = append(out, Setting{Var: v, Default: s[0], Usage: s[1], Bool: isBool(v)})
-	}
-	return out
-}
+// Settings are the SIM_ variables, in the order of internal/config's
+// SimVariables (Config's fields, then SIM_METRICS and
+// SIM_PROMPT_TOKENS_DETAILS), each with its default and a line on what it
+// sets (see the package documentation's Settings for the whole story).
+func Settings() []Setting { return slices.Clone(settings) }
 
-// settingHelp is each variable's default and line (see the package
-// documentation's Settings for the whole story).
-var settingHelp = map[string][2]string{
-	"SIM_TTFT":               {"50ms", "time from a request (or its slot) to its first token"},
-	"SIM_TOKENS_PER_SEC":     {"400", "decode rate, tokens per second"},
-	"SIM_FAULT":              {"(none)", "misbehave on purpose: reset, stall, truncate, malformed, keepalive, … or http-NNN"},
-	"SIM_FAULT_EVERY":        {"1", "the fault hits every N-th chat request"},
-	"SIM_SERVED_MODEL":       {"(echo the request)", "every reply names this model, and the listings list it"},
-	"SIM_TEXT_SEED":          {"0", "another number gives every reply other words, as a new model or version"},
-	"SIM_STOP_AFTER":         {"(off)", "replies end after N tokens with finish reason stop"},
-	"SIM_REASONING_TOKENS":   {"0", "the first N tokens of every reply are reasoning text"},
-	"SIM_REASONING_FIELD":    {"reasoning_content", "the OpenAI delta field of reasoning text: reasoning_content or reasoning"},
-	"SIM_TOOL_CALLS":         {"1", "tool calls in a reply to a request with tools (0: text)"},
-	"SIM_MODEL_TOOLS":        {"on", "off: the model takes no tools (Ollama's 400)"},
-	"SIM_TOOLS_HELD":         {"0 (false)", "hold back a streamed reply to a request with tools until its end, as Ollama before 0.8"},
-	"SIM_TOOL_ARGS_INVALID":  {"0", "fraction, 0 to 1, of tool calls whose arguments are broken JSON"},
-	"SIM_TOKENS_PER_CHUNK":   {"1", "tokens' text per chunk"},
-	"SIM_CLOSE_AFTER_STREAM": {"0 (false)", "close the connection after every streamed reply, as llama-server"},
-	"SIM_SLOTS":              {"0 (unlimited)", "at most N requests decode at once; the others queue"},
-	"SIM_BATCH_SLOWDOWN":     {"0", "with m streams decoding, each at rate/(1 + f·(m−1))"},
-	"SIM_DEGRADE":            {"0 (off)", "F in (0,1]: once two requests decoded at once, later ones decode at F × rate until a reset"},
-	"SIM_PREFILL_TPS":        {"0 (off)", "prompt rate: the first token also waits uncached prompt tokens / rate"},
-	"SIM_PREFIX_CACHE":       {"on", "the prompt cache: on or off"},
-	"SIM_LOAD_TIME":          {"0", "how long a model load takes (the first request after an unload waits it)"},
-	"SIM_CONTEXT":            {"40960", "the model's context length, in tokens"},
-	"SIM_FLAVOR":             {"vllm", "the server played: vllm, llamacpp, plain, lmstudio, mlx or ollama"},
-	"SIM_VERSION":            {"sim-1 (mlx: 0.32.2)", "the version the server states, where its flavor's server states one (e.g. 0.7.0)"},
-	"SIM_QUANTIZATION":       {"Q4_K_M", "the weights' quantization the metadata states"},
-	"SIM_MODELS":             {"listed", "empty: GET /v1/models answers 200 with no body, as mlx_lm.server without its cache folder"},
-	"SIM_RESET":              {"ok", "refuse: every reset endpoint answers an error"},
-	"SIM_METRICS":            {"1 (served)", "0: no GET /metrics"},
+var settings = []Setting{
+	{Var: "SIM_TTFT", Default: "50ms", Usage: "time from a request (or its slot) to its first token"},
+	{Var: "SIM_TOKENS_PER_SEC", Default: "400", Usage: "decode rate, tokens per second"},
+	{Var: "SIM_FAULT", Default: "(none)", Usage: "misbehave on purpose: reset, stall, truncate, malformed, keepalive, … or http-NNN"},
+	{Var: "SIM_FAULT_EVERY", Default: "1", Usage: "the fault hits every N-th chat request"},
+	{Var: "SIM_SERVED_MODEL", Default: "(echo the request)", Usage: "every reply names this model, and the listings list it"},
+	{Var: "SIM_TEXT_SEED", Default: "0", Usage: "another number gives every reply other words, as a new model or version"},
+	{Var: "SIM_STOP_AFTER", Default: "(off)", Usage: "replies end after N tokens with finish reason stop"},
+	{Var: "SIM_REASONING_TOKENS", Default: "0", Usage: "the first N tokens of every reply are reasoning text"},
+	{Var: "SIM_REASONING_FIELD", Default: "reasoning_content", Usage: "the OpenAI delta field of reasoning text: reasoning_content or reasoning"},
+	{Var: "SIM_TOOL_CALLS", Default: "1", Usage: "tool calls in a reply to a request with tools (0: text)"},
+	{Var: "SIM_MODEL_TOOLS", Default: "on", Usage: "off: the model takes no tools (Ollama's 400)"},
+	{Var: "SIM_TOOLS_HELD", Default: "0 (false)", Usage: "hold back a streamed reply to a request with tools until its end, as Ollama before 0.8", Bool: true},
+	{Var: "SIM_TOOL_ARGS_INVALID", Default: "0", Usage: "fraction, 0 to 1, of tool calls whose arguments are broken JSON"},
+	{Var: "SIM_TOKENS_PER_CHUNK", Default: "1", Usage: "tokens' text per chunk"},
+	{Var: "SIM_CLOSE_AFTER_STREAM", Default: "0 (false)", Usage: "close the connection after every streamed reply, as llama-server", Bool: true},
+	{Var: "SIM_SLOTS", Default: "0 (unlimited)", Usage: "at most N requests decode at once; the others queue"},
+	{Var: "SIM_BATCH_SLOWDOWN", Default: "0", Usage: "with m streams decoding, each at rate/(1 + f·(m−1))"},
+	{Var: "SIM_DEGRADE", Default: "0 (off)", Usage: "F in (0,1]: once two requests decoded at once, later ones decode at F × rate until a reset"},
+	{Var: "SIM_PREFILL_TPS", Default: "0 (off)", Usage: "prompt rate: the first token also waits uncached prompt tokens / rate"},
+	{Var: "SIM_PREFIX_CACHE", Default: "on", Usage: "the prompt cache: on or off"},
+	{Var: "SIM_LOAD_TIME", Default: "0", Usage: "how long a model load takes (the first request after an unload waits it)"},
+	{Var: "SIM_CONTEXT", Default: "40960", Usage: "the model's context length, in tokens"},
+	{Var: "SIM_FLAVOR", Default: "vllm", Usage: "the server played: vllm, llamacpp, plain, lmstudio, mlx or ollama"},
+	{Var: "SIM_VERSION", Default: "sim-1 (mlx: 0.32.2)", Usage: "the version the server states, where its flavor's server states one (e.g. 0.7.0)"},
+	{Var: "SIM_QUANTIZATION", Default: "Q4_K_M", Usage: "the weights' quantization the metadata states"},
+	{Var: "SIM_MODELS", Default: "listed", Usage: "empty: GET /v1/models answers 200 with no body, as mlx_lm.server without its cache folder"},
+	{Var: "SIM_RESET", Default: "ok", Usage: "refuse: every reset endpoint answers an error"},
+	{Var: "SIM_METRICS", Default: "1 (served)", Usage: "0: no GET /metrics", Bool: true},
 
 	// Read apart from Config, as SIM_METRICS.
-	"SIM_PROMPT_TOKENS_DETAILS": {"1 (stated)", "0: the usage chunk's prompt_tokens_details is null, as vLLM without --enable-prompt-tokens-details"},
-}
-
-// isBool reports whether the variable v is a boolean: its field, in
-// Config or metricsEnv, is a bool.
-func isBool(v string) bool {
-	for _, t := range []reflect.Type{reflect.TypeFor[Config](), reflect.TypeFor[metricsEnv]()} {
-		for i := range t.NumField() {
-			if f := t.Field(i); f.Tag.Get("env") == v {
-				k := f.Type.Kind()
-				if k == reflect.Pointer {
-					k = f.Type.Elem().Kind()
-				}
-				return k == reflect.Bool
-			}
-		}
-	}
-	return false
+	{Var: "SIM_PROMPT_TOKENS_DETAILS", Default: "1 (stated)", Usage: "0: the usage chunk's prompt_tokens_details is null, as vLLM without --enable-prompt-tokens-details", Bool: true},
 }

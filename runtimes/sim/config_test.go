@@ -7,33 +7,34 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
-func TestConfigFromEnvDefaults(t *testing.T) {
+func TestLoadSimDefaults(t *testing.T) {
 	t.Setenv("SIM_TTFT", "")
 	t.Setenv("SIM_TOKENS_PER_SEC", "")
-	cfg, err := sim.ConfigFromEnv()
+	cfg, err := config.LoadSim()
 	require.NoError(t, err)
 	assert.Equal(t, sim.Config{TTFT: 50 * time.Millisecond, TokensPerSec: 400}, cfg)
 	assert.Equal(t, sim.DefaultConfig(), cfg)
 }
 
-func TestConfigFromEnvValues(t *testing.T) {
+func TestLoadSimValues(t *testing.T) {
 	t.Setenv("SIM_TTFT", "1.5s")
 	t.Setenv("SIM_TOKENS_PER_SEC", "12.5")
-	cfg, err := sim.ConfigFromEnv()
+	cfg, err := config.LoadSim()
 	require.NoError(t, err)
 	assert.Equal(t, sim.Config{TTFT: 1500 * time.Millisecond, TokensPerSec: 12.5}, cfg)
 
 	t.Setenv("SIM_TTFT", "0s")
-	cfg, err = sim.ConfigFromEnv()
+	cfg, err = config.LoadSim()
 	require.NoError(t, err)
 	assert.Zero(t, cfg.TTFT)
 }
 
-func TestConfigFromEnvErrors(t *testing.T) {
+func TestLoadSimErrors(t *testing.T) {
 	for _, tc := range []struct {
 		ttft, tps string
 		want      []string
@@ -52,7 +53,7 @@ func TestConfigFromEnvErrors(t *testing.T) {
 		t.Run(tc.ttft+"/"+tc.tps, func(t *testing.T) {
 			t.Setenv("SIM_TTFT", tc.ttft)
 			t.Setenv("SIM_TOKENS_PER_SEC", tc.tps)
-			_, err := sim.ConfigFromEnv()
+			_, err := config.LoadSim()
 			require.Error(t, err)
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)
@@ -82,7 +83,7 @@ func TestOffset(t *testing.T) {
 
 // The settings beyond the schedule and the faults: each variable, as
 // written, and what it sets or the error that names it.
-func TestConfigFromEnvSettings(t *testing.T) {
+func TestLoadSimSettings(t *testing.T) {
 	for _, tc := range []struct {
 		name, value string
 		set         func(*sim.Config) // nil: an error is expected
@@ -164,7 +165,7 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			envtest.Clean(t)
 			t.Setenv(tc.name, tc.value)
-			cfg, err := sim.ConfigFromEnv()
+			cfg, err := config.LoadSim()
 			if tc.set == nil {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.err)

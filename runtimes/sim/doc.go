@@ -9,7 +9,8 @@
 //
 // # Settings
 //
-// A Config holds them; ConfigFromEnv reads them from SIM_ variables (an
+// A Config holds them; internal/config's LoadSim reads them from SIM_
+// variables, the package reading none itself (an
 // empty variable counts as unset; an error names the variable and the value
 // as written, e.g. `SIM_SLOTS="x": not a number`):
 //

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
@@ -772,9 +773,9 @@ func TestFaultValidate(t *testing.T) {
 	}
 }
 
-func TestFaultConfigFromEnv(t *testing.T) {
+func TestFaultLoadSim(t *testing.T) {
 	envtest.Clean(t)
-	cfg, err := sim.ConfigFromEnv()
+	cfg, err := config.LoadSim()
 	require.NoError(t, err)
 	assert.Equal(t, sim.DefaultConfig(), cfg)
 	assert.Equal(t, sim.FaultNone, cfg.Fault)
@@ -782,7 +783,7 @@ func TestFaultConfigFromEnv(t *testing.T) {
 
 	t.Setenv("SIM_FAULT", "reset")
 	t.Setenv("SIM_FAULT_EVERY", "3")
-	cfg, err = sim.ConfigFromEnv()
+	cfg, err = config.LoadSim()
 	require.NoError(t, err)
 	want := sim.DefaultConfig()
 	want.Fault, want.FaultEvery = sim.FaultReset, 3
@@ -790,7 +791,7 @@ func TestFaultConfigFromEnv(t *testing.T) {
 
 	t.Setenv("SIM_FAULT", "http-429")
 	t.Setenv("SIM_FAULT_EVERY", "1")
-	cfg, err = sim.ConfigFromEnv()
+	cfg, err = config.LoadSim()
 	require.NoError(t, err)
 	assert.Equal(t, sim.Fault("http-429"), cfg.Fault)
 	assert.Equal(t, 1, cfg.FaultEvery)
@@ -810,7 +811,7 @@ func TestFaultConfigFromEnv(t *testing.T) {
 		t.Run(tc.fault+"/"+tc.every, func(t *testing.T) {
 			t.Setenv("SIM_FAULT", tc.fault)
 			t.Setenv("SIM_FAULT_EVERY", tc.every)
-			_, err := sim.ConfigFromEnv()
+			_, err := config.LoadSim()
 			require.Error(t, err)
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
@@ -62,7 +63,7 @@ func TestFlavorModels(t *testing.T) {
 }
 
 func TestQuantizationSetting(t *testing.T) {
-	_, err := sim.ConfigFrom(map[string]string{"SIM_QUANTIZATION": "Q4 K M"})
+	_, err := config.LoadSimFrom(map[string]string{"SIM_QUANTIZATION": "Q4 K M"})
 	assert.ErrorContains(t, err, `SIM_QUANTIZATION="Q4 K M": want a quantization's name`)
 	srv := startEnv(t, "SIM_QUANTIZATION", "Q8_0")
 	show := post(t, newClient(t, 1), srv.URL, "/api/show", `{"model":"m"}`)
@@ -130,7 +131,7 @@ func TestVersionSetting(t *testing.T) {
 		assert.Equal(t, map[string]any{"version": sim.Version}, getJSON(t, c, srv.URL, "/api/version"))
 	})
 	for _, bad := range []string{`0.7"`, "0.7\n0.8", strings.Repeat("9", 101)} {
-		_, err := sim.ConfigFrom(map[string]string{"SIM_VERSION": bad})
+		_, err := config.LoadSimFrom(map[string]string{"SIM_VERSION": bad})
 		assert.ErrorContains(t, err, fmt.Sprintf("SIM_VERSION=%q: want a version on one line", bad))
 	}
 }

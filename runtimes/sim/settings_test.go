@@ -14,11 +14,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/envtest"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
-// startEnv starts a server configured by ConfigFromEnv from the variables
+// startEnv starts a server configured by config.LoadSim from the variables
 // kv (NAME, value, ...) on a fast schedule, as a user would configure one.
 func startEnv(t *testing.T, kv ...string) *sim.Server {
 	t.Helper()
@@ -28,7 +29,7 @@ func startEnv(t *testing.T, kv ...string) *sim.Server {
 	for i := 0; i < len(kv); i += 2 {
 		t.Setenv(kv[i], kv[i+1])
 	}
-	cfg, err := sim.ConfigFromEnv()
+	cfg, err := config.LoadSim()
 	require.NoError(t, err)
 	return start(t, cfg)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
@@ -75,7 +76,7 @@ func TestOllamaToolHabitsNeedOllama(t *testing.T) {
 // SIM_TOOL_CALLS=0: a request with tools gets text, as any other.
 func TestNoToolCallsAnswersText(t *testing.T) {
 	t.Parallel()
-	cfg, err := sim.ConfigFrom(map[string]string{"SIM_TTFT": "1ms", "SIM_TOKENS_PER_SEC": "20000", "SIM_TOOL_CALLS": "0"})
+	cfg, err := config.LoadSimFrom(map[string]string{"SIM_TTFT": "1ms", "SIM_TOKENS_PER_SEC": "20000", "SIM_TOOL_CALLS": "0"})
 	require.NoError(t, err)
 	srv := start(t, cfg)
 	res := do(t.Context(), newClient(t, 1), srv.URL, "/api/chat",

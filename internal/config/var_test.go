@@ -1,0 +1,68 @@
+package config
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Messages name a setting by Var(field), which panics on a field without
+// an env tag: every Var call of the package's code names one, so that no
+// bad value a user gives ends in a panic instead of its message.
+func TestEveryVarNamesATaggedField(t *testing.T) {
+	paths, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	calls := 0
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if fn, ok := call.Fun.(*ast.Ident); !ok || fn.Name != "Var" || len(call.Args) != 1 {
+				return true
+			}
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if !ok { // checkMode's field, a key of Modes: TestModesDefaultFirst
+				return true
+			}
+			field, _ := strconv.Unquote(lit.Value)
+			calls++
+			assert.NotPanics(t, func() { assert.True(t, strings.HasPrefix(Var(field), "BENCH_"), field) }, "%s: Var(%q)", p, field)
+			return true
+		})
+	}
+	assert.Greater(t, calls, 30, "the messages' variables")
+	assert.Panics(t, func() { Var("MaxTokens") }, "a field Load sets, read from no variable")
+}
+
+// Each setting of Modes names a field whose default, its envDefault tag,
+// is its first mode; its message lists the modes as it always has.
+func TestModesDefaultFirst(t *testing.T) {
+	st := reflect.TypeFor[Settings]()
+	for field, modes := range Modes {
+		f, ok := st.FieldByName(field)
+		require.True(t, ok, field)
+		assert.Equal(t, modes[0], f.Tag.Get("envDefault"), "%s: the default", field)
+	}
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
+	s := Settings{Power: "maybe", Cache: "hot", Fresh: "always"}
+	for _, field := range []string{"Power", "Cache", "Fresh"} {
+		s.checkMode(bad, field)
+	}
+	assert.Equal(t, []problem{{"BENCH_POWER", "must be auto, on or off"}, {"BENCH_CACHE", "must be cold or warm"}, {"BENCH_FRESH", "must be leaf or off"}}, ps)
+}
