@@ -77,8 +77,10 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "sim: %v\n", err)
 		return exitFail
 	}
-	fmt.Fprintln(stdout, s.URL)
+	// What it plays first, then the URL: one who has read the URL has
+	// the line on stderr too.
 	fmt.Fprintf(stderr, "sim: serving %s at %s until interrupted\n", describe(cfg), s.URL)
+	fmt.Fprintln(stdout, s.URL)
 	<-ctx.Done()
 	s.Close()
 	fmt.Fprintf(stderr, "sim: stopped serving at %s\n", s.URL)

@@ -89,19 +89,21 @@ func TestFreshLeavesOnADegradingServer(t *testing.T) {
 
 // With BENCH_FRESH=off the same run shows the server's habit: the later
 // conc=1 leaf decodes at half the rate, and so does the control, which
-// the log says. The rates are the client's, so a busy machine moves them
-// by a little (405 → 200 tok/s once, "51% slower"): the log's figure is
-// taken within a point of 50%.
+// the log says. The control's rates are the client's, so a busy machine
+// moves them a little (405 → 200 tok/s once, "51% slower"; 53% once):
+// its change is taken within 8 points of 50%.
 func TestControlShowsDriftWithoutFreshLeaves(t *testing.T) {
 	rows, rt, log := degradingRun(t, "off", map[string]string{"SIM_KIND": "ollama"})
-	first := *rows["runtime=sim/prompt=short/conc=1"].DecodeTPSMean
-	later := *rows["runtime=sim/prompt=medium/conc=1"].DecodeTPSMean
-	assert.InEpsilon(t, 0.5, later/first, 0.05)
+	// The server's own rates (eval_duration, the simulator's schedule):
+	// exactly half.
+	first := *rows["runtime=sim/prompt=short/conc=1"].ServerDecodeTPSMean
+	later := *rows["runtime=sim/prompt=medium/conc=1"].ServerDecodeTPSMean
+	assert.InEpsilon(t, 0.5, later/first, 0.02)
 	assert.Nil(t, rt.Fresh, "nothing was reset")
 	require.NotNil(t, rt.Control)
-	assert.InDelta(t, -0.5, float64(rt.Control.DecodeChange), 0.03)
+	assert.InDelta(t, -0.5, float64(rt.Control.DecodeChange), 0.08)
 	assert.True(t, rt.Control.Drifted)
-	assert.Regexp(t, `sim: the control leaf \(runtime=sim/prompt=short/conc=1\) decoded (49|50|51)% slower`, log)
+	assert.Regexp(t, `sim: the control leaf \(runtime=sim/prompt=short/conc=1\) decoded (4[2-9]|5[0-8])% slower`, log)
 	assert.Contains(t, log, "figures of later leaves do not compare with earlier ones")
 }
 
