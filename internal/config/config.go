@@ -220,8 +220,10 @@ const (
 const DefaultMaxFailures = 0.05
 
 // MinControlTime is the least a control's timed rounds may take when
-// BENCH_CONTROL_MAX is a share: a short run's 10% would not hold one round.
-const MinControlTime = 3 * time.Second
+// BENCH_CONTROL_MAX is a share: a short run's 10% would not hold one round,
+// and 6 s holds the 12 rounds a 3-round leaf's control needs at 0.37 s a
+// round (go test -bench=. -count=6 on the simulator, README's quick start).
+const MinControlTime = 6 * time.Second
 
 // ControlMax is BENCH_CONTROL_MAX: the most time a runtime's control
 // leaf's timed rounds may take, as a Share of the runtime's timed time in

@@ -41,7 +41,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, DefaultMaxFailures, *s.MaxFailures, "a run fails above 5% of its requests failed")
 	assert.Equal(t, 0.1, s.ControlMax.Share)
 	assert.Equal(t, "10%", s.ControlMax.String())
-	assert.Equal(t, MinControlTime, s.ControlMax.Budget(10*time.Second), "10% of 10 s is less than 3 s")
+	assert.Equal(t, MinControlTime, s.ControlMax.Budget(10*time.Second), "10% of 10 s is less than 6 s")
 	assert.Equal(t, 6*time.Second, s.ControlMax.Budget(time.Minute))
 	assert.Zero(t, s.Temperature)
 	assert.Equal(t, Duration(600*time.Second), s.Timeout)

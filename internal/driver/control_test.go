@@ -114,14 +114,14 @@ func TestControlLine(t *testing.T) {
 }
 
 // By default a control takes at most 10% of its runtime's timed time, or
-// 3 s: the 27 rounds its test needs against a first run of 2 rounds of
-// 120 ms would take 3.2 s, so it runs the first run's 2 and says why it
+// 6 s: the 27 rounds its test needs against a first run of 2 rounds of
+// 270 ms would take 7.3 s, so it runs the first run's 2 and says why it
 // has no verdict, and what gives one.
 func TestControlBoundedByDefault(t *testing.T) {
 	t.Parallel()
 	d, log := startSim(t, map[string]string{
 		"BENCH_PROMPTS": "short", "BENCH_CONCURRENCY": "1", "BENCH_WARMUPS": "1", "BENCH_MAX_TOKENS": "8",
-		"SIM_TTFT": "100ms", "SIM_TOKENS_PER_SEC": "400",
+		"SIM_TTFT": "250ms", "SIM_TOKENS_PER_SEC": "400",
 	})
 	out := runLeaf(t, d, slices.Collect(d.Leaves())[0], 2)
 	require.NoError(t, out.SaveErr)
@@ -134,7 +134,7 @@ func TestControlBoundedByDefault(t *testing.T) {
 	assert.Equal(t, 2, c.RequestsEnd, "the first run's rounds, not the 27 the test needs")
 	assert.Equal(t, stats.ControlTooFew, c.Verdict)
 	assert.Contains(t, log.String(), "sim: control leaf runtime=sim/prompt=short/conc=1, 2 rounds again at the end (")
-	assert.Regexp(t, `no verdict: the 27 rounds it needs would take about [0-9.]+s at the first run's [0-9.]+ms a round, more than BENCH_CONTROL_MAX=10% allows \(3s\), so it ran 2; BENCH_CONTROL_MAX=[0-9]+s, or more timed rounds \(-benchtime\), gives one\n`, log.String())
+	assert.Regexp(t, `no verdict: the 27 rounds it needs would take about [0-9.]+s at the first run's [0-9.]+ms a round, more than BENCH_CONTROL_MAX=10% allows \(6s\), so it ran 2; BENCH_CONTROL_MAX=[0-9]+s, or more timed rounds \(-benchtime\), gives one\n`, log.String())
 	assert.NotContains(t, log.String(), "stopped answering")
 }
 
