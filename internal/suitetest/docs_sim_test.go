@@ -25,7 +25,7 @@ import (
 
 // simDocs are the docs whose examples run the suite against simulators
 // that cmd/sim serves.
-var simDocs = []string{"README.md", "docs/simulator.md", "docs/comparing.md", "docs/report-example/README.md"}
+var simDocs = []string{"docs/simulator.md", "docs/comparing.md", "docs/report-example/README.md"}
 
 // shCommands are the commands of the ```sh blocks of a markdown text, in
 // order: lines continued with "\" joined, comments ("  # …") and a
@@ -101,7 +101,7 @@ func TestDocsSimulatorCommandsRun(t *testing.T) {
 					since = true
 				case started > 0 && strings.Contains(c, "go test") && strings.Contains(c, "-bench") && strings.Contains(c, "_URL=http://127.0.0.1:"):
 					// (The suite runs of a doc before its first simulator
-					// are against real servers: README's vllm-metal one.)
+					// are against real servers.)
 					last = strings.Fields(c)
 					runDocSuite(t, doc, last, sims)
 					runs++
