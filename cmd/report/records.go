@@ -39,18 +39,25 @@ type dist struct {
 	lengths []lengthPoint
 }
 
-// recordsFile is where the suite writes a run's request records: beside
-// its summary JSON, named by its run ID (or, for a file without one, by
-// the summary's own name).
+// recordsFile is where the suite writes a run's request records (see
+// besideSummary); "" if there is none.
 func recordsFile(r *run) string {
+	return besideSummary(r, func(p summary.Paths) string { return p.Records })
+}
+
+// besideSummary is the file of a run that the suite writes beside its
+// summary JSON, which pick chooses of the run's paths: named by its run
+// ID or, for a file without one, by the summary's own name; "" if there is
+// none.
+func besideSummary(r *run, pick func(summary.Paths) string) string {
 	dir := filepath.Dir(r.File)
 	if r.ID != "" {
-		if p := summary.PathsOf(dir, r.ID).Records; exists(p) {
+		if p := pick(summary.PathsOf(dir, r.ID)); exists(p) {
 			return p
 		}
 	}
 	base := strings.TrimSuffix(filepath.Base(r.File), filepath.Ext(r.File))
-	if p := summary.PathsOf(dir, base).Records; exists(p) {
+	if p := pick(summary.PathsOf(dir, base)); exists(p) {
 		return p
 	}
 	return ""

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -23,21 +21,10 @@ import (
 // figure's Unit), one value per leaf run (times in seconds: benchfmt tidies ns).
 type samples map[string]map[string][]float64
 
-// benchFile is the .txt the suite writes beside a run's summary JSON,
-// named by its run ID (or, for a file without one, by the summary's own
-// name); "" if there is none.
+// benchFile is the .txt the suite writes beside a run's summary JSON
+// (see besideSummary); "" if there is none.
 func benchFile(r *run) string {
-	dir := filepath.Dir(r.File)
-	if r.ID != "" {
-		if p := summary.PathsOf(dir, r.ID).Bench; exists(p) {
-			return p
-		}
-	}
-	base := strings.TrimSuffix(filepath.Base(r.File), filepath.Ext(r.File))
-	if p := summary.PathsOf(dir, base).Bench; exists(p) {
-		return p
-	}
-	return ""
+	return besideSummary(r, func(p summary.Paths) string { return p.Bench })
 }
 
 // readSamples reads the leaf runs of r from the .txt beside it: nil, and
