@@ -24,6 +24,10 @@ const (
 	ServerLMStudio = "lmstudio"
 	// ServerOllama is Ollama: GET /api/version with a version.
 	ServerOllama = "ollama"
+	// ServerTGI is Hugging Face's text-generation-inference, through its
+	// OpenAI-compatible chat: GET /info with model_id and
+	// max_total_tokens.
+	ServerTGI = "tgi"
 )
 
 // The servers that answer the OpenAI endpoints only: their answers do
@@ -44,6 +48,7 @@ const (
 	pathLMStudioModels = "/api/v0/models"
 	pathOllamaVersion  = "/api/version"
 	pathVersion        = "/version"
+	pathTGIInfo        = "/info"
 )
 
 // Server is a server the suite knows by name, in one entry: the runtime
@@ -177,6 +182,27 @@ var KnownServers = []Server{
 		Name: ServerMLX, Product: "mlx_lm.server", Kind: KindOpenAI, Port: 8080,
 		Models: "/v1/models", Fresh: FreshNone,
 		Cached: "usage.prompt_tokens_details.cached_tokens",
+	},
+	// text-generation-inference's launcher listens on 3000 (its Docker
+	// image on 80, usually published as 8080: the probe names it there by
+	// its /info too).
+	{
+		Name: ServerTGI, Product: "text-generation-inference", Kind: KindOpenAI, Port: 3000,
+		Endpoint: pathTGIInfo, is: func(m map[string]json.RawMessage) bool {
+			return has(m, "model_id") && has(m, "max_total_tokens")
+		},
+		Version: Field{pathTGIInfo, "version"}, Models: "/v1/models",
+		Meta: Field{pathTGIInfo, "info"}, meta: func(b json.RawMessage, _ string) json.RawMessage { return b },
+		Context: "/info max_total_tokens", context: func(m map[string]json.RawMessage, _ string) (int, string) {
+			var info struct {
+				MaxTotalTokens int `json:"max_total_tokens"`
+			}
+			_ = json.Unmarshal(m["info"], &info)
+			return info.MaxTotalTokens, "/info max_total_tokens"
+		},
+		Fresh:         FreshNone,
+		MetricsPrefix: "tgi_",
+		DecodeTiming:  "/metrics tgi_request_mean_time_per_token_duration",
 	},
 }
 
