@@ -141,7 +141,7 @@ func (rt *Runtime) post(ctx context.Context, path string) ([]byte, error) {
 func (rt *Runtime) unload(ctx context.Context) error {
 	body, _ := json.Marshal(map[string]any{"model": rt.Model, "messages": []any{}, "keep_alive": 0, "stream": false})
 	c, cancel := context.WithTimeout(ctx, metaTimeout)
-	reply, err := rt.get(c, http.MethodPost, "/api/chat", body)
+	reply, err := rt.get(c, http.MethodPost, Ollama.Chat, body)
 	cancel()
 	if err != nil {
 		return err

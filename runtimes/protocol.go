@@ -29,7 +29,7 @@ type Protocol struct {
 	// (Ollama's native API has none).
 	Tokenize bool
 
-	build func(rt *Runtime, ctx context.Context, req Request) (*http.Request, error)
+	build func(rt *Runtime, ctx context.Context, path string, req Request) (*http.Request, error)
 	read  streamReader
 }
 

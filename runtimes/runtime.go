@@ -126,7 +126,7 @@ func (rt *Runtime) Do(ctx context.Context, req Request) Result {
 	}
 	proto := rt.Protocol()
 	var res Result
-	if hreq, err := proto.build(rt, ctx, req); err != nil {
+	if hreq, err := proto.build(rt, ctx, proto.Chat, req); err != nil {
 		res.Err = &failure{class: ClassOther, msg: err.Error(), err: err}
 	} else {
 		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, proto.read, req)
