@@ -86,7 +86,7 @@ func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	}
 	info.Served = ServedOf(info.Models, rt.Model)
 	if asked {
-		if err := rt.checkServed(ctx, models, ollama, bodies[pathProps] != nil); err != nil {
+		if err := rt.checkServed(ctx, models, ollama, anyModel(bodies)); err != nil {
 			return info, err
 		}
 	}
@@ -111,6 +111,19 @@ func describePaths(proto *Protocol) []string {
 	return paths
 }
 
+// anyModel reports whether bodies hold an answer of the own endpoint of
+// a server that serves its one model whatever a request names
+// (Server.AnyModel: llama-server's /props, text-generation-inference's
+// /info).
+func anyModel(bodies map[string]json.RawMessage) bool {
+	for _, s := range KnownServers {
+		if s.AnyModel && s.Endpoint != "" && bodies[s.Endpoint] != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // ollamaAnswers reports whether bodies hold an answer of Ollama's own
 // endpoint: an OpenAI-kind runtime that is Ollama's /v1.
 func ollamaAnswers(bodies map[string]json.RawMessage) bool {
@@ -129,10 +142,11 @@ var ErrNotServed = errors.New("the server does not serve the model")
 // where that lists none) and rt.Model is not among them, as each server
 // matches names: Ollama lists a model asked for without a tag under
 // ":latest"; mlx_lm.server takes "default_model" for the model it was
-// started with. A server that answers any name (llama-server: llama,
-// its /props, its entries' meta or owned_by "llamacpp") or lists none
+// started with. A server that answers any name (anyName: a Server.AnyModel
+// answered its endpoint, llama-server's /props or TGI's /info; or the
+// list's entries have llama-server's meta or owned_by "llamacpp") or lists none
 // (mlx_lm.server without its Hugging Face cache folder) is not checked.
-func (rt *Runtime) checkServed(ctx context.Context, models json.RawMessage, ollama, llama bool) error {
+func (rt *Runtime) checkServed(ctx context.Context, models json.RawMessage, ollama, anyName bool) error {
 	var list struct {
 		Data []struct {
 			ID      string          `json:"id"`
@@ -146,7 +160,7 @@ func (rt *Runtime) checkServed(ctx context.Context, models json.RawMessage, olla
 		var owner string
 		_ = json.Unmarshal(d.OwnedBy, &owner)
 		if d.Meta != nil || owner == ServerLlamaCpp {
-			llama = true
+			anyName = true
 		}
 		if d.OwnedBy == nil && rt.Model == "default_model" {
 			return nil // mlx_lm.server's name of its model
@@ -155,7 +169,7 @@ func (rt *Runtime) checkServed(ctx context.Context, models json.RawMessage, olla
 			ids = append(ids, d.ID)
 		}
 	}
-	if llama {
+	if anyName {
 		return nil
 	}
 	if len(ids) == 0 && ollama {

@@ -73,8 +73,11 @@ type Server struct {
 	// string field of its JSON answer; zero where its API has none (LM
 	// Studio; mlx_lm.server states it in its system_fingerprint).
 	Version Field
-	// Models is where it lists the models it serves.
-	Models string
+	// Models is where it lists the models it serves; AnyModel: it serves
+	// its one model whatever a request names (so a name it does not list
+	// is no error).
+	Models   string
+	AnyModel bool
 	// Meta is a GET whose answer Describe keeps in Info.Models under
 	// Meta.Field ("props", "lmstudio", "info"); meta picks what of it to
 	// keep for the model. Zero for none.
@@ -149,7 +152,7 @@ var KnownServers = []Server{
 		Endpoint: pathProps, is: func(m map[string]json.RawMessage) bool {
 			return has(m, "build_info") || has(m, "total_slots") || has(m, "default_generation_settings")
 		},
-		Version: Field{pathProps, "build_info"}, Models: "/v1/models",
+		Version: Field{pathProps, "build_info"}, Models: "/v1/models", AnyModel: true,
 		Meta: Field{pathProps, "props"}, meta: func(b json.RawMessage, _ string) json.RawMessage { return props(b) },
 		Context: "/props default_generation_settings.n_ctx (a slot's), else n_ctx", context: propsContext,
 		Fresh: FreshEraseSlots, FreshNeeds: "--slot-save-path DIR (slot actions are served only with it)",
@@ -191,7 +194,7 @@ var KnownServers = []Server{
 		Endpoint: pathTGIInfo, is: func(m map[string]json.RawMessage) bool {
 			return has(m, "model_id") && has(m, "max_total_tokens")
 		},
-		Version: Field{pathTGIInfo, "version"}, Models: "/v1/models",
+		Version: Field{pathTGIInfo, "version"}, Models: "/v1/models", AnyModel: true,
 		Meta: Field{pathTGIInfo, "info"}, meta: func(b json.RawMessage, _ string) json.RawMessage { return b },
 		Context: "/info max_total_tokens", context: func(m map[string]json.RawMessage, _ string) (int, string) {
 			var info struct {
