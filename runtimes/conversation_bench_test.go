@@ -45,21 +45,18 @@ func BenchmarkTurnBody(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		build := rt.openAIRequest
-		if kind == KindOllama {
-			build = rt.ollamaRequest
-		}
+		proto := rt.Protocol()
 		for _, k := range []int{1, 20} {
 			req := turnRequest(k)
 			b.Run(fmt.Sprintf("%s/turn=%d", kind, k), func(b *testing.B) {
-				hreq, err := build(ctx, req)
+				hreq, err := proto.build(rt, ctx, proto.Chat, req)
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.SetBytes(hreq.ContentLength)
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := build(ctx, req); err != nil {
+					if _, err := proto.build(rt, ctx, proto.Chat, req); err != nil {
 						b.Fatal(err)
 					}
 				}

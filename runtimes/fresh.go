@@ -50,21 +50,17 @@ func (rt *Runtime) FreshWay(ctx context.Context) FreshWay {
 func (rt *Runtime) findFreshWay(ctx context.Context) FreshWay {
 	ctx, cancel := context.WithTimeout(ctx, metaTimeout)
 	defer cancel()
-	if rt.Kind == KindOllama {
-		return FreshUnload
+	if own, ok := KnownServer(rt.Protocol().Server); ok {
+		return own.Fresh // the protocol is that server's own API
 	}
-	// llama-server: /props says how many slots there are.
-	if n := rt.slotCount(ctx); n > 0 {
-		return FreshEraseSlots
-	}
-	// vLLM and SGLang serve /version; which reset they allow is found
-	// by trying it (Fresh), as neither lists its endpoints.
-	if _, err := rt.get(ctx, http.MethodGet, "/version", nil); err == nil {
-		return FreshResetPrefixCache
-	}
-	// Ollama's /v1 endpoint: the native API answers beside it.
-	if _, err := rt.get(ctx, http.MethodGet, pathOllamaVersion, nil); err == nil {
-		return FreshUnload
+	// Each known server's way, where the server answers as one that has
+	// it (llama-server's /props slots, vLLM's and SGLang's /version: which
+	// reset they allow is found by trying it, Fresh, as neither lists its
+	// endpoints; Ollama's /api/version beside its /v1, last).
+	for _, s := range byOllamaLast() {
+		if s.freshCheck != nil && s.freshCheck(ctx, rt) {
+			return s.Fresh
+		}
 	}
 	return FreshNone
 }
@@ -145,7 +141,7 @@ func (rt *Runtime) post(ctx context.Context, path string) ([]byte, error) {
 func (rt *Runtime) unload(ctx context.Context) error {
 	body, _ := json.Marshal(map[string]any{"model": rt.Model, "messages": []any{}, "keep_alive": 0, "stream": false})
 	c, cancel := context.WithTimeout(ctx, metaTimeout)
-	reply, err := rt.get(c, http.MethodPost, "/api/chat", body)
+	reply, err := rt.get(c, http.MethodPost, Ollama.Chat, body)
 	cancel()
 	if err != nil {
 		return err

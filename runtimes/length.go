@@ -16,44 +16,66 @@ import (
 // Ollama uses is the num_ctx it is sent). Source names where the figure
 // came from; 0 and "" where no server said.
 func (info Info) ContextLimit(model string) (limit int, source string) {
-	var m struct {
-		Data []struct {
-			ID          string `json:"id"`
-			MaxModelLen int    `json:"max_model_len"`
-		} `json:"data"`
-		Props *struct {
-			NCtx     int `json:"n_ctx"`
-			Defaults struct {
-				NCtx int `json:"n_ctx"`
-			} `json:"default_generation_settings"`
-		} `json:"props"`
-		Show *struct {
-			ModelInfo map[string]json.RawMessage `json:"model_info"`
-		} `json:"show"`
-	}
+	var m map[string]json.RawMessage
 	if len(info.Models) == 0 || json.Unmarshal(info.Models, &m) != nil {
 		return 0, ""
 	}
-	if p := m.Props; p != nil {
-		// n_ctx of /props is the total, shared among the slots; a
-		// request gets a slot's.
-		if p.Defaults.NCtx > 0 {
-			return p.Defaults.NCtx, "/props default_generation_settings.n_ctx"
+	for _, s := range byOwnFirst() {
+		if s.context == nil {
+			continue
 		}
-		if p.NCtx > 0 {
-			return p.NCtx, "/props n_ctx"
+		if n, src := s.context(m, model); n > 0 {
+			return n, src
 		}
 	}
-	if s := m.Show; s != nil {
-		for k, v := range s.ModelInfo {
-			var n int
-			if strings.HasSuffix(k, ".context_length") && json.Unmarshal(v, &n) == nil && n > 0 {
-				return n, "/api/show model_info " + k
-			}
+	return 0, ""
+}
+
+// propsContext is llama-server's context limit: n_ctx of /props is the
+// total, shared among the slots; a request gets a slot's.
+func propsContext(m map[string]json.RawMessage, _ string) (int, string) {
+	var p struct {
+		NCtx     int `json:"n_ctx"`
+		Defaults struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
+	}
+	if json.Unmarshal(m["props"], &p) != nil {
+		return 0, ""
+	}
+	if p.Defaults.NCtx > 0 {
+		return p.Defaults.NCtx, "/props default_generation_settings.n_ctx"
+	}
+	return p.NCtx, "/props n_ctx"
+}
+
+// showContext is Ollama's /api/show model_info <arch>.context_length.
+func showContext(m map[string]json.RawMessage, _ string) (int, string) {
+	var s struct {
+		ModelInfo map[string]json.RawMessage `json:"model_info"`
+	}
+	if json.Unmarshal(m["show"], &s) != nil {
+		return 0, ""
+	}
+	for k, v := range s.ModelInfo {
+		var n int
+		if strings.HasSuffix(k, ".context_length") && json.Unmarshal(v, &n) == nil && n > 0 {
+			return n, "/api/show model_info " + k
 		}
 	}
-	for _, d := range m.Data {
-		if d.MaxModelLen > 0 && (d.ID == model || len(m.Data) == 1) {
+	return 0, ""
+}
+
+// listContext is vLLM's /v1/models max_model_len of the model's entry
+// (or the only one).
+func listContext(m map[string]json.RawMessage, model string) (int, string) {
+	var data []struct {
+		ID          string `json:"id"`
+		MaxModelLen int    `json:"max_model_len"`
+	}
+	_ = json.Unmarshal(m["data"], &data)
+	for _, d := range data {
+		if d.MaxModelLen > 0 && (d.ID == model || len(data) == 1) {
 			return d.MaxModelLen, "/v1/models max_model_len"
 		}
 	}
@@ -69,7 +91,7 @@ var ErrNoTokenize = errors.New("the server has no tokenize endpoint")
 // {"content"} or vLLM's and SGLang's POST /tokenize {"model","prompt"}.
 // ErrNoTokenize where the server has neither.
 func (rt *Runtime) Tokenize(ctx context.Context, text string) (int, error) {
-	if rt.Kind == KindOllama {
+	if !rt.Protocol().Tokenize {
 		return 0, ErrNoTokenize
 	}
 	ctx, cancel := context.WithTimeout(ctx, metaTimeout)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,9 +52,10 @@ const optTimeout = 3 * time.Second
 // unknown, never an error.
 func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	var info Info
+	proto := rt.Protocol()
 	lctx, cancel := context.WithTimeout(ctx, metaTimeout)
 	models, err := rt.get(lctx, http.MethodGet, "/v1/models", nil)
-	if err != nil && rt.Kind != KindOllama {
+	if err != nil && proto.Server == "" {
 		cancel()
 		return info, rt.errorf("listing models: %w", err)
 	}
@@ -70,26 +72,63 @@ func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	}
 	cancel()
 
-	paths := []string{"/version", pathProps, pathOllamaVersion, pathLMStudioModels}
-	if rt.Kind == KindOllama {
-		paths = []string{pathOllamaVersion}
-	}
-	bodies := rt.getAll(ctx, paths)
+	bodies := rt.getAll(ctx, describePaths(proto))
 	info.Version = version(bodies)
-	if rt.Kind == KindOllama || bodies[pathOllamaVersion] != nil {
+	ollama := proto.Server == ServerOllama || ollamaAnswers(bodies)
+	if ollama {
 		// Ollama, or an OpenAI-kind runtime that is Ollama's /v1.
 		info.Models = withKey(info.Models, "show", rt.show(ctx))
 	}
-	info.Models = withKey(info.Models, "props", props(bodies[pathProps]))
-	info.Models = withKey(info.Models, "lmstudio", lmstudioEntry(bodies[pathLMStudioModels], rt.Model))
+	for _, s := range KnownServers {
+		if s.meta != nil {
+			info.Models = withKey(info.Models, s.Meta.Key, s.meta(bodies[s.Meta.Path], rt.Model))
+		}
+	}
 	info.Served = ServedOf(info.Models, rt.Model)
 	if asked {
-		ollama := rt.Kind == KindOllama || bodies[pathOllamaVersion] != nil
-		if err := rt.checkServed(ctx, models, ollama, bodies[pathProps] != nil); err != nil {
+		if err := rt.checkServed(ctx, models, ollama, anyModel(bodies)); err != nil {
 			return info, err
 		}
 	}
 	return info, nil
+}
+
+// describePaths are the GETs Describe asks beside the model list: every
+// known server's version, own endpoint and Meta, or, for a protocol that
+// is one server's own API, that server's.
+func describePaths(proto *Protocol) []string {
+	var paths []string
+	for _, s := range KnownServers {
+		if proto.Server != "" && s.Name != proto.Server {
+			continue
+		}
+		for _, p := range []string{s.Version.Path, s.Endpoint, s.Meta.Path} {
+			if p != "" && !slices.Contains(paths, p) {
+				paths = append(paths, p)
+			}
+		}
+	}
+	return paths
+}
+
+// anyModel reports whether bodies hold an answer of the own endpoint of
+// a server that serves its one model whatever a request names
+// (Server.AnyModel: llama-server's /props, text-generation-inference's
+// /info).
+func anyModel(bodies map[string]json.RawMessage) bool {
+	for _, s := range KnownServers {
+		if s.AnyModel && s.Endpoint != "" && bodies[s.Endpoint] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ollamaAnswers reports whether bodies hold an answer of Ollama's own
+// endpoint: an OpenAI-kind runtime that is Ollama's /v1.
+func ollamaAnswers(bodies map[string]json.RawMessage) bool {
+	s, _ := KnownServer(ServerOllama)
+	return bodies[s.Endpoint] != nil
 }
 
 // ErrNotServed is Describe's error for a model asked for (Config.Model)
@@ -103,10 +142,11 @@ var ErrNotServed = errors.New("the server does not serve the model")
 // where that lists none) and rt.Model is not among them, as each server
 // matches names: Ollama lists a model asked for without a tag under
 // ":latest"; mlx_lm.server takes "default_model" for the model it was
-// started with. A server that answers any name (llama-server: llama,
-// its /props, its entries' meta or owned_by "llamacpp") or lists none
+// started with. A server that answers any name (anyName: a Server.AnyModel
+// answered its endpoint, llama-server's /props or TGI's /info; or the
+// list's entries have llama-server's meta or owned_by "llamacpp") or lists none
 // (mlx_lm.server without its Hugging Face cache folder) is not checked.
-func (rt *Runtime) checkServed(ctx context.Context, models json.RawMessage, ollama, llama bool) error {
+func (rt *Runtime) checkServed(ctx context.Context, models json.RawMessage, ollama, anyName bool) error {
 	var list struct {
 		Data []struct {
 			ID      string          `json:"id"`
@@ -120,7 +160,7 @@ func (rt *Runtime) checkServed(ctx context.Context, models json.RawMessage, olla
 		var owner string
 		_ = json.Unmarshal(d.OwnedBy, &owner)
 		if d.Meta != nil || owner == ServerLlamaCpp {
-			llama = true
+			anyName = true
 		}
 		if d.OwnedBy == nil && rt.Model == "default_model" {
 			return nil // mlx_lm.server's name of its model
@@ -129,7 +169,7 @@ func (rt *Runtime) checkServed(ctx context.Context, models json.RawMessage, olla
 			ids = append(ids, d.ID)
 		}
 	}
-	if llama {
+	if anyName {
 		return nil
 	}
 	if len(ids) == 0 && ollama {
@@ -218,7 +258,7 @@ func (rt *Runtime) getAll(ctx context.Context, paths []string) map[string]json.R
 // (its /api/ps entry: size, size_vram, context_length, expires_at), or nil
 // where there is no such endpoint or the model is not loaded.
 func (rt *Runtime) Loaded(ctx context.Context) json.RawMessage {
-	if rt.Kind != KindOllama {
+	if rt.Protocol().Server != ServerOllama {
 		return nil
 	}
 	return rt.ps(ctx)
@@ -260,7 +300,7 @@ func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error
 	if len(models) > 0 && json.Unmarshal(models, &list) == nil && len(list.Models) > 0 && list.Models[0].ID != "" {
 		return list.Models[0].ID, nil
 	}
-	if rt.Kind == KindOllama {
+	if proto := rt.Protocol(); proto.Server == ServerOllama {
 		tags, err := rt.get(ctx, http.MethodGet, "/api/tags", nil)
 		if err != nil {
 			return "", rt.errorf("listing models: %w", err)
@@ -274,7 +314,7 @@ func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error
 			return t.Models[0].Name, nil
 		}
 	}
-	if len(bytes.TrimSpace(models)) == 0 && rt.Kind == KindOpenAI {
+	if len(bytes.TrimSpace(models)) == 0 && rt.Protocol().Server == "" {
 		// mlx_lm.server 0.32 sends its 200 and headers, then fails to
 		// scan the Hugging Face cache where that folder is missing and
 		// ends the reply without a body.
@@ -283,17 +323,17 @@ func (rt *Runtime) firstModel(ctx context.Context, models []byte) (string, error
 	return "", rt.errorf("%w", ErrNoModel)
 }
 
-// version is the first the servers state of: vLLM's and SGLang's
-// /version, llama.cpp's /props build_info, Ollama's /api/version (also
-// for an OpenAI-kind runtime that is Ollama's /v1); nil where none does
-// (LM Studio, mlx_lm.server).
+// version is the first the known servers state of (their Version, a
+// server's own endpoint before Ollama's, which an OpenAI-kind runtime
+// that is Ollama's /v1 answers too, before vLLM's and SGLang's /version);
+// nil where none does (LM Studio, mlx_lm.server).
 func version(bodies map[string]json.RawMessage) *string {
-	for _, t := range []struct{ path, field string }{{"/version", "version"}, {pathProps, "build_info"}, {pathOllamaVersion, "version"}} {
+	for _, s := range byOwnFirst() {
 		var m map[string]any
-		if json.Unmarshal(bodies[t.path], &m) != nil {
+		if s.Version.Path == "" || json.Unmarshal(bodies[s.Version.Path], &m) != nil {
 			continue
 		}
-		if v, ok := m[t.field].(string); ok && v != "" {
+		if v, ok := m[s.Version.Key].(string); ok && v != "" {
 			return &v
 		}
 	}

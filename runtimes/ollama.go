@@ -106,8 +106,8 @@ func ollamaMessages(req Request) []ollamaMessage {
 	return append(msgs, ollamaMessage{Role: "user", Content: req.Prompt})
 }
 
-// ollamaRequest builds one streaming /api/chat request.
-func (rt *Runtime) ollamaRequest(ctx context.Context, req Request) (*http.Request, error) {
+// ollamaRequest builds one streaming chat request to path (Ollama.Chat).
+func (rt *Runtime) ollamaRequest(ctx context.Context, path string, req Request) (*http.Request, error) {
 	if err := checkTools(req.Tools); err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (rt *Runtime) ollamaRequest(ctx context.Context, req Request) (*http.Reques
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
-	hreq, err := rt.newRequest(ctx, http.MethodPost, "/api/chat", body)
+	hreq, err := rt.newRequest(ctx, http.MethodPost, path, body)
 	if err != nil {
 		return nil, err
 	}

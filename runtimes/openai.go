@@ -130,8 +130,9 @@ func openAIMessages(req Request) []openAIMessage {
 	return append(msgs, openAIMessage{Role: openai.ChatMessageRoleUser, Content: &req.Prompt})
 }
 
-// openAIRequest builds one streaming chat completion request.
-func (rt *Runtime) openAIRequest(ctx context.Context, req Request) (*http.Request, error) {
+// openAIRequest builds one streaming chat completion request to path
+// (OpenAI.Chat).
+func (rt *Runtime) openAIRequest(ctx context.Context, path string, req Request) (*http.Request, error) {
 	if err := checkTools(req.Tools); err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func (rt *Runtime) openAIRequest(ctx context.Context, req Request) (*http.Reques
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
-	hreq, err := rt.newRequest(ctx, http.MethodPost, "/v1/chat/completions", body)
+	hreq, err := rt.newRequest(ctx, http.MethodPost, path, body)
 	if err != nil {
 		return nil, err
 	}

@@ -124,15 +124,12 @@ func (rt *Runtime) Do(ctx context.Context, req Request) Result {
 		ctx, stop = context.WithTimeoutCause(ctx, rt.timeout, errRequestTimeout)
 		defer stop()
 	}
-	build, read := rt.openAIRequest, readOpenAI
-	if rt.Kind == KindOllama {
-		build, read = rt.ollamaRequest, readOllama
-	}
+	proto := rt.Protocol()
 	var res Result
-	if hreq, err := build(ctx, req); err != nil {
+	if hreq, err := proto.build(rt, ctx, proto.Chat, req); err != nil {
 		res.Err = &failure{class: ClassOther, msg: err.Error(), err: err}
 	} else {
-		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, read, req)
+		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, proto.read, req)
 	}
 	if res.Err != nil {
 		res.Err = &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact(res.Err.Error()), err: res.Err}

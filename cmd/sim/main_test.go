@@ -88,7 +88,7 @@ func TestRefused(t *testing.T) {
 		{[]string{"-tps", "fast"}, nil, "sim: SIM_TOKENS_PER_SEC=\"fast\": not a number (from -tps)\n"},
 		{[]string{"-tokens-per-sec", "0"}, nil, "sim: SIM_TOKENS_PER_SEC=0: must be > 0 (from -tokens-per-sec)\n"},
 		{nil, []string{"SIM_TTFT=soon"}, "sim: SIM_TTFT=\"soon\": not a duration (want e.g. 50ms) (from the environment)\n"},
-		{[]string{"-flavor", "sglang"}, nil, "sim: SIM_FLAVOR=\"sglang\": want vllm, llamacpp, plain, lmstudio, mlx or ollama (from -flavor)\n"},
+		{[]string{"-flavor", "sglang"}, nil, "sim: SIM_FLAVOR=\"sglang\": want vllm, llamacpp, plain, lmstudio, mlx, ollama or tgi (from -flavor)\n"},
 		{[]string{"-flavor", "mlx", "-tools-held"}, nil, "sim: SIM_TOOLS_HELD=true: SIM_FLAVOR=mlx plays a server that is not Ollama; use SIM_FLAVOR ollama, vllm, llamacpp or plain (from -tools-held)\n"},
 		{[]string{"-version", "0.7\"x"}, nil, "sim: SIM_VERSION=\"0.7\\\"x\": want a version on one line"},
 		{nil, []string{"SIM_TOKEN_PER_SEC=300"}, "sim: SIM_TOKEN_PER_SEC is not a setting of the simulator: did you mean SIM_TOKENS_PER_SEC?\n"},

@@ -420,7 +420,7 @@ type Runtime struct {
 var Known = known()
 
 func known() map[string]Runtime {
-	m := map[string]Runtime{Sim: {Kind: runtimes.KindOpenAI}}
+	m := map[string]Runtime{Sim: {Kind: runtimes.Protocols[0].Kind}}
 	for _, s := range runtimes.KnownServers {
 		m[s.Name] = Runtime{Kind: s.Kind, URL: s.URL()}
 	}
@@ -439,6 +439,16 @@ func probeOrder() []string {
 		names = append(names, s.Name)
 	}
 	return names
+}
+
+// kindList names the protocols' kinds for a message: "ollama or openai".
+func kindList() string {
+	var names []string
+	for _, k := range runtimes.Kinds() {
+		names = append(names, string(k))
+	}
+	slices.Sort(names)
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Sim is the simulator's name.
@@ -710,15 +720,14 @@ func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 	rt, known := Known[name]
 	rt.Name, rt.Known = name, known
 	if e.Kind != "" {
-		switch k := runtimes.Kind(strings.ToLower(strings.TrimSpace(e.Kind))); k {
-		case runtimes.KindOllama, runtimes.KindOpenAI:
-			rt.Kind = k
-		default:
-			return Runtime{}, fmt.Errorf("%sKIND=%q: must be ollama or openai", prefix, e.Kind)
+		k := runtimes.Kind(strings.ToLower(strings.TrimSpace(e.Kind)))
+		if _, ok := runtimes.ProtocolOf(k); !ok {
+			return Runtime{}, fmt.Errorf("%sKIND=%q: must be %s", prefix, e.Kind, kindList())
 		}
+		rt.Kind = k
 	}
 	if rt.Kind == "" {
-		rt.Kind = runtimes.KindOpenAI
+		rt.Kind = runtimes.Protocols[0].Kind
 	}
 	if e.URL != "" {
 		if name == Sim {

@@ -297,7 +297,7 @@ func (d *Driver) cold() bool { return d.Settings.Cache == config.CacheCold }
 // context is the context an Ollama server cuts the leaf's prompts to:
 // the num_ctx sent, 0 for other servers, which refuse a prompt too long.
 func (l *Leaf) context() int {
-	if l.rt.Kind == runtimes.KindOllama {
+	if l.rt.Protocol().NumCtx {
 		return l.req.NumCtx
 	}
 	return 0

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/config"
@@ -17,10 +16,6 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
-
-// ProbeTimeout bounds the check of each known local port when
-// BENCH_RUNTIMES is unset.
-const ProbeTimeout = 300 * time.Millisecond
 
 // addNamed adds the runtimes of BENCH_RUNTIMES. A model its server does
 // not serve (runtimes.ErrNotServed) stops the run before any request.
@@ -114,15 +109,16 @@ func unreachable(err error) bool {
 }
 
 // addProbed adds, with BENCH_RUNTIMES unset, the known runtimes that
-// answer on their ports within ProbeTimeout and can be benchmarked, each
-// named by its answers (see probe), or else the simulator.
+// answer on their ports within runtimes.ProbeTimeout and can be
+// benchmarked, each named by its answers (see runtimes.Discover), or else
+// the simulator.
 func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec config.Runtime) error {
 	var tried []string
 	for _, spec := range known {
 		tried = append(tried, spec.Name+" "+runtimes.RedactURL(spec.URL))
 	}
 	var unusable []string // answered, but cannot be benchmarked
-	for _, f := range d.probe(ctx, known) {
+	for _, f := range d.discover(ctx, known) {
 		spec := f.spec
 		rt, err := d.open(spec)
 		if err != nil {
@@ -164,175 +160,35 @@ func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec 
 	return nil
 }
 
-// found is a runtime probing found: its settings, the URL where it
-// answered, and why it has that name when its answers chose it ("" when
-// it answered on its own port as itself).
+// found is a known runtime discovery found: its settings, with the URL
+// where it answered, and why it has that name when its answers chose it.
 type found struct {
 	spec config.Runtime
 	why  string
 }
 
-// probe asks each known port once, all at once, within ProbeTimeout, and
-// names what answers by its answers, as two names may share a port
-// (llama-server's and mlx_lm.server's: see runtimes.KnownServers) and a
-// server may run on another's: a port is named after
-//
-//  1. the runtime whose port it is, if the server answers that runtime's
-//     own endpoint (runtimes.Server.Endpoint, asked by runtimes.Probe);
-//  2. else another known runtime whose own endpoint it answers, if that
-//     runtime's port did not answer (nor another port take the name);
-//  3. else the first runtime whose port it is that has no such endpoint
-//     (mlx_lm.server, vLLM, SGLang answer the OpenAI endpoints only), or
-//     failing that the first whose port it is.
-//
-// The result is in the order of known, by port.
-func (d *Driver) probe(ctx context.Context, known []config.Runtime) []found {
-	ports := portsOf(known)
-	d.probePorts(ctx, ports)
-	names, whys := namePorts(ports)
-	return foundOf(known, ports, names, whys)
-}
-
-// port is one URL of the known runtimes, and what its probe found.
-type port struct {
-	url   string           // as the first spec on it gives it
-	specs []config.Runtime // the known runtimes whose port it is
-	p     runtimes.Probe
-}
-
-// portsOf groups known by port (the server its URL reaches,
-// runtimes.ServerKey: localhost and 127.0.0.1 alike), in the order of
-// known; a URL that does not parse (config.Load checked them) has none.
-func portsOf(known []config.Runtime) []*port {
-	var ports []*port
-	byURL := map[string]*port{}
-	for _, spec := range known {
-		key := runtimes.ServerKey(spec.URL)
-		if key == "" {
-			continue // config.Load checked it
-		}
-		if p := byURL[key]; p != nil {
-			p.specs = append(p.specs, spec)
-			continue
-		}
-		p := &port{url: spec.URL, specs: []config.Runtime{spec}}
-		byURL[key] = p
-		ports = append(ports, p)
+// discover asks the known runtimes' ports (runtimes.Discover, each within
+// runtimes.ProbeTimeout) and returns those found, in the order of known.
+func (d *Driver) discover(ctx context.Context, known []config.Runtime) []found {
+	cands := make([]runtimes.Candidate, len(known))
+	for i, spec := range known {
+		cands[i] = runtimes.Candidate{Name: spec.Name, Kind: spec.Kind, URL: spec.URL, APIKey: spec.APIKey}
 	}
-	return ports
-}
-
-// probePorts probes every port at once, each within ProbeTimeout, as its
-// first runtime.
-func (d *Driver) probePorts(ctx context.Context, ports []*port) {
-	var wg sync.WaitGroup
-	for _, p := range ports {
-		wg.Go(func() {
-			spec := p.specs[0]
-			rt, err := runtimes.New(runtimes.Config{Name: spec.Name, Kind: spec.Kind, URL: spec.URL, APIKey: spec.APIKey, Client: d.client})
-			if err != nil {
-				return
-			}
-			pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
-			defer cancel()
-			p.p = rt.Probe(pctx)
-		})
-	}
-	wg.Wait()
-}
-
-// namePorts names each port that answered by its probe's answers, by the
-// rules of probe, and says why where the answers chose among names ("":
-// a silent port, or one with a single name that answered as itself).
-func namePorts(ports []*port) (names, whys []string) {
-	// answeredOn: the names whose own port answered; only a name whose
-	// port is silent may go to a server on another port.
-	answeredOn := map[string]bool{}
-	for _, p := range ports {
-		for _, spec := range p.specs {
-			answeredOn[spec.Name] = p.p.Answered
-		}
-	}
-	identifiable := func(name string) bool { return slices.Contains(runtimes.IdentifiedServers, name) }
-	names = make([]string, len(ports))
-	whys = make([]string, len(ports))
-	taken := map[string]bool{}
-	for i, p := range ports {
-		if !p.p.Answered {
-			continue
-		}
-		for _, spec := range p.specs { // 1. its own, by its endpoint
-			if names[i] == "" && p.p.Is(spec.Name) {
-				names[i] = spec.Name
-				if len(p.specs) > 1 {
-					whys[i] = fmt.Sprintf(" (it answers %s)", serverDesc(spec.Name))
-				}
-			}
-		}
-		for _, s := range p.p.Says { // 2. another's
-			if _, known := answeredOn[s]; names[i] == "" && known && !answeredOn[s] && !taken[s] {
-				names[i] = s
-				whys[i] = fmt.Sprintf(" (%s's port; it answers %s)", p.specs[0].Name, serverDesc(s))
-			}
-		}
-		for _, spec := range p.specs { // 3. its own without an endpoint of its own
-			if names[i] == "" && !identifiable(spec.Name) {
-				names[i] = spec.Name
-				if len(p.specs) > 1 {
-					whys[i] = fmt.Sprintf(" (it does not answer %s)", ownEndpoints(p.specs))
-				}
-			}
-		}
-		if names[i] == "" {
-			names[i] = p.specs[0].Name
-		}
-		taken[names[i]] = true
-	}
-	return names, whys
-}
-
-// foundOf is what probing found: the runtime of each name given to a
-// port, at that port's URL, in the order of known.
-func foundOf(known []config.Runtime, ports []*port, names, whys []string) []found {
 	var out []found
-	for _, spec := range known { // in the order of known
-		for i, p := range ports {
-			if names[i] != spec.Name {
-				continue
-			}
-			spec.URL = p.url
-			out = append(out, found{spec: spec, why: whys[i]})
-		}
+	for _, f := range runtimes.Discover(ctx, d.client, cands, runtimes.ProbeTimeout) {
+		i := slices.IndexFunc(known, func(s config.Runtime) bool { return s.Name == f.Name })
+		spec := known[i]
+		spec.URL = f.URL
+		out = append(out, found{spec: spec, why: f.Why})
 	}
 	return out
-}
-
-// serverDesc is the endpoint that names a known runtime's server, for a
-// message: "llama-server's GET /props" (runtimes.Server.Proof).
-func serverDesc(name string) string {
-	if s, ok := runtimes.KnownServer(name); ok && s.Endpoint != "" {
-		return s.Proof()
-	}
-	return name
-}
-
-// ownEndpoints lists the endpoints that would have named the runtimes of
-// specs, or of none: "llama-server's GET /props".
-func ownEndpoints(specs []config.Runtime) string {
-	var list []string
-	for _, spec := range specs {
-		if slices.Contains(runtimes.IdentifiedServers, spec.Name) {
-			list = append(list, serverDesc(spec.Name))
-		}
-	}
-	return strings.Join(list, " or ")
 }
 
 // open returns the runtime of spec, starting the simulator for "sim".
 func (d *Driver) open(spec config.Runtime) (*runtimes.Runtime, error) {
 	url := spec.URL
 	if spec.Name == config.Sim {
-		if spec.Kind == runtimes.KindOllama && !d.simCfg.ServesOllama() {
+		if p, ok := runtimes.ProtocolOf(spec.Kind); ok && p.Server == runtimes.ServerOllama && !d.simCfg.ServesOllama() {
 			return nil, fmt.Errorf("SIM_KIND=ollama: SIM_FLAVOR=%s plays a server without Ollama's API; use SIM_FLAVOR vllm, llamacpp or plain", d.simCfg.Flavor)
 		}
 		if d.sim == nil {
@@ -543,7 +399,7 @@ func (d *Driver) arguments() summary.Arguments {
 	if n := d.fixedRounds(); n > 0 {
 		a.Rounds = &n
 	}
-	if d.numCtx > 0 && slices.ContainsFunc(d.Runtimes, func(rt *runtimes.Runtime) bool { return rt.Kind == runtimes.KindOllama }) {
+	if d.numCtx > 0 && slices.ContainsFunc(d.Runtimes, func(rt *runtimes.Runtime) bool { return rt.Protocol().NumCtx }) {
 		n := d.numCtx
 		a.NumCtx = &n
 	}

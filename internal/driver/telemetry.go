@@ -144,7 +144,7 @@ func cachedWhy(rt *runtimes.Runtime, server *telemetry.ServerDelta, sf telemetry
 		return false
 	}
 	switch {
-	case rt != nil && rt.Kind == runtimes.KindOllama:
+	case rt != nil && rt.Protocol().Server == runtimes.ServerOllama:
 		return "Ollama counts them within prompt_eval_count and states no cached count"
 	case has("vllm:"):
 		return "vLLM states them only when started with --enable-prompt-tokens-details"

@@ -83,8 +83,14 @@ type loops struct {
 var settings = []setting{
 	{"max_tokens", "MaxTokensDist", "128", "", everyRow},
 	{"temperature", "Temperature", "0", "", everyRow},
-	{"ignore_eos", "IgnoreEOS", "false", "", func(kind string, _ loops) bool { return kind != string(runtimes.KindOllama) }},
-	{"num_ctx", "NumCtx", "none", "", func(kind string, _ loops) bool { return kind == "" || kind == string(runtimes.KindOllama) }},
+	{"ignore_eos", "IgnoreEOS", "false", "", func(kind string, _ loops) bool {
+		p, ok := runtimes.ProtocolOf(runtimes.Kind(kind))
+		return !ok || p.IgnoreEOS // a kind the file does not say: any
+	}},
+	{"num_ctx", "NumCtx", "none", "", func(kind string, _ loops) bool {
+		p, ok := runtimes.ProtocolOf(runtimes.Kind(kind))
+		return kind == "" || ok && p.NumCtx
+	}},
 	{"burstiness", "Burstiness", "1", "", func(_ string, l loops) bool { return l.rates }},
 	{"max_inflight", "MaxInflight", "256", "", func(_ string, l loops) bool { return l.rates || l.trace }},
 	{"tools_sha256", "Tools", "none", "", everyRow},

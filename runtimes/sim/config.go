@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -267,16 +268,37 @@ const (
 	FlavorOllama Flavor = "ollama"
 )
 
-// Flavors are the flavors, the default first.
+// Flavors are the flavors, the default first, then those a file of their
+// own adds (addFlavor).
 var Flavors = []Flavor{FlavorVLLM, FlavorLlamaCpp, FlavorPlain, FlavorLMStudio, FlavorMLX, FlavorOllama}
+
+// flavorSpec is a flavor of a file of its own, whole: what it serves
+// beside the chat and the Ollama endpoints, and its model list's entry.
+type flavorSpec struct {
+	// noOllama: the server it plays has none of Ollama's endpoints.
+	noOllama bool
+	// routes adds its own endpoints.
+	routes func(s *Server, mux *http.ServeMux)
+	// modelsEntry is its model's entry in GET /v1/models; nil: vLLM's.
+	modelsEntry func(s *Server) map[string]any
+}
+
+// flavorSpecs are the flavors of files of their own, by name.
+var flavorSpecs = map[Flavor]flavorSpec{}
+
+// addFlavor adds a flavor of a file of its own (called from its init).
+func addFlavor(f Flavor, spec flavorSpec) {
+	flavorSpecs[f] = spec
+	Flavors = append(Flavors, f)
+}
 
 // ServesOllama reports whether the flavor serves Ollama's native
 // endpoints (/api/chat, /api/version, /api/show, /api/tags, /api/ps) beside
-// the OpenAI ones: all but lmstudio and mlx, which play servers that have
-// none.
+// the OpenAI ones: all but lmstudio, mlx and those of files of their own
+// that say so, which play servers that have none.
 func (c Config) ServesOllama() bool {
 	f := c.flavor()
-	return f != FlavorLMStudio && f != FlavorMLX
+	return f != FlavorLMStudio && f != FlavorMLX && !flavorSpecs[f].noOllama
 }
 
 // ResetMode says whether the server's reset endpoints do their job.
@@ -656,7 +678,7 @@ var settings = []Setting{
 	{Var: "SIM_PREFIX_CACHE", Default: "on", Usage: "the prompt cache: on or off"},
 	{Var: "SIM_LOAD_TIME", Default: "0", Usage: "how long a model load takes (the first request after an unload waits it)"},
 	{Var: "SIM_CONTEXT", Default: "40960", Usage: "the model's context length, in tokens"},
-	{Var: "SIM_FLAVOR", Default: "vllm", Usage: "the server played: vllm, llamacpp, plain, lmstudio, mlx or ollama"},
+	{Var: "SIM_FLAVOR", Default: "vllm", Usage: "the server played: vllm, llamacpp, ollama, mlx, … (a name it does not know lists them all)"},
 	{Var: "SIM_VERSION", Default: "sim-1 (mlx: 0.32.2)", Usage: "the version the server states, where its flavor's server states one (e.g. 0.7.0)"},
 	{Var: "SIM_QUANTIZATION", Default: "Q4_K_M", Usage: "the weights' quantization the metadata states"},
 	{Var: "SIM_MODELS", Default: "listed", Usage: "empty: GET /v1/models answers 200 with no body, as mlx_lm.server without its cache folder"},

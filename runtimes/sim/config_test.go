@@ -150,7 +150,7 @@ func TestLoadSimSettings(t *testing.T) {
 		{"SIM_FLAVOR", "vllm", func(c *sim.Config) { c.Flavor = sim.FlavorVLLM }, ""},
 		{"SIM_FLAVOR", "llamacpp", func(c *sim.Config) { c.Flavor = sim.FlavorLlamaCpp }, ""},
 		{"SIM_FLAVOR", "plain", func(c *sim.Config) { c.Flavor = sim.FlavorPlain }, ""},
-		{"SIM_FLAVOR", "sglang", nil, `SIM_FLAVOR="sglang": want vllm, llamacpp, plain, lmstudio, mlx or ollama`},
+		{"SIM_FLAVOR", "sglang", nil, `SIM_FLAVOR="sglang": want vllm, llamacpp, plain, lmstudio, mlx, ollama or tgi`},
 		{"SIM_RESET", "ok", func(c *sim.Config) { c.Reset = sim.ResetOK }, ""},
 		{"SIM_RESET", "refuse", func(c *sim.Config) { c.Reset = sim.ResetRefuse }, ""},
 		{"SIM_RESET", "no", nil, `SIM_RESET="no": want ok or refuse`},

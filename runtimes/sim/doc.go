@@ -528,7 +528,7 @@
 // # Flavors
 //
 // Beside the OpenAI chat endpoint, which it always serves, and Ollama's
-// endpoints, which it serves in every flavor but lmstudio and mlx (the
+// endpoints, which it serves in every flavor but lmstudio, mlx and tgi (the
 // servers they play have none), the server imitates one OpenAI-kind
 // server, SIM_FLAVOR (Config.Flavor), in the endpoints real ones have for
 // their settings, models, tokens and resets; another flavor's endpoints
@@ -542,6 +542,7 @@
 //	lmstudio           GET /api/v0/models (LM Studio's); no Ollama endpoints
 //	mlx                nothing more (mlx_lm.server); no Ollama endpoints
 //	ollama             nothing more: Ollama's endpoints and its /v1 (Ollama)
+//	tgi                GET /info (text-generation-inference's); no Ollama endpoints
 //
 // In the chat stream, vllm adds what vLLM 0.32 adds: "prompt_token_ids":null,
 // "prompt_text":null after the role-only chunk's choices, and
@@ -637,7 +638,7 @@
 // real servers offer; each forgets the prompt cache (every prompt is new
 // again) and the degradation (SIM_DEGRADE), and Server.Resets counts them.
 //
-// Ollama's way, served in every flavor but lmstudio and mlx (with the
+// Ollama's way, served in every flavor but lmstudio, mlx and tgi (with the
 // other Ollama endpoints): POST /api/chat with no messages ("messages": [], null or absent)
 // and keep_alive under a second (0, "0", "0s", as Ollama reads it) unloads
 // the model. The reply, 200, is one JSON object (application/json,

@@ -101,6 +101,9 @@ func (s *Server) llamaTokenize(w http.ResponseWriter, r *http.Request) {
 // an id and no owner; Ollama's, owned_by "library".
 func (s *Server) modelsEntry() map[string]any {
 	model, created := s.cfg.listed(), s.started.Unix()
+	if spec := flavorSpecs[s.cfg.flavor()]; spec.modelsEntry != nil {
+		return spec.modelsEntry(s)
+	}
 	switch s.cfg.flavor() {
 	case FlavorLlamaCpp:
 		return map[string]any{

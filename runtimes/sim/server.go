@@ -161,6 +161,9 @@ func start(cfg Config, addr string, h hooks) (*Server, error) {
 	case FlavorLMStudio:
 		mux.HandleFunc("GET /api/v0/models", s.fixed(s.lmstudioModelsBody()))
 	}
+	if spec, ok := flavorSpecs[cfg.flavor()]; ok && spec.routes != nil {
+		spec.routes(s, mux)
+	}
 	if !cfg.NoMetrics {
 		mux.HandleFunc("GET /metrics", s.serveMetrics)
 	}

@@ -25,7 +25,7 @@ func TestValidateSteps(t *testing.T) {
 	bad.PrefillTPS = -1
 	bad.LoadTime = -1
 	bad.Context = -1
-	bad.Flavor = "tgi"
+	bad.Flavor = "triton"
 	bad.Quantization = "four bits"
 	bad.Reset, bad.PrefixCache, bad.Models = "maybe", "maybe", "maybe"
 	for _, tc := range []struct {

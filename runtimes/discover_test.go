@@ -1,18 +1,15 @@
-package driver
+package runtimes
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/inferencebench/inferencebench/internal/config"
-	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // Runtimes on one URL share a port, in the order given; a URL that does
 // not parse has none.
 func TestPortsOf(t *testing.T) {
-	ports := portsOf([]config.Runtime{
+	ports := portsOf([]Candidate{
 		{Name: "ollama", URL: "http://127.0.0.1:11434"},
 		{Name: "llamacpp", URL: "http://127.0.0.1:8080"},
 		{Name: "broken", URL: "ftp://127.0.0.1:21"},
@@ -21,7 +18,7 @@ func TestPortsOf(t *testing.T) {
 	var got [][]string
 	for _, p := range ports {
 		var names []string
-		for _, s := range p.specs {
+		for _, s := range p.cands {
 			names = append(names, s.Name)
 		}
 		got = append(got, names)
@@ -30,39 +27,39 @@ func TestPortsOf(t *testing.T) {
 	assert.Equal(t, "http://127.0.0.1:8080", ports[1].url, "the first spec's URL")
 }
 
-// The naming rules of probe, one row each.
+// The naming rules of Discover, one row each.
 func TestNamePorts(t *testing.T) {
-	spec := func(names ...string) []config.Runtime {
-		var specs []config.Runtime
+	spec := func(names ...string) []Candidate {
+		var specs []Candidate
 		for _, n := range names {
-			specs = append(specs, config.Runtime{Name: n})
+			specs = append(specs, Candidate{Name: n})
 		}
 		return specs
 	}
-	silent := runtimes.Probe{}
-	says := func(servers ...string) runtimes.Probe { return runtimes.Probe{Answered: true, Says: servers} }
+	silent := Probe{}
+	says := func(servers ...string) Probe { return Probe{Answered: true, Says: servers} }
 	for _, tc := range []struct {
 		about       string
 		ports       []*port
 		names, whys []string
 	}{
 		{"llama-server on the shared port: its endpoint names it",
-			[]*port{{specs: spec("llamacpp", "mlx"), p: says(runtimes.ServerLlamaCpp)}},
+			[]*port{{cands: spec("llamacpp", "mlx"), p: says(ServerLlamaCpp)}},
 			[]string{"llamacpp"}, []string{" (it answers llama-server's GET /props)"}},
 		{"no endpoint answered on the shared port: the name without one",
-			[]*port{{specs: spec("llamacpp", "mlx"), p: says()}},
+			[]*port{{cands: spec("llamacpp", "mlx"), p: says()}},
 			[]string{"mlx"}, []string{" (it does not answer llama-server's GET /props)"}},
 		{"a server on another's silent port takes its own name",
-			[]*port{{specs: spec("vllm"), p: says(runtimes.ServerLMStudio)}, {specs: spec("lmstudio"), p: silent}},
+			[]*port{{cands: spec("vllm"), p: says(ServerLMStudio)}, {cands: spec("lmstudio"), p: silent}},
 			[]string{"lmstudio", ""}, []string{" (vllm's port; it answers LM Studio's GET /api/v0/models)", ""}},
 		{"not when its own port answered",
-			[]*port{{specs: spec("vllm"), p: says(runtimes.ServerLMStudio)}, {specs: spec("lmstudio"), p: says(runtimes.ServerLMStudio)}},
+			[]*port{{cands: spec("vllm"), p: says(ServerLMStudio)}, {cands: spec("lmstudio"), p: says(ServerLMStudio)}},
 			[]string{"vllm", "lmstudio"}, []string{"", ""}},
 		{"a name is taken once",
-			[]*port{{specs: spec("vllm"), p: says(runtimes.ServerOllama)}, {specs: spec("sglang"), p: says(runtimes.ServerOllama)}, {specs: spec("ollama"), p: silent}},
+			[]*port{{cands: spec("vllm"), p: says(ServerOllama)}, {cands: spec("sglang"), p: says(ServerOllama)}, {cands: spec("ollama"), p: silent}},
 			[]string{"ollama", "sglang", ""}, []string{" (vllm's port; it answers Ollama's GET /api/version)", "", ""}},
 		{"a port of names with endpoints, none answered: its first name",
-			[]*port{{specs: spec("ollama"), p: says()}},
+			[]*port{{cands: spec("ollama"), p: says()}},
 			[]string{"ollama"}, []string{""}},
 	} {
 		names, whys := namePorts(tc.ports)
@@ -74,11 +71,11 @@ func TestNamePorts(t *testing.T) {
 // What probing found is in the order of the known runtimes, each at the
 // URL of the port that took its name.
 func TestFoundOf(t *testing.T) {
-	known := []config.Runtime{{Name: "ollama", URL: "http://127.0.0.1:11434"}, {Name: "vllm", URL: "http://127.0.0.1:8000"}, {Name: "lmstudio", URL: "http://127.0.0.1:1234"}}
+	known := []Candidate{{Name: "ollama", URL: "http://127.0.0.1:11434"}, {Name: "vllm", URL: "http://127.0.0.1:8000"}, {Name: "lmstudio", URL: "http://127.0.0.1:1234"}}
 	ports := []*port{{url: "http://127.0.0.1:8000"}, {url: "http://127.0.0.1:11434"}}
 	got := foundOf(known, ports, []string{"lmstudio", "ollama"}, []string{" (why)", ""})
-	assert.Equal(t, []found{
-		{spec: config.Runtime{Name: "ollama", URL: "http://127.0.0.1:11434"}},
-		{spec: config.Runtime{Name: "lmstudio", URL: "http://127.0.0.1:8000"}, why: " (why)"},
+	assert.Equal(t, []Found{
+		{Candidate: Candidate{Name: "ollama", URL: "http://127.0.0.1:11434"}},
+		{Candidate: Candidate{Name: "lmstudio", URL: "http://127.0.0.1:8000"}, Why: " (why)"},
 	}, got)
 }
