@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
@@ -126,7 +127,7 @@ func TestBenchfmtHasNothingRunSpecific(t *testing.T) {
 
 func TestBenchfmtNames(t *testing.T) {
 	r := NewRun(fixtureCreated)
-	r.Add(bench.Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 900*ms, 10)}}}, Telemetry{})
+	r.Add(bench.Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 900*ms, 10)}}}, Telemetry{})
 
 	r.Add(bench.Key{Runtime: "never-ran", Prompt: "short", Concurrency: 1}, nil, Telemetry{})
 	data, err := r.Benchfmt()
