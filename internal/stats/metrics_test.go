@@ -1,7 +1,9 @@
 package stats
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -363,20 +365,12 @@ func TestReport(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := reported{}
 			Compute(tt.rounds, SLO{}).Report(got)
-			require.ElementsMatch(t, keys(tt.want), keys(got))
+			require.ElementsMatch(t, slices.Collect(maps.Keys(tt.want)), slices.Collect(maps.Keys(got)))
 			for unit, v := range tt.want {
 				assert.InDelta(t, v, got[unit], 1e-6, unit)
 			}
 		})
 	}
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // Report reports every unit of the list of figures, and none other, for a
@@ -395,5 +389,5 @@ func TestReportUnitsAreListed(t *testing.T) {
 	for _, f := range figures.Reported {
 		want = append(want, f.Unit)
 	}
-	assert.ElementsMatch(t, want, keys(got))
+	assert.ElementsMatch(t, want, slices.Collect(maps.Keys(got)))
 }

@@ -3,10 +3,12 @@ package summary
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,7 +91,7 @@ func TestBenchfmtReadsBack(t *testing.T) {
 			for _, v := range res.Values {
 				units = append(units, v.Unit)
 			}
-			assert.ElementsMatch(t, keys(want), units)
+			assert.ElementsMatch(t, slices.Collect(maps.Keys(want)), units)
 			for unit, w := range want {
 				v, ok := res.Value(unit)
 				require.True(t, ok, unit)
@@ -212,12 +214,4 @@ func TestBenchstatComparesRuns(t *testing.T) {
 	byRuntime := benchstat("-col", "/runtime", oldTxt)
 	assert.Contains(t, byRuntime, "Inference/prompt=short/conc=1-8")
 	assert.Contains(t, byRuntime, "vllm-metal")
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

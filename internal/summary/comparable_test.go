@@ -56,15 +56,8 @@ func withoutArguments(t *testing.T, data []byte, keys ...string) []byte {
 	for _, k := range keys {
 		delete(args, k)
 	}
-	doc["arguments"] = must(json.Marshal(args))
-	return must(json.Marshal(doc))
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
+	doc["arguments"] = testkit.Must(json.Marshal(args))
+	return testkit.Must(json.Marshal(doc))
 }
 
 func TestDifferences(t *testing.T) {
