@@ -701,6 +701,12 @@ type runtimeEnv struct {
 // environment, applying the known defaults.
 func LoadRuntime(name string) (Runtime, error) { return loadRuntime(nil, name) }
 
+// LoadRuntimeFrom is LoadRuntime reading the variables of environ instead
+// (nil: the process's environment).
+func LoadRuntimeFrom(environ map[string]string, name string) (Runtime, error) {
+	return loadRuntime(environ, name)
+}
+
 func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 	prefix := EnvPrefix(name)
 	var e runtimeEnv
