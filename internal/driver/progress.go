@@ -42,7 +42,7 @@ func openProgress(spec string, rounds int) (*progress, error) {
 	}
 	f, err := os.OpenFile(spec, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("BENCH_PROGRESS=%q: %w", spec, err)
+		return nil, fmt.Errorf(envProgress+"=%q: %w", spec, err)
 	}
 	p.w, p.close = f, func() { f.Close() }
 	return p, nil
