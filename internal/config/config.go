@@ -65,7 +65,7 @@ type Settings struct {
 	// Cache is cold (every request's prompt is unique, so no server
 	// answers any of it from a prompt cache) or warm (every request sends
 	// the same prompt, as a chat's next turn would).
-	Cache string `env:"BENCH_CACHE" envDefault:"cold"`
+	Cache string `env:"BENCH_CACHE"`
 	// IgnoreEOS asks OpenAI-kind servers to generate exactly
 	// BENCH_MAX_TOKENS tokens (ignore_eos).
 	IgnoreEOS bool `env:"BENCH_IGNORE_EOS"`
@@ -97,7 +97,7 @@ type Settings struct {
 	ControlMax ControlMax `env:"BENCH_CONTROL_MAX" envDefault:"10%"`
 	// Power is auto (measure with macmon where it is found), on (macmon
 	// must work, or the run stops at setup) or off.
-	Power string `env:"BENCH_POWER" envDefault:"auto"`
+	Power string `env:"BENCH_POWER"`
 	// Macmon is the macmon binary, a path or a name on PATH.
 	Macmon string `env:"BENCH_MACMON" envDefault:"macmon"`
 	// PowerInterval is macmon's sampling interval.
@@ -128,11 +128,11 @@ type Settings struct {
 	NumCtx *int `env:"BENCH_NUM_CTX"`
 	// Fresh is leaf (before each leaf run, return every server to a known
 	// state where it offers a way: see runtimes.FreshWay) or off.
-	Fresh string `env:"BENCH_FRESH" envDefault:"leaf"`
+	Fresh string `env:"BENCH_FRESH"`
 	// Control is on (at the end of the run, each runtime's first leaf
 	// runs once more, and the change says whether the server or the
 	// machine drifted) or off.
-	Control string `env:"BENCH_CONTROL" envDefault:"on"`
+	Control string `env:"BENCH_CONTROL"`
 	// Turns is the turns of each conversation: 1, every request stands
 	// alone; N, every request is a conversation of N turns, turn k
 	// carrying the k−1 earlier ones (prompts.FollowUp).
@@ -142,14 +142,14 @@ type Settings struct {
 	SharedPrefix int `env:"BENCH_SHARED_PREFIX" envDefault:"0"`
 	// Order is interleaved (for each prompt and load, every runtime in
 	// turn) or grouped (every leaf of one runtime, then the next's).
-	Order string `env:"BENCH_ORDER" envDefault:"interleaved"`
+	Order string `env:"BENCH_ORDER"`
 	// Fallback is what runs when BENCH_RUNTIMES is unset and no runtime
 	// answers on the known local ports: the simulator (sim), or nothing
 	// (none: the run fails, naming the runtimes tried).
-	Fallback string `env:"BENCH_FALLBACK" envDefault:"sim"`
+	Fallback string `env:"BENCH_FALLBACK"`
 	// Canary is on (after a leaf run's warm-ups, one untimed request at
 	// temperature 0 whose reply is kept in the row) or off.
-	Canary string `env:"BENCH_CANARY" envDefault:"on"`
+	Canary string `env:"BENCH_CANARY"`
 	// RecordText keeps every reply's text in the request records.
 	RecordText bool `env:"BENCH_RECORD_TEXT"`
 	// HostLabel names the machine in host.label; empty: its host name.
@@ -462,6 +462,7 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	if err := checkNames(environ, runtimeNames); err != nil {
 		return s, err
 	}
+	s.modeDefaults()
 	if err := parse(environ, &s, ""); err != nil {
 		return s, err
 	}
@@ -502,8 +503,9 @@ func (s Settings) validate(environ map[string]string) error {
 }
 
 // Modes are the values of each setting that takes one of a few words, by
-// its Settings field: the default first, which is its envDefault tag (a
-// test holds them together), then the others.
+// its Settings field: the default first, then the others. The default is
+// written here only: such a field has no envDefault tag, and LoadFrom
+// starts it at its first mode (Default says it for the docs).
 var Modes = map[string][]string{
 	"Cache":    {CacheCold, CacheWarm},
 	"Power":    {PowerAuto, PowerOn, PowerOff},
@@ -512,6 +514,29 @@ var Modes = map[string][]string{
 	"Order":    {OrderInterleaved, OrderGrouped},
 	"Fallback": {FallbackSim, FallbackNone},
 	"Canary":   {CanaryOn, CanaryOff},
+}
+
+// Default is the default of the Settings field named field, as a
+// variable would be written: its envDefault tag, or for a setting of
+// Modes its first mode; "" for none.
+func Default(field string) string {
+	if modes, ok := Modes[field]; ok {
+		return modes[0]
+	}
+	f, ok := reflect.TypeFor[Settings]().FieldByName(field)
+	if !ok {
+		panic("config: Settings has no field " + field)
+	}
+	return f.Tag.Get("envDefault")
+}
+
+// modeDefaults sets every setting of Modes to its default, before the
+// environment is read over it.
+func (s *Settings) modeDefaults() {
+	v := reflect.ValueOf(s).Elem()
+	for field, modes := range Modes {
+		v.FieldByName(field).SetString(modes[0])
+	}
 }
 
 // checkMode calls bad when the setting of field holds none of its Modes:

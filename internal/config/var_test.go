@@ -49,15 +49,30 @@ func TestEveryVarNamesATaggedField(t *testing.T) {
 	assert.Panics(t, func() { Var("MaxTokens") }, "a field Load sets, read from no variable")
 }
 
-// Each setting of Modes names a field whose default, its envDefault tag,
-// is its first mode; its message lists the modes as it always has.
+// Each setting of Modes names a field whose default is its first mode,
+// written there only (no envDefault tag says it again): unset or empty,
+// the setting loads as it, and Default says it; its message lists the
+// modes as it always has.
 func TestModesDefaultFirst(t *testing.T) {
 	st := reflect.TypeFor[Settings]()
+	unset, err := LoadFrom(map[string]string{})
+	require.NoError(t, err)
+	empty := map[string]string{}
+	for field := range Modes {
+		empty[Var(field)] = ""
+	}
+	blank, err := LoadFrom(empty)
+	require.NoError(t, err)
 	for field, modes := range Modes {
 		f, ok := st.FieldByName(field)
 		require.True(t, ok, field)
-		assert.Equal(t, modes[0], f.Tag.Get("envDefault"), "%s: the default", field)
+		_, tagged := f.Tag.Lookup("envDefault")
+		assert.False(t, tagged, "%s: an envDefault tag restates the default, Modes' first", field)
+		assert.Equal(t, modes[0], Default(field), field)
+		assert.Equal(t, modes[0], reflect.ValueOf(unset).FieldByName(field).String(), "%s unset", field)
+		assert.Equal(t, modes[0], reflect.ValueOf(blank).FieldByName(field).String(), "%s empty", field)
 	}
+	assert.Equal(t, "128", Default("MaxTokensDist"), "a default of a tag")
 	var ps []problem
 	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	s := Settings{Power: "maybe", Cache: "hot", Fresh: "always"}

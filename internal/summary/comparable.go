@@ -54,7 +54,7 @@ type setting struct {
 	// when the key was first written, sent (or not) before it. It is
 	// history, not config's default of today: a file written before the
 	// key keeps meaning what its run did even if the default moves, so
-	// it is written here and never read from config's envDefault tags.
+	// it is written here and never read from config's defaults (config.Default).
 	absent string
 	// unused is the value written when the setting shaped no request
 	// (trace_speed 0: no trace ran), read as the key's absence; "" if
