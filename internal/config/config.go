@@ -85,7 +85,11 @@ type Settings struct {
 	Prompts         Names  `env:"BENCH_PROMPTS"`
 	PromptsDir      string `env:"BENCH_PROMPTS_DIR"`
 	OutputDir       string `env:"BENCH_OUTPUT_DIR"` // unset: DefaultOutputDir
-	Progress        string `env:"BENCH_PROGRESS" envDefault:"auto"`
+	// Progress is where a line per round goes: ProgressAuto,
+	// ProgressOff (also written 0 or false), ProgressStderr, or any other
+	// value a file's path. Load turns the other ways to say off into
+	// ProgressOff.
+	Progress string `env:"BENCH_PROGRESS"`
 	// MaxFailures is the share of failed requests (0 to 1) above which
 	// the run fails: DefaultMaxFailures unless set; 1 never fails a run
 	// whose every benchmark had a success. A pointer, as before it had a
@@ -272,6 +276,13 @@ func (c ControlMax) String() string {
 	}
 	return strconv.FormatFloat(100*c.Share, 'f', -1, 64) + "%"
 }
+
+// The BENCH_PROGRESS words; any other value is a file's path.
+const (
+	ProgressAuto   = "auto"   // the terminal (/dev/tty) if there is one, else nowhere
+	ProgressOff    = "off"    // nowhere (0 and false say it too)
+	ProgressStderr = "stderr" // standard error: only for a test binary run directly
+)
 
 // The BENCH_POWER modes.
 const (
@@ -462,9 +473,12 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	if err := checkNames(environ, runtimeNames); err != nil {
 		return s, err
 	}
-	s.modeDefaults()
+	s.codeDefault()
 	if err := parse(environ, &s, ""); err != nil {
 		return s, err
+	}
+	if s.Progress == "0" || s.Progress == "false" {
+		s.Progress = ProgressOff
 	}
 	// A blank BENCH_OUTPUT_DIR is left for validate to refuse, with the
 	// other settings' faults.
@@ -505,7 +519,8 @@ func (s Settings) validate(environ map[string]string) error {
 // Modes are the values of each setting that takes one of a few words, by
 // its Settings field: the default first, then the others. The default is
 // written here only: such a field has no envDefault tag, and LoadFrom
-// starts it at its first mode (Default says it for the docs).
+// starts it at its first mode (codeDefaults; Default says it for the
+// docs).
 var Modes = map[string][]string{
 	"Cache":    {CacheCold, CacheWarm},
 	"Power":    {PowerAuto, PowerOn, PowerOff},
@@ -520,8 +535,8 @@ var Modes = map[string][]string{
 // variable would be written: its envDefault tag, or for a setting of
 // Modes its first mode; "" for none.
 func Default(field string) string {
-	if modes, ok := Modes[field]; ok {
-		return modes[0]
+	if d, ok := codeDefaults()[field]; ok {
+		return d
 	}
 	f, ok := reflect.TypeFor[Settings]().FieldByName(field)
 	if !ok {
@@ -530,12 +545,23 @@ func Default(field string) string {
 	return f.Tag.Get("envDefault")
 }
 
-// modeDefaults sets every setting of Modes to its default, before the
-// environment is read over it.
-func (s *Settings) modeDefaults() {
-	v := reflect.ValueOf(s).Elem()
+// codeDefaults are the defaults written as constants rather than tags,
+// by Settings field: each setting of Modes' first mode, and
+// BENCH_PROGRESS's ProgressAuto.
+func codeDefaults() map[string]string {
+	d := map[string]string{"Progress": ProgressAuto}
 	for field, modes := range Modes {
-		v.FieldByName(field).SetString(modes[0])
+		d[field] = modes[0]
+	}
+	return d
+}
+
+// codeDefault sets every setting of codeDefaults to its default, before
+// the environment is read over it.
+func (s *Settings) codeDefault() {
+	v := reflect.ValueOf(s).Elem()
+	for field, d := range codeDefaults() {
+		v.FieldByName(field).SetString(d)
 	}
 }
 

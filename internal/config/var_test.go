@@ -81,3 +81,19 @@ func TestModesDefaultFirst(t *testing.T) {
 	}
 	assert.Equal(t, []problem{{"BENCH_POWER", "must be auto, on or off"}, {"BENCH_CACHE", "must be cold or warm"}, {"BENCH_FRESH", "must be leaf or off"}}, ps)
 }
+
+// BENCH_PROGRESS's words are config's: unset is ProgressAuto (written
+// once, no tag), 0 and false say ProgressOff, and any other value is
+// kept, a file's path.
+func TestProgressWords(t *testing.T) {
+	f, _ := reflect.TypeFor[Settings]().FieldByName("Progress")
+	_, tagged := f.Tag.Lookup("envDefault")
+	assert.False(t, tagged, "an envDefault tag restates ProgressAuto")
+	assert.Equal(t, ProgressAuto, Default("Progress"))
+	for v, want := range map[string]string{"": ProgressAuto, "0": ProgressOff, "false": ProgressOff, "off": ProgressOff,
+		"stderr": ProgressStderr, "/tmp/p.log": "/tmp/p.log"} {
+		s, err := LoadFrom(map[string]string{"BENCH_PROGRESS": v})
+		require.NoError(t, err)
+		assert.Equal(t, want, s.Progress, "BENCH_PROGRESS=%q", v)
+	}
+}
