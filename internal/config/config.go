@@ -14,6 +14,7 @@ package config
 
 import (
 	"encoding"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -835,6 +836,19 @@ func (n *Names) UnmarshalText(b []byte) error {
 	}
 	return nil
 }
+
+// The lists are written in a summary's arguments as JSON lists
+// (summary.Arguments holds them in these types): UnmarshalJSON reads such
+// a list back, where UnmarshalText would want the variable's text.
+
+// UnmarshalJSON reads a JSON list of names.
+func (n *Names) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, (*[]string)(n)) }
+
+// UnmarshalJSON reads a JSON list of numbers.
+func (f *Floats) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, (*[]float64)(f)) }
+
+// UnmarshalJSON reads a JSON list of lengths, in tokens.
+func (in *InputTokens) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, (*[]int)(in)) }
 
 // Ints is a comma-separated list of whole numbers.
 type Ints []int
