@@ -32,7 +32,7 @@ func (d *Driver) startPower() (*telemetry.Sampler, *string, error) {
 	bin, err := exec.LookPath(st.Macmon)
 	if err != nil {
 		if st.Power == config.PowerOn {
-			return nil, nil, fmt.Errorf(envPower+"=on, "+envMacmon+"=%q: %v (brew install macmon, or set "+envMacmon+" to its path)", st.Macmon, err)
+			return nil, nil, fmt.Errorf(envPower+"="+config.PowerOn+", "+envMacmon+"=%q: %v (brew install macmon, or set "+envMacmon+" to its path)", st.Macmon, err)
 		}
 		if runtime.GOOS == "darwin" && runtime.GOARCH == "arm64" {
 			d.logf("no macmon on PATH: no power figures (brew install macmon; %s=%s to say nothing)", envPower, config.PowerOff)
@@ -49,9 +49,9 @@ func (d *Driver) startPower() (*telemetry.Sampler, *string, error) {
 		}
 	}
 	if st.Power == config.PowerOn {
-		return nil, nil, fmt.Errorf(envPower+"=on, "+envMacmon+"=%q: %w", st.Macmon, err)
+		return nil, nil, fmt.Errorf(envPower+"="+config.PowerOn+", "+envMacmon+"=%q: %w", st.Macmon, err)
 	}
-	d.logf("no power figures: %v ("+envPower+"=off to say nothing)", err)
+	d.logf("no power figures: %v ("+envPower+"="+config.PowerOff+" to say nothing)", err)
 	return nil, nil, nil
 }
 
@@ -269,7 +269,7 @@ func (d *Driver) compareStartTemps(k bench.Key) {
 			if t.his == nil || t.own == nil || math.Abs(*t.his-*t.own) <= startTempApart {
 				continue
 			}
-			d.logf("%s: %s started at %s %.0f °C, %s at %.0f °C, more than %d °C apart: the hotter may have run throttled ("+envOrder+"=interleaved alternates runtimes; a pause or a cooler Mac evens it)",
+			d.logf("%s: %s started at %s %.0f °C, %s at %.0f °C, more than %d °C apart: the hotter may have run throttled ("+envOrder+"="+config.OrderInterleaved+" alternates runtimes; a pause or a cooler Mac evens it)",
 				k.Workload(), r.Runtime, t.what, *t.his, k.Runtime, *t.own, startTempApart)
 		}
 	}
