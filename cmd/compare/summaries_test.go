@@ -10,6 +10,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,19 +28,12 @@ func copyRun(t *testing.T, dir, id string, edit func(f map[string]any)) string {
 		return path
 	}
 	var f map[string]any
-	require.NoError(t, json.Unmarshal(must(os.ReadFile(src+".json")), &f))
+	require.NoError(t, json.Unmarshal(testkit.Must(os.ReadFile(src+".json")), &f))
 	edit(f)
 	data, err := json.Marshal(f)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, id+".json"), data, 0o644))
 	return path
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
 }
 
 // setCanary gives the runtime's rows of prompt short the canary reply text,

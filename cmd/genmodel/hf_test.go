@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // gqa is small with grouped-query attention: 4 heads share 2 kv heads.
@@ -28,15 +30,6 @@ func writeHFTemp(t *testing.T, c Config) string {
 	return dir
 }
 
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestHFSameBytesEveryRun(t *testing.T) {
 	parent := t.TempDir()
 	var dirs [2]string
@@ -48,7 +41,7 @@ func TestHFSameBytesEveryRun(t *testing.T) {
 		}
 		var total int64
 		for _, name := range hfFileNames {
-			b := readFile(t, filepath.Join(dirs[i], name))
+			b := testkit.ReadFile(t, filepath.Join(dirs[i], name))
 			total += int64(len(b))
 			if name == "model.safetensors" {
 				if got := sha256.Sum256(b); !bytes.Equal(sum, got[:]) {
@@ -61,7 +54,7 @@ func TestHFSameBytesEveryRun(t *testing.T) {
 		}
 	}
 	for _, name := range hfFileNames {
-		if !bytes.Equal(readFile(t, filepath.Join(dirs[0], name)), readFile(t, filepath.Join(dirs[1], name))) {
+		if !bytes.Equal(testkit.ReadFile(t, filepath.Join(dirs[0], name)), testkit.ReadFile(t, filepath.Join(dirs[1], name))) {
 			t.Errorf("%s differs between two runs", name)
 		}
 	}
@@ -104,7 +97,7 @@ func TestHFDirIsReplacedOnlyIfGenmodelWroteIt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("writing over an earlier output: %v", err)
 	}
-	if got := sha256.Sum256(readFile(t, filepath.Join(dir, "model.safetensors"))); !bytes.Equal(got[:], sum) {
+	if got := sha256.Sum256(testkit.ReadFile(t, filepath.Join(dir, "model.safetensors"))); !bytes.Equal(got[:], sum) {
 		t.Error("the earlier model.safetensors is still there")
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
@@ -120,7 +113,7 @@ func TestHFDirIsReplacedOnlyIfGenmodelWroteIt(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "notes.txt") {
 		t.Errorf("folder with notes.txt: error %v, want one naming notes.txt", err)
 	}
-	if got := sha256.Sum256(readFile(t, filepath.Join(dir, "model.safetensors"))); !bytes.Equal(got[:], sum) {
+	if got := sha256.Sum256(testkit.ReadFile(t, filepath.Join(dir, "model.safetensors"))); !bytes.Equal(got[:], sum) {
 		t.Error("the refused write changed model.safetensors")
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
@@ -263,7 +256,7 @@ func TestSafetensorsLayout(t *testing.T) {
 	odd.Blocks, odd.Vocab, odd.FeedForward = 3, 333, 40
 	padded := 0
 	for _, c := range []Config{small, gqa, odd} {
-		b := readFile(t, filepath.Join(writeHFTemp(t, c), "model.safetensors"))
+		b := testkit.ReadFile(t, filepath.Join(writeHFTemp(t, c), "model.safetensors"))
 		st, err := parseSafetensors(b)
 		if err != nil {
 			t.Fatal(err)
@@ -342,7 +335,7 @@ func TestSafetensorsHoldTheGGUFWeights(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := parseSafetensors(readFile(t, filepath.Join(writeHFTemp(t, c), "model.safetensors")))
+		st, err := parseSafetensors(testkit.ReadFile(t, filepath.Join(writeHFTemp(t, c), "model.safetensors")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -501,7 +494,7 @@ func TestTokenizerJSON(t *testing.T) {
 	c := small
 	c.Vocab = firstPieceID + len(allPieces()) // every piece: merges for "▁the" and more
 	dir := writeHFTemp(t, c)
-	b := readFile(t, filepath.Join(dir, "tokenizer.json"))
+	b := testkit.ReadFile(t, filepath.Join(dir, "tokenizer.json"))
 	var tj struct {
 		AddedTokens []struct {
 			ID         int    `json:"id"`
@@ -656,7 +649,7 @@ func TestHFConfigFiles(t *testing.T) {
 	dir := writeHFTemp(t, c)
 	load := func(name string) map[string]any {
 		var m map[string]any
-		dec := json.NewDecoder(bytes.NewReader(readFile(t, filepath.Join(dir, name))))
+		dec := json.NewDecoder(bytes.NewReader(testkit.ReadFile(t, filepath.Join(dir, name))))
 		dec.UseNumber()
 		if err := dec.Decode(&m); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -769,13 +762,13 @@ func TestFlags(t *testing.T) {
 	if code := run(append([]string{"-format", "hf", "-o", out}, shape...), &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	sum := sha256.Sum256(readFile(t, filepath.Join(out, "model.safetensors")))
+	sum := sha256.Sum256(testkit.ReadFile(t, filepath.Join(out, "model.safetensors")))
 	if !strings.Contains(stdout.String(), "genmodel: wrote "+out) || !strings.Contains(stdout.String(), hex.EncodeToString(sum[:])) {
 		t.Errorf("stdout %q names neither %s nor the sha256 of its model.safetensors", stdout.String(), out)
 	}
 	var want bytes.Buffer
 	gqa.WriteHF("model.safetensors", &want)
-	if !bytes.Equal(readFile(t, filepath.Join(out, "model.safetensors")), want.Bytes()) {
+	if !bytes.Equal(testkit.ReadFile(t, filepath.Join(out, "model.safetensors")), want.Bytes()) {
 		t.Error("the flags did not give the model of their shape")
 	}
 	stdout.Reset()
@@ -785,7 +778,7 @@ func TestFlags(t *testing.T) {
 	}
 	want.Reset()
 	gqa.Write(&want)
-	if !bytes.Equal(readFile(t, file), want.Bytes()) || !strings.HasPrefix(stdout.String(), "genmodel: wrote "+file+" (") {
+	if !bytes.Equal(testkit.ReadFile(t, file), want.Bytes()) || !strings.HasPrefix(stdout.String(), "genmodel: wrote "+file+" (") {
 		t.Errorf("-o %s: not the GGUF of the shape, or stdout %q", file, stdout.String())
 	}
 }

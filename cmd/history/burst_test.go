@@ -12,6 +12,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/testkit"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -67,7 +68,7 @@ func TestBurstReplyMakesNoDecodeVerdict(t *testing.T) {
 	assert.Equal(t, "unchanged", d.Verdict, "one burst reply is no decode improvement")
 	require.NotNil(t, d.Latest)
 	assert.InDelta(t, 400, *d.Latest, 10)
-	assert.NotContains(t, string(readFile(t, filepath.Join(out, historyMD))), "| decode p50 | 1")
+	assert.NotContains(t, string(testkit.ReadFile(t, filepath.Join(out, historyMD))), "| decode p50 | 1")
 	// Its late first token is a real wait, but TTFT p95 of four replies is
 	// that one reply: not judged (a +518% "regression" before).
 	for _, f := range s.Figures {
@@ -118,7 +119,7 @@ func TestDriftedControlIsNoBaseline(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	code, _, stderr := runCmd("-o", out, dir)
 	require.Equal(t, 0, code, stderr)
-	md := string(readFile(t, filepath.Join(out, historyMD)))
+	md := string(testkit.ReadFile(t, filepath.Join(out, historyMD)))
 	drift := nightly(6).UTC().Format(summary.RunIDFormat)
 	assert.Contains(t, md, "## Drifted controls")
 	assert.Contains(t, md, "- run "+drift+", mlx: ")

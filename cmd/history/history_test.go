@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,16 +22,7 @@ import (
 // runCmd runs the command at testNow and returns its exit code, stdout
 // and stderr.
 func runCmd(args ...string) (int, string, string) {
-	var stdout, stderr bytes.Buffer
-	code := command(args, &stdout, &stderr, testNow)
-	return code, stdout.String(), stderr.String()
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return b
+	return testkit.Run(func(stdout, stderr io.Writer) int { return command(args, stdout, stderr, testNow) })
 }
 
 // The fixture's eight nights (fixtureRuns): history.md as committed, the
@@ -43,7 +34,7 @@ func TestFixture(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr)
 	assert.Contains(t, stdout, "8 runs, 4 series")
-	testkit.Golden(t, filepath.Join("testdata", "history.md"), readFile(t, filepath.Join(out, historyMD)), "go test ./cmd/history -update")
+	testkit.Golden(t, filepath.Join("testdata", "history.md"), testkit.ReadFile(t, filepath.Join(out, historyMD)), "go test ./cmd/history -update")
 
 	names := dirNames(t, out)
 	assert.ElementsMatch(t, []string{
@@ -96,19 +87,19 @@ func TestFixture(t *testing.T) {
 	// night's requests failed), left to right, the latest ringed red;
 	// the versions written where they changed.
 	c := readChart(t, filepath.Join(out, "ollama-ttft-p50.svg"), 2)
-	require.Len(t, c.lines, 2)
-	c.lines[0].points(t, 8)
-	c.lines[1].points(t, 7)
-	require.Len(t, c.rings, 1)
-	assert.Equal(t, "#D62728", c.rings[0].stroke, "a regression is ringed red")
-	last := c.lines[0].xy[7]
-	assert.InDelta(t, last[0], c.rings[0].x, 0.01, "around the latest point")
-	assert.InDelta(t, last[1], c.rings[0].y, 0.01)
-	c.has(t, "ollama: TTFT p50", "0.6.5", "0.7.0", "qwen3:8b · short · conc=1 · cold", "qwen3:8b · short · conc=4 · cold")
+	require.Len(t, c.Lines, 2)
+	c.Lines[0].Points(t, 8)
+	c.Lines[1].Points(t, 7)
+	require.Len(t, c.Rings, 1)
+	assert.Equal(t, "#D62728", c.Rings[0].Stroke, "a regression is ringed red")
+	last := c.Lines[0].XY[7]
+	assert.InDelta(t, last[0], c.Rings[0].X, 0.01, "around the latest point")
+	assert.InDelta(t, last[1], c.Rings[0].Y, 0.01)
+	c.Has(t, "ollama: TTFT p50", "0.6.5", "0.7.0", "qwen3:8b · short · conc=1 · cold", "qwen3:8b · short · conc=4 · cold")
 	// The points' heights are the nights' TTFT: the ratio of two
 	// nights' heights above a third is the ratio of their values'
 	// distances (vgsvg's y grows up).
-	ys := c.lines[0].ys()
+	ys := c.Lines[0].YS()
 	want := []float64{50, 50.5, 49.5, 50.25, 49.75, 50.6, 49.4, 60}
 	k := (ys[7] - ys[0]) / (want[7] - want[0])
 	for i := range want {
@@ -116,17 +107,17 @@ func TestFixture(t *testing.T) {
 	}
 
 	c = readChart(t, filepath.Join(out, "vllm-decode.svg"), 2)
-	c.lines[0].points(t, 8)
-	c.lines[1].points(t, 3)
-	require.Len(t, c.rings, 1, "no ring where there is too little data")
-	assert.Equal(t, "#2CA02C", c.rings[0].stroke, "an improvement is ringed green")
-	assert.Greater(t, c.rings[0].y, c.lines[0].xy[6][1]+50, "decode went up (y grows up: vgsvg flips the page)")
+	c.Lines[0].Points(t, 8)
+	c.Lines[1].Points(t, 3)
+	require.Len(t, c.Rings, 1, "no ring where there is too little data")
+	assert.Equal(t, "#2CA02C", c.Rings[0].Stroke, "an improvement is ringed green")
+	assert.Greater(t, c.Rings[0].Y, c.Lines[0].XY[6][1]+50, "decode went up (y grows up: vgsvg flips the page)")
 
 	c = readChart(t, filepath.Join(out, "vllm-ttft-p50.svg"), 2)
-	require.Len(t, c.rings, 1)
-	assert.Equal(t, "#7F7F7F", c.rings[0].stroke, "unchanged is ringed grey")
-	c.has(t, "0.9.0")
-	assert.NotContains(t, c.texts, "0.7.0", "ollama's versions are not vllm's")
+	require.Len(t, c.Rings, 1)
+	assert.Equal(t, "#7F7F7F", c.Rings[0].Stroke, "unchanged is ringed grey")
+	c.Has(t, "0.9.0")
+	assert.NotContains(t, c.Texts, "0.7.0", "ollama's versions are not vllm's")
 }
 
 // -fail-on-regression: exit 1 naming the series and figures; without
@@ -170,7 +161,7 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(empty, "sub", "x.txt"), nil, 0o644))
 	copyOf := filepath.Join(dir, "copy", "renamed.json")
 	require.NoError(t, os.MkdirAll(filepath.Dir(copyOf), 0o755))
-	require.NoError(t, os.WriteFile(copyOf, readFile(t, one), 0o644))
+	require.NoError(t, os.WriteFile(copyOf, testkit.ReadFile(t, one), 0o644))
 
 	for _, tc := range []struct {
 		name string
@@ -267,15 +258,15 @@ func TestOddInput(t *testing.T) {
 	assert.Equal(t, "insufficient", stale.Verdict, "not in its host's latest run")
 	assert.Equal(t, "20261124T030000Z", stale.LatestRun)
 
-	md := string(readFile(t, filepath.Join(out, historyMD)))
+	md := string(testkit.ReadFile(t, filepath.Join(out, historyMD)))
 	assert.Contains(t, md, "- mac-mini · ollama · m · (none) · conc=4 · cold: not in the latest run of its host (last run 20261124T030000Z)")
 	assert.Contains(t, md, "arm64 · ollama · m · (none) · conc=2 · warm: no figure in any run")
 	assert.Contains(t, md, "| arm64 | ollama | 0.5.1 (2026-11-20, 20261120T020000Z) → 0.6.0 (2026-11-25, 20261125T020000Z) |")
 	c := readChart(t, filepath.Join(out, "ollama-ttft-p50.svg"), 3)
-	require.Len(t, c.lines, 3)
-	c.lines[2].points(t, 5)
-	assert.Len(t, c.rings, 2, "none on the line no longer run")
-	c.has(t, "arm64: 0.5.1", "arm64: 0.6.0", "mac-mini: 0.6.0", "arm64 · m · (none) · conc=1 · warm")
+	require.Len(t, c.Lines, 3)
+	c.Lines[2].Points(t, 5)
+	assert.Len(t, c.Rings, 2, "none on the line no longer run")
+	c.Has(t, "arm64: 0.5.1", "arm64: 0.6.0", "mac-mini: 0.6.0", "arm64 · m · (none) · conc=1 · warm")
 }
 
 func dirNames(t *testing.T, dir string) []string {
@@ -323,7 +314,7 @@ type figureDoc = struct {
 func readVerdicts(t *testing.T, path string) verdictsDoc {
 	t.Helper()
 	var v verdictsDoc
-	require.NoError(t, json.Unmarshal(readFile(t, path), &v))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, path), &v))
 	return v
 }
 
@@ -382,7 +373,7 @@ func TestCanaryChanges(t *testing.T) {
 	assert.Equal(t, "sim: canary reply of prompt short changed at character 6 (same version 1)", s.CanaryChanges[0].Text)
 	assert.Equal(t, 0, s.CanaryChanges[1].At)
 	assert.Equal(t, "sim 1 → 2: canary reply of prompt short changed at character 1", s.CanaryChanges[1].Text)
-	md := string(readFile(t, filepath.Join(out, historyMD)))
+	md := string(testkit.ReadFile(t, filepath.Join(out, historyMD)))
 	assert.Contains(t, md, "- m · sim · sim-model · short · conc=1 · cold, run 20261122T020000Z → 20261124T020000Z: sim 1 → 2: canary reply of prompt short changed at character 1\n",
 		"across the night without a canary")
 
@@ -449,7 +440,7 @@ func TestCanaryChangeAfterTheKeptText(t *testing.T) {
 func TestSeed(t *testing.T) {
 	dir := t.TempDir()
 	var f map[string]any
-	seed := readFile(t, filepath.Join("..", "..", "testdata", "seed-summary.json"))
+	seed := testkit.ReadFile(t, filepath.Join("..", "..", "testdata", "seed-summary.json"))
 	require.NoError(t, json.Unmarshal(seed, &f))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "first.json"), seed, 0o644))
 	f["run_id"], f["created_at"] = "later", "2026-09-01T11:47:27.622260+00:00"
@@ -496,7 +487,7 @@ func TestTwoHostsSameRunIDs(t *testing.T) {
 	}
 	assert.Equal(t, 4, charts, "ollama's TTFT p50, p95, decode, aggregate")
 	c := readChart(t, filepath.Join(dir, "ollama-ttft-p50.svg"), 2)
-	require.Len(t, c.lines, 2, "a line a host")
+	require.Len(t, c.Lines, 2, "a line a host")
 
 	code, _, stderr = runCmd("-o", dir, dir)
 	require.Equal(t, 0, code, "the history's own files are not read as summaries: %s", stderr)

@@ -92,10 +92,10 @@ func TestManyRuns(t *testing.T) {
 	v := readVerdicts(t, filepath.Join(out, verdictsJSON))
 	require.Len(t, v.Series, 30)
 	c := readChart(t, filepath.Join(out, "ollama-decode.svg"), 10)
-	require.Len(t, c.lines, 10)
-	for i, l := range c.lines {
-		l.points(t, 365)
-		assert.Equal(t, i >= len(palette), l.dashed, "past the palette, dashed")
+	require.Len(t, c.Lines, 10)
+	for i, l := range c.Lines {
+		l.Points(t, 365)
+		assert.Equal(t, i >= len(palette), l.Dash != "", "past the palette, dashed")
 	}
-	c.has(t, "0.6.0", "0.6.12")
+	c.Has(t, "0.6.0", "0.6.12")
 }

@@ -39,7 +39,7 @@ type settingsDoc struct {
 func dropArguments(t *testing.T, path string, keys ...string) {
 	t.Helper()
 	var doc map[string]any
-	require.NoError(t, json.Unmarshal(readFile(t, path), &doc))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, path), &doc))
 	for _, k := range keys {
 		delete(doc["arguments"].(map[string]any), k)
 	}
@@ -93,7 +93,7 @@ func TestSettingsStartASeries(t *testing.T) {
 	assert.Contains(t, stdout, "8 runs, 2 series")
 
 	var v settingsDoc
-	require.NoError(t, json.Unmarshal(readFile(t, filepath.Join(out, verdictsJSON)), &v))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, filepath.Join(out, verdictsJSON)), &v))
 	require.Len(t, v.Series, 2)
 	old, new := v.Series[0], v.Series[1]
 	if old.Settings["max_tokens"] != "128" {
@@ -123,7 +123,7 @@ func TestSettingsStartASeries(t *testing.T) {
 	assert.Equal(t, ids[7], new.SettingsChanged.AfterRun)
 	assert.Equal(t, []string{"max_tokens 128 → 64"}, new.SettingsChanged.Changes)
 
-	md := string(readFile(t, filepath.Join(out, historyMD)))
+	md := string(testkit.ReadFile(t, filepath.Join(out, historyMD)))
 	assert.Contains(t, md, "## Regressions\n\nNone.")
 	assert.Contains(t, md, "## Canary changes\n\nNone.")
 	started := "a new series from run " + ids[7] + ", where max_tokens 128 → 64 (run " + ids[6] + " before it)"
@@ -131,7 +131,7 @@ func TestSettingsStartASeries(t *testing.T) {
 	assert.Contains(t, md, "### mac-studio · ollama · qwen3:8b · short · conc=1 · cold · max_tokens=128\n")
 	assert.Contains(t, md, ". A"+strings.TrimPrefix(started, "a")+".\n")
 	c := readChart(t, filepath.Join(out, "ollama-ttft-p50.svg"), 2)
-	c.has(t, "qwen3:8b · short · conc=1 · cold · max_tokens=128", "qwen3:8b · short · conc=1 · cold · max_tokens=64")
+	c.Has(t, "qwen3:8b · short · conc=1 · cold · max_tokens=128", "qwen3:8b · short · conc=1 · cold · max_tokens=64")
 
 	// Four nights more at 64 tokens are judged against their own series
 	// only; a night back at 128 joins the old series again.
@@ -141,7 +141,7 @@ func TestSettingsStartASeries(t *testing.T) {
 	code, _, stderr = runCmd("-o", out, "-fail-on-regression", dir)
 	require.Equal(t, 0, code, stderr)
 	v = settingsDoc{}
-	require.NoError(t, json.Unmarshal(readFile(t, filepath.Join(out, verdictsJSON)), &v))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, filepath.Join(out, verdictsJSON)), &v))
 	for _, s := range v.Series {
 		if s.Settings["max_tokens"] == "64" {
 			assert.Equal(t, "unchanged", s.Verdict)
@@ -152,7 +152,7 @@ func TestSettingsStartASeries(t *testing.T) {
 	code, _, stderr = runCmd("-o", out, "-fail-on-regression", dir)
 	require.Equal(t, 0, code, stderr)
 	v = settingsDoc{}
-	require.NoError(t, json.Unmarshal(readFile(t, filepath.Join(out, verdictsJSON)), &v))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, filepath.Join(out, verdictsJSON)), &v))
 	require.Len(t, v.Series, 2)
 	for _, s := range v.Series {
 		if s.Settings["max_tokens"] == "128" {
@@ -186,7 +186,7 @@ func TestToolsStartASeries(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "6 runs, 2 series")
 	var v settingsDoc
-	require.NoError(t, json.Unmarshal(readFile(t, filepath.Join(out, verdictsJSON)), &v))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, filepath.Join(out, verdictsJSON)), &v))
 	require.Len(t, v.Series, 2)
 	s := v.Series[0]
 	if s.Settings["tools_sha256"] != "0123456789abcdef" {

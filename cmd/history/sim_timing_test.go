@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // A history of real runs of the suite against its simulator: five nights
@@ -74,14 +76,14 @@ func TestHistoryOfSimulatorRuns(t *testing.T) {
 	assert.True(t, strings.HasPrefix(s.CanaryChanges[0].Text, "sim sim-1 → sim-2: canary reply of prompt short changed at character "),
 		s.CanaryChanges[0].Text)
 
-	md := string(readFile(t, filepath.Join(out, historyMD)))
+	md := string(testkit.ReadFile(t, filepath.Join(out, historyMD)))
 	assert.Contains(t, md, "| ci-sim · sim · ")
 	assert.Contains(t, md, s.CanaryChanges[0].Text)
 	c := readChart(t, filepath.Join(out, "sim-ttft-p50.svg"), 1)
-	c.lines[0].points(t, 6)
-	c.has(t, "sim-1", "sim-2")
-	require.Len(t, c.rings, 1)
-	assert.Equal(t, "#D62728", c.rings[0].stroke)
+	c.Lines[0].Points(t, 6)
+	c.Has(t, "sim-1", "sim-2")
+	require.Len(t, c.Rings, 1)
+	assert.Equal(t, "#D62728", c.Rings[0].Stroke)
 }
 
 // cleanEnv is the environment without any of the suite's settings.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // A run with fresh leaves and controls gets a table of each runtime's
@@ -48,7 +49,7 @@ func TestServerStateTable(t *testing.T) {
 
 	code, _, stderr := report("-o", filepath.Join(dir, "out"), path)
 	require.Equal(t, 0, code, stderr)
-	md := string(readFile(t, filepath.Join(dir, "out", "report.md")))
+	md := string(testkit.ReadFile(t, filepath.Join(dir, "out", "report.md")))
 	assert.Contains(t, md, "## Server state between leaves")
 	assert.Contains(t, md, "| run | runtime | fresh | control leaf | TTFT p50 ms, first → end | decode tok/s, first → end | requests, first / end | p, TTFT / decode | verdict |\n|---|---|---|---|---:|---:|---:|---:|---|\n")
 	assert.Contains(t, md, "| 20260831T114727Z | ollama | leaf: unload | runtime=ollama/prompt=short/conc=1 | 380.0 → 713.6 (+88%) | 187.4 → 109.9 (-41%) | 3 / 12 | 0.0044 / <0.0001 | **drifted** |")
@@ -61,5 +62,5 @@ func TestServerStateTable(t *testing.T) {
 
 	code, _, stderr = report("-o", filepath.Join(dir, "seed"), seed)
 	require.Equal(t, 0, code, stderr)
-	assert.False(t, strings.Contains(string(readFile(t, filepath.Join(dir, "seed", "report.md"))), "Server state"), "the earlier harness's file has neither")
+	assert.False(t, strings.Contains(string(testkit.ReadFile(t, filepath.Join(dir, "seed", "report.md"))), "Server state"), "the earlier harness's file has neither")
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot/plotutil"
+
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // energyRun is a summary with an idle baseline and two runtimes' energy
@@ -39,7 +41,7 @@ func TestEnergySection(t *testing.T) {
 	code, stdout, stderr := report("-o", dir, path)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "request-energy-p.svg")
-	md := string(readFile(t, filepath.Join(dir, "report.md")))
+	md := string(testkit.ReadFile(t, filepath.Join(dir, "report.md")))
 	assert.Contains(t, md, "| idle power | rows |")
 	assert.Contains(t, md, "| 4.25 W (sd 0.12) | 3 |")
 	assert.Contains(t, md, "| runtime | load | J/tok | net J/tok | net power W | J/request | prefill J | decode J | prefill mJ/prompt tok | decode J/output tok | covered |")
@@ -49,10 +51,10 @@ func TestEnergySection(t *testing.T) {
 	assert.Contains(t, md, "![Energy per request above idle, prefill and decode, by runtime, prompt p](request-energy-p.svg)")
 
 	c := parseChart(t, filepath.Join(dir, "request-energy-p.svg"), 0)
-	c.has(t, "Energy per request above idle — prompt p", "energy per request (J)", "prefill (start → first token)",
+	c.Has(t, "Energy per request above idle — prompt p", "energy per request (J)", "prefill (start → first token)",
 		"decode (first token → end)", "ollama", "mlx", "conc 1")
-	assert.NotContains(t, c.texts, "conc 4", "a row without phases has no bar")
-	bars := stackedBars(t, readFile(t, filepath.Join(dir, "request-energy-p.svg")))
+	assert.NotContains(t, c.Texts, "conc 4", "a row without phases has no bar")
+	bars := stackedBars(t, testkit.ReadFile(t, filepath.Join(dir, "request-energy-p.svg")))
 	require.Len(t, bars, 2, "a bar for each row with phases")
 	// In the order of the rows: ollama (1 + 3 J), mlx (0.5 + 4 J); the
 	// heights scale with the joules.
@@ -72,7 +74,7 @@ func TestNoEnergySection(t *testing.T) {
 	code, stdout, stderr := report("-o", dir, path)
 	require.Equal(t, 0, code, stderr)
 	assert.NotContains(t, stdout, "request-energy")
-	md := string(readFile(t, filepath.Join(dir, "report.md")))
+	md := string(testkit.ReadFile(t, filepath.Join(dir, "report.md")))
 	assert.NotContains(t, md, "idle power")
 	assert.NotContains(t, md, "net J/tok")
 	assert.Contains(t, md, "| sim | conc 1 | 0.060 | 20.0 | 9 |", "the power table as before")

@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/svgtest"
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // The lengths fixture's N, runtimes and loads, in the order the charts
@@ -53,7 +56,7 @@ func TestInputLength(t *testing.T) {
 	assert.Equal(t, strings.Join(want, "\n")+"\n", strings.ReplaceAll(stdout, dir+string(filepath.Separator), ""),
 		"the input length charts first, then each prompt's as before")
 
-	md := readFile(t, filepath.Join(dir, "report.md"))
+	md := testkit.ReadFile(t, filepath.Join(dir, "report.md"))
 	golden(t, "lengths.md", md)
 	s := string(md)
 	section := strings.Index(s, "## Input length\n")
@@ -86,71 +89,71 @@ func TestInputLength(t *testing.T) {
 	// TTFT: a line per runtime and load for p50, then for p99, dashed,
 	// through the points of every N on log axes.
 	c := parseChart(t, filepath.Join(dir, "input-ttft.svg"), len(lengthsLines)+2)
-	c.has(t, "Time to first token against input length, p50 and p99", xLabelInput, "TTFT (ms), log scale",
+	c.Has(t, "Time to first token against input length, p50 and p99", xLabelInput, "TTFT (ms), log scale",
 		"ollama, conc 1", "ollama, conc 4", "vllm, conc 1", "vllm, conc 4", "TTFT p50", "TTFT p99", cutLabel,
 		"512", "4096", "32768", "100", "1000", "10000", "100000")
-	require.Len(t, c.lines, 2*len(lengthsLines))
-	for i, l := range c.lines {
-		l.points(t, len(lengthsNs))
-		sample := c.legend[i%len(lengthsLines)]
-		assert.Equal(t, sample.stroke, l.stroke, "line %d: its runtime and load's colour", i)
+	require.Len(t, c.Lines, 2*len(lengthsLines))
+	for i, l := range c.Lines {
+		l.Points(t, len(lengthsNs))
+		sample := c.Legend[i%len(lengthsLines)]
+		assert.Equal(t, sample.Stroke, l.Stroke, "line %d: its runtime and load's colour", i)
 		if i < len(lengthsLines) {
-			assert.Empty(t, l.dash, "p50 solid")
+			assert.Empty(t, l.Dash, "p50 solid")
 		} else {
-			assert.NotEmpty(t, l.dash, "p99 dashed")
+			assert.NotEmpty(t, l.Dash, "p99 dashed")
 		}
 	}
-	assert.Len(t, slices.CompactFunc(slices.Clone(c.legend[:4]), func(a, b line) bool { return a.stroke == b.stroke }), 4, "a colour each")
-	assert.Empty(t, c.legend[4].dash, "the legend's p50 sample is solid")
-	assert.NotEmpty(t, c.legend[5].dash, "the legend's p99 sample is dashed")
+	assert.Len(t, slices.CompactFunc(slices.Clone(c.Legend[:4]), func(a, b svgtest.Line) bool { return a.Stroke == b.Stroke }), 4, "a colour each")
+	assert.Empty(t, c.Legend[4].Dash, "the legend's p50 sample is solid")
+	assert.NotEmpty(t, c.Legend[5].Dash, "the legend's p99 sample is dashed")
 	c.logX(t, lengthsNs)
 	c.onLogScale(t, append(lengthsValues(t, r, func(r row) *float64 { return r.TTFTP50 }, 1e3),
 		lengthsValues(t, r, func(r row) *float64 { return r.TTFTP99 }, 1e3)...))
 	// The cut prompts' row, ollama at 4 and 32768: its p50 and p99 ringed.
-	require.Len(t, c.knees, 3, "two rings and the legend's sample")
-	for i, l := range []line{c.lines[1], c.lines[5]} {
-		assert.InDelta(t, l.xy[2][0], c.knees[i][0], 0.01)
-		assert.InDelta(t, l.xy[2][1], c.knees[i][1], 0.01)
+	require.Len(t, c.Rings, 3, "two rings and the legend's sample")
+	for i, l := range []svgtest.Line{c.Lines[1], c.Lines[5]} {
+		assert.InDelta(t, l.XY[2][0], c.Rings[i].X, 0.01)
+		assert.InDelta(t, l.XY[2][1], c.Rings[i].Y, 0.01)
 	}
 
 	// Rates: ollama's prefill (vllm has none), then every line's
 	// decode, dashed.
 	c = parseChart(t, filepath.Join(dir, "input-rates.svg"), len(lengthsLines)+2)
-	c.has(t, "Prefill and decode rates against input length", xLabelInput, "tokens/s, log scale",
+	c.Has(t, "Prefill and decode rates against input length", xLabelInput, "tokens/s, log scale",
 		"prefill tok/s", "decode tok/s", cutLabel, "512", "4096", "32768", "20", "50", "100", "1000")
-	require.Len(t, c.lines, 2+len(lengthsLines))
-	for i, l := range c.lines {
-		l.points(t, len(lengthsNs))
+	require.Len(t, c.Lines, 2+len(lengthsLines))
+	for i, l := range c.Lines {
+		l.Points(t, len(lengthsNs))
 		if i < 2 {
-			assert.Equal(t, c.legend[i].stroke, l.stroke, "prefill %d", i)
-			assert.Empty(t, l.dash, "prefill %d solid", i)
+			assert.Equal(t, c.Legend[i].Stroke, l.Stroke, "prefill %d", i)
+			assert.Empty(t, l.Dash, "prefill %d solid", i)
 		} else {
-			assert.Equal(t, c.legend[i-2].stroke, l.stroke, "decode %d", i)
-			assert.NotEmpty(t, l.dash, "decode %d dashed", i)
+			assert.Equal(t, c.Legend[i-2].Stroke, l.Stroke, "decode %d", i)
+			assert.NotEmpty(t, l.Dash, "decode %d dashed", i)
 		}
 	}
-	assert.Empty(t, c.legend[0].dash, "ollama's first figure is prefill")
-	assert.NotEmpty(t, c.legend[2].dash, "vllm's only figure is decode")
+	assert.Empty(t, c.Legend[0].Dash, "ollama's first figure is prefill")
+	assert.NotEmpty(t, c.Legend[2].Dash, "vllm's only figure is decode")
 	c.logX(t, lengthsNs)
 	c.onLogScale(t, append(lengthsValues(t, r, func(r row) *float64 { return r.PromptTPSMean }, 1, "ollama"),
 		lengthsValues(t, r, func(r row) *float64 { return r.DecodeTPSMean }, 1)...))
-	require.Len(t, c.knees, 3)
-	for i, l := range []line{c.lines[1], c.lines[3]} {
-		assert.InDelta(t, l.xy[2][0], c.knees[i][0], 0.01)
-		assert.InDelta(t, l.xy[2][1], c.knees[i][1], 0.01)
+	require.Len(t, c.Rings, 3)
+	for i, l := range []svgtest.Line{c.Lines[1], c.Lines[3]} {
+		assert.InDelta(t, l.XY[2][0], c.Rings[i].X, 0.01)
+		assert.InDelta(t, l.XY[2][1], c.Rings[i].Y, 0.01)
 	}
 
 	// Drawing twice gives the same bytes.
 	code, _, stderr = report("-o", filepath.Join(dir, "again"), "testdata/lengths.json")
 	require.Equal(t, 0, code, stderr)
 	for _, name := range []string{"input-ttft.svg", "input-rates.svg"} {
-		assert.Equal(t, readFile(t, filepath.Join(dir, name)), readFile(t, filepath.Join(dir, "again", name)), name)
+		assert.Equal(t, testkit.ReadFile(t, filepath.Join(dir, name)), testkit.ReadFile(t, filepath.Join(dir, "again", name)), name)
 	}
 
 	// Without charts: the section's tables, no links.
 	code, _, stderr = report("-charts=false", "-o", filepath.Join(dir, "nocharts"), "testdata/lengths.json")
 	require.Equal(t, 0, code, stderr)
-	s = string(readFile(t, filepath.Join(dir, "nocharts", "report.md")))
+	s = string(testkit.ReadFile(t, filepath.Join(dir, "nocharts", "report.md")))
 	assert.Contains(t, s, "## Input length\n")
 	assert.Contains(t, s, "| 32768 | 32766.8 | conc 4 | 117284.4 | 192147.5 | 698.1 | 15.7 | 64.09 | **2 of 8** |\n")
 	assert.NotContains(t, s, "input-ttft.svg")
@@ -169,7 +172,7 @@ func TestInputLengthNone(t *testing.T) {
 			_, err := os.Stat(filepath.Join(dir, name))
 			assert.True(t, os.IsNotExist(err), "%v: %s", files, name)
 		}
-		assert.NotContains(t, string(readFile(t, filepath.Join(dir, "report.md"))), "## Input length", files)
+		assert.NotContains(t, string(testkit.ReadFile(t, filepath.Join(dir, "report.md"))), "## Input length", files)
 	}
 }
 
@@ -191,7 +194,7 @@ func TestInputLengthRuns(t *testing.T) {
 
 	code, _, stderr := report("-o", filepath.Join(dir, "out"), "testdata/lengths.json", later)
 	require.Equal(t, 0, code, stderr)
-	s := string(readFile(t, filepath.Join(dir, "out", "report.md")))
+	s := string(testkit.ReadFile(t, filepath.Join(dir, "out", "report.md")))
 	var heads []string
 	for _, l := range strings.Split(s, "\n") {
 		if strings.HasPrefix(l, "### ") && strings.Contains(l, "T021700Z)") {
@@ -209,41 +212,41 @@ func TestInputLengthRuns(t *testing.T) {
 	assert.Contains(t, s, "*No prefill line for vllm (20261203T021700Z); vllm (20261204T021700Z): no prefill figure")
 
 	c := parseChart(t, filepath.Join(dir, "out", "input-ttft.svg"), 2*len(lengthsLines)+2)
-	c.has(t, "ollama, conc 1 (20261203T021700Z)", "ollama, conc 1 (20261204T021700Z)", "vllm, conc 4 (20261204T021700Z)")
-	require.Len(t, c.lines, 2*2*len(lengthsLines), "p50 and p99 of each runtime, load and run")
-	for i, l := range c.lines {
+	c.Has(t, "ollama, conc 1 (20261203T021700Z)", "ollama, conc 1 (20261204T021700Z)", "vllm, conc 4 (20261204T021700Z)")
+	require.Len(t, c.Lines, 2*2*len(lengthsLines), "p50 and p99 of each runtime, load and run")
+	for i, l := range c.Lines {
 		if i%8 == 7 {
-			l.points(t, 2) // vllm at 4, the later run: no 4096
+			l.Points(t, 2) // vllm at 4, the later run: no 4096
 		} else {
-			l.points(t, 3)
+			l.Points(t, 3)
 		}
-		assert.Equal(t, c.legend[i%8].stroke, l.stroke)
+		assert.Equal(t, c.Legend[i%8].Stroke, l.Stroke)
 	}
-	assert.Equal(t, c.legend[0].stroke, c.legend[1].stroke, "a runtime and load keep their colour across runs")
-	assert.NotEqual(t, c.legend[1].stroke, c.legend[2].stroke)
-	require.Len(t, c.knees, 3, "the first run's cut prompts only")
+	assert.Equal(t, c.Legend[0].Stroke, c.Legend[1].Stroke, "a runtime and load keep their colour across runs")
+	assert.NotEqual(t, c.Legend[1].Stroke, c.Legend[2].Stroke)
+	require.Len(t, c.Rings, 3, "the first run's cut prompts only")
 
 	c = parseChart(t, filepath.Join(dir, "out", "input-rates.svg"), 2*len(lengthsLines)+2)
-	require.Len(t, c.lines, 4+2*len(lengthsLines), "prefill of ollama's lines, decode of all")
-	c.lines[0].points(t, 3)
-	c.lines[1].points(t, 2) // the later run's ollama at 1 has no prefill at 512
-	c.lines[2].points(t, 3)
-	c.lines[3].points(t, 3)
-	assert.Greater(t, c.lines[1].xy[0][0], c.lines[0].xy[0][0], "it starts at 4096")
+	require.Len(t, c.Lines, 4+2*len(lengthsLines), "prefill of ollama's lines, decode of all")
+	c.Lines[0].Points(t, 3)
+	c.Lines[1].Points(t, 2) // the later run's ollama at 1 has no prefill at 512
+	c.Lines[2].Points(t, 3)
+	c.Lines[3].Points(t, 3)
+	assert.Greater(t, c.Lines[1].XY[0][0], c.Lines[0].XY[0][0], "it starts at 4096")
 }
 
 // logX checks that every line's points are at the x of their N on one
 // log axis: x = a + k·log(N), k > 0.
 func (c chart) logX(t *testing.T, ns []float64) {
 	t.Helper()
-	require.NotEmpty(t, c.lines)
-	first := c.lines[0]
-	require.Len(t, first.xy, len(ns))
-	k := (first.xy[len(ns)-1][0] - first.xy[0][0]) / math.Log(ns[len(ns)-1]/ns[0])
+	require.NotEmpty(t, c.Lines)
+	first := c.Lines[0]
+	require.Len(t, first.XY, len(ns))
+	k := (first.XY[len(ns)-1][0] - first.XY[0][0]) / math.Log(ns[len(ns)-1]/ns[0])
 	assert.Greater(t, k, 0.0)
-	for i, l := range c.lines {
-		for _, p := range l.xy {
-			n := ns[0] * math.Exp((p[0]-first.xy[0][0])/k)
+	for i, l := range c.Lines {
+		for _, p := range l.XY {
+			n := ns[0] * math.Exp((p[0]-first.XY[0][0])/k)
 			j := slices.IndexFunc(ns, func(x float64) bool { return math.Abs(x-n) < 0.01*x })
 			assert.GreaterOrEqual(t, j, 0, "line %d: a point at x %v is at no N (%v)", i, p[0], n)
 		}
@@ -255,7 +258,7 @@ func (c chart) logX(t *testing.T, ns []float64) {
 // all.
 func (c chart) onLogScale(t *testing.T, values []float64) {
 	t.Helper()
-	ys := c.ys()
+	ys := c.YS()
 	require.Len(t, ys, len(values))
 	lo, hi := slices.Index(values, slices.Min(values)), slices.Index(values, slices.Max(values))
 	k := (ys[hi] - ys[lo]) / math.Log(values[hi]/values[lo])

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/svgtest"
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // testdata/draws.json and its request records,
@@ -65,7 +66,7 @@ func TestLengthTTFT(t *testing.T) {
 	assert.Contains(t, stdout, filepath.Join(dir, "length-ttft-in-normal-1024-256.svg"))
 	assert.NotContains(t, stdout, "length-ttft-short", "short's requests asked no input length")
 
-	md := readFile(t, filepath.Join(dir, "report.md"))
+	md := testkit.ReadFile(t, filepath.Join(dir, "report.md"))
 	golden(t, "draws.md", md)
 	s := string(md)
 	assert.Equal(t, 2, strings.Count(s, "### TTFT against input length\n"))
@@ -77,16 +78,16 @@ func TestLengthTTFT(t *testing.T) {
 	assert.Contains(t, uniform, "\n\n![TTFT against each request's input length, prompt in-uniform-128-2048](length-ttft-in-uniform-128-2048.svg)\n")
 
 	c := readScatter(t, filepath.Join(dir, "length-ttft-in-uniform-128-2048.svg"), 4)
-	c.has(t, "TTFT against each request's input length — prompt in-uniform-128-2048",
+	c.Has(t, "TTFT against each request's input length — prompt in-uniform-128-2048",
 		"prompt tokens of the request (the server's count), log scale", "TTFT (ms), log scale",
 		"ollama, conc 1", "ollama, conc 2", "vllm, conc 1", "vllm, conc 2")
 	c.at(t, drawsPoints["in-uniform-128-2048"], true)
-	assert.NotEqual(t, c.legend[0].stroke, c.legend[1].stroke, "a colour per runtime and load")
-	assert.NotEqual(t, c.legend[1].stroke, c.legend[2].stroke)
+	assert.NotEqual(t, c.Legend[0].Stroke, c.Legend[1].Stroke, "a colour per runtime and load")
+	assert.NotEqual(t, c.Legend[1].Stroke, c.Legend[2].Stroke)
 
 	// Lengths within a factor of ten: a linear x axis.
 	c = readScatter(t, filepath.Join(dir, "length-ttft-in-normal-1024-256.svg"), 4)
-	c.has(t, "prompt tokens of the request (the server's count)", "TTFT (ms), log scale", "800", "1000", "1200")
+	c.Has(t, "prompt tokens of the request (the server's count)", "TTFT (ms), log scale", "800", "1000", "1200")
 	c.at(t, drawsPoints["in-normal-1024-256"], false)
 }
 
@@ -99,7 +100,7 @@ func TestLengthTTFTNone(t *testing.T) {
 		code, stdout, stderr := report(append([]string{"-o", dir}, files...)...)
 		require.Equal(t, 0, code, stderr)
 		assert.NotContains(t, stdout, "length-ttft-", files)
-		assert.NotContains(t, string(readFile(t, filepath.Join(dir, "report.md"))), "TTFT against input length", files)
+		assert.NotContains(t, string(testkit.ReadFile(t, filepath.Join(dir, "report.md"))), "TTFT against input length", files)
 	}
 	// old.json's records are read, and have no input length.
 	dir := t.TempDir()
@@ -118,7 +119,7 @@ func TestLengthTTFTNone(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.NotContains(t, stdout, "length-ttft-in-normal-1024-256.svg")
 	assert.Contains(t, stdout, "length-ttft-in-uniform-128-2048.svg")
-	s := string(readFile(t, filepath.Join(dir, "same", "report.md")))
+	s := string(testkit.ReadFile(t, filepath.Join(dir, "same", "report.md")))
 	assert.Equal(t, 1, strings.Count(s, "### TTFT against input length\n"))
 }
 
@@ -127,7 +128,7 @@ func TestLengthTTFTNone(t *testing.T) {
 func writeDraws(t *testing.T, dir, id string, noRecords bool, edit func(rec map[string]any)) string {
 	t.Helper()
 	var f map[string]any
-	require.NoError(t, json.Unmarshal(readFile(t, draws), &f))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, draws), &f))
 	f["run_id"] = id
 	data, err := json.Marshal(f)
 	require.NoError(t, err)
@@ -137,7 +138,7 @@ func writeDraws(t *testing.T, dir, id string, noRecords bool, edit func(rec map[
 		return path
 	}
 	var out []byte
-	for _, line := range strings.Split(strings.TrimSpace(string(readFile(t, "testdata/20261206T021700Z.requests.jsonl"))), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(string(testkit.ReadFile(t, "testdata/20261206T021700Z.requests.jsonl"))), "\n") {
 		var rec map[string]any
 		require.NoError(t, json.Unmarshal([]byte(line), &rec))
 		edit(rec)
@@ -179,11 +180,11 @@ func TestLengthTTFTRuns(t *testing.T) {
 	}
 	c.at(t, want, true)
 	for i := 0; i < 8; i += 2 {
-		assert.Equal(t, c.legend[i].stroke, c.legend[i+1].stroke, "a runtime and load keep their colour across runs")
-		assert.Equal(t, "ring", c.legend[i].shape)
-		assert.Equal(t, "square", c.legend[i+1].shape, "the second run's marker")
+		assert.Equal(t, c.Legend[i].Stroke, c.Legend[i+1].Stroke, "a runtime and load keep their colour across runs")
+		assert.Equal(t, "ring", c.Legend[i].shape)
+		assert.Equal(t, "square", c.Legend[i+1].shape, "the second run's marker")
 	}
-	assert.NotContains(t, string(readFile(t, filepath.Join(dir, "out", "report.md"))), "No request records beside")
+	assert.NotContains(t, string(testkit.ReadFile(t, filepath.Join(dir, "out", "report.md"))), "No request records beside")
 
 	// A later run without records: the base's points, and the note says
 	// why the later run has none.
@@ -191,8 +192,8 @@ func TestLengthTTFTRuns(t *testing.T) {
 	code, _, stderr = report("-o", filepath.Join(dir, "none"), base, none)
 	require.Equal(t, 0, code, stderr)
 	c = readScatter(t, filepath.Join(dir, "none", "length-ttft-in-normal-1024-256.svg"), 4)
-	c.has(t, "ollama, conc 1 (20261206T021700Z)")
-	md := string(readFile(t, filepath.Join(dir, "none", "report.md")))
+	c.Has(t, "ollama, conc 1 (20261206T021700Z)")
+	md := string(testkit.ReadFile(t, filepath.Join(dir, "none", "report.md")))
 	assert.Contains(t, md, "(length-ttft-in-normal-1024-256.svg)\n\n*No request records beside the summary of 20261208T021700Z.*\n")
 }
 
@@ -210,12 +211,12 @@ func TestLengthTTFTAsked(t *testing.T) {
 	code, _, stderr := report("-o", filepath.Join(dir, "some"), path)
 	require.Equal(t, 0, code, stderr)
 	c := readScatter(t, filepath.Join(dir, "some", "length-ttft-in-uniform-128-2048.svg"), 4)
-	c.has(t, "prompt tokens of the request (the server's count, else as asked), log scale")
+	c.Has(t, "prompt tokens of the request (the server's count, else as asked), log scale")
 	want := slices.Clone(drawsPoints["in-uniform-128-2048"])
 	want[2].pts = [][2]float64{{180, 41}, {900, 121}, {1700, 209}}
 	want[3].pts = [][2]float64{{400, 66}, {1000, 152}, {2040, 262}, {128, 38}}
 	c.at(t, want, true)
-	md := string(readFile(t, filepath.Join(dir, "some", "report.md")))
+	md := string(testkit.ReadFile(t, filepath.Join(dir, "some", "report.md")))
 	assert.Contains(t, md, "*The server gave no prompt token count for some requests of vllm, conc 1; vllm, conc 2: they are at the length they asked for.*")
 
 	// No server counted any.
@@ -223,11 +224,11 @@ func TestLengthTTFTAsked(t *testing.T) {
 	code, _, stderr = report("-o", filepath.Join(dir, "none"), path)
 	require.Equal(t, 0, code, stderr)
 	c = readScatter(t, filepath.Join(dir, "none", "length-ttft-in-uniform-128-2048.svg"), 4)
-	c.has(t, "input tokens the request asked for (no server count), log scale")
+	c.Has(t, "input tokens the request asked for (no server count), log scale")
 	want[0].pts = [][2]float64{{150, 114}, {620, 372}, {1900, 1088}}
 	want[1].pts = [][2]float64{{300, 221}, {1200, 930}, {2000, 1460}}
 	c.at(t, want, true)
-	md = string(readFile(t, filepath.Join(dir, "none", "report.md")))
+	md = string(testkit.ReadFile(t, filepath.Join(dir, "none", "report.md")))
 	assert.NotContains(t, md, "The server gave no prompt token count", "the axis says it")
 }
 
@@ -258,15 +259,15 @@ func TestLengthTTFTThinned(t *testing.T) {
 // scatter is what a test reads of a scatter chart: its texts, and its
 // markers.
 type scatter struct {
-	texts  []string
+	Texts  []string
 	points []marker // the data's markers, in the order drawn
-	legend []marker // the legend's, in order
+	Legend []marker // the legend's, in order
 }
 
 // marker is a glyph of width 0.5: its stroke, its shape (ring or square)
 // and its centre.
 type marker struct {
-	stroke, shape string
+	Stroke, shape string
 	x, y          float64
 }
 
@@ -281,7 +282,7 @@ func readScatter(t *testing.T, path string, n int) scatter {
 			continue
 		}
 		if x, y, ok := p.Ring(); ok {
-			ms = append(ms, marker{stroke: p.Stroke, shape: "ring", x: x, y: y})
+			ms = append(ms, marker{Stroke: p.Stroke, shape: "ring", x: x, y: y})
 			continue
 		}
 		if len(p.Points) == 4 {
@@ -289,16 +290,16 @@ func readScatter(t *testing.T, path string, n int) scatter {
 			for _, pt := range p.Points {
 				x, y = x+pt[0]/4, y+pt[1]/4
 			}
-			ms = append(ms, marker{stroke: p.Stroke, shape: "square", x: x, y: y})
+			ms = append(ms, marker{Stroke: p.Stroke, shape: "square", x: x, y: y})
 		}
 	}
 	require.GreaterOrEqual(t, len(ms), n, "a legend marker per series")
-	return scatter{texts: svg.Texts, points: ms[:len(ms)-n], legend: ms[len(ms)-n:]}
+	return scatter{Texts: svg.Texts, points: ms[:len(ms)-n], Legend: ms[len(ms)-n:]}
 }
 
-func (c scatter) has(t *testing.T, texts ...string) {
+func (c scatter) Has(t *testing.T, texts ...string) {
 	t.Helper()
-	svgtest.HasTexts(t, c.texts, texts...)
+	svgtest.HasTexts(t, c.Texts, texts...)
 }
 
 // at checks that the chart draws want: a legend entry per series, in
@@ -308,16 +309,16 @@ func (c scatter) has(t *testing.T, texts ...string) {
 // every point.
 func (c scatter) at(t *testing.T, want []scatterSeries, logX bool) {
 	t.Helper()
-	require.Len(t, c.legend, len(want))
+	require.Len(t, c.Legend, len(want))
 	var wantXY [][2]float64
 	var got []marker
 	i := 0
 	for si, s := range want {
-		c.has(t, s.label)
+		c.Has(t, s.label)
 		require.GreaterOrEqual(t, len(c.points), i+len(s.pts), "series %q", s.label)
 		for _, m := range c.points[i : i+len(s.pts)] {
-			assert.Equal(t, c.legend[si].stroke, m.stroke, "%s: drawn as its legend says", s.label)
-			assert.Equal(t, c.legend[si].shape, m.shape, "%s: drawn as its legend says", s.label)
+			assert.Equal(t, c.Legend[si].Stroke, m.Stroke, "%s: drawn as its legend says", s.label)
+			assert.Equal(t, c.Legend[si].shape, m.shape, "%s: drawn as its legend says", s.label)
 		}
 		got = append(got, c.points[i:i+len(s.pts)]...)
 		wantXY = append(wantXY, s.pts...)

@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"math"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,16 +22,7 @@ const seed = "../../testdata/seed-summary.json"
 
 // report runs the command and returns its exit code, stdout and stderr.
 func report(args ...string) (int, string, string) {
-	var stdout, stderr bytes.Buffer
-	code := command(args, &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return b
+	return testkit.Run(func(stdout, stderr io.Writer) int { return command(args, stdout, stderr) })
 }
 
 // The earlier harness's file: no prompt, no host CPU, versions as pages of
@@ -47,7 +37,7 @@ func TestSeed(t *testing.T) {
 		filepath.Join(dir, "throughput-none.svg"),
 	}, "\n")+"\n", stdout)
 
-	md := readFile(t, filepath.Join(dir, "report.md"))
+	md := testkit.ReadFile(t, filepath.Join(dir, "report.md"))
 	golden(t, "seed.md", md)
 	s := string(md)
 	// Written before BENCH_CACHE: every request sent the same prompt.
@@ -63,14 +53,14 @@ func TestSeed(t *testing.T) {
 	}
 
 	c := readChart(t, filepath.Join(dir, "ttft-none.svg"), 1)
-	c.has(t, "Time to first token — prompt (none)", xLabel, "TTFT mean (ms)", "vllm-metal", "1", "4")
-	require.Len(t, c.lines, 1)
-	c.lines[0].points(t, 2)
+	c.Has(t, "Time to first token — prompt (none)", xLabel, "TTFT mean (ms)", "vllm-metal", "1", "4")
+	require.Len(t, c.Lines, 1)
+	c.Lines[0].Points(t, 2)
 	c.onScale(t, []float64{333.8013501954265, 1135.8489938022103})
 
 	c = readChart(t, filepath.Join(dir, "throughput-none.svg"), 1)
-	c.has(t, "Aggregate output throughput — prompt (none)", "aggregate output (tok/s)", "vllm-metal")
-	require.Len(t, c.lines, 1)
+	c.Has(t, "Aggregate output throughput — prompt (none)", "aggregate output (tok/s)", "vllm-metal")
+	require.Len(t, c.Lines, 1)
 	c.onScale(t, []float64{23.516827822391825, 54.66256367620249})
 }
 
@@ -93,7 +83,7 @@ func TestOneRun(t *testing.T) {
 	assert.Equal(t, strings.Join(append([]string{"report.md"}, want...), "\n")+"\n",
 		strings.ReplaceAll(stdout, dir+string(filepath.Separator), ""), "the charts in the order report.md shows them")
 
-	md := readFile(t, filepath.Join(dir, "report.md"))
+	md := testkit.ReadFile(t, filepath.Join(dir, "report.md"))
 	golden(t, "old.md", md)
 	s := string(md)
 	assert.Contains(t, s, "ollama 0.32.14, vllm-metal 0.28.0+cpu")
@@ -107,14 +97,14 @@ func TestOneRun(t *testing.T) {
 
 	for _, p := range []string{"short", "code"} {
 		c := readChart(t, filepath.Join(dir, "ttft-"+p+".svg"), 2)
-		c.has(t, "Time to first token — prompt "+p, "ollama", "vllm-metal", "1", "2", "4")
-		require.Len(t, c.lines, 2, "one line per runtime")
-		assert.NotEqual(t, c.lines[0].stroke, c.lines[1].stroke, "a colour per runtime")
-		for _, l := range c.lines {
-			l.points(t, 3)
+		c.Has(t, "Time to first token — prompt "+p, "ollama", "vllm-metal", "1", "2", "4")
+		require.Len(t, c.Lines, 2, "one line per runtime")
+		assert.NotEqual(t, c.Lines[0].Stroke, c.Lines[1].Stroke, "a colour per runtime")
+		for _, l := range c.Lines {
+			l.Points(t, 3)
 		}
 		c = readChart(t, filepath.Join(dir, "throughput-"+p+".svg"), 2)
-		require.Len(t, c.lines, 2)
+		require.Len(t, c.Lines, 2)
 		// The points are at the file's figures, on one scale from zero.
 		r, err := readRun("testdata/old.json")
 		require.NoError(t, err)
@@ -132,18 +122,18 @@ func TestOneRun(t *testing.T) {
 		// TTFT and, vllm-metal reasoning, TTFC: four panels of a line
 		// per runtime, the legend in the last.
 		c = readChart(t, filepath.Join(dir, "latency-"+p+".svg"), 2)
-		c.has(t, "Time to first token and to the answer (TTFC), p50 and p99 — prompt "+p,
+		c.Has(t, "Time to first token and to the answer (TTFC), p50 and p99 — prompt "+p,
 			"TTFT p50", "TTFT p99", "TTFC p50", "TTFC p99", "TTFT p99 (ms)", "TTFC p50 (ms)", xLabel+", log scale", "ollama", "vllm-metal")
-		require.Len(t, c.lines, 8)
-		for i, l := range c.lines {
-			l.points(t, 3)
-			assert.Equal(t, c.legend[i%2].stroke, l.stroke, "panel %d, line %d: the runtime's colour", i/2, i%2)
+		require.Len(t, c.Lines, 8)
+		for i, l := range c.Lines {
+			l.Points(t, 3)
+			assert.Equal(t, c.Legend[i%2].Stroke, l.Stroke, "panel %d, line %d: the runtime's colour", i/2, i%2)
 		}
 
 		// No chunk times in the records: each request's TPOT.
 		c = readChart(t, filepath.Join(dir, "tpot-"+p+".svg"), 2)
-		c.has(t, "Time per output token distribution (per request) — prompt "+p, "TPOT of a request (ms), log scale", "share of requests ≤ x")
-		require.Len(t, c.lines, 2)
+		c.Has(t, "Time per output token distribution (per request) — prompt "+p, "TPOT of a request (ms), log scale", "share of requests ≤ x")
+		require.Len(t, c.Lines, 2)
 		recs := readRecords(r)
 		for i, rt := range []string{"ollama", "vllm-metal"} {
 			d := recs.by[[2]string{rt, p}]
@@ -153,12 +143,12 @@ func TestOneRun(t *testing.T) {
 			}
 			assert.Len(t, d.tpot, requests, "%s: timed, successful requests only", rt)
 			assert.Empty(t, d.gaps)
-			c.lines[i].cdf(t, len(d.tpot))
+			isCDF(t, c.Lines[i], len(d.tpot))
 		}
 
 		c = readChart(t, filepath.Join(dir, "energy-"+p+".svg"), 2)
-		c.has(t, "Energy per output token — prompt "+p, "energy per output token (J/tok)", xLabel+", log scale", "ollama", "vllm-metal")
-		require.Len(t, c.lines, 2)
+		c.Has(t, "Energy per output token — prompt "+p, "energy per output token (J/tok)", xLabel+", log scale", "ollama", "vllm-metal")
+		require.Len(t, c.Lines, 2)
 		c.onScale(t, energy)
 	}
 }
@@ -170,7 +160,7 @@ func TestVersions(t *testing.T) {
 	code, stdout, stderr := report("-o", dir, "testdata/old.json", "testdata/new.json")
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, 13, strings.Count(stdout, "\n"), "report.md and twelve charts")
-	md := readFile(t, filepath.Join(dir, "report.md"))
+	md := testkit.ReadFile(t, filepath.Join(dir, "report.md"))
 	golden(t, "versions.md", md)
 	s := string(md)
 
@@ -227,23 +217,23 @@ func TestVersions(t *testing.T) {
 	c := readChart(t, filepath.Join(dir, "throughput-short.svg"), 4)
 	// ollama's version is the same in both runs: its lines are named by
 	// run; vllm-metal's by its versions, which tell them apart.
-	c.has(t, "ollama (20261201T021700Z)", "ollama (20261202T021700Z)",
+	c.Has(t, "ollama (20261201T021700Z)", "ollama (20261202T021700Z)",
 		"vllm-metal 0.28.0+cpu", "vllm-metal 0.29.1", "1", "2", "4", "8",
 		xLabel+", log scale")
-	require.Len(t, c.lines, 4, "a line per runtime and run")
-	assert.Equal(t, c.lines[0].stroke, c.lines[1].stroke, "a runtime keeps its colour")
-	assert.NotEqual(t, c.lines[0].dash, c.lines[1].dash, "each run its dash")
-	assert.NotEqual(t, c.lines[0].stroke, c.lines[2].stroke)
-	c.lines[3].points(t, 4) // vllm-metal's second night has concurrency 8 too
+	require.Len(t, c.Lines, 4, "a line per runtime and run")
+	assert.Equal(t, c.Lines[0].Stroke, c.Lines[1].Stroke, "a runtime keeps its colour")
+	assert.NotEqual(t, c.Lines[0].Dash, c.Lines[1].Dash, "each run its dash")
+	assert.NotEqual(t, c.Lines[0].Stroke, c.Lines[2].Stroke)
+	c.Lines[3].Points(t, 4) // vllm-metal's second night has concurrency 8 too
 
 	// ollama code at concurrency 4 failed: the second night's line stops at 1.
 	c = readChart(t, filepath.Join(dir, "ttft-code.svg"), 4)
-	require.Len(t, c.lines, 3, "a single point draws a marker, no line")
-	assert.Equal(t, c.legend[0].stroke, c.legend[1].stroke)
-	c.lines[0].points(t, 3) // ollama, first night: 1, 2, 4
-	c.lines[1].points(t, 3) // vllm-metal, both nights
-	c.lines[2].points(t, 3)
-	assert.Equal(t, c.legend[2].stroke, c.lines[1].stroke)
+	require.Len(t, c.Lines, 3, "a single point draws a marker, no line")
+	assert.Equal(t, c.Legend[0].Stroke, c.Legend[1].Stroke)
+	c.Lines[0].Points(t, 3) // ollama, first night: 1, 2, 4
+	c.Lines[1].Points(t, 3) // vllm-metal, both nights
+	c.Lines[2].Points(t, 3)
+	assert.Equal(t, c.Legend[2].Stroke, c.Lines[1].Stroke)
 
 	// The knees: ollama's first night at 4, vllm-metal's both nights at
 	// 2; ringed on their lines' points, with one legend entry.
@@ -256,22 +246,22 @@ func TestVersions(t *testing.T) {
 		{"code", [][2]int{{0, 1}, {1, 1}, {2, 1}}},
 	} {
 		c := readChart(t, filepath.Join(dir, "throughput-"+tc.prompt+".svg"), 4)
-		c.has(t, kneeLabel)
-		require.Len(t, c.knees, len(tc.knees)+1, "%s: the knees and the legend's sample", tc.prompt)
+		c.Has(t, kneeLabel)
+		require.Len(t, c.Rings, len(tc.knees)+1, "%s: the knees and the legend's sample", tc.prompt)
 		for i, k := range tc.knees {
-			assert.InDelta(t, c.lines[k[0]].xy[k[1]][0], c.knees[i][0], 0.01, "%s knee %d", tc.prompt, i)
-			assert.InDelta(t, c.lines[k[0]].xy[k[1]][1], c.knees[i][1], 0.01, "%s knee %d", tc.prompt, i)
+			assert.InDelta(t, c.Lines[k[0]].XY[k[1]][0], c.Rings[i].X, 0.01, "%s knee %d", tc.prompt, i)
+			assert.InDelta(t, c.Lines[k[0]].XY[k[1]][1], c.Rings[i].Y, 0.01, "%s knee %d", tc.prompt, i)
 		}
 	}
 	c = readChart(t, filepath.Join(dir, "ttft-short.svg"), 4)
-	assert.Empty(t, c.knees, "only the throughput chart marks the knees")
+	assert.Empty(t, c.Rings, "only the throughput chart marks the knees")
 
 	// The ITL distribution, from the second night's chunk times only: the
 	// first night recorded none, and says so.
 	c = readChart(t, filepath.Join(dir, "itl-short.svg"), 2)
-	c.has(t, "Inter-token latency distribution — prompt short", "gap between text chunks (ms), log scale", "share of gaps ≤ x",
+	c.Has(t, "Inter-token latency distribution — prompt short", "gap between text chunks (ms), log scale", "share of gaps ≤ x",
 		"ollama (20261202T021700Z)", "vllm-metal 0.29.1")
-	require.Len(t, c.lines, 2)
+	require.Len(t, c.Lines, 2)
 	assert.Contains(t, s, "Left out, recorded without chunk times (BENCH_RECORD_CHUNKS=1 records them): ollama (20261201T021700Z), vllm-metal 0.28.0+cpu.")
 	recs := readRecords(&run{File: "testdata/new.json", ID: "20261202T021700Z"})
 	require.NoError(t, recs.err)
@@ -283,21 +273,21 @@ func TestVersions(t *testing.T) {
 		requests := 2*(1+2+4) + 3 + 12 + i*2*8
 		assert.Equal(t, (chunks-1)*requests, len(d.gaps), rt)
 		assert.Less(t, slices.Max(d.gaps), 1.0, "%s: the warm-up's gaps of a second are left out", rt)
-		c.lines[i].cdf(t, len(d.gaps))
+		isCDF(t, c.Lines[i], len(d.gaps))
 	}
 	_, err := os.Stat(filepath.Join(dir, "tpot-short.svg"))
 	assert.True(t, os.IsNotExist(err), "no TPOT chart where there is the ITL's")
 
 	// The open loop's charts, against the rate.
 	c = readChart(t, filepath.Join(dir, "rate-ttft-short.svg"), 4)
-	c.has(t, "Time to first token at a request rate, p50 and p99 — prompt short", "TTFT p50", "TTFT p99", xLabelRate, "0.5", "2")
-	require.Len(t, c.lines, 8, "two panels of a line per runtime and night")
-	for _, l := range c.lines {
-		l.points(t, 2)
+	c.Has(t, "Time to first token at a request rate, p50 and p99 — prompt short", "TTFT p50", "TTFT p99", xLabelRate, "0.5", "2")
+	require.Len(t, c.Lines, 8, "two panels of a line per runtime and night")
+	for _, l := range c.Lines {
+		l.Points(t, 2)
 	}
 	c = readChart(t, filepath.Join(dir, "goodput-short.svg"), 4)
-	c.has(t, "Goodput — prompt short", "goodput (requests/s meeting the SLO)", xLabelRate)
-	require.Len(t, c.lines, 4)
+	c.Has(t, "Goodput — prompt short", "goodput (requests/s meeting the SLO)", xLabelRate)
+	require.Len(t, c.Lines, 4)
 }
 
 // -charts=false: report.md only, with no links to charts.
@@ -309,9 +299,9 @@ func TestNoCharts(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 1)
-	md := string(readFile(t, filepath.Join(dir, "report.md")))
+	md := string(testkit.ReadFile(t, filepath.Join(dir, "report.md")))
 	assert.NotContains(t, md, "![")
-	with := string(readFile(t, "testdata/versions.md"))
+	with := string(testkit.ReadFile(t, "testdata/versions.md"))
 	assert.Equal(t, regexp.MustCompile(`\n(!\[[^\n]*\n)+(\n\*[^\n]*\*\n)*`).ReplaceAllString(with, ""), md,
 		"the same report without the image lines and the charts' notes")
 }
@@ -336,7 +326,7 @@ func TestChartsStable(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 	}
 	for _, name := range []string{"ttft-short.svg", "throughput-code.svg", "latency-short.svg", "itl-short.svg", "rate-ttft-short.svg"} {
-		assert.Equal(t, readFile(t, filepath.Join(a, name)), readFile(t, filepath.Join(b, name)))
+		assert.Equal(t, testkit.ReadFile(t, filepath.Join(a, name)), testkit.ReadFile(t, filepath.Join(b, name)))
 	}
 }
 
@@ -432,103 +422,39 @@ func TestSlugs(t *testing.T) {
 	assert.Equal(t, "prompt", promptFileName("..", taken))
 }
 
-// chart is what a test reads of an SVG chart.
-type chart struct {
-	texts  []string
-	bottom float64 // y of the y axis' lowest point, the value 0
-	lines  []line  // the data lines, in the order drawn; a line of one point has none
-	legend []line  // the legend's samples of the lines, in order
-	// knees are the centres of the knee markers, the legend's last.
-	knees [][2]float64
-}
+// chart is a line chart read back (internal/svgtest).
+type chart struct{ svgtest.Chart }
 
-// line is one stroked path of width 1.5: the width of data lines and of
-// their legend samples, nothing else.
-type line struct {
-	stroke, dash string
-	xy           [][2]float64
-}
-
-// readChart parses the SVG at path, which must be well-formed XML, with a
-// legend of n entries; where there are as many lines, each must be drawn
-// as its legend sample.
+// readChart is svgtest.ReadChart: a legend of n entries, each line drawn
+// as its sample where there are as many.
 func readChart(t *testing.T, path string, n int) chart {
 	t.Helper()
-	c := parseChart(t, path, n)
-	if len(c.lines) == n {
-		for i, l := range c.lines {
-			assert.Equal(t, c.legend[i].stroke, l.stroke, "line %d is drawn as its legend says", i)
-			assert.Equal(t, c.legend[i].dash, l.dash, "line %d is drawn as its legend says", i)
-		}
-	}
-	return c
+	return chart{svgtest.ReadChart(t, path, n)}
 }
 
-// parseChart parses the SVG at path, which must be well-formed XML, with
-// n legend samples of lines after its lines.
+// parseChart is svgtest.ParseChart: n legend samples of lines after them.
 func parseChart(t *testing.T, path string, n int) chart {
 	t.Helper()
-	svg := svgtest.Read(t, path)
-	c := chart{texts: svg.Texts}
-	var paths []line
-	axisLen := 0.0
-	for _, p := range svg.Paths {
-		switch p.Width {
-		case 0.5:
-			// The y axis is the longest vertical line of width 0.5.
-			if pts := p.Points; len(pts) == 2 && pts[0][0] == pts[1][0] {
-				if l := math.Abs(pts[1][1] - pts[0][1]); l > axisLen {
-					axisLen, c.bottom = l, min(pts[0][1], pts[1][1])
-				}
-			}
-		case 1.25:
-			x, y, ok := p.Ring()
-			require.True(t, ok, "a knee marker is a ring: %s", p.D)
-			c.knees = append(c.knees, [2]float64{x, y})
-		case 1.5:
-			paths = append(paths, line{stroke: p.Stroke, dash: p.Dash, xy: p.Points})
-		}
-	}
-	// The legend draws a sample of each line after all the lines.
-	require.GreaterOrEqual(t, len(paths), n, "a legend sample per line")
-	c.lines, c.legend = paths[:len(paths)-n], paths[len(paths)-n:]
-	for _, s := range c.legend {
-		require.Len(t, s.xy, 2, "legend sample")
-		assert.Equal(t, s.xy[0][1], s.xy[1][1], "a legend sample is level")
-	}
-	return c
+	return chart{svgtest.ParseChart(t, path, n)}
 }
 
-// has checks that the chart shows each text (title, axis labels, legend
-// entries, tick labels).
-func (c chart) has(t *testing.T, texts ...string) {
-	t.Helper()
-	svgtest.HasTexts(t, c.texts, texts...)
-}
-
-// points checks that the line has n points, left to right.
-func (l line) points(t *testing.T, n int) {
-	t.Helper()
-	svgtest.LeftToRight(t, l.xy, n)
-}
-
-// cdf checks that the line draws the steps of the distribution of n
+// isCDF checks that the line draws the steps of the distribution of n
 // values, every one of them (n ≤ cdfPoints): up from the share below each
 // value to the share at or below it, left to right, to the top.
-func (l line) cdf(t *testing.T, n int) {
+func isCDF(t *testing.T, l svgtest.Line, n int) {
 	t.Helper()
-	require.NotEmpty(t, l.xy)
-	require.Zero(t, len(l.xy)%2, "two points a step")
-	assert.LessOrEqual(t, len(l.xy), 2*n)
-	for i := 0; i < len(l.xy); i += 2 {
-		assert.Equal(t, l.xy[i][0], l.xy[i+1][0], "a step is upright")
+	require.NotEmpty(t, l.XY)
+	require.Zero(t, len(l.XY)%2, "two points a step")
+	assert.LessOrEqual(t, len(l.XY), 2*n)
+	for i := 0; i < len(l.XY); i += 2 {
+		assert.Equal(t, l.XY[i][0], l.XY[i+1][0], "a step is upright")
 		if i > 0 {
-			assert.GreaterOrEqual(t, l.xy[i][0], l.xy[i-1][0], "left to right")
-			assert.Equal(t, l.xy[i][1], l.xy[i-1][1], "level between steps")
+			assert.GreaterOrEqual(t, l.XY[i][0], l.XY[i-1][0], "left to right")
+			assert.Equal(t, l.XY[i][1], l.XY[i-1][1], "level between steps")
 		}
 	}
-	top := l.xy[len(l.xy)-1][1]
-	for _, p := range l.xy {
+	top := l.XY[len(l.XY)-1][1]
+	for _, p := range l.XY {
 		assert.LessOrEqual(t, p[1], top, "ends at the top (y grows up: vgsvg flips the page)")
 	}
 }
@@ -537,14 +463,14 @@ func (l line) cdf(t *testing.T, n int) {
 // values on an axis from zero: y = bottom + k·v, the same k > 0 for all.
 func (c chart) onScale(t *testing.T, values []float64) {
 	t.Helper()
-	ys := c.ys()
+	ys := c.YS()
 	require.Len(t, ys, len(values))
-	require.NotZero(t, c.bottom, "found the y axis")
+	require.NotZero(t, c.Bottom, "found the y axis")
 	i := slices.Index(values, slices.Max(values))
-	k := (ys[i] - c.bottom) / values[i]
+	k := (ys[i] - c.Bottom) / values[i]
 	assert.Greater(t, k, 0.0)
 	for i, v := range values {
-		assert.InDelta(t, c.bottom+k*v, ys[i], 0.01, "point %d (%v)", i, v)
+		assert.InDelta(t, c.Bottom+k*v, ys[i], 0.01, "point %d (%v)", i, v)
 	}
 }
 
@@ -560,7 +486,7 @@ func TestFailuresAndIncomplete(t *testing.T) {
  {"runtime":"vllm","prompt":"short","concurrency":1,"successes":3,"failures":0,"errors":{}}]}`), 0o644))
 	code, _, stderr := report("-charts=false", "-o", dir, path)
 	require.Equal(t, 0, code, stderr)
-	md := string(readFile(t, filepath.Join(dir, "report.md")))
+	md := string(testkit.ReadFile(t, filepath.Join(dir, "report.md")))
 	assert.Contains(t, md, "| 20261202T133437Z (incomplete) |")
 	assert.Contains(t, md, "| linux-6.1.0-amd64, Virtual CPU | — | warm | 2 |", "the CPU's padding gone")
 	assert.Contains(t, md, "## Failures\n")
@@ -571,7 +497,7 @@ func TestFailuresAndIncomplete(t *testing.T) {
 
 	code, _, stderr = report("-charts=false", "-o", dir, seed)
 	require.Equal(t, 0, code, stderr)
-	md = string(readFile(t, filepath.Join(dir, "report.md")))
+	md = string(testkit.ReadFile(t, filepath.Join(dir, "report.md")))
 	assert.NotContains(t, md, "## Failures", "no section without failures")
 	assert.NotContains(t, md, "(incomplete)", "a file without the key is not called incomplete")
 }
@@ -582,7 +508,7 @@ func TestCacheModes(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := report("-o", dir, "testdata/old.json", "testdata/warm.json")
 	require.Equal(t, 0, code, stderr)
-	md := readFile(t, filepath.Join(dir, "report.md"))
+	md := testkit.ReadFile(t, filepath.Join(dir, "report.md"))
 	golden(t, "cache.md", md)
 	s := string(md)
 	warning := "> **Warning: these runs differ in cache mode** (cold: 20261201T021700Z; warm: 20261201T031700Z)."
@@ -597,13 +523,13 @@ func TestCacheModes(t *testing.T) {
 		"|  | | 20261201T031700Z | as asked | 14.0 | 13.0 | 0 | length 2 |")
 	// The warm run has no request records: no distribution lines of its own.
 	c := readChart(t, filepath.Join(dir, "tpot-short.svg"), 2)
-	c.has(t, "Time per output token distribution (per request) — prompt short", "ollama (20261201T021700Z)", "vllm-metal (20261201T021700Z)")
+	c.Has(t, "Time per output token distribution (per request) — prompt short", "ollama (20261201T021700Z)", "vllm-metal (20261201T021700Z)")
 	assert.Contains(t, s, "No request records beside the summary of 20261201T031700Z.")
 
 	// The seed (warm: written before BENCH_CACHE) against a cold run.
 	code, _, stderr = report("-charts=false", "-o", dir, seed, "testdata/old.json")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, string(readFile(t, filepath.Join(dir, "report.md"))),
+	assert.Contains(t, string(testkit.ReadFile(t, filepath.Join(dir, "report.md"))),
 		"> **Warning: these runs differ in cache mode** (warm: 20260831T114727Z; cold: 20261201T021700Z).")
 }
 
@@ -613,9 +539,9 @@ func TestCacheModes(t *testing.T) {
 func TestOldKeys(t *testing.T) {
 	dir := t.TempDir()
 	var f map[string]any
-	require.NoError(t, json.Unmarshal(readFile(t, "testdata/old.json"), &f))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, "testdata/old.json"), &f))
 	var seedFile map[string]any
-	require.NoError(t, json.Unmarshal(readFile(t, seed), &seedFile))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, seed), &seedFile))
 	keep := func(m, like map[string]any) {
 		for k := range m {
 			if _, ok := like[k]; !ok {
@@ -645,7 +571,7 @@ func TestOldKeys(t *testing.T) {
 
 	code, stdout, stderr := report("-o", filepath.Join(dir, "out"), path, "testdata/old.json")
 	require.Equal(t, 0, code, stderr)
-	s := string(readFile(t, filepath.Join(dir, "out", "report.md")))
+	s := string(testkit.ReadFile(t, filepath.Join(dir, "out", "report.md")))
 	// Its TTFT p99, goodput and SLO attainment are missing; the later
 	// run's have no change.
 	assert.Contains(t, s, "| ollama | 1 | 20261130T021700Z | qwen3.8:27b-mlx | 251.2 | 251.2 | 252.4 | — | 29.9 | 28.2 | 28.2 | — | — | 2 | 0 |\n"+
@@ -658,16 +584,16 @@ func TestOldKeys(t *testing.T) {
 	assert.NotContains(t, s, "| 20261130T021700Z | 4 | 4 |", "no sweep")
 	// Its lines are missing from the charts of later figures.
 	c := readChart(t, filepath.Join(dir, "out", "energy-short.svg"), 2)
-	require.Len(t, c.lines, 2)
-	c.has(t, "ollama (20261201T021700Z)", "vllm-metal (20261201T021700Z)")
+	require.Len(t, c.Lines, 2)
+	c.Has(t, "ollama (20261201T021700Z)", "vllm-metal (20261201T021700Z)")
 	c = readChart(t, filepath.Join(dir, "out", "ttft-short.svg"), 4)
-	require.Len(t, c.lines, 4)
+	require.Len(t, c.Lines, 4)
 
 	// Alone, it has only the first tables and charts.
 	code, stdout, stderr = report("-o", filepath.Join(dir, "alone"), path)
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, 5, strings.Count(stdout, "\n"), "report.md, and the TTFT and throughput charts of each prompt:\n%s", stdout)
-	s = string(readFile(t, filepath.Join(dir, "alone", "report.md")))
+	s = string(testkit.ReadFile(t, filepath.Join(dir, "alone", "report.md")))
 	assert.NotContains(t, s, "###")
 }
 
@@ -688,14 +614,14 @@ func TestLatencyPanels(t *testing.T) {
 	}
 	assert.NotContains(t, stdout, "goodput-p.svg", "no goodput without an SLO")
 	c := readChart(t, filepath.Join(dir, "latency-p.svg"), 1)
-	c.has(t, "Time to first token, p50 and p99 — prompt p", "TTFT p50", "TTFT p99", xLabel)
-	assert.NotContains(t, c.texts, "TTFC p50")
-	require.Len(t, c.lines, 2)
-	c.lines[0].points(t, 2)
+	c.Has(t, "Time to first token, p50 and p99 — prompt p", "TTFT p50", "TTFT p99", xLabel)
+	assert.NotContains(t, c.Texts, "TTFC p50")
+	require.Len(t, c.Lines, 2)
+	c.Lines[0].Points(t, 2)
 	c = readChart(t, filepath.Join(dir, "rate-ttft-p.svg"), 1)
-	c.has(t, "5", xLabelRate)
-	assert.Empty(t, c.lines, "one rate: a marker, no line")
-	s := string(readFile(t, filepath.Join(dir, "report.md")))
+	c.Has(t, "5", xLabelRate)
+	assert.Empty(t, c.Lines, "one rate: a marker, no line")
+	s := string(testkit.ReadFile(t, filepath.Join(dir, "report.md")))
 	assert.Contains(t, s, "| sim | 5 | — | 4.90 | — | — | 50.0 | 80.0 | 9 | — |\n", "open loop, no SLO columns")
 }
 
@@ -705,7 +631,7 @@ func TestLatencyPanels(t *testing.T) {
 func TestRecordsFiles(t *testing.T) {
 	dir := t.TempDir()
 	copyTo := func(from, to string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, to), readFile(t, from), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, to), testkit.ReadFile(t, from), 0o644))
 	}
 	copyTo("testdata/old.json", "old.json")
 	copyTo("testdata/20261201T021700Z.requests.jsonl", "20261201T021700Z.requests.jsonl")
@@ -721,14 +647,14 @@ func TestRecordsFiles(t *testing.T) {
 	c := readChart(t, filepath.Join(dir, "out", "tpot-short.svg"), 2)
 	// vllm-metal's versions differ between the runs: its lines are named
 	// by version; ollama's are the same, so its by run.
-	c.has(t, "ollama (20261201T021700Z)", "vllm-metal 0.28.0+cpu")
-	assert.NotContains(t, c.texts, "ollama (20261202T021700Z)")
-	md := string(readFile(t, filepath.Join(dir, "out", "report.md")))
+	c.Has(t, "ollama (20261201T021700Z)", "vllm-metal 0.28.0+cpu")
+	assert.NotContains(t, c.Texts, "ollama (20261202T021700Z)")
+	md := string(testkit.ReadFile(t, filepath.Join(dir, "out", "report.md")))
 	assert.Contains(t, md, "The request records of 20261202T021700Z could not be read (report says why).")
 
 	// No run ID: <name>.requests.jsonl beside <name>.json.
 	var f map[string]any
-	require.NoError(t, json.Unmarshal(readFile(t, "testdata/old.json"), &f))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, "testdata/old.json"), &f))
 	delete(f, "run_id")
 	data, err := json.Marshal(f)
 	require.NoError(t, err)
@@ -744,7 +670,7 @@ func TestRecordsFiles(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.NotContains(t, stdout, "tpot-")
 	assert.NotContains(t, stdout, "itl-")
-	assert.NotContains(t, string(readFile(t, filepath.Join(dir, "warm", "report.md"))), "request records")
+	assert.NotContains(t, string(testkit.ReadFile(t, filepath.Join(dir, "warm", "report.md"))), "request records")
 }
 
 func TestCDF(t *testing.T) {
@@ -796,23 +722,12 @@ func TestSweepRepetitions(t *testing.T) {
  {"runtime":"sim","prompt":"p","concurrency":2,"successes":8,"aggregate_output_tps_mean":19}]}`), 0o644))
 	code, _, stderr := report("-o", dir, path)
 	require.Equal(t, 0, code, stderr)
-	s := string(readFile(t, filepath.Join(dir, "report.md")))
+	s := string(testkit.ReadFile(t, filepath.Join(dir, "report.md")))
 	assert.Contains(t, s, "| runtime | bound | stopped at | knee | why |\n|---|---:|---:|---:|---|\n"+
 		"| sim | 2 | 2 | 2 | reached the sweep's bound, 2, still growing (in 3 repetitions) |\n"+
 		"| sim | 2 | 2 | 1 | aggregate throughput grew +1.0% (10.0 → 10.1 tok/s), less than 5% |\n")
 	c := readChart(t, filepath.Join(dir, "throughput-p.svg"), 1)
-	require.Len(t, c.knees, 3, "knees at 2 and 1, and the legend's sample")
-}
-
-// ys are the heights of the lines' points, line by line, in order.
-func (c chart) ys() []float64 {
-	var ys []float64
-	for _, l := range c.lines {
-		for _, p := range l.xy {
-			ys = append(ys, p[1])
-		}
-	}
-	return ys
+	require.Len(t, c.Rings, 3, "knees at 2 and 1, and the legend's sample")
 }
 
 // golden compares got with testdata/name (testkit.Golden).
@@ -827,7 +742,7 @@ func golden(t *testing.T, name string, got []byte) {
 func laterRun(t *testing.T, dir, fixture, id string, edit func(row map[string]any) bool) string {
 	t.Helper()
 	var f map[string]any
-	require.NoError(t, json.Unmarshal(readFile(t, fixture), &f))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, fixture), &f))
 	f["run_id"] = id
 	var rows []any
 	for _, x := range f["summary"].([]any) {
@@ -848,7 +763,7 @@ func laterRun(t *testing.T, dir, fixture, id string, edit func(row map[string]an
 func TestHostsSideBySide(t *testing.T) {
 	dir := t.TempDir()
 	var f map[string]any
-	require.NoError(t, json.Unmarshal(readFile(t, "testdata/new.json"), &f))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, "testdata/new.json"), &f))
 	write := func(name, id, host string) string {
 		f["run_id"] = id
 		f["host"].(map[string]any)["label"] = host
@@ -864,18 +779,18 @@ func TestHostsSideBySide(t *testing.T) {
 
 	code, _, stderr := report("-o", filepath.Join(dir, "two"), m2, m4)
 	require.Equal(t, 0, code, stderr)
-	s := string(readFile(t, filepath.Join(dir, "two", "report.md")))
+	s := string(testkit.ReadFile(t, filepath.Join(dir, "two", "report.md")))
 	assert.Contains(t, s, "| mac-m2 (base) | `"+m2+"` |")
 	assert.Contains(t, s, "| mac-m4 | `"+m4+"` | 2026-")
 	assert.Contains(t, s, "| mac-m2: darwin-24.6.0-arm64", "the host column names the machine")
 	c := parseChart(t, filepath.Join(dir, "two", "ttft-short.svg"), 0)
-	assert.Contains(t, c.texts, "ollama (mac-m2)")
-	assert.Contains(t, c.texts, "ollama (mac-m4)")
+	assert.Contains(t, c.Texts, "ollama (mac-m2)")
+	assert.Contains(t, c.Texts, "ollama (mac-m4)")
 
 	// A host with two runs: its runs keep their IDs after the host.
 	code, _, stderr = report("-o", filepath.Join(dir, "three"), m2, m4, m4later)
 	require.Equal(t, 0, code, stderr)
-	s = string(readFile(t, filepath.Join(dir, "three", "report.md")))
+	s = string(testkit.ReadFile(t, filepath.Join(dir, "three", "report.md")))
 	assert.Contains(t, s, "| mac-m2 (base) |")
 	assert.Contains(t, s, "| mac-m4 20261201T021900Z |")
 	assert.Contains(t, s, "| mac-m4 20261202T021900Z |")
@@ -883,5 +798,5 @@ func TestHostsSideBySide(t *testing.T) {
 	// One host: runs are named by their IDs, as before.
 	code, _, stderr = report("-o", filepath.Join(dir, "one"), m4, m4later)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, string(readFile(t, filepath.Join(dir, "one", "report.md"))), "| 20261201T021900Z (base) |")
+	assert.Contains(t, string(testkit.ReadFile(t, filepath.Join(dir, "one", "report.md"))), "| 20261201T021900Z (base) |")
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // Rows whose requests carried tools get a tool calls table: the replies
@@ -38,7 +40,7 @@ func TestToolCallsTable(t *testing.T) {
 		out := filepath.Join(dir, "out")
 		code, _, stderr := report(append([]string{"-charts=false", "-o", out}, files...)...)
 		require.Equal(t, 0, code, stderr)
-		return string(readFile(t, filepath.Join(out, "report.md")))
+		return string(testkit.ReadFile(t, filepath.Join(out, "report.md")))
 	}
 
 	s := md(base)

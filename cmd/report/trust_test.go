@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // What lets a reader trust the changes a report states: their test
@@ -51,9 +53,9 @@ func lineAfter(t *testing.T, s, prefix string) string {
 func TestChangesCarryPValues(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "20261201T021700Z.json")
-	require.NoError(t, os.WriteFile(base, readFile(t, "testdata/old.json"), 0o644))
+	require.NoError(t, os.WriteFile(base, testkit.ReadFile(t, "testdata/old.json"), 0o644))
 	later := filepath.Join(dir, "20261202T021700Z.json")
-	require.NoError(t, os.WriteFile(later, readFile(t, "testdata/new.json"), 0o644))
+	require.NoError(t, os.WriteFile(later, testkit.ReadFile(t, "testdata/new.json"), 0o644))
 	// Six leaf runs each: vllm-metal decodes 10% faster in every leaf run
 	// of the later night; its TTFT's leaf runs overlap.
 	writeTxt(t, dir, "20261201T021700Z", 6, func(i int) float64 { return 24.9 + 0.1*float64(i) }, func(i int) float64 { return 0.33 + 0.01*float64(i) })
@@ -62,7 +64,7 @@ func TestChangesCarryPValues(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	code, _, stderr := report("-charts=false", "-o", out, base, later)
 	require.Equal(t, 0, code, stderr)
-	s := string(readFile(t, filepath.Join(out, "report.md")))
+	s := string(testkit.ReadFile(t, filepath.Join(out, "report.md")))
 	assert.Contains(t, s, "p below 0.05 is a change beyond noise")
 	next := lineAfter(t, s, "| vllm-metal | 1 | 20261201T021700Z | qwen3.8-27b-nvfp4 |")
 	// The columns: model, TTFT mean, p50, p95, p99, decode, …
@@ -79,14 +81,14 @@ func TestChangesCarryPValues(t *testing.T) {
 	writeTxt(t, dir, "20261202T021700Z", 3, func(i int) float64 { return 27.4 + 0.1*float64(i) }, func(i int) float64 { return 0.3 })
 	code, _, stderr = report("-charts=false", "-o", out, base, later)
 	require.Equal(t, 0, code, stderr)
-	s = string(readFile(t, filepath.Join(out, "report.md")))
+	s = string(testkit.ReadFile(t, filepath.Join(out, "report.md")))
 	assert.Contains(t, lineAfter(t, s, "| vllm-metal | 1 | 20261201T021700Z | qwen3.8-27b-nvfp4 |"), "| 27.4 (+10.0%, p=0.024 n=6+3) |")
 
 	// Without the later run's .txt: said, and no p.
 	require.NoError(t, os.Remove(filepath.Join(dir, "20261202T021700Z.txt")))
 	code, _, stderr = report("-charts=false", "-o", out, base, later)
 	require.Equal(t, 0, code, stderr)
-	s = string(readFile(t, filepath.Join(out, "report.md")))
+	s = string(testkit.ReadFile(t, filepath.Join(out, "report.md")))
 	assert.Contains(t, s, "No .txt (or none readable) beside the summary of 20261202T021700Z: no change against it carries a p-value.")
 	assert.NotContains(t, s, "p=0.")
 }
@@ -117,7 +119,7 @@ func TestCanaryChanges(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	code, _, stderr := report("-charts=false", "-o", out, base, later)
 	require.Equal(t, 0, code, stderr)
-	s := string(readFile(t, filepath.Join(out, "report.md")))
+	s := string(testkit.ReadFile(t, filepath.Join(out, "report.md")))
 	assert.Contains(t, s, "## Canary replies\n")
 	assert.Contains(t, s, "- vllm-metal 0.28.0+cpu → 0.29.1: canary reply of prompt short changed at character 31\n")
 	assert.Contains(t, s, "- vllm-metal 0.28.0+cpu → 0.29.1: canary reply of prompt code changed at character 31\n")
@@ -127,7 +129,7 @@ func TestCanaryChanges(t *testing.T) {
 	same := withCanary("later", "20261202T021700Z", func(string) string { return "The capital of France is Paris." })
 	code, _, stderr = report("-charts=false", "-o", out, base, same)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, string(readFile(t, filepath.Join(out, "report.md"))), "No canary reply changed from the base's.")
+	assert.Contains(t, string(testkit.ReadFile(t, filepath.Join(out, "report.md"))), "No canary reply changed from the base's.")
 }
 
 // A line is named by its runtime's version where that alone tells its run
@@ -195,7 +197,7 @@ func TestNotSummary(t *testing.T) {
 		assert.True(t, os.IsNotExist(err), "nothing written")
 
 		json := filepath.Join(dir, "20261201T021700Z.json")
-		require.NoError(t, os.WriteFile(json, readFile(t, "testdata/old.json"), 0o644))
+		require.NoError(t, os.WriteFile(json, testkit.ReadFile(t, "testdata/old.json"), 0o644))
 		code, _, stderr = report("-o", out, path)
 		assert.Equal(t, 2, code, name)
 		assert.Contains(t, stderr, "not its summary: pass "+json+" (the report reads the .txt and records beside it)\n", name)

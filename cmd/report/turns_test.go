@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot"
+
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // The turns fixture's runtimes and loads, in the order of the turns
@@ -47,7 +49,7 @@ func TestTurns(t *testing.T) {
 	assert.Equal(t, "report.md\nturns.svg\nttft-short.svg\nthroughput-short.svg\nlatency-short.svg\n",
 		strings.ReplaceAll(stdout, dir+string(filepath.Separator), ""), "the turns chart first, then the prompt's as before")
 
-	md := readFile(t, filepath.Join(dir, "report.md"))
+	md := testkit.ReadFile(t, filepath.Join(dir, "report.md"))
 	golden(t, "turns.md", md)
 	s := string(md)
 	section := strings.Index(s, "## Turns\n")
@@ -103,33 +105,33 @@ func TestTurns(t *testing.T) {
 	// The chart: a line per runtime and load, a point per turn at the
 	// turn, at the height of its TTFT p50, on an axis from zero.
 	c := readChart(t, filepath.Join(dir, "turns.svg"), len(turnsLines))
-	c.has(t, "Time to first token by turn, p50 — prompt short", xLabelTurn, "TTFT p50 (ms)",
+	c.Has(t, "Time to first token by turn, p50 — prompt short", xLabelTurn, "TTFT p50 (ms)",
 		"ollama, conc 1", "ollama, conc 4", "vllm, conc 1", "vllm, conc 4", "1", "2", "3", "4", "0", "200", "1000")
-	require.Len(t, c.lines, len(turnsLines))
+	require.Len(t, c.Lines, len(turnsLines))
 	var want []float64
 	for i, l := range turnsLines {
-		c.lines[i].points(t, 4)
-		assert.Empty(t, c.lines[i].dash, "one run: solid")
+		c.Lines[i].Points(t, 4)
+		assert.Empty(t, c.Lines[i].Dash, "one run: solid")
 		for _, tf := range turnsRow(t, r, l[0], l[1]).Turns {
 			want = append(want, *tf.TTFTP50*1e3)
 		}
 	}
 	c.onScale(t, want)
 	c.turnsX(t)
-	strokes := make([]string, len(c.lines))
-	for i, l := range c.lines {
-		strokes[i] = l.stroke
+	strokes := make([]string, len(c.Lines))
+	for i, l := range c.Lines {
+		strokes[i] = l.Stroke
 	}
 	slices.Sort(strokes)
 	assert.Len(t, slices.Compact(strokes), len(turnsLines), "a colour each")
 	// ollama's grows every turn; vllm's stays within 15% of its turn 1.
-	for i, l := range c.lines {
-		for j := 1; j < len(l.xy); j++ {
+	for i, l := range c.Lines {
+		for j := 1; j < len(l.XY); j++ {
 			if i < 2 {
-				assert.Greater(t, l.xy[j][1], l.xy[j-1][1], "ollama line %d rises (y grows up: vgsvg flips the page)", i)
+				assert.Greater(t, l.XY[j][1], l.XY[j-1][1], "ollama line %d rises (y grows up: vgsvg flips the page)", i)
 			} else {
-				h0 := l.xy[0][1] - c.bottom
-				assert.InDelta(t, h0, l.xy[j][1]-c.bottom, 0.15*h0, "vllm line %d is flat", i)
+				h0 := l.XY[0][1] - c.Bottom
+				assert.InDelta(t, h0, l.XY[j][1]-c.Bottom, 0.15*h0, "vllm line %d is flat", i)
 			}
 		}
 	}
@@ -137,13 +139,13 @@ func TestTurns(t *testing.T) {
 	// Drawing twice gives the same bytes.
 	code, _, stderr = report("-o", filepath.Join(dir, "again"), "testdata/turns.json")
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, readFile(t, filepath.Join(dir, "turns.svg")), readFile(t, filepath.Join(dir, "again", "turns.svg")))
+	assert.Equal(t, testkit.ReadFile(t, filepath.Join(dir, "turns.svg")), testkit.ReadFile(t, filepath.Join(dir, "again", "turns.svg")))
 
 	// Without charts: the section's table, no link.
 	code, stdout, stderr = report("-charts=false", "-o", filepath.Join(dir, "nocharts"), "testdata/turns.json")
 	require.Equal(t, 0, code, stderr)
 	assert.NotContains(t, stdout, "turns.svg")
-	s = string(readFile(t, filepath.Join(dir, "nocharts", "report.md")))
+	s = string(testkit.ReadFile(t, filepath.Join(dir, "nocharts", "report.md")))
 	assert.Contains(t, s, "## Turns\n")
 	assert.Contains(t, s, "Times are in ms.\n\n"+turnsHead+"| ollama | conc 1 | 1 | 2 | 48.9 |")
 	assert.NotContains(t, s, "turns.svg")
@@ -154,12 +156,12 @@ func TestTurns(t *testing.T) {
 // right.
 func (c chart) turnsX(t *testing.T) {
 	t.Helper()
-	first := c.lines[0].xy
+	first := c.Lines[0].XY
 	require.GreaterOrEqual(t, len(first), 2)
 	step := first[1][0] - first[0][0]
 	assert.Greater(t, step, 0.0)
-	for i, l := range c.lines {
-		for j, p := range l.xy {
+	for i, l := range c.Lines {
+		for j, p := range l.XY {
 			turn := (p[0]-first[0][0])/step + 1
 			assert.InDelta(t, math.Round(turn), turn, 0.001, "line %d point %d is at a turn", i, j)
 			if j < len(first) {
@@ -180,7 +182,7 @@ func TestTurnsNone(t *testing.T) {
 		assert.NotContains(t, stdout, "turns.svg", files)
 		_, err := os.Stat(filepath.Join(dir, "turns.svg"))
 		assert.True(t, os.IsNotExist(err), "%v", files)
-		s := string(readFile(t, filepath.Join(dir, "report.md")))
+		s := string(testkit.ReadFile(t, filepath.Join(dir, "report.md")))
 		assert.NotContains(t, s, "## Turns", files)
 		assert.NotContains(t, s, "not sent", files)
 		assert.NotContains(t, s, "| turns |", files)
@@ -203,7 +205,7 @@ func TestSharedPrefix(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, "report.md\nttft-short.svg\nthroughput-short.svg\nlatency-short.svg\n",
 		strings.ReplaceAll(stdout, dir+string(filepath.Separator), ""))
-	md := readFile(t, filepath.Join(dir, "report.md"))
+	md := testkit.ReadFile(t, filepath.Join(dir, "report.md"))
 	golden(t, "prefix.md", md)
 	s := string(md)
 	assert.Contains(t, s, "| run | file | created | host | versions | cache | shared prefix | rows |\n|---|---|---|---|---|---|---:|---:|\n")
@@ -236,17 +238,17 @@ func TestCacheHitColumn(t *testing.T) {
 
 	code, _, stderr := report("-charts=false", "-o", filepath.Join(dir, "plain"), plain)
 	require.Equal(t, 0, code, stderr)
-	assert.NotContains(t, string(readFile(t, filepath.Join(dir, "plain", "report.md"))), "cache hit")
+	assert.NotContains(t, string(testkit.ReadFile(t, filepath.Join(dir, "plain", "report.md"))), "cache hit")
 
 	code, _, stderr = report("-charts=false", "-o", filepath.Join(dir, "prefix"), prefix)
 	require.Equal(t, 0, code, stderr)
-	s := string(readFile(t, filepath.Join(dir, "prefix", "report.md")))
+	s := string(testkit.ReadFile(t, filepath.Join(dir, "prefix", "report.md")))
 	assert.Contains(t, s, "| sim | 1 | — | — | 50.0 | — | — | 25.0% | — |")
 	assert.Contains(t, s, "| sim | 5 | — | 4.90 | — | — | 50.0 | 80.0 | 50.0% | 9 | — |\n", "open loop")
 
 	code, _, stderr = report("-charts=false", "-o", filepath.Join(dir, "both"), plain, prefix)
 	require.Equal(t, 0, code, stderr)
-	s = string(readFile(t, filepath.Join(dir, "both", "report.md")))
+	s = string(testkit.ReadFile(t, filepath.Join(dir, "both", "report.md")))
 	assert.Contains(t, s, "| sim | 1 | plain | — | — | 50.0 | — | — | 25.0% | — |")
 	assert.Contains(t, s, "|  | | prefix | — | — | 50.0 (±0.0%) | — | — | 25.0% | — |", "a share has no change")
 	assert.Contains(t, s, "> **Warning: these runs differ in conversation turns or shared prefix** "+
@@ -273,7 +275,7 @@ func TestTurnsRuns(t *testing.T) {
 
 	code, _, stderr := report("-o", filepath.Join(dir, "out"), "testdata/turns.json", later)
 	require.Equal(t, 0, code, stderr)
-	s := string(readFile(t, filepath.Join(dir, "out", "report.md")))
+	s := string(testkit.ReadFile(t, filepath.Join(dir, "out", "report.md")))
 	assert.NotContains(t, s, "differ in conversation turns", "the same workload")
 	assert.Contains(t, s, "| runtime | load | run | turn | requests |")
 	assert.Contains(t, s, "| ollama | conc 1 | 20261204T021700Z | 1 | 2 | 48.9 |")
@@ -286,27 +288,27 @@ func TestTurnsRuns(t *testing.T) {
 		"- vllm, conc 1 (20261206T021700Z): 1 turn not sent: an earlier turn of the conversation failed\n")
 
 	c := parseChart(t, filepath.Join(dir, "out", "turns.svg"), 7)
-	c.has(t, "ollama, conc 1 (20261204T021700Z)", "ollama, conc 1 (20261206T021700Z)", "vllm, conc 4 (20261204T021700Z)")
-	assert.NotContains(t, c.texts, "vllm, conc 4 (20261206T021700Z)")
-	require.Len(t, c.lines, 7)
-	for i, l := range c.lines {
-		assert.Equal(t, c.legend[i].stroke, l.stroke, "line %d", i)
-		assert.Equal(t, c.legend[i].dash, l.dash, "line %d", i)
+	c.Has(t, "ollama, conc 1 (20261204T021700Z)", "ollama, conc 1 (20261206T021700Z)", "vllm, conc 4 (20261204T021700Z)")
+	assert.NotContains(t, c.Texts, "vllm, conc 4 (20261206T021700Z)")
+	require.Len(t, c.Lines, 7)
+	for i, l := range c.Lines {
+		assert.Equal(t, c.Legend[i].Stroke, l.Stroke, "line %d", i)
+		assert.Equal(t, c.Legend[i].Dash, l.Dash, "line %d", i)
 		if i == 1 {
-			l.points(t, 3) // ollama at 1, the later run: no turn 4 p50
+			l.Points(t, 3) // ollama at 1, the later run: no turn 4 p50
 		} else {
-			l.points(t, 4)
+			l.Points(t, 4)
 		}
 	}
 	c.turnsX(t)
-	assert.Equal(t, c.lines[0].stroke, c.lines[1].stroke, "a runtime and load keep their colour across runs")
-	assert.NotEqual(t, c.lines[0].dash, c.lines[1].dash, "a dash for each run")
-	assert.NotEqual(t, c.lines[1].stroke, c.lines[2].stroke)
+	assert.Equal(t, c.Lines[0].Stroke, c.Lines[1].Stroke, "a runtime and load keep their colour across runs")
+	assert.NotEqual(t, c.Lines[0].Dash, c.Lines[1].Dash, "a dash for each run")
+	assert.NotEqual(t, c.Lines[1].Stroke, c.Lines[2].Stroke)
 
 	// Against the shared prefix run: a warning; its rows have no turns.
 	code, _, stderr = report("-charts=false", "-o", filepath.Join(dir, "mixed"), "testdata/turns.json", "testdata/prefix.json")
 	require.Equal(t, 0, code, stderr)
-	s = string(readFile(t, filepath.Join(dir, "mixed", "report.md")))
+	s = string(testkit.ReadFile(t, filepath.Join(dir, "mixed", "report.md")))
 	assert.Contains(t, s, "> **Warning: these runs differ in conversation turns or shared prefix** "+
 		"(4 turns, no shared prefix: 20261204T021700Z; 1 turn, shared prefix 1024 tok: 20261205T021700Z).")
 	assert.Contains(t, s, "| cold | 4 | none | 4 |\n")
@@ -319,7 +321,7 @@ func TestTurnsRuns(t *testing.T) {
 func TestTurnsPrompts(t *testing.T) {
 	dir := t.TempDir()
 	var f map[string]any
-	require.NoError(t, json.Unmarshal(readFile(t, "testdata/turns.json"), &f))
+	require.NoError(t, json.Unmarshal(testkit.ReadFile(t, "testdata/turns.json"), &f))
 	rows := f["summary"].([]any)
 	for _, x := range slices.Clone(rows) {
 		if rw := x.(map[string]any); rw["runtime"] == "vllm" {
@@ -339,14 +341,14 @@ func TestTurnsPrompts(t *testing.T) {
 
 	code, _, stderr := report("-o", filepath.Join(dir, "out"), path)
 	require.Equal(t, 0, code, stderr)
-	s := string(readFile(t, filepath.Join(dir, "out", "report.md")))
+	s := string(testkit.ReadFile(t, filepath.Join(dir, "out", "report.md")))
 	assert.Contains(t, s, "| runtime | prompt | load | turn | requests |")
 	assert.Contains(t, s, "| vllm | short | conc 4 | 1 | 8 | 44.8 |")
 	assert.Contains(t, s, "|  | | | 4 | 8 | 48.7 | 49.0 | 487.0 | 448.0 | 92.0% | 30.5 |\n| vllm | code | conc 1 | 1 | 2 | 35.2 |")
 	assert.Contains(t, s, "- ollama, short, conc 4: 2 turns not sent")
 	c := readChart(t, filepath.Join(dir, "out", "turns.svg"), 6)
-	c.has(t, "Time to first token by turn, p50", "ollama, short, conc 1", "vllm, short, conc 4", "vllm, code, conc 1", "vllm, code, conc 4")
-	require.Len(t, c.lines, 6)
+	c.Has(t, "Time to first token by turn, p50", "ollama, short, conc 1", "vllm, short, conc 4", "vllm, code, conc 1", "vllm, code, conc 4")
+	require.Len(t, c.Lines, 6)
 }
 
 func TestTurnTicks(t *testing.T) {

@@ -14,6 +14,7 @@ package config
 
 import (
 	"encoding"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -65,7 +66,7 @@ type Settings struct {
 	// Cache is cold (every request's prompt is unique, so no server
 	// answers any of it from a prompt cache) or warm (every request sends
 	// the same prompt, as a chat's next turn would).
-	Cache string `env:"BENCH_CACHE" envDefault:"cold"`
+	Cache string `env:"BENCH_CACHE"`
 	// IgnoreEOS asks OpenAI-kind servers to generate exactly
 	// BENCH_MAX_TOKENS tokens (ignore_eos).
 	IgnoreEOS bool `env:"BENCH_IGNORE_EOS"`
@@ -85,7 +86,11 @@ type Settings struct {
 	Prompts         Names  `env:"BENCH_PROMPTS"`
 	PromptsDir      string `env:"BENCH_PROMPTS_DIR"`
 	OutputDir       string `env:"BENCH_OUTPUT_DIR"` // unset: DefaultOutputDir
-	Progress        string `env:"BENCH_PROGRESS" envDefault:"auto"`
+	// Progress is where a line per round goes: ProgressAuto,
+	// ProgressOff (also written 0 or false), ProgressStderr, or any other
+	// value a file's path. Load turns the other ways to say off into
+	// ProgressOff.
+	Progress string `env:"BENCH_PROGRESS"`
 	// MaxFailures is the share of failed requests (0 to 1) above which
 	// the run fails: DefaultMaxFailures unless set; 1 never fails a run
 	// whose every benchmark had a success. A pointer, as before it had a
@@ -97,7 +102,7 @@ type Settings struct {
 	ControlMax ControlMax `env:"BENCH_CONTROL_MAX" envDefault:"10%"`
 	// Power is auto (measure with macmon where it is found), on (macmon
 	// must work, or the run stops at setup) or off.
-	Power string `env:"BENCH_POWER" envDefault:"auto"`
+	Power string `env:"BENCH_POWER"`
 	// Macmon is the macmon binary, a path or a name on PATH.
 	Macmon string `env:"BENCH_MACMON" envDefault:"macmon"`
 	// PowerInterval is macmon's sampling interval.
@@ -128,11 +133,11 @@ type Settings struct {
 	NumCtx *int `env:"BENCH_NUM_CTX"`
 	// Fresh is leaf (before each leaf run, return every server to a known
 	// state where it offers a way: see runtimes.FreshWay) or off.
-	Fresh string `env:"BENCH_FRESH" envDefault:"leaf"`
+	Fresh string `env:"BENCH_FRESH"`
 	// Control is on (at the end of the run, each runtime's first leaf
 	// runs once more, and the change says whether the server or the
 	// machine drifted) or off.
-	Control string `env:"BENCH_CONTROL" envDefault:"on"`
+	Control string `env:"BENCH_CONTROL"`
 	// Turns is the turns of each conversation: 1, every request stands
 	// alone; N, every request is a conversation of N turns, turn k
 	// carrying the k−1 earlier ones (prompts.FollowUp).
@@ -142,14 +147,14 @@ type Settings struct {
 	SharedPrefix int `env:"BENCH_SHARED_PREFIX" envDefault:"0"`
 	// Order is interleaved (for each prompt and load, every runtime in
 	// turn) or grouped (every leaf of one runtime, then the next's).
-	Order string `env:"BENCH_ORDER" envDefault:"interleaved"`
+	Order string `env:"BENCH_ORDER"`
 	// Fallback is what runs when BENCH_RUNTIMES is unset and no runtime
 	// answers on the known local ports: the simulator (sim), or nothing
 	// (none: the run fails, naming the runtimes tried).
-	Fallback string `env:"BENCH_FALLBACK" envDefault:"sim"`
+	Fallback string `env:"BENCH_FALLBACK"`
 	// Canary is on (after a leaf run's warm-ups, one untimed request at
 	// temperature 0 whose reply is kept in the row) or off.
-	Canary string `env:"BENCH_CANARY" envDefault:"on"`
+	Canary string `env:"BENCH_CANARY"`
 	// RecordText keeps every reply's text in the request records.
 	RecordText bool `env:"BENCH_RECORD_TEXT"`
 	// HostLabel names the machine in host.label; empty: its host name.
@@ -272,6 +277,13 @@ func (c ControlMax) String() string {
 	}
 	return strconv.FormatFloat(100*c.Share, 'f', -1, 64) + "%"
 }
+
+// The BENCH_PROGRESS words; any other value is a file's path.
+const (
+	ProgressAuto   = "auto"   // the terminal (/dev/tty) if there is one, else nowhere
+	ProgressOff    = "off"    // nowhere (0 and false say it too)
+	ProgressStderr = "stderr" // standard error: only for a test binary run directly
+)
 
 // The BENCH_POWER modes.
 const (
@@ -472,8 +484,12 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	if err := checkNames(environ, runtimeNames); err != nil {
 		return s, err
 	}
+	s.codeDefault()
 	if err := parse(environ, &s, ""); err != nil {
 		return s, err
+	}
+	if s.Progress == "0" || s.Progress == "false" {
+		s.Progress = ProgressOff
 	}
 	// A blank BENCH_OUTPUT_DIR is left for validate to refuse, with the
 	// other settings' faults.
@@ -512,8 +528,10 @@ func (s Settings) validate(environ map[string]string) error {
 }
 
 // Modes are the values of each setting that takes one of a few words, by
-// its Settings field: the default first, which is its envDefault tag (a
-// test holds them together), then the others.
+// its Settings field: the default first, then the others. The default is
+// written here only: such a field has no envDefault tag, and LoadFrom
+// starts it at its first mode (codeDefaults; Default says it for the
+// docs).
 var Modes = map[string][]string{
 	"Cache":    {CacheCold, CacheWarm},
 	"Power":    {PowerAuto, PowerOn, PowerOff},
@@ -522,6 +540,40 @@ var Modes = map[string][]string{
 	"Order":    {OrderInterleaved, OrderGrouped},
 	"Fallback": {FallbackSim, FallbackNone},
 	"Canary":   {CanaryOn, CanaryOff},
+}
+
+// Default is the default of the Settings field named field, as a
+// variable would be written: its envDefault tag, or for a setting of
+// Modes its first mode; "" for none.
+func Default(field string) string {
+	if d, ok := codeDefaults()[field]; ok {
+		return d
+	}
+	f, ok := reflect.TypeFor[Settings]().FieldByName(field)
+	if !ok {
+		panic("config: Settings has no field " + field)
+	}
+	return f.Tag.Get("envDefault")
+}
+
+// codeDefaults are the defaults written as constants rather than tags,
+// by Settings field: each setting of Modes' first mode, and
+// BENCH_PROGRESS's ProgressAuto.
+func codeDefaults() map[string]string {
+	d := map[string]string{"Progress": ProgressAuto}
+	for field, modes := range Modes {
+		d[field] = modes[0]
+	}
+	return d
+}
+
+// codeDefault sets every setting of codeDefaults to its default, before
+// the environment is read over it.
+func (s *Settings) codeDefault() {
+	v := reflect.ValueOf(s).Elem()
+	for field, d := range codeDefaults() {
+		v.FieldByName(field).SetString(d)
+	}
 }
 
 // checkMode calls bad when the setting of field holds none of its Modes:
@@ -711,6 +763,12 @@ type runtimeEnv struct {
 // environment, applying the known defaults.
 func LoadRuntime(name string) (Runtime, error) { return loadRuntime(nil, name) }
 
+// LoadRuntimeFrom is LoadRuntime reading the variables of environ instead
+// (nil: the process's environment).
+func LoadRuntimeFrom(environ map[string]string, name string) (Runtime, error) {
+	return loadRuntime(environ, name)
+}
+
 func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 	prefix := EnvPrefix(name)
 	var e runtimeEnv
@@ -787,6 +845,19 @@ func (n *Names) UnmarshalText(b []byte) error {
 	}
 	return nil
 }
+
+// The lists are written in a summary's arguments as JSON lists
+// (summary.Arguments holds them in these types): UnmarshalJSON reads such
+// a list back, where UnmarshalText would want the variable's text.
+
+// UnmarshalJSON reads a JSON list of names.
+func (n *Names) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, (*[]string)(n)) }
+
+// UnmarshalJSON reads a JSON list of numbers.
+func (f *Floats) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, (*[]float64)(f)) }
+
+// UnmarshalJSON reads a JSON list of lengths, in tokens.
+func (in *InputTokens) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, (*[]int)(in)) }
 
 // Ints is a comma-separated list of whole numbers.
 type Ints []int

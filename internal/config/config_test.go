@@ -19,8 +19,7 @@ import (
 )
 
 func TestDefaults(t *testing.T) {
-	envtest.Clean(t)
-	s, err := Load()
+	s, err := LoadFrom(map[string]string{})
 	require.NoError(t, err)
 	assert.Empty(t, s.Runtimes)
 	assert.Equal(t, Concurrency{Levels: []int{1, 4}}, s.Concurrency)
@@ -56,24 +55,25 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestValues(t *testing.T) {
-	envtest.Clean(t)
-	t.Setenv("BENCH_RUNTIMES", " vllm-metal , ollama")
-	t.Setenv("BENCH_CONCURRENCY", "1, 8,64")
-	t.Setenv("BENCH_TIMEOUT", "90")
-	t.Setenv("BENCH_TEMPERATURE", "0.7")
-	t.Setenv("BENCH_PROMPTS", "short,code")
-	t.Setenv("BENCH_IDLE_TIMEOUT", "0")
-	t.Setenv("BENCH_SKIP_UNREACHABLE", "1")
-	t.Setenv("BENCH_SEED", "0")
-	t.Setenv("BENCH_CACHE", "warm")
-	t.Setenv("BENCH_IGNORE_EOS", "1")
-	t.Setenv("BENCH_MAX_FAILURES", "0.01")
-	t.Setenv("BENCH_FRESH", "off")
-	t.Setenv("BENCH_CONTROL", "off")
-	t.Setenv("BENCH_INPUT_TOKENS", "512, 2048,32k,1000000")
-	t.Setenv("BENCH_NUM_CTX", "40000")
-	t.Setenv("VLLM_METAL_URL", "http://127.0.0.1:8001/v1")
-	s, err := Load()
+	environ := map[string]string{
+		"BENCH_RUNTIMES":         " vllm-metal , ollama",
+		"BENCH_CONCURRENCY":      "1, 8,64",
+		"BENCH_TIMEOUT":          "90",
+		"BENCH_TEMPERATURE":      "0.7",
+		"BENCH_PROMPTS":          "short,code",
+		"BENCH_IDLE_TIMEOUT":     "0",
+		"BENCH_SKIP_UNREACHABLE": "1",
+		"BENCH_SEED":             "0",
+		"BENCH_CACHE":            "warm",
+		"BENCH_IGNORE_EOS":       "1",
+		"BENCH_MAX_FAILURES":     "0.01",
+		"BENCH_FRESH":            "off",
+		"BENCH_CONTROL":          "off",
+		"BENCH_INPUT_TOKENS":     "512, 2048,32k,1000000",
+		"BENCH_NUM_CTX":          "40000",
+		"VLLM_METAL_URL":         "http://127.0.0.1:8001/v1",
+	}
+	s, err := LoadFrom(environ)
 	require.NoError(t, err)
 	require.Len(t, s.Specs, 2, "the runtimes named, in order")
 	assert.Equal(t, "vllm-metal", s.Specs[0].Name)
@@ -96,11 +96,11 @@ func TestValues(t *testing.T) {
 	assert.Zero(t, s.IdleTimeout, "0 turns the idle timeout off")
 	assert.True(t, s.SkipUnreachable)
 
-	t.Setenv("BENCH_TIMEOUT", "2m30s")
-	t.Setenv("BENCH_CONCURRENCY", "sweep:64")
-	t.Setenv("BENCH_RATES", "0.5, 2")
-	t.Setenv("BENCH_SLO", "ttft=2s, tpot=50ms")
-	s, err = Load()
+	environ["BENCH_TIMEOUT"] = "2m30s"
+	environ["BENCH_CONCURRENCY"] = "sweep:64"
+	environ["BENCH_RATES"] = "0.5, 2"
+	environ["BENCH_SLO"] = "ttft=2s, tpot=50ms"
+	s, err = LoadFrom(environ)
 	require.NoError(t, err)
 	assert.Equal(t, Duration(150*time.Second), s.Timeout)
 	assert.Equal(t, Concurrency{Sweep: 64}, s.Concurrency)
@@ -109,15 +109,14 @@ func TestValues(t *testing.T) {
 	assert.Equal(t, 50*time.Millisecond, s.SLO.TPOT)
 	assert.Zero(t, s.SLO.Total)
 
-	t.Setenv("BENCH_CONCURRENCY", "sweep")
-	s, err = Load()
+	environ["BENCH_CONCURRENCY"] = "sweep"
+	s, err = LoadFrom(environ)
 	require.NoError(t, err)
 	assert.Equal(t, DefaultSweep, s.Concurrency.Sweep)
 }
 
 // A bad value names the variable and the value.
 func TestBadValues(t *testing.T) {
-	envtest.Clean(t)
 	for _, tc := range []struct{ key, val, want string }{
 		{"BENCH_CONCURRENCY", "1,x", `BENCH_CONCURRENCY="1,x": "x" is not a whole number`},
 		{"BENCH_CACHE", "hot", `BENCH_CACHE="hot": must be cold or warm`},
@@ -199,8 +198,7 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_CONTROL_MAX", "0%", `BENCH_CONTROL_MAX="0%": a share must be a percentage above 0`},
 	} {
 		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
-			t.Setenv(tc.key, tc.val)
-			_, err := Load()
+			_, err := LoadFrom(map[string]string{tc.key: tc.val})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
@@ -263,11 +261,7 @@ func TestControlMax(t *testing.T) {
 }
 
 func TestWorkloadRefusesTurnsAndSharedPrefix(t *testing.T) {
-	envtest.Clean(t)
-	t.Setenv("BENCH_WORKLOAD", "chats.json")
-	t.Setenv("BENCH_TURNS", "3")
-	t.Setenv("BENCH_SHARED_PREFIX", "100")
-	_, err := Load()
+	_, err := LoadFrom(map[string]string{"BENCH_WORKLOAD": "chats.json", "BENCH_TURNS": "3", "BENCH_SHARED_PREFIX": "100"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `BENCH_TURNS="3": a workload (BENCH_WORKLOAD) brings its own turns`)
 	assert.Contains(t, err.Error(), `BENCH_SHARED_PREFIX="100": a workload (BENCH_WORKLOAD) brings its own prompts`)
@@ -277,10 +271,7 @@ func TestWorkloadRefusesTurnsAndSharedPrefix(t *testing.T) {
 // lengths they took before, which keep their meaning: MaxTokens is the
 // most a request draws, InputTokens the in<N> lengths.
 func TestLengthDistributions(t *testing.T) {
-	envtest.Clean(t)
-	t.Setenv("BENCH_MAX_TOKENS", "normal:100,10")
-	t.Setenv("BENCH_INPUT_TOKENS", "512,normal:1024,256,uniform:128-2k,8k")
-	s, err := Load()
+	s, err := LoadFrom(map[string]string{"BENCH_MAX_TOKENS": "normal:100,10", "BENCH_INPUT_TOKENS": "512,normal:1024,256,uniform:128-2k,8k"})
 	require.NoError(t, err)
 	assert.Equal(t, 140, s.MaxTokens, "mean + 4 SD: what a context must hold")
 	assert.True(t, s.MaxTokensDist.Varies())
@@ -289,9 +280,7 @@ func TestLengthDistributions(t *testing.T) {
 	assert.Equal(t, "in-normal-1024-256", DistName(s.InputLengths.Dists[0]))
 	assert.Equal(t, "in-uniform-128-2048", DistName(s.InputLengths.Dists[1]))
 
-	t.Setenv("BENCH_MAX_TOKENS", "1k")
-	t.Setenv("BENCH_INPUT_TOKENS", "512")
-	s, err = Load()
+	s, err = LoadFrom(map[string]string{"BENCH_MAX_TOKENS": "1k", "BENCH_INPUT_TOKENS": "512"})
 	require.NoError(t, err)
 	assert.Equal(t, 1024, s.MaxTokens)
 	assert.False(t, s.MaxTokensDist.Varies(), "one length: every request asks the same")
@@ -299,7 +288,6 @@ func TestLengthDistributions(t *testing.T) {
 }
 
 func TestRuntimeDefaults(t *testing.T) {
-	envtest.Clean(t)
 	for _, tc := range []struct {
 		name string
 		kind runtimes.Kind
@@ -313,7 +301,7 @@ func TestRuntimeDefaults(t *testing.T) {
 		{"mlx", runtimes.KindOpenAI, "http://127.0.0.1:8080"},
 		{"sim", runtimes.KindOpenAI, ""},
 	} {
-		rt, err := LoadRuntime(tc.name)
+		rt, err := LoadRuntimeFrom(map[string]string{}, tc.name)
 		require.NoError(t, err, tc.name)
 		assert.Equal(t, tc.kind, rt.Kind, tc.name)
 		assert.Equal(t, tc.url, rt.URL, tc.name)
@@ -323,18 +311,16 @@ func TestRuntimeDefaults(t *testing.T) {
 
 // The seed's run: a name of the user's own with its URL and model.
 func TestRuntimeFromEnv(t *testing.T) {
-	envtest.Clean(t)
-	t.Setenv("VLLM_METAL_URL", "http://127.0.0.1:8001")
-	t.Setenv("VLLM_METAL_MODEL", "qwen3.8-27b-nvfp4")
-	t.Setenv("VLLM_METAL_API_KEY", "sk-secret")
-	rt, err := LoadRuntime("vllm-metal")
+	rt, err := LoadRuntimeFrom(map[string]string{
+		"VLLM_METAL_URL":     "http://127.0.0.1:8001",
+		"VLLM_METAL_MODEL":   "qwen3.8-27b-nvfp4",
+		"VLLM_METAL_API_KEY": "sk-secret",
+	}, "vllm-metal")
 	require.NoError(t, err)
 	assert.Equal(t, Runtime{Name: "vllm-metal", Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8001",
 		Model: "qwen3.8-27b-nvfp4", APIKey: "sk-secret"}, rt)
 
-	t.Setenv("OLLAMA_KIND", "OpenAI")
-	t.Setenv("OLLAMA_URL", "http://127.0.0.1:11435")
-	rt, err = LoadRuntime("ollama")
+	rt, err = LoadRuntimeFrom(map[string]string{"OLLAMA_KIND": "OpenAI", "OLLAMA_URL": "http://127.0.0.1:11435"}, "ollama")
 	require.NoError(t, err)
 	assert.Equal(t, runtimes.KindOpenAI, rt.Kind)
 	assert.Equal(t, "http://127.0.0.1:11435", rt.URL)
@@ -343,13 +329,12 @@ func TestRuntimeFromEnv(t *testing.T) {
 }
 
 func TestRuntimeErrors(t *testing.T) {
-	envtest.Clean(t)
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
 		want string
 	}{
-		{"custom", nil, `runtime "custom" has no URL: set CUSTOM_URL`},
+		{"custom", map[string]string{}, `runtime "custom" has no URL: set CUSTOM_URL`},
 		{"custom", map[string]string{"CUSTOM_URL": "127.0.0.1:9000"}, `CUSTOM_URL: URL "127.0.0.1:9000": scheme must be http or https`},
 		{"custom", map[string]string{"CUSTOM_URL": "http://"}, `has no host`},
 		{"vllm", map[string]string{"VLLM_KIND": "grpc"}, `VLLM_KIND="grpc": must be ollama or openai`},
@@ -361,10 +346,7 @@ func TestRuntimeErrors(t *testing.T) {
 		{"custom", map[string]string{"CUSTOM_URL": "http://me:hunter2@ho st/"}, `invalid character " " in host name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for k, v := range tc.env {
-				t.Setenv(k, v)
-			}
-			_, err := LoadRuntime(tc.name)
+			_, err := LoadRuntimeFrom(tc.env, tc.name)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.NotContains(t, err.Error(), "hunter2")
@@ -375,25 +357,30 @@ func TestRuntimeErrors(t *testing.T) {
 // NAME_VERSION is kept as given, blanks around it left out; 100
 // characters are allowed, counted as characters, not bytes.
 func TestRuntimeVersion(t *testing.T) {
-	envtest.Clean(t)
-	t.Setenv("LMSTUDIO_VERSION", " 0.3.30 ")
-	rt, err := LoadRuntime("lmstudio")
+	rt, err := LoadRuntimeFrom(map[string]string{"LMSTUDIO_VERSION": " 0.3.30 "}, "lmstudio")
 	require.NoError(t, err)
 	assert.Equal(t, "0.3.30", rt.Version)
-	t.Setenv("LMSTUDIO_VERSION", strings.Repeat("é", 100))
-	_, err = LoadRuntime("lmstudio")
+	_, err = LoadRuntimeFrom(map[string]string{"LMSTUDIO_VERSION": strings.Repeat("é", 100)}, "lmstudio")
 	assert.NoError(t, err)
 	s, err := LoadFrom(map[string]string{"BENCH_HOST_LABEL": strings.Repeat("é", 100)})
 	require.NoError(t, err)
 	assert.Equal(t, 100, utf8.RuneCountInString(s.HostLabel))
 }
 
-// LoadFrom reads the variables of a map, not the process's environment:
-// a test's settings built in code. With no runtime named, the specs are
-// the known local ones and then the simulator.
+// LoadFrom reads the variables of a map, not the process's environment
+// (which Load reads): a test's settings built in code. With no runtime
+// named, the specs are the known local ones and then the simulator.
 func TestLoadFrom(t *testing.T) {
-	t.Setenv("BENCH_TURNS", "7") // not read
-	s, err := LoadFrom(map[string]string{"BENCH_TURNS": "3", "OLLAMA_URL": "http://10.0.0.2:11434"})
+	envtest.Clean(t)
+	t.Setenv("BENCH_TURNS", "7") // Load's, not LoadFrom's
+	s, err := Load()
+	require.NoError(t, err)
+	assert.Equal(t, 7, s.Turns, "Load reads the process's environment")
+	t.Setenv("OLLAMA_URL", "http://10.0.0.9:11434")
+	rt, err := LoadRuntimeFrom(map[string]string{}, "ollama")
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:11434", rt.URL, "LoadRuntimeFrom reads the map, not the process's OLLAMA_URL")
+	s, err = LoadFrom(map[string]string{"BENCH_TURNS": "3", "OLLAMA_URL": "http://10.0.0.2:11434"})
 	require.NoError(t, err)
 	assert.Equal(t, 3, s.Turns)
 	assert.Equal(t, "results", s.OutputDir, "the format's default folder")

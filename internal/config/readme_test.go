@@ -13,7 +13,7 @@ import (
 
 // The README's settings table lists exactly the variables Settings reads,
 // each with its default as Settings has it: a default in code quotes is
-// the envDefault (a switch without one is written `0`), any other text
+// Default's (the envDefault, or a mode setting's first mode) (a switch without one is written `0`), any other text
 // means there is none.
 func TestReadmeSettingsTable(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
@@ -44,8 +44,8 @@ func TestReadmeSettingsTable(t *testing.T) {
 		if !ok {
 			continue // not a variable: Specs
 		}
-		def, ok := f.Tag.Lookup("envDefault")
-		if !ok && f.Type.Kind() == reflect.Bool {
+		def := Default(f.Name)
+		if def == "" && f.Type.Kind() == reflect.Bool {
 			def = "0"
 		}
 		if name == "BENCH_OUTPUT_DIR" {

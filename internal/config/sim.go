@@ -16,8 +16,8 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
-// LoadSim reads the SIM_ variables (see Settings in runtimes/sim's package
-// documentation) of the process's environment into the simulator's
+// LoadSim reads the SIM_ variables (docs/simulator.md's settings table lists
+// them) of the process's environment into the simulator's
 // Config, from sim.DefaultConfig, and validates it. An empty variable
 // counts as unset. Errors name the variable and its value, e.g.
 // `SIM_SLOTS="x": not a number`. The simulator reads no variable itself:

@@ -49,15 +49,30 @@ func TestEveryVarNamesATaggedField(t *testing.T) {
 	assert.Panics(t, func() { Var("MaxTokens") }, "a field Load sets, read from no variable")
 }
 
-// Each setting of Modes names a field whose default, its envDefault tag,
-// is its first mode; its message lists the modes as it always has.
+// Each setting of Modes names a field whose default is its first mode,
+// written there only (no envDefault tag says it again): unset or empty,
+// the setting loads as it, and Default says it; its message lists the
+// modes as it always has.
 func TestModesDefaultFirst(t *testing.T) {
 	st := reflect.TypeFor[Settings]()
+	unset, err := LoadFrom(map[string]string{})
+	require.NoError(t, err)
+	empty := map[string]string{}
+	for field := range Modes {
+		empty[Var(field)] = ""
+	}
+	blank, err := LoadFrom(empty)
+	require.NoError(t, err)
 	for field, modes := range Modes {
 		f, ok := st.FieldByName(field)
 		require.True(t, ok, field)
-		assert.Equal(t, modes[0], f.Tag.Get("envDefault"), "%s: the default", field)
+		_, tagged := f.Tag.Lookup("envDefault")
+		assert.False(t, tagged, "%s: an envDefault tag restates the default, Modes' first", field)
+		assert.Equal(t, modes[0], Default(field), field)
+		assert.Equal(t, modes[0], reflect.ValueOf(unset).FieldByName(field).String(), "%s unset", field)
+		assert.Equal(t, modes[0], reflect.ValueOf(blank).FieldByName(field).String(), "%s empty", field)
 	}
+	assert.Equal(t, "128", Default("MaxTokensDist"), "a default of a tag")
 	var ps []problem
 	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	s := Settings{Power: "maybe", Cache: "hot", Fresh: "always"}
@@ -65,4 +80,20 @@ func TestModesDefaultFirst(t *testing.T) {
 		s.checkMode(bad, field)
 	}
 	assert.Equal(t, []problem{{"BENCH_POWER", "must be auto, on or off"}, {"BENCH_CACHE", "must be cold or warm"}, {"BENCH_FRESH", "must be leaf or off"}}, ps)
+}
+
+// BENCH_PROGRESS's words are config's: unset is ProgressAuto (written
+// once, no tag), 0 and false say ProgressOff, and any other value is
+// kept, a file's path.
+func TestProgressWords(t *testing.T) {
+	f, _ := reflect.TypeFor[Settings]().FieldByName("Progress")
+	_, tagged := f.Tag.Lookup("envDefault")
+	assert.False(t, tagged, "an envDefault tag restates ProgressAuto")
+	assert.Equal(t, ProgressAuto, Default("Progress"))
+	for v, want := range map[string]string{"": ProgressAuto, "0": ProgressOff, "false": ProgressOff, "off": ProgressOff,
+		"stderr": ProgressStderr, "/tmp/p.log": "/tmp/p.log"} {
+		s, err := LoadFrom(map[string]string{"BENCH_PROGRESS": v})
+		require.NoError(t, err)
+		assert.Equal(t, want, s.Progress, "BENCH_PROGRESS=%q", v)
+	}
 }

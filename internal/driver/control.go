@@ -156,7 +156,7 @@ func (d *Driver) controls(ctx context.Context) {
 		case rounds > f.rounds:
 			what = fmt.Sprintf("%d rounds at the end (its first run's %d and %d more, for the test)", rounds, f.rounds, rounds-f.rounds)
 		case rounds < f.rounds:
-			what = fmt.Sprintf("%s at the end (of its first run's %d, as BENCH_CONTROL_MAX=%s allows)", plural(rounds, "round"), f.rounds, d.Settings.ControlMax)
+			what = fmt.Sprintf("%s at the end (of its first run's %d, as "+envControlMax+"=%s allows)", plural(rounds, "round"), f.rounds, d.Settings.ControlMax)
 		}
 		d.logf("%s: control leaf %s, %s (%v): %s", rt.Name, f.key.Levels(), what,
 			time.Since(start).Round(time.Millisecond), controlLine(c))
@@ -184,7 +184,7 @@ func (d *Driver) controlTooFew(runtime string, c stats.Control, m stats.Metrics,
 	}
 	if plan.bounded {
 		need := time.Duration(plan.need) * plan.pace
-		return fmt.Sprintf("%s: the %d rounds it needs would take about %v at the first run's %v a round, more than BENCH_CONTROL_MAX=%s allows (%v), so it ran %d; BENCH_CONTROL_MAX=%v, or more timed rounds (-benchtime), gives one",
+		return fmt.Sprintf("%s: the %d rounds it needs would take about %v at the first run's %v a round, more than "+envControlMax+"=%s allows (%v), so it ran %d; "+envControlMax+"=%v, or more timed rounds (-benchtime), gives one",
 			msg, plan.need, need.Round(time.Second/10), plan.pace.Round(time.Millisecond), d.Settings.ControlMax, plan.budget.Round(time.Millisecond),
 			plan.rounds, max(time.Second, (need+need/5).Round(time.Second)))
 	}

@@ -125,12 +125,12 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 			return nil, err
 		}
 		if len(st.InputTokens) > 0 {
-			return nil, fmt.Errorf("BENCH_PROMPTS=%q, BENCH_INPUT_TOKENS=%q: %w", strings.Join(st.Prompts, ","), st.InputTokens, err)
+			return nil, fmt.Errorf(envPrompts+"=%q, "+envInputTokens+"=%q: %w", strings.Join(st.Prompts, ","), st.InputTokens, err)
 		}
 		if st.PromptsDir != "" {
-			return nil, fmt.Errorf("BENCH_PROMPTS=%q, BENCH_PROMPTS_DIR=%q: %w", strings.Join(st.Prompts, ","), st.PromptsDir, err)
+			return nil, fmt.Errorf(envPrompts+"=%q, "+envPromptsDir+"=%q: %w", strings.Join(st.Prompts, ","), st.PromptsDir, err)
 		}
-		return nil, fmt.Errorf("BENCH_PROMPTS=%q: %w", strings.Join(st.Prompts, ","), err)
+		return nil, fmt.Errorf(envPrompts+"=%q: %w", strings.Join(st.Prompts, ","), err)
 	}
 	tools, toolsSum, err := readTools(st.Tools)
 	if err != nil {
@@ -356,13 +356,13 @@ func (d *Driver) Finish() error {
 			limit = *l
 		}
 		over := float64(failures) > limit*float64(requests)
-		verdict := fmt.Sprintf("the run fails only above BENCH_MAX_FAILURES=%v (%s of the requests)", limit, share(limit))
+		verdict := fmt.Sprintf("the run fails only above "+envMaxFailures+"=%v (%s of the requests)", limit, share(limit))
 		if over {
-			verdict = fmt.Sprintf("more than BENCH_MAX_FAILURES=%v (%s of the requests) allows: the run fails", limit, share(limit))
+			verdict = fmt.Sprintf("more than "+envMaxFailures+"=%v (%s of the requests) allows: the run fails", limit, share(limit))
 		}
 		d.logf("%d of %d requests failed (%s): see the errors in %s; %s", failures, requests, classes, d.files.json, verdict)
 		if over {
-			errs = append(errs, fmt.Errorf("%d of %d requests failed (%.1f%%), more than BENCH_MAX_FAILURES=%v allows (BENCH_MAX_FAILURES=1 never fails a run for its failed requests)",
+			errs = append(errs, fmt.Errorf("%d of %d requests failed (%.1f%%), more than "+envMaxFailures+"=%v allows ("+envMaxFailures+"=1 never fails a run for its failed requests)",
 				failures, requests, 100*float64(failures)/float64(requests), limit))
 		}
 	}

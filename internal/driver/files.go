@@ -42,7 +42,7 @@ type files struct {
 // there.
 func openFiles(dir, id string) (*files, error) {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("BENCH_OUTPUT_DIR=%q: %s", dir, fmt.Sprintf(format, args...))
+		return fmt.Errorf(envOutputDir+"=%q: %s", dir, fmt.Sprintf(format, args...))
 	}
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, bad("not a folder")
@@ -205,7 +205,7 @@ func freeID(dir, id string) (string, error) {
 			case err == nil:
 				free = false
 			case !errors.Is(err, fs.ErrNotExist):
-				return "", fmt.Errorf("choosing the run's file name in BENCH_OUTPUT_DIR=%q: %w", dir, err)
+				return "", fmt.Errorf("choosing the run's file name in "+envOutputDir+"=%q: %w", dir, err)
 			}
 		}
 		if free {
@@ -213,7 +213,7 @@ func freeID(dir, id string) (string, error) {
 		}
 		cand = id + "-" + strconv.Itoa(i)
 	}
-	return "", fmt.Errorf("choosing the run's file name in BENCH_OUTPUT_DIR=%q: %s.json to %s.json all exist", dir, id, cand)
+	return "", fmt.Errorf("choosing the run's file name in "+envOutputDir+"=%q: %s.json to %s.json all exist", dir, id, cand)
 }
 
 // writeAtomic writes data to path so that path is either absent, the old

@@ -24,11 +24,11 @@ func (d *Driver) fresh(ctx context.Context, rt *runtimes.Runtime) {
 		info.Fresh = &w
 		switch {
 		case way == runtimes.FreshNone && found == runtimes.FreshResetPrefixCache:
-			d.logf("%s: its server answers neither POST /reset_prefix_cache nor POST /flush_cache (HTTP 404): vLLM serves /reset_prefix_cache only when started with VLLM_SERVER_DEV_MODE=1 in its environment; leaves run on it as the earlier ones left it (BENCH_FRESH=leaf does nothing here)", rt.Name)
+			d.logf("%s: its server answers neither POST /reset_prefix_cache nor POST /flush_cache (HTTP 404): vLLM serves /reset_prefix_cache only when started with VLLM_SERVER_DEV_MODE=1 in its environment; leaves run on it as the earlier ones left it ("+envFresh+"="+config.FreshLeaf+" does nothing here)", rt.Name)
 		case way == runtimes.FreshNone:
-			d.logf("%s: its server offers no way to drop the state it keeps between requests; leaves run on it as the earlier ones left it (BENCH_FRESH=leaf does nothing here)", rt.Name)
+			d.logf("%s: its server offers no way to drop the state it keeps between requests; leaves run on it as the earlier ones left it ("+envFresh+"="+config.FreshLeaf+" does nothing here)", rt.Name)
 		default:
-			d.logf("%s: before each leaf run its server is returned to a known state: %s (BENCH_FRESH=leaf)", rt.Name, describeWay(way))
+			d.logf("%s: before each leaf run its server is returned to a known state: %s ("+envFresh+"="+config.FreshLeaf+")", rt.Name, describeWay(way))
 		}
 	}
 	if err != nil && info.FreshError == nil {

@@ -102,9 +102,9 @@ func (d *Driver) begin(ctx context.Context, k bench.Key) (l *Leaf, skip bool, er
 		case class == ClassUnavailable:
 			return nil, false, why
 		case d.Settings.SkipUnreachable:
-			return nil, true, fmt.Errorf("skipped (BENCH_SKIP_UNREACHABLE=1): %w", why)
+			return nil, true, fmt.Errorf("skipped ("+envSkipUnreachable+"=1): %w", why)
 		}
-		return nil, false, fmt.Errorf("%w (set BENCH_SKIP_UNREACHABLE=1 to skip runtimes that do not answer)", why)
+		return nil, false, fmt.Errorf("%w (set "+envSkipUnreachable+"=1 to skip runtimes that do not answer)", why)
 	}
 	d.leafRuns++
 	if d.repetitions == nil {
@@ -217,7 +217,7 @@ func (l *Leaf) sendCanary() {
 	}
 	l.canary = canary.New(text, res.OutputTokens)
 	if res.Text == "" && res.OutputTokens > 0 && res.ToolCalls == 0 {
-		l.canaryNote = fmt.Sprintf("the canary's answer is empty: its %d output tokens were all reasoning (or sent no text), so only their number can show a changed reply; a larger BENCH_MAX_TOKENS leaves room for the answer", res.OutputTokens)
+		l.canaryNote = fmt.Sprintf("the canary's answer is empty: its %d output tokens were all reasoning (or sent no text), so only their number can show a changed reply; a larger "+envMaxTokens+" leaves room for the answer", res.OutputTokens)
 	}
 	if l.d.canaries == nil {
 		l.d.canaries = map[bench.Key]*canary.Reply{}
@@ -339,7 +339,7 @@ func (l *Leaf) appendRecords(recs []records.Record) {
 		}
 	}
 	if err := l.d.files.appendRecords(recs); err != nil && l.recordErr == nil {
-		l.recordErr = fmt.Errorf("writing request records to BENCH_OUTPUT_DIR=%q: %w", l.d.Settings.OutputDir, err)
+		l.recordErr = fmt.Errorf("writing request records to "+envOutputDir+"=%q: %w", l.d.Settings.OutputDir, err)
 	}
 }
 
@@ -417,7 +417,7 @@ func (d *Driver) save() error {
 	}
 	first := d.files.saved == 0
 	if err := d.files.write(d.Run); err != nil {
-		return fmt.Errorf("writing results to BENCH_OUTPUT_DIR=%q: %w", d.Settings.OutputDir, err)
+		return fmt.Errorf("writing results to "+envOutputDir+"=%q: %w", d.Settings.OutputDir, err)
 	}
 	if first {
 		d.logf("results go to %s and %s, rewritten after each benchmark, and every request to %s", d.files.json, d.files.txt, d.files.records)

@@ -21,6 +21,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/testkit"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -324,7 +325,7 @@ func TestColdPromptsAndRequestRecords(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, cache, f.Arguments.Cache)
 			assert.Nil(t, f.Arguments.Seed, "no seed unless BENCH_SEED is set")
-			assert.Contains(t, string(must(os.ReadFile(d.files.txt))), "\ncache: "+cache+"\n")
+			assert.Contains(t, string(testkit.Must(os.ReadFile(d.files.txt))), "\ncache: "+cache+"\n")
 			recs, err := records.Read(d.files.records)
 			require.NoError(t, err)
 			require.Len(t, recs, 24)
@@ -352,13 +353,6 @@ func TestColdPromptsAndRequestRecords(t *testing.T) {
 			assert.Equal(t, 12, control, "the control's requests are recorded and marked")
 		})
 	}
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
 }
 
 // Notes on each runtime are said at the start, before any benchmark runs:

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
@@ -59,7 +60,7 @@ func TestOpenLoopLeaf(t *testing.T) {
 	assert.Equal(t, 2, *r.InflightMax)
 	assert.Positive(t, *r.InflightCapped)
 	assert.NotNil(t, r.ThroughputRPS)
-	assert.Equal(t, []float64{50}, f.Arguments.Rates)
+	assert.Equal(t, config.Floats{50}, f.Arguments.Rates)
 	recs, err := records.Read(d.files.records)
 	require.NoError(t, err)
 	timed, control := 0, 0

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/stats"
 )
 
@@ -14,12 +15,9 @@ import (
 // runs that take minutes. They must never reach go test's stdout, which is
 // benchstat's input: go test copies the test's stderr there too, and a
 // line written while a leaf runs lands between the benchmark's name and its
-// result. So BENCH_PROGRESS picks where they go:
-//
-//	auto    the terminal (/dev/tty) if there is one, else nowhere (default)
-//	off     nowhere
-//	stderr  standard error: only for a test binary run directly (go test -c)
-//	PATH    appended to the file PATH (e.g. for CI: tail -f it)
+// result. So BENCH_PROGRESS picks where they go: config's words
+// (config.ProgressAuto, the default, ProgressOff, ProgressStderr), or any
+// other value a file they are appended to (e.g. for CI: tail -f it).
 type progress struct {
 	w      io.Writer // nil: nowhere
 	close  func()
@@ -29,20 +27,20 @@ type progress struct {
 func openProgress(spec string, rounds int) (*progress, error) {
 	p := &progress{close: func() {}, rounds: rounds}
 	switch spec {
-	case "", "auto":
+	case config.ProgressAuto:
 		if f, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 			p.w, p.close = f, func() { f.Close() }
 		}
 		return p, nil
-	case "off", "0", "false":
+	case config.ProgressOff:
 		return p, nil
-	case "stderr":
+	case config.ProgressStderr:
 		p.w = os.Stderr
 		return p, nil
 	}
 	f, err := os.OpenFile(spec, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("BENCH_PROGRESS=%q: %w", spec, err)
+		return nil, fmt.Errorf(envProgress+"=%q: %w", spec, err)
 	}
 	p.w, p.close = f, func() { f.Close() }
 	return p, nil

@@ -309,7 +309,7 @@ func (d *Driver) checkTools() error {
 		if !ok || d.unavailable[info.Name] != nil {
 			continue
 		}
-		errs = append(errs, fmt.Errorf("BENCH_TOOLS=%q: %s (%s) serves %s, which takes no tools (%s has no \"tools\"), and Ollama refuses every request with tools to it (HTTP 400 \"… does not support tools\"); serve a model whose chat template uses .Tools (see `ollama show --template MODEL`), or unset BENCH_TOOLS",
+		errs = append(errs, fmt.Errorf(envTools+"=%q: %s (%s) serves %s, which takes no tools (%s has no \"tools\"), and Ollama refuses every request with tools to it (HTTP 400 \"… does not support tools\"); serve a model whose chat template uses .Tools (see `ollama show --template MODEL`), or unset "+envTools,
 			d.Settings.Tools, info.Name, info.BaseURL, info.Model, source))
 	}
 	return errors.Join(errs...)
@@ -330,16 +330,16 @@ func (d *Driver) checkContext() error {
 			if !d.sizedWork(p) || need <= info.ContextLimit {
 				continue
 			}
-			what := fmt.Sprintf("%s with BENCH_MAX_TOKENS=%d", p.Name, st.MaxTokens)
-			variable := "BENCH_INPUT_TOKENS"
+			what := fmt.Sprintf("%s with "+envMaxTokens+"=%d", p.Name, st.MaxTokens)
+			variable := envInputTokens
 			switch {
 			case st.SharedPrefix > 0:
-				variable = fmt.Sprintf("BENCH_SHARED_PREFIX=%d", st.SharedPrefix)
+				variable = fmt.Sprintf(envSharedPrefix+"=%d", st.SharedPrefix)
 			case st.Turns > 1:
-				variable = fmt.Sprintf("BENCH_TURNS=%d", st.Turns)
+				variable = fmt.Sprintf(envTurns+"=%d", st.Turns)
 			}
 			if st.Turns > 1 || st.SharedPrefix > 0 {
-				what = fmt.Sprintf("a conversation of %s (a shared prefix of %d tokens, %d turn(s) of BENCH_MAX_TOKENS=%d)", p.Name, st.SharedPrefix, st.Turns, st.MaxTokens)
+				what = fmt.Sprintf("a conversation of %s (a shared prefix of %d tokens, %d turn(s) of "+envMaxTokens+"=%d)", p.Name, st.SharedPrefix, st.Turns, st.MaxTokens)
 			}
 			errs = append(errs, fmt.Errorf("%s: %s (%s) takes at most %d tokens (%s), and %s needs about %d",
 				variable, info.Name, info.BaseURL, info.ContextLimit, info.ContextSource, what, need))

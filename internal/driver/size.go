@@ -135,7 +135,7 @@ func (d *Driver) size(ctx context.Context, rt *runtimes.Runtime, p prompts.Promp
 		recs := records.OfRound(k, 0, seq, false, d.Run.CreatedAt, []runtimes.Result{res}, records.Keep{})
 		recs[0].Calibration = true
 		if err := d.files.appendRecords(recs); err != nil {
-			d.logf("writing request records to BENCH_OUTPUT_DIR=%q: %v", d.Settings.OutputDir, err)
+			d.logf("writing request records to "+envOutputDir+"=%q: %v", d.Settings.OutputDir, err)
 		}
 		switch {
 		case res.Err != nil:
@@ -256,7 +256,7 @@ func secant(n, w0, c0 int, count func(int) (int, error), steps int) (int, int, e
 
 func sizingError(rt *runtimes.Runtime, p prompts.Prompt, s *size, err error) error {
 	if p.Name == SharedPrefixName {
-		return fmt.Errorf("%s (%s): cannot size the shared prefix to BENCH_SHARED_PREFIX=%d tokens after %d calibration requests (%s): %w; no leaf runs on %s",
+		return fmt.Errorf("%s (%s): cannot size the shared prefix to "+envSharedPrefix+"=%d tokens after %d calibration requests (%s): %w; no leaf runs on %s",
 			rt.Name, rt.BaseURL, p.InputTokens, s.Requests, s.Method, err, rt.Name)
 	}
 	return fmt.Errorf("%s (%s): cannot size prompt %s to %d tokens after %d calibration requests (%s): %w; no leaf of it runs on %s",

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
@@ -111,7 +112,7 @@ func TestInputLengthsAreSizedOnEveryServer(t *testing.T) {
 			} else {
 				assert.Nil(t, f.Arguments.NumCtx, "num_ctx is Ollama's")
 			}
-			assert.Equal(t, []int{100, 1024, 6000}, f.Arguments.InputTokens)
+			assert.Equal(t, config.InputTokens{100, 1024, 6000}, f.Arguments.InputTokens)
 		})
 	}
 }

@@ -32,10 +32,10 @@ func (d *Driver) startPower() (*telemetry.Sampler, *string, error) {
 	bin, err := exec.LookPath(st.Macmon)
 	if err != nil {
 		if st.Power == config.PowerOn {
-			return nil, nil, fmt.Errorf("BENCH_POWER=on, BENCH_MACMON=%q: %v (brew install macmon, or set BENCH_MACMON to its path)", st.Macmon, err)
+			return nil, nil, fmt.Errorf(envPower+"="+config.PowerOn+", "+envMacmon+"=%q: %v (brew install macmon, or set "+envMacmon+" to its path)", st.Macmon, err)
 		}
 		if runtime.GOOS == "darwin" && runtime.GOARCH == "arm64" {
-			d.logf("no macmon on PATH: no power figures (brew install macmon; BENCH_POWER=off to say nothing)")
+			d.logf("no macmon on PATH: no power figures (brew install macmon; %s=%s to say nothing)", envPower, config.PowerOff)
 		}
 		return nil, nil, nil
 	}
@@ -49,9 +49,9 @@ func (d *Driver) startPower() (*telemetry.Sampler, *string, error) {
 		}
 	}
 	if st.Power == config.PowerOn {
-		return nil, nil, fmt.Errorf("BENCH_POWER=on, BENCH_MACMON=%q: %w", st.Macmon, err)
+		return nil, nil, fmt.Errorf(envPower+"="+config.PowerOn+", "+envMacmon+"=%q: %w", st.Macmon, err)
 	}
-	d.logf("no power figures: %v (BENCH_POWER=off to say nothing)", err)
+	d.logf("no power figures: %v ("+envPower+"="+config.PowerOff+" to say nothing)", err)
 	return nil, nil, nil
 }
 
@@ -168,13 +168,13 @@ func (d *Driver) idleBaseline(s *telemetry.Sampler) {
 	time.Sleep(time.Duration(secs * float64(time.Second)))
 	f, err := s.Figures(context.Background(), from, time.Now())
 	if err != nil {
-		d.logf("no idle baseline, so no net energy figures: %v (BENCH_IDLE_POWER_S=%g with samples every %v)", err, secs, s.Interval())
+		d.logf("no idle baseline, so no net energy figures: %v ("+envIdlePowerS+"=%g with samples every %v)", err, secs, s.Interval())
 		return
 	}
 	h := &d.Run.Host
 	h.IdlePowerW, h.IdleCPUPowerW, h.IdleGPUPowerW, h.IdleANEPowerW = ptr(f.AllPowerWMean), ptr(f.CPUPowerWMean), ptr(f.GPUPowerWMean), ptr(f.ANEPowerWMean)
 	h.IdlePowerWSD = ptr(f.AllPowerWSD)
-	d.logf("idle power %.2f W (CPU %.2f, GPU %.2f, ANE %.2f; sd %.2f W) over %gs with nothing in flight: net figures subtract it (BENCH_IDLE_POWER_S)",
+	d.logf("idle power %.2f W (CPU %.2f, GPU %.2f, ANE %.2f; sd %.2f W) over %gs with nothing in flight: net figures subtract it ("+envIdlePowerS+")",
 		f.AllPowerWMean, f.CPUPowerWMean, f.GPUPowerWMean, f.ANEPowerWMean, f.AllPowerWSD, secs)
 	if f.Coverage() < telemetry.MinCoverage {
 		d.logf("the idle baseline's samples cover %.0f%% of its %gs: macmon lagged; the baseline is kept", 100*f.Coverage(), secs)
@@ -195,7 +195,7 @@ func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *
 	f, err := d.power.Figures(l.ctx, l.timedFrom, to)
 	switch {
 	case errors.Is(err, telemetry.ErrTooFewSamples):
-		return nil, nil, append(notes, fmt.Sprintf("no power figures: the timed part took %v, too short for 3 macmon samples %v apart (BENCH_POWER_INTERVAL)",
+		return nil, nil, append(notes, fmt.Sprintf("no power figures: the timed part took %v, too short for 3 macmon samples %v apart ("+envPowerInterval+")",
 			to.Sub(l.timedFrom).Round(time.Millisecond), d.power.Interval()))
 	case err != nil:
 		return nil, nil, append(notes, "no power figures: "+err.Error())
@@ -233,7 +233,7 @@ func (l *Leaf) hold(recs []records.Record) bool {
 // startTempApart apart.
 func (l *Leaf) powerAdded(e *stats.Energy) {
 	if err := l.d.files.writeHeld(e); err != nil && l.recordErr == nil {
-		l.recordErr = fmt.Errorf("writing request records to BENCH_OUTPUT_DIR=%q: %w", l.d.Settings.OutputDir, err)
+		l.recordErr = fmt.Errorf("writing request records to "+envOutputDir+"=%q: %w", l.d.Settings.OutputDir, err)
 	}
 	if l.d.power != nil && !l.control && l.count == 1 {
 		l.d.compareStartTemps(l.key)
@@ -269,7 +269,7 @@ func (d *Driver) compareStartTemps(k bench.Key) {
 			if t.his == nil || t.own == nil || math.Abs(*t.his-*t.own) <= startTempApart {
 				continue
 			}
-			d.logf("%s: %s started at %s %.0f °C, %s at %.0f °C, more than %d °C apart: the hotter may have run throttled (BENCH_ORDER=interleaved alternates runtimes; a pause or a cooler Mac evens it)",
+			d.logf("%s: %s started at %s %.0f °C, %s at %.0f °C, more than %d °C apart: the hotter may have run throttled ("+envOrder+"="+config.OrderInterleaved+" alternates runtimes; a pause or a cooler Mac evens it)",
 				k.Workload(), r.Runtime, t.what, *t.his, k.Runtime, *t.own, startTempApart)
 		}
 	}

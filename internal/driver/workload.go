@@ -72,11 +72,11 @@ func (d *Driver) selectPrompts(st config.Settings, opts Options) ([]prompts.Prom
 	if len(st.Prompts) > 0 {
 		for _, p := range made {
 			if !slices.ContainsFunc(st.Prompts, func(n string) bool { return strings.TrimSpace(n) == p.Name }) {
-				what := "BENCH_INPUT_TOKENS"
+				what := envInputTokens
 				if d.work[p.Name].w != nil {
-					what = "BENCH_WORKLOAD"
+					what = envWorkload
 				}
-				return nil, fmt.Errorf("%s makes prompt %s, which BENCH_PROMPTS does not list: add it, or leave BENCH_PROMPTS unset to run only the prompts it and BENCH_INPUT_TOKENS make", what, p.Name)
+				return nil, fmt.Errorf("%s makes prompt %s, which "+envPrompts+" does not list: add it, or leave "+envPrompts+" unset to run only the prompts it and "+envInputTokens+" make", what, p.Name)
 			}
 		}
 	}
@@ -84,7 +84,7 @@ func (d *Driver) selectPrompts(st config.Settings, opts Options) ([]prompts.Prom
 	if len(names) > 0 || len(st.InputTokens) > 0 {
 		ps, err := prompts.Select(names, st.PromptsDir, st.InputTokens)
 		if err != nil {
-			return nil, fmt.Errorf("BENCH_PROMPTS=%q: %w", strings.Join(st.Prompts, ","), err)
+			return nil, fmt.Errorf(envPrompts+"=%q: %w", strings.Join(st.Prompts, ","), err)
 		}
 		out = ps
 	}
@@ -126,18 +126,18 @@ func (d *Driver) readWorkload(st config.Settings, opts Options) (*workload.Workl
 		var e *workload.Error
 		if errors.As(err, &e) && o.MaxDuration > 0 && strings.Contains(e.Msg, "the run allows") {
 			if all, rerr := workload.Read(st.Workload, workload.Options{N: st.WorkloadN, Speed: st.TraceSpeed}); rerr == nil {
-				return nil, fmt.Errorf("BENCH_WORKLOAD=%q: %w (-benchtime=%s); %s", st.Workload, err, o.MaxDuration, nx(all.Len()))
+				return nil, fmt.Errorf(envWorkload+"=%q: %w (-benchtime=%s); %s", st.Workload, err, o.MaxDuration, nx(all.Len()))
 			}
 		}
-		return nil, fmt.Errorf("BENCH_WORKLOAD=%q: %w", st.Workload, err)
+		return nil, fmt.Errorf(envWorkload+"=%q: %w", st.Workload, err)
 	}
 	if w.Kind == workload.Trace {
 		switch {
 		case rounds == 0:
-			return nil, fmt.Errorf("BENCH_WORKLOAD=%q: a trace is not replayed for a -benchtime duration (-benchtime=%s: go test would send as many requests as its timing asks for, the trace over and over); %s",
+			return nil, fmt.Errorf(envWorkload+"=%q: a trace is not replayed for a -benchtime duration (-benchtime=%s: go test would send as many requests as its timing asks for, the trace over and over); %s",
 				st.Workload, o.MaxDuration, nx(len(w.Requests)))
 		case rounds > len(w.Requests):
-			return nil, fmt.Errorf("BENCH_WORKLOAD=%q: -benchtime=%s asks for %d requests, and the trace has %d (BENCH_WORKLOAD_N=%d): -benchtime=%dx replays it whole",
+			return nil, fmt.Errorf(envWorkload+"=%q: -benchtime=%s asks for %d requests, and the trace has %d ("+envWorkloadN+"=%d): -benchtime=%dx replays it whole",
 				st.Workload, opts.Benchtime, rounds, len(w.Requests), st.WorkloadN, len(w.Requests))
 		}
 	}
@@ -145,7 +145,7 @@ func (d *Driver) readWorkload(st config.Settings, opts Options) (*workload.Workl
 	if n := w.SkippedCount(); n > 0 {
 		skipped = fmt.Sprintf(", %d skipped that cannot be replayed (%s)", n, w.SkippedSummary())
 	}
-	d.logf("BENCH_WORKLOAD: %s is %s, prompt=%s: %d of its %d items%s", st.Workload, describeKind(w), w.Name, w.Len(), w.Total, skipped)
+	d.logf(envWorkload+": %s is %s, prompt=%s: %d of its %d items%s", st.Workload, describeKind(w), w.Name, w.Len(), w.Total, skipped)
 	return w, nil
 }
 
@@ -179,7 +179,7 @@ func readTools(path string) (json.RawMessage, string, error) {
 	}
 	tools, sum, err := workload.ReadToolsSum(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("BENCH_TOOLS=%q: %w", path, err)
+		return nil, "", fmt.Errorf(envTools+"=%q: %w", path, err)
 	}
 	b := []byte{'['}
 	for i, t := range tools {
@@ -224,7 +224,7 @@ func (d *Driver) checkWorkloadContext() error {
 				continue
 			}
 			if err := k.w.CheckContext(info.ContextLimit, d.Settings.MaxTokens, nil); err != nil {
-				errs = append(errs, fmt.Errorf("BENCH_WORKLOAD=%q: %s (%s) takes at most %d tokens (%s): %w",
+				errs = append(errs, fmt.Errorf(envWorkload+"=%q: %s (%s) takes at most %d tokens (%s): %w",
 					d.Settings.Workload, info.Name, info.BaseURL, info.ContextLimit, info.ContextSource, err))
 			}
 		}

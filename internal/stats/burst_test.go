@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
@@ -17,7 +18,7 @@ import (
 // streamed is a reply of n tokens in n chunks, the first at ttft, the
 // stream's end span later.
 func streamed(ttft, span time.Duration, n int) runtimes.Result {
-	r := done(ttft, ttft+span, n)
+	r := resulttest.Done(ttft, ttft+span, n)
 	r.Turn = 1
 	return r
 }

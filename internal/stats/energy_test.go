@@ -7,36 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
-
-// samplesOf returns one sample per power, 200 ms apart, the k-th (from 0)
-// read at t0 + (k+1)·200ms, covering (t0 + k·200ms, t0 + (k+1)·200ms].
-func samplesOf(t0 time.Time, watts ...float64) []telemetry.Sample {
-	out := make([]telemetry.Sample, len(watts))
-	for k, w := range watts {
-		out[k] = telemetry.Sample{At: t0.Add(time.Duration(k+1) * 200 * ms), AllPowerW: w, CPUTempC: 50 + float64(k), GPUTempC: 40}
-	}
-	return out
-}
-
-// powerOf is the figures of [from, to] with the idle baseline idle.
-func powerOf(t *testing.T, samples []telemetry.Sample, from, to time.Time, idle float64) *telemetry.Figures {
-	t.Helper()
-	f, err := telemetry.WindowFigures(samples, 200*ms, from, to)
-	require.NoError(t, err)
-	f.SetIdle(idle)
-	return &f
-}
-
-// sent is a successful request sent at start, its first token at ttft,
-// done at total.
-func sent(start time.Time, ttft, total time.Duration, prompt, output int) runtimes.Result {
-	r := done(ttft, total, output)
-	r.Start, r.PromptTokens = start, prompt
-	return r
-}
 
 // At concurrency 1, rounds back to back, each request's phases get the
 // energy above idle of their own time: the split between prefill and
@@ -46,12 +20,12 @@ func sent(start time.Time, ttft, total time.Duration, prompt, output int) runtim
 // 0.55 s).
 func TestShareEnergyConcurrencyOne(t *testing.T) {
 	t0 := time.Now()
-	samples := samplesOf(t0, 14, 24, 34, 44, 54)
+	samples := resulttest.Samples(t0, 14, 24, 34, 44, 54)
 	rounds := []Round{
-		{Results: []runtimes.Result{sent(t0, 100*ms, 300*ms, 10, 20)}},
-		{Results: []runtimes.Result{sent(t0.Add(300*ms), 250*ms, 700*ms, 30, 40)}},
+		{Results: []runtimes.Result{resulttest.Sent(t0, 100*ms, 300*ms, 10, 20)}},
+		{Results: []runtimes.Result{resulttest.Sent(t0.Add(300*ms), 250*ms, 700*ms, 30, 40)}},
 	}
-	e := ShareEnergy(rounds, powerOf(t, samples, t0, t0.Add(time.Second), 4))
+	e := ShareEnergy(rounds, resulttest.Power(t, samples, t0, t0.Add(time.Second), 4))
 	require.NotNil(t, e)
 	a, b := e.Shares[0][0], e.Shares[1][0]
 	// By hand: A's prefill 10 W × 0.1 s; its decode 10 × 0.1 + 20 × 0.1;
@@ -80,14 +54,14 @@ func TestShareEnergyConcurrencyOne(t *testing.T) {
 // from 1.2 to 1.4 s, after a span (1.0–1.2 s) with nothing in flight.
 func TestShareEnergyConcurrent(t *testing.T) {
 	t0 := time.Now()
-	samples := samplesOf(t0, 12, 12, 12, 12, 12, 12, 12)
-	failedOne := sent(t0.Add(1200*ms), 0, 200*ms, 0, 0)
+	samples := resulttest.Samples(t0, 12, 12, 12, 12, 12, 12, 12)
+	failedOne := resulttest.Sent(t0.Add(1200*ms), 0, 200*ms, 0, 0)
 	failedOne.Err = runtimes.NewError(runtimes.ClassReset, "reset")
 	rounds := []Round{
-		{Results: []runtimes.Result{sent(t0, 200*ms, time.Second, 10, 10), sent(t0, 100*ms, 500*ms, 10, 10), {}}},
+		{Results: []runtimes.Result{resulttest.Sent(t0, 200*ms, time.Second, 10, 10), resulttest.Sent(t0, 100*ms, 500*ms, 10, 10), {}}},
 		{Results: []runtimes.Result{failedOne}},
 	}
-	e := ShareEnergy(rounds, powerOf(t, samples, t0, t0.Add(1400*ms), 2))
+	e := ShareEnergy(rounds, resulttest.Power(t, samples, t0, t0.Add(1400*ms), 2))
 	require.NotNil(t, e)
 	r1, r2 := e.Shares[0][0], e.Shares[0][1]
 	assert.Nil(t, e.Shares[0][2], "a request never sent has no share")
@@ -112,12 +86,12 @@ func TestShareEnergyConcurrent(t *testing.T) {
 // cover less than telemetry.MinCoverage of the timed part.
 func TestShareEnergyNeedsBaselineAndCoverage(t *testing.T) {
 	t0 := time.Now()
-	samples := samplesOf(t0, 10, 10, 10, 10, 10)
-	rounds := []Round{{Results: []runtimes.Result{sent(t0, 100*ms, time.Second, 1, 1)}}}
+	samples := resulttest.Samples(t0, 10, 10, 10, 10, 10)
+	rounds := []Round{{Results: []runtimes.Result{resulttest.Sent(t0, 100*ms, time.Second, 1, 1)}}}
 	f, err := telemetry.WindowFigures(samples, 200*ms, t0, t0.Add(time.Second))
 	require.NoError(t, err)
 	assert.Nil(t, ShareEnergy(rounds, &f), "no baseline")
 	assert.Nil(t, ShareEnergy(rounds, nil))
-	short := powerOf(t, samples, t0, t0.Add(1300*ms), 1) // covered 1.0 of 1.3 s
+	short := resulttest.Power(t, samples, t0, t0.Add(1300*ms), 1) // covered 1.0 of 1.3 s
 	assert.Nil(t, ShareEnergy(rounds, short))
 }

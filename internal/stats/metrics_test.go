@@ -1,12 +1,15 @@
 package stats
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -59,8 +62,8 @@ func TestCompute(t *testing.T) {
 	}{{
 		name: "client-side decode is tokens over total minus TTFT",
 		rounds: []Round{{Wall: 3 * time.Second, Results: []runtimes.Result{
-			done(500*ms, 2500*ms, 100), // decode 100/2 = 50, request 100/2.5 = 40
-			done(1000*ms, 3000*ms, 60), // decode 60/2 = 30, request 60/3 = 20
+			resulttest.Done(500*ms, 2500*ms, 100), // decode 100/2 = 50, request 100/2.5 = 40
+			resulttest.Done(1000*ms, 3000*ms, 60), // decode 60/2 = 30, request 60/3 = 20
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 2, Successes: 2,
@@ -76,7 +79,7 @@ func TestCompute(t *testing.T) {
 		// below): the decode rate is the client's on every runtime.
 		name: "the decode rate is the client's, with or without the server's eval",
 		rounds: []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{
-			withEval(done(500*ms, 2000*ms, 100), 4*time.Second), // 100/1.5, not the server's 25
+			withEval(resulttest.Done(500*ms, 2000*ms, 100), 4*time.Second), // 100/1.5, not the server's 25
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 1, Successes: 1,
@@ -91,8 +94,8 @@ func TestCompute(t *testing.T) {
 	}, {
 		name: "no client decode without TTFT or when total is not after it",
 		rounds: []Round{{Wall: 1 * time.Second, Results: []runtimes.Result{
-			done(0, 1000*ms, 0),      // no text at all: no TTFT, no decode
-			done(800*ms, 800*ms, 10), // total == TTFT
+			resulttest.Done(0, 1000*ms, 0),      // no text at all: no TTFT, no decode
+			resulttest.Done(800*ms, 800*ms, 10), // total == TTFT
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 2, Successes: 2,
@@ -105,8 +108,8 @@ func TestCompute(t *testing.T) {
 	}, {
 		name: "failures are counted and excluded from every figure",
 		rounds: []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{
-			done(500*ms, 2000*ms, 100),
-			failed(),
+			resulttest.Done(500*ms, 2000*ms, 100),
+			resulttest.Failed(),
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 2, Successes: 1, Failures: 1,
@@ -120,7 +123,7 @@ func TestCompute(t *testing.T) {
 	}, {
 		name: "nothing but failures: counts only",
 		rounds: []Round{
-			{Wall: 2 * time.Second, Results: []runtimes.Result{failed(), failed()}},
+			{Wall: 2 * time.Second, Results: []runtimes.Result{resulttest.Failed(), resulttest.Failed()}},
 		},
 		want: Metrics{
 			Rounds: 1, Requests: 2, Failures: 2,
@@ -129,9 +132,9 @@ func TestCompute(t *testing.T) {
 	}, {
 		name: "aggregate is per round",
 		rounds: []Round{
-			{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 40), done(100*ms, 2000*ms, 60)}}, // 50 tok/s
-			{Wall: 4 * time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 40), done(100*ms, 4000*ms, 60)}}, // 25 tok/s
-			{Wall: 9 * time.Second, Results: []runtimes.Result{failed(), failed()}},                                   // no success: no sample
+			{Wall: 2 * time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 1000*ms, 40), resulttest.Done(100*ms, 2000*ms, 60)}}, // 50 tok/s
+			{Wall: 4 * time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 1000*ms, 40), resulttest.Done(100*ms, 4000*ms, 60)}}, // 25 tok/s
+			{Wall: 9 * time.Second, Results: []runtimes.Result{resulttest.Failed(), resulttest.Failed()}},                                   // no success: no sample
 		},
 		want: Metrics{
 			Rounds: 3, Requests: 6, Successes: 4, Failures: 2,
@@ -145,8 +148,8 @@ func TestCompute(t *testing.T) {
 	}, {
 		name: "prompt rate where the server reports prompt timing, in a cold round",
 		rounds: []Round{{Wall: 1 * time.Second, Cold: true, Results: []runtimes.Result{
-			withPrompt(done(200*ms, 1000*ms, 8), 200, 500*ms), // 400 tok/s
-			withPrompt(done(200*ms, 1000*ms, 8), 200, 0),      // no eval time: none
+			withPrompt(resulttest.Done(200*ms, 1000*ms, 8), 200, 500*ms), // 400 tok/s
+			withPrompt(resulttest.Done(200*ms, 1000*ms, 8), 200, 0),      // no eval time: none
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 2, Successes: 2,
@@ -161,7 +164,7 @@ func TestCompute(t *testing.T) {
 	}, {
 		name: "approximate counts flag only from successes",
 		rounds: []Round{{Wall: 1 * time.Second, Results: []runtimes.Result{
-			approx(done(200*ms, 1000*ms, 8)),
+			approx(resulttest.Done(200*ms, 1000*ms, 8)),
 		}}},
 		want: Metrics{
 			Rounds: 1, Requests: 1, Successes: 1, TokensApprox: true,
@@ -204,9 +207,9 @@ func TestCompute(t *testing.T) {
 // how many tokens that was; Ollama does not (its count includes cached
 // tokens), so its rate is kept only where the prompts were unique.
 func TestComputePromptRate(t *testing.T) {
-	ollama := done(200*ms, 1000*ms, 8)
+	ollama := resulttest.Done(200*ms, 1000*ms, 8)
 	ollama.PromptTokens, ollama.PromptEval = 200, 10*ms // 199 of them cached
-	llamacpp := done(200*ms, 1000*ms, 8)
+	llamacpp := resulttest.Done(200*ms, 1000*ms, 8)
 	llamacpp.PromptTokens, llamacpp.PromptEvalTokens, llamacpp.PromptEval = 200, 1, 10*ms
 	llamacpp.CachedTokens, llamacpp.CachedReported = 199, true
 
@@ -263,9 +266,9 @@ func TestComputeStreamFigures(t *testing.T) {
 // A request that waited for the model to load (Ollama's load_duration) is
 // counted and said: its TTFT is not the server's speed.
 func TestModelLoads(t *testing.T) {
-	loaded := done(3*time.Second, 4*time.Second, 8)
+	loaded := resulttest.Done(3*time.Second, 4*time.Second, 8)
 	loaded.LoadDuration = 2900 * ms
-	quick := done(100*ms, 1*time.Second, 8)
+	quick := resulttest.Done(100*ms, 1*time.Second, 8)
 	quick.LoadDuration = 2 * ms
 	m := Compute([]Round{{Wall: 4 * time.Second, Results: []runtimes.Result{loaded, quick}}}, SLO{})
 	assert.Equal(t, 1, m.ModelLoads, "only a load above 100 ms counts")
@@ -276,10 +279,10 @@ func TestModelLoads(t *testing.T) {
 // Goodput counts the successful requests that met every target, per
 // second of the rounds' wall time; attainment is their share of all.
 func TestGoodput(t *testing.T) {
-	fast := done(100*ms, 600*ms, 11)        // TPOT 50 ms
-	slowFirst := done(900*ms, 1400*ms, 11)  // TTFT over 500 ms
-	slowTokens := done(100*ms, 1100*ms, 11) // TPOT 100 ms
-	rounds := []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{fast, slowFirst, slowTokens, failed()}}}
+	fast := resulttest.Done(100*ms, 600*ms, 11)        // TPOT 50 ms
+	slowFirst := resulttest.Done(900*ms, 1400*ms, 11)  // TTFT over 500 ms
+	slowTokens := resulttest.Done(100*ms, 1100*ms, 11) // TPOT 100 ms
+	rounds := []Round{{Wall: 2 * time.Second, Results: []runtimes.Result{fast, slowFirst, slowTokens, resulttest.Failed()}}}
 	m := Compute(rounds, SLO{TTFT: 500 * ms, TPOT: 60 * ms})
 	assert.True(t, m.SLOSet)
 	assert.Equal(t, 0.25, m.Attainment, "1 of 4; the failure is a miss")
@@ -334,7 +337,7 @@ type reported map[string]float64
 func (r reported) ReportMetric(v float64, unit string) { r[unit] = v }
 
 func TestReport(t *testing.T) {
-	server := done(500*ms, 2500*ms, 100)
+	server := resulttest.Done(500*ms, 2500*ms, 100)
 	server.Eval = 2 * time.Second
 	server.PromptTokens, server.PromptEval = 300, 250*ms
 
@@ -345,7 +348,7 @@ func TestReport(t *testing.T) {
 	}{{
 		// TTFC is TTFT here (no reasoning); TPOT is 2 s / 99.
 		name:   "without prompt timing there is no prompt-tok/s",
-		rounds: []Round{{Wall: 2500 * ms, Results: []runtimes.Result{done(500*ms, 2500*ms, 100)}}},
+		rounds: []Round{{Wall: 2500 * ms, Results: []runtimes.Result{resulttest.Done(500*ms, 2500*ms, 100)}}},
 		want: map[string]float64{"ttft-ns": 5e8, "ttfc-ns": 5e8, "tpot-ns": math.Round(2e9 / 99), "tpot-p50-ns": math.Round(2e9 / 99),
 			"decode-tok/s": 50, "decode-p50-tok/s": 50, "request-tok/s": 40, "agg-tok/s": 40},
 	}, {
@@ -355,27 +358,19 @@ func TestReport(t *testing.T) {
 			"decode-tok/s": 50, "decode-p50-tok/s": 50, "server-decode-tok/s": 50, "request-tok/s": 40, "agg-tok/s": 40, "prompt-tok/s": 1200},
 	}, {
 		name:   "no successes reports nothing",
-		rounds: []Round{{Wall: time.Second, Results: []runtimes.Result{failed()}}},
+		rounds: []Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Failed()}}},
 		want:   map[string]float64{},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := reported{}
 			Compute(tt.rounds, SLO{}).Report(got)
-			require.ElementsMatch(t, keys(tt.want), keys(got))
+			require.ElementsMatch(t, slices.Collect(maps.Keys(tt.want)), slices.Collect(maps.Keys(got)))
 			for unit, v := range tt.want {
 				assert.InDelta(t, v, got[unit], 1e-6, unit)
 			}
 		})
 	}
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // Report reports every unit of the list of figures, and none other, for a
@@ -387,12 +382,12 @@ func TestReportUnitsAreListed(t *testing.T) {
 		Request: full, Aggregate: full, Prompt: full, Rate: 1, Throughput: 1, SLOSet: true, Goodput: 1,
 		Tools: ToolCalls{Sent: true, Replies: 1, Of: 1, Calls: 1, ArgsValid: 1, TTF: full}}
 	t0 := time.Now()
-	power := powerOf(t, samplesOf(t0, 14, 14, 14, 14, 14), t0, t0.Add(time.Second), 4)
+	power := resulttest.Power(t, resulttest.Samples(t0, 14, 14, 14, 14, 14), t0, t0.Add(time.Second), 4)
 	got := reported{}
 	Report(got, m, power)
 	var want []string
 	for _, f := range figures.Reported {
 		want = append(want, f.Unit)
 	}
-	assert.ElementsMatch(t, want, keys(got))
+	assert.ElementsMatch(t, want, slices.Collect(maps.Keys(got)))
 }

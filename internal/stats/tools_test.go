@@ -8,13 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 // calling is a successful reply that made calls tool calls, valid of
 // them with arguments that are a JSON object, the first at ttf.
 func calling(calls, valid int, ttf time.Duration) runtimes.Result {
-	res := done(ttf, ttf+500*ms, 40)
+	res := resulttest.Done(ttf, ttf+500*ms, 40)
 	res.ToolCalls, res.ToolArgsValid, res.TTFToolCall = calls, valid, ttf
 	return res
 }
@@ -24,13 +25,13 @@ func calling(calls, valid int, ttf time.Duration) runtimes.Result {
 // arguments, first at 100, 300, 200 and 400 ms; and a failed reply whose
 // calls count nowhere.
 func toolRounds() []Round {
-	broken := failed()
+	broken := resulttest.Failed()
 	broken.ToolCalls, broken.ToolArgsValid, broken.TTFToolCall = 5, 5, 50*ms
 	return []Round{
 		{Wall: time.Second, Tools: true, Results: []runtimes.Result{
 			calling(2, 2, 100*ms),
 			calling(1, 0, 300*ms),
-			done(100*ms, 600*ms, 40), // text, no call
+			resulttest.Done(100*ms, 600*ms, 40), // text, no call
 			calling(3, 2, 200*ms),
 			broken,
 		}},
@@ -98,7 +99,7 @@ func TestNoToolsNoToolFigures(t *testing.T) {
 // first call, which there is none of.
 func TestToolsWithoutCalls(t *testing.T) {
 	m := Compute([]Round{{Wall: time.Second, Tools: true, Results: []runtimes.Result{
-		done(100*ms, 600*ms, 40), done(120*ms, 640*ms, 40),
+		resulttest.Done(100*ms, 600*ms, 40), resulttest.Done(120*ms, 640*ms, 40),
 	}}}, SLO{})
 	assert.Equal(t, ToolCalls{Sent: true, Of: 2}, m.Tools)
 	_, ok := m.Tools.ArgsValidRatio()
@@ -110,7 +111,7 @@ func TestToolsWithoutCalls(t *testing.T) {
 	assert.NotContains(t, got, figures.ToolArgsValid.Unit)
 	assert.NotContains(t, got, figures.TTFToolCallMean.Unit)
 
-	m = Compute([]Round{{Wall: time.Second, Tools: true, Results: []runtimes.Result{failed()}}}, SLO{})
+	m = Compute([]Round{{Wall: time.Second, Tools: true, Results: []runtimes.Result{resulttest.Failed()}}}, SLO{})
 	assert.Equal(t, ToolCalls{Sent: true}, m.Tools, "every request failed: sent with tools, nothing to count")
 	_, ok = m.Tools.ReplyRatio()
 	assert.False(t, ok)

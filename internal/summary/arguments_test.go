@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -30,9 +31,9 @@ func TestArgumentsOf(t *testing.T) {
 	assert.Equal(t, stats.Number(60), a.IdleTimeout)
 	assert.Equal(t, stats.Number(0.5), a.Temperature)
 	assert.Equal(t, config.CacheWarm, a.Cache)
-	assert.Equal(t, []float64{2, 4}, a.Rates)
+	assert.Equal(t, config.Floats{2, 4}, a.Rates)
 	assert.Equal(t, stats.Number(0.5), a.Burstiness)
-	assert.Equal(t, []int{512, 1024}, a.InputTokens)
+	assert.Equal(t, config.InputTokens{512, 1024}, a.InputTokens)
 	assert.Equal(t, config.OrderGrouped, a.Order)
 	assert.Equal(t, "/tmp/runs", a.OutputDir)
 	assert.Equal(t, 2, a.Turns)
@@ -54,4 +55,46 @@ func TestArgumentsTagsNameSettings(t *testing.T) {
 		}
 	}
 	assert.Greater(t, n, 20)
+}
+
+// A field that copies a setting has the setting's own type, config's,
+// but for a number or a duration, which the file keeps as a stats.Number
+// (a duration in seconds; JSON has no NaN): the type is written once.
+func TestArgumentsTypesAreConfigs(t *testing.T) {
+	at, st := reflect.TypeFor[Arguments](), reflect.TypeFor[config.Settings]()
+	for i := range at.NumField() {
+		f := at.Field(i)
+		name, ok := f.Tag.Lookup("config")
+		if !ok {
+			continue
+		}
+		sf, _ := st.FieldByName(name)
+		want := sf.Type
+		if want == reflect.TypeFor[config.Duration]() || want == reflect.TypeFor[float64]() {
+			want = reflect.TypeFor[stats.Number]()
+		}
+		assert.Equal(t, want.String(), f.Type.String(), "Arguments.%s copies config.Settings.%s", f.Name, name)
+	}
+}
+
+// The lists of config's types are read back from a summary's JSON lists,
+// null as none, and written as they were.
+func TestArgumentsListsRoundTrip(t *testing.T) {
+	in := `{"prompts":["short","in512"],"rates":[0.5,2],"input_tokens":[512,32768]}`
+	var a Arguments
+	require.NoError(t, json.Unmarshal([]byte(in), &a))
+	assert.Equal(t, config.Names{"short", "in512"}, a.Prompts)
+	assert.Equal(t, config.Floats{0.5, 2}, a.Rates)
+	assert.Equal(t, config.InputTokens{512, 32768}, a.InputTokens)
+	out, err := json.Marshal(a)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"prompts":["short","in512"]`)
+	assert.Contains(t, string(out), `"rates":[0.5,2]`)
+	assert.Contains(t, string(out), `"input_tokens":[512,32768]`)
+
+	var none Arguments
+	require.NoError(t, json.Unmarshal([]byte(`{"prompts":null,"rates":null,"input_tokens":null}`), &none))
+	assert.Nil(t, none.Prompts)
+	assert.Nil(t, none.Rates)
+	assert.Nil(t, none.InputTokens)
 }

@@ -3,16 +3,19 @@ package summary
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
@@ -88,7 +91,7 @@ func TestBenchfmtReadsBack(t *testing.T) {
 			for _, v := range res.Values {
 				units = append(units, v.Unit)
 			}
-			assert.ElementsMatch(t, keys(want), units)
+			assert.ElementsMatch(t, slices.Collect(maps.Keys(want)), units)
 			for unit, w := range want {
 				v, ok := res.Value(unit)
 				require.True(t, ok, unit)
@@ -126,7 +129,7 @@ func TestBenchfmtHasNothingRunSpecific(t *testing.T) {
 
 func TestBenchfmtNames(t *testing.T) {
 	r := NewRun(fixtureCreated)
-	r.Add(bench.Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 900*ms, 10)}}}, Telemetry{})
+	r.Add(bench.Key{Runtime: "lm studio", Prompt: "short", Concurrency: 4}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 900*ms, 10)}}}, Telemetry{})
 
 	r.Add(bench.Key{Runtime: "never-ran", Prompt: "short", Concurrency: 1}, nil, Telemetry{})
 	data, err := r.Benchfmt()
@@ -211,12 +214,4 @@ func TestBenchstatComparesRuns(t *testing.T) {
 	byRuntime := benchstat("-col", "/runtime", oldTxt)
 	assert.Contains(t, byRuntime, "Inference/prompt=short/conc=1-8")
 	assert.Contains(t, byRuntime, "vllm-metal")
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/runtimes"
@@ -31,7 +32,7 @@ func TestRowServerCachedPromptTokens(t *testing.T) {
 		var rd stats.Round
 		rd.Wall = time.Second
 		for range run.requests {
-			rd.Results = append(rd.Results, sent(time.Now(), 100*ms, time.Second, 80, 16))
+			rd.Results = append(rd.Results, resulttest.Sent(time.Now(), 100*ms, time.Second, 80, 16))
 		}
 		d := telemetry.Delta(scrape(run.from), scrape(run.to))
 		r.Add(k, []stats.Round{rd}, Telemetry{Server: &d})
@@ -44,9 +45,9 @@ func TestRowServerCachedPromptTokens(t *testing.T) {
 	// A server without the counter, or without /metrics: null.
 	r = NewRun(time.Now())
 	d := telemetry.Delta(telemetry.Snapshot{}, telemetry.Snapshot{})
-	r.Add(k, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{sent(time.Now(), 100*ms, time.Second, 80, 16)}}}, Telemetry{Server: &d})
+	r.Add(k, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Sent(time.Now(), 100*ms, time.Second, 80, 16)}}}, Telemetry{Server: &d})
 	r.Add(bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1},
-		[]stats.Round{{Wall: time.Second, Results: []runtimes.Result{sent(time.Now(), 100*ms, time.Second, 80, 16)}}}, Telemetry{})
+		[]stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Sent(time.Now(), 100*ms, time.Second, 80, 16)}}}, Telemetry{})
 	for _, row := range r.Rows() {
 		assert.Nil(t, row.ServerCachedPromptTokensMean, row.Runtime)
 	}

@@ -21,18 +21,10 @@ import (
 // reply is cut shorter too. cmd/compare refuses such a pair; cmd/history
 // starts a new series where one changes.
 //
-// The rule, in settings (the table below, settings, names each one's
-// config.Settings field, whose env tag is the variable):
-//
-//	max_tokens     BENCH_MAX_TOKENS     every row
-//	temperature    BENCH_TEMPERATURE    every row
-//	ignore_eos     BENCH_IGNORE_EOS     rows of OpenAI-kind runtimes (Ollama is not asked)
-//	num_ctx        BENCH_NUM_CTX        rows of Ollama-kind runtimes (only Ollama is sent it)
-//	burstiness     BENCH_BURSTINESS     rows of BENCH_RATES (a trace keeps its own times)
-//	max_inflight   BENCH_MAX_INFLIGHT   open-loop rows: BENCH_RATES' and a trace's
-//	tools_sha256   BENCH_TOOLS          every row (the tools file's bytes; absent: none)
-//	trace_speed    BENCH_TRACE_SPEED    a trace's rows (absent: 1)
-//	prompt NAME    the prompt's text    rows of prompt NAME (BENCH_PROMPTS_DIR, or the suite's own text)
+// The rule is settings, below: each one's key in "arguments", the
+// config.Settings field that sets it (whose env tag, config.Var, is the
+// variable) and the rows it shapes. A prompt's text (BENCH_PROMPTS_DIR, or
+// the suite's own) is one more setting, for that prompt's rows.
 //
 // The workload keys — cache mode, turns, shared prefix — are settings of
 // the same kind, but they are configuration lines of the benchstat file
@@ -62,7 +54,7 @@ type setting struct {
 	// when the key was first written, sent (or not) before it. It is
 	// history, not config's default of today: a file written before the
 	// key keeps meaning what its run did even if the default moves, so
-	// it is written here and never read from config's envDefault tags.
+	// it is written here and never read from config's defaults (config.Default).
 	absent string
 	// unused is the value written when the setting shaped no request
 	// (trace_speed 0: no trace ran), read as the key's absence; "" if
@@ -83,16 +75,20 @@ type loops struct {
 var settings = []setting{
 	{"max_tokens", "MaxTokensDist", "128", "", everyRow},
 	{"temperature", "Temperature", "0", "", everyRow},
+	// Ollama is not asked to ignore the end of sequence.
 	{"ignore_eos", "IgnoreEOS", "false", "", func(kind string, _ loops) bool {
 		p, ok := runtimes.ProtocolOf(runtimes.Kind(kind))
 		return !ok || p.IgnoreEOS // a kind the file does not say: any
 	}},
+	// Only Ollama is sent num_ctx.
 	{"num_ctx", "NumCtx", "none", "", func(kind string, _ loops) bool {
 		p, ok := runtimes.ProtocolOf(runtimes.Kind(kind))
 		return kind == "" || ok && p.NumCtx
 	}},
+	// A trace keeps its own times.
 	{"burstiness", "Burstiness", "1", "", func(_ string, l loops) bool { return l.rates }},
 	{"max_inflight", "MaxInflight", "256", "", func(_ string, l loops) bool { return l.rates || l.trace }},
+	// The tools file's bytes; absent: none.
 	{"tools_sha256", "Tools", "none", "", everyRow},
 	{"trace_speed", "TraceSpeed", "1", "0", func(_ string, l loops) bool { return l.trace }},
 }

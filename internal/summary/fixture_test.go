@@ -5,29 +5,12 @@ import (
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/testkit"
-
-	"github.com/inferencebench/inferencebench/runtimes"
 )
 
 const ms = time.Millisecond
-
-// done is a successful request: first text at ttft, done at total, with
-// tokens output tokens and no server timings.
-func done(ttft, total time.Duration, tokens int) runtimes.Result {
-	return runtimes.Result{TTFT: ttft, TTFC: ttft, Total: total, OutputTokens: tokens, Chunks: tokens}
-}
-
-// failed is a failed request that had measured something before failing,
-// so a figure that counted it would show.
-func failed() runtimes.Result {
-	return runtimes.Result{
-		TTFT: 9 * time.Second, Total: 99 * time.Second, OutputTokens: 9999,
-		PromptTokens: 10, PromptEval: ms, Eval: ms, TokensApprox: true,
-		Err: runtimes.NewError(runtimes.ClassReset, "vllm-metal (http://127.0.0.1:8001): reading the stream: read tcp 127.0.0.1:50712->127.0.0.1:8001: read: connection reset by peer"),
-	}
-}
 
 // fixtureRun is a fixed run: fixed times and host, an Ollama runtime that
 // reports server timings and a vLLM one that does not, two prompts, two
@@ -89,7 +72,7 @@ func ollamaRounds(conc int, d time.Duration) []stats.Round {
 	for i := range 3 {
 		rd := stats.Round{MaxTokens: 128, Cold: true}
 		for j := range conc {
-			res := done(300*ms+d+time.Duration(10*(i+j))*ms, 5*time.Second+d+time.Duration(100*i)*ms, 128)
+			res := resulttest.Done(300*ms+d+time.Duration(10*(i+j))*ms, 5*time.Second+d+time.Duration(100*i)*ms, 128)
 			res.Eval = 4*time.Second + time.Duration(50*(i+j))*ms
 			res.PromptTokens = 42
 			res.PromptEval = 100*ms + time.Duration(10*j)*ms
@@ -108,7 +91,7 @@ func vllmRounds(conc int, d time.Duration, flaky bool) []stats.Round {
 	for i := range 3 {
 		rd := stats.Round{MaxTokens: 128, Cold: true}
 		for j := range conc {
-			res := done(330*ms+d+time.Duration(20*i+5*j)*ms, 5400*ms+d+time.Duration(60*i+7*j)*ms, 128)
+			res := resulttest.Done(330*ms+d+time.Duration(20*i+5*j)*ms, 5400*ms+d+time.Duration(60*i+7*j)*ms, 128)
 			if flaky && i == 1 {
 				res.TokensApprox = true
 				res.OutputTokens = 120
@@ -116,7 +99,7 @@ func vllmRounds(conc int, d time.Duration, flaky bool) []stats.Round {
 			rd.Results = append(rd.Results, res)
 		}
 		if flaky && i == 0 {
-			rd.Results = append(rd.Results, failed())
+			rd.Results = append(rd.Results, resulttest.Failed())
 		}
 		rd.Wall = 5420*ms + d + time.Duration(60*i+10*conc)*ms
 		rounds = append(rounds, rd)

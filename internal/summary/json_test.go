@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -223,7 +224,7 @@ func TestNotesKeepTheSeedMeanings(t *testing.T) {
 		"ttft": figureNotes.TTFT, "total": figureNotes.Total,
 		"decode_tps": figureNotes.DecodeTPS, "aggregate_output_tps": figureNotes.AggregateOutputTPS,
 	}
-	require.ElementsMatch(t, keys(seed.Notes), keys(ours))
+	require.ElementsMatch(t, slices.Collect(maps.Keys(seed.Notes)), slices.Collect(maps.Keys(ours)))
 	assert.Contains(t, figureNotes.TTFT, "first chunk carrying non-empty generated text")
 	assert.Contains(t, figureNotes.Total, "until stream completion")
 	assert.Contains(t, figureNotes.DecodeTPS, "Ollama server eval metric")

@@ -67,7 +67,7 @@ type Arguments struct {
 	Seed        *int         `json:"seed" config:"Seed"`       // nil: none sent
 	Timeout     stats.Number `json:"timeout" config:"Timeout"` // seconds
 	Temperature stats.Number `json:"temperature" config:"Temperature"`
-	Prompts     []string     `json:"prompts"`
+	Prompts     config.Names `json:"prompts"`
 	Count       *int         `json:"count"`
 	Benchtime   string       `json:"benchtime"`
 	IdleTimeout stats.Number `json:"idle_timeout" config:"IdleTimeout"` // seconds; 0 is off
@@ -78,9 +78,9 @@ type Arguments struct {
 	KeepAlive string `json:"keep_alive" config:"KeepAlive"` // sent with Ollama requests
 	// Open-loop loads: rates in requests per second, the gamma shape of
 	// the gaps between arrivals (1: Poisson) and the in-flight cap.
-	Rates       []float64    `json:"rates" config:"Rates"`
-	Burstiness  stats.Number `json:"burstiness" config:"Burstiness"`
-	MaxInflight int          `json:"max_inflight" config:"MaxInflight"`
+	Rates       config.Floats `json:"rates" config:"Rates"`
+	Burstiness  stats.Number  `json:"burstiness" config:"Burstiness"`
+	MaxInflight int           `json:"max_inflight" config:"MaxInflight"`
 	// SLO are the latency targets of goodput ("ttft=2s,tpot=50ms"), null
 	// for none.
 	SLO *string `json:"slo"`
@@ -99,8 +99,8 @@ type Arguments struct {
 	// InputTokens are BENCH_INPUT_TOKENS, the lengths of the in<N>
 	// prompts; NumCtx is the options.num_ctx sent to Ollama (BENCH_NUM_CTX,
 	// or made to fit the longest input), null when none was sent.
-	InputTokens []int `json:"input_tokens" config:"InputTokens"`
-	NumCtx      *int  `json:"num_ctx"`
+	InputTokens config.InputTokens `json:"input_tokens" config:"InputTokens"`
+	NumCtx      *int               `json:"num_ctx"`
 	// Turns is BENCH_TURNS, the turns of each conversation (1: every
 	// request stands alone; 0 in files written before it existed), and
 	// SharedPrefix BENCH_SHARED_PREFIX, the tokens of the system message

@@ -9,6 +9,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 	"github.com/stretchr/testify/assert"
@@ -28,11 +29,11 @@ func TestRowsPoolRepetitions(t *testing.T) {
 	a := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
 	b := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 2}
 	r := NewRun(time.Unix(0, 0))
-	r.Add(a, []stats.Round{{Wall: 2 * time.Second, Results: []runtimes.Result{done(100*ms, 2000*ms, 40)}}}, Telemetry{})
-	r.Add(b, []stats.Round{{Wall: 3 * time.Second, Results: []runtimes.Result{done(100*ms, 3000*ms, 30), failed()}}}, Telemetry{})
+	r.Add(a, []stats.Round{{Wall: 2 * time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 2000*ms, 40)}}}, Telemetry{})
+	r.Add(b, []stats.Round{{Wall: 3 * time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 3000*ms, 30), resulttest.Failed()}}}, Telemetry{})
 	r.Add(a, []stats.Round{
-		{Wall: 4 * time.Second, Results: []runtimes.Result{done(300*ms, 4000*ms, 40)}},
-		{Wall: 1 * time.Second, Results: []runtimes.Result{done(200*ms, 1000*ms, 40)}},
+		{Wall: 4 * time.Second, Results: []runtimes.Result{resulttest.Done(300*ms, 4000*ms, 40)}},
+		{Wall: 1 * time.Second, Results: []runtimes.Result{resulttest.Done(200*ms, 1000*ms, 40)}},
 	}, Telemetry{})
 
 	require.Equal(t, 3, r.Len())
@@ -71,7 +72,7 @@ func TestRowsPoolRepetitions(t *testing.T) {
 
 func TestRowsWithoutSuccessesAreNull(t *testing.T) {
 	r := NewRun(time.Unix(0, 0))
-	r.Add(bench.Key{Runtime: "x", Concurrency: 2}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{failed(), failed()}}}, Telemetry{})
+	r.Add(bench.Key{Runtime: "x", Concurrency: 2}, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Failed(), resulttest.Failed()}}}, Telemetry{})
 	row := r.Rows()[0]
 	assert.Equal(t, 2, row.Failures)
 	for name, f := range map[string]*float64{
@@ -92,7 +93,7 @@ func TestRowNonFiniteIsNull(t *testing.T) {
 
 func TestAddKeepsACopy(t *testing.T) {
 	r := NewRun(time.Unix(0, 0))
-	rounds := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}
+	rounds := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 1000*ms, 10)}}}
 	r.Add(bench.Key{Runtime: "x"}, rounds, Telemetry{})
 	rounds[0].Wall = time.Hour
 	rounds[0].Results[0].OutputTokens = 1e6
@@ -105,7 +106,7 @@ func TestAddConcurrent(t *testing.T) {
 	for i := range 64 {
 		wg.Go(func() {
 			k := bench.Key{Runtime: "rt", Prompt: "p", Concurrency: 1 + i%4}
-			r.Add(k, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(100*ms, 1000*ms, 10)}}}, Telemetry{})
+			r.Add(k, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 1000*ms, 10)}}}, Telemetry{})
 			_ = r.Rows() // readers may run alongside writers
 		})
 	}
@@ -127,10 +128,10 @@ func TestRowsCountErrorsByClass(t *testing.T) {
 		return runtimes.Result{Total: time.Second, Err: runtimes.NewError(runtimes.ClassTimeout, msg)}
 	}
 	r := NewRun(time.Unix(0, 0))
-	r.Add(clean, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10)}}}, Telemetry{})
+	r.Add(clean, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(ms, 100*ms, 10)}}}, Telemetry{})
 	r.Add(k, []stats.Round{
-		{Wall: time.Second, Results: []runtimes.Result{timeout("first timeout"), failed()}},
-		{Wall: time.Second, Results: []runtimes.Result{done(ms, 100*ms, 10), timeout("second timeout")}},
+		{Wall: time.Second, Results: []runtimes.Result{timeout("first timeout"), resulttest.Failed()}},
+		{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(ms, 100*ms, 10), timeout("second timeout")}},
 	}, Telemetry{})
 
 	r.Add(k, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{
@@ -146,7 +147,7 @@ func TestRowsCountErrorsByClass(t *testing.T) {
 	assert.Equal(t, 5, row.Failures)
 	assert.Equal(t, map[runtimes.Class]stats.ErrorCount{
 		runtimes.ClassTimeout: {Count: 2, First: "first timeout"},
-		runtimes.ClassReset:   {Count: 1, First: failed().Err.Error()},
+		runtimes.ClassReset:   {Count: 1, First: resulttest.Failed().Err.Error()},
 		runtimes.ClassHTTP5xx: {Count: 1, First: "HTTP 503 Service Unavailable: overloaded"},
 		runtimes.ClassOther:   {Count: 1, First: "not from package runtimes"},
 	}, row.Errors)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -18,7 +19,7 @@ import (
 // arguments that are a JSON object, the first at ttf; n = 0 is a text
 // reply.
 func calls(n, valid int, ttf time.Duration) runtimes.Result {
-	res := done(ttf, ttf+400*ms, 30)
+	res := resulttest.Done(ttf, ttf+400*ms, 30)
 	res.ToolCalls, res.ToolArgsValid = n, valid
 	if n > 0 {
 		res.TTFToolCall = ttf

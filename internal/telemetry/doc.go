@@ -105,23 +105,11 @@
 // [ServerDelta.Reset], its value is the raw after − before (often negative),
 // and the derived figures that need it are absent.
 //
-//	server_prefill_s_mean    vLLM: Δvllm:request_prefill_time_seconds_sum /
-//	                         Δvllm:request_prefill_time_seconds_count;
-//	                         llama.cpp: Δllamacpp:prompt_seconds_total /
-//	                         the number of requests the caller sent
-//	server_decode_s_mean     vLLM: Δvllm:request_decode_time_seconds_sum /
-//	                         Δ…_count; llama.cpp:
-//	                         Δllamacpp:tokens_predicted_seconds_total /
-//	                         the number of requests sent
-//	server_generated_tokens  Δvllm:generation_tokens_total,
-//	                         Δllamacpp:tokens_predicted_total or
-//	                         Δsglang:generation_tokens_total
-//
-// CheckGeneratedTokens reports a difference of more than 1% between
-// server_generated_tokens and the client's count. llama-server prints its
-// values with 6 significant digits, so beyond a million tokens its counters
-// are rounded (to 10 below 10⁷); the check allows for that
-// ([ServerFigures.GeneratedTokensSlack]).
+// What each figure is read from, and for which server, is said once, by
+// the fields of [ServerFigures] (their JSON names the summary's; for
+// people, docs/power.md's table of the server's counters, which
+// TestPowerDocCounters holds to the names read here). CheckGeneratedTokens
+// says when the server's count and the client's are too far apart.
 //
 // Parse reads the Prometheus text format, which /metrics serves to a plain
 // GET; ask for no OpenMetrics (prometheus_client would then name counters

@@ -1,10 +1,13 @@
 // Package testkit holds what the project's tests share and import
-// nothing of the project for: the -update flag, golden files, pointers.
+// nothing of the project for: the -update flag, golden files, pointers,
+// reading a file and running a command's entry point.
 // It is imported by tests only.
 package testkit
 
 import (
+	"bytes"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -39,3 +42,29 @@ func Golden(t TestingT, path string, got []byte, how string) {
 
 // Ptr returns a pointer to a copy of v.
 func Ptr[T any](v T) *T { return &v }
+
+// ReadFile is the bytes of the file at path; a test that cannot read it
+// fails.
+func ReadFile(t TestingT, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+// Run calls a command's entry point with buffers for its output and
+// returns its exit code, stdout and stderr.
+func Run(command func(stdout, stderr io.Writer) int) (code int, stdout, stderr string) {
+	var out, errs bytes.Buffer
+	code = command(&out, &errs)
+	return code, out.String(), errs.String()
+}
+
+// Must is v, for a call that cannot fail in a test's own data; it panics
+// if it did.
+func Must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

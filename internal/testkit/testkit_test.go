@@ -1,6 +1,8 @@
 package testkit
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,4 +42,28 @@ func TestGolden(t *testing.T) {
 	Golden(&r, path, []byte("hullo\n"), "go test -update")
 	assert.Len(t, r.failed, 1, "different bytes fail")
 	assert.Equal(t, 3, *Ptr(3))
+}
+
+// ReadFile reads, or fails the test; Run catches a command's exit code and
+// both outputs apart; Must passes a value on and panics on an error.
+func TestReadFileRunMust(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	assert.NoError(t, os.WriteFile(path, []byte("x\n"), 0o644))
+	assert.Equal(t, "x\n", string(ReadFile(t, path)))
+	r := recorder{}
+	func() {
+		defer func() { _ = recover() }()
+		ReadFile(&r, path+".missing")
+	}()
+	assert.NotEmpty(t, r.failed, "a missing file fails")
+
+	code, stdout, stderr := Run(func(o, e io.Writer) int {
+		_, _ = io.WriteString(o, "out")
+		_, _ = io.WriteString(e, "err")
+		return 2
+	})
+	assert.Equal(t, []any{2, "out", "err"}, []any{code, stdout, stderr})
+
+	assert.Equal(t, 7, Must(7, nil))
+	assert.Panics(t, func() { Must(0, errors.New("bad")) })
 }

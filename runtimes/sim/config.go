@@ -644,7 +644,7 @@ func decodeAt(i int, rate float64) time.Duration {
 // flags): its name, its default and what it sets, in a line each.
 type Setting struct {
 	Var     string // e.g. "SIM_TTFT"
-	Default string // e.g. "50ms", as the package documentation's table says it
+	Default string // e.g. "50ms", as docs/simulator.md's settings table says it
 	Usage   string // what it sets
 	Bool    bool   // a boolean: 1 or 0, true or false
 }

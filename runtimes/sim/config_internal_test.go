@@ -17,66 +17,71 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// shown is the default a settings table shows for a variable: a value, or
-// none (off, none, echo the request), which says unset.
+// shown is the default the settings table shows for a variable: a value,
+// or none (off, none, echo the request), which says unset.
 type shown struct {
 	value string
 	set   bool
-	field string // the Config field the table names, if it names one
 }
 
-// The settings tables, docs/simulator.md's and the package documentation's,
-// list every SIM_ variable the package names, and only those, each with
-// the code's default: the value shown, written out, loads the Config the
-// defaults give (zero values taken for what they stand for); a default
-// shown as no value (off, none, echo) must be the field's zero value. The
-// package documentation's Config field column names the variable's field.
+// docsTable is docs/simulator.md, whose settings table is the one list of
+// the SIM_ variables with their defaults for people.
+const docsTable = "../../docs/simulator.md"
+
+// The settings table, docs/simulator.md's, lists every SIM_ variable the
+// package names, and only those, each with the code's default: the value
+// shown, written out, loads the Config the defaults give (zero values
+// taken for what they stand for); a default shown as no value (off, none,
+// echo) must be the field's zero value.
 func TestSettingsDocumented(t *testing.T) {
 	vars := codeVariables(t)
 	require.Contains(t, vars, "SIM_TTFT", "the variables the code names")
-	tables := []struct {
-		name string
-		rows map[string]shown
-	}{
-		{"docs/simulator.md", markdownTable(t, "../../docs/simulator.md")},
-		{"the package documentation", docTable(t, "doc.go")},
-	}
+	rows := markdownTable(t, docsTable)
 	defaults := DefaultConfig().effective()
-	for _, table := range tables {
-		t.Run(table.name, func(t *testing.T) {
-			assert.Equal(t, vars, slices.Sorted(maps.Keys(table.rows)), "the variables in its settings table against those the code names")
-			for _, name := range slices.Sorted(maps.Keys(table.rows)) {
-				row := table.rows[name]
-				field, tagged := envField(name)
-				switch _, exists := reflect.TypeFor[Config]().FieldByName(row.field); {
-				case row.field == "":
-				case tagged:
-					assert.Equal(t, field, row.field, "%s: the Config field the table names", name)
-				default: // read apart (SIM_METRICS)
-					assert.True(t, exists, "%s: the table names field %s, which Config has not", name, row.field)
-				}
-				if !row.set {
-					if assert.True(t, tagged, "%s: shown with no default value", name) {
-						assert.True(t, reflect.ValueOf(defaults).FieldByName(field).IsZero(),
-							"%s: shown with no default value, but its default is %v", name, reflect.ValueOf(defaults).FieldByName(field))
-					}
-					continue
-				}
-				cfg, err := load(map[string]string{name: row.value})
-				if assert.NoError(t, err, "%s=%s, the default shown", name, row.value) {
-					assert.Equal(t, defaults, cfg.effective(), "%s=%s, the default shown, is not the code's default", name, row.value)
-				}
+	assert.Equal(t, vars, slices.Sorted(maps.Keys(rows)), "the variables in its settings table against those the code names")
+	for _, name := range slices.Sorted(maps.Keys(rows)) {
+		row := rows[name]
+		field, tagged := envField(name)
+		if !row.set {
+			if assert.True(t, tagged, "%s: shown with no default value", name) {
+				assert.True(t, reflect.ValueOf(defaults).FieldByName(field).IsZero(),
+					"%s: shown with no default value, but its default is %v", name, reflect.ValueOf(defaults).FieldByName(field))
 			}
-		})
+			continue
+		}
+		cfg, err := load(map[string]string{name: row.value})
+		if assert.NoError(t, err, "%s=%s, the default shown", name, row.value) {
+			assert.Equal(t, defaults, cfg.effective(), "%s=%s, the default shown, is not the code's default", name, row.value)
+		}
+	}
+}
+
+// The package documentation keeps no copy of the settings table: it
+// points to docs/simulator.md's, and every SIM_ variable it speaks of is
+// one of that table's.
+func TestPackageDocPointsToTheTable(t *testing.T) {
+	b, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	rows := markdownTable(t, docsTable)
+	tableLines := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "//\tSIM_") || strings.HasPrefix(line, "//\tvariable ") {
+			tableLines++
+		}
+	}
+	assert.Zero(t, tableLines, "doc.go: lines of a settings table (docs/simulator.md has the one)")
+	assert.True(t, strings.Contains(string(b), "docs/simulator.md's settings table"), "doc.go does not point to docs/simulator.md's settings table")
+	for _, name := range simName.FindAllString(string(b), -1) {
+		assert.Contains(t, rows, name, "doc.go names %s, which docs/simulator.md's table does not list", name)
 	}
 }
 
 // Settings, what cmd/sim's -h shows, are the variables the package reads,
-// in their order, each with a line and the default the package
-// documentation's table shows: a value that loads the defaults' Config,
-// or none (in parentheses) for a zero value.
+// in their order, each with a line and the default docs/simulator.md's
+// table shows: a value that loads the defaults' Config, or none (in
+// parentheses) for a zero value.
 func TestSettingsForTheCommandLine(t *testing.T) {
-	doc := docTable(t, "doc.go")
+	doc := markdownTable(t, docsTable)
 	defaults := DefaultConfig().effective()
 	var names, bools []string
 	for _, s := range Settings() {
@@ -87,7 +92,7 @@ func TestSettingsForTheCommandLine(t *testing.T) {
 		assert.NotEmpty(t, s.Usage, "%s: no line", s.Var)
 		shown := doc[s.Var]
 		if !shown.set {
-			assert.True(t, strings.HasPrefix(s.Default, "("), "%s: default %q, but the package documentation shows none", s.Var, s.Default)
+			assert.True(t, strings.HasPrefix(s.Default, "("), "%s: default %q, but docs/simulator.md shows none", s.Var, s.Default)
 			continue
 		}
 		value := strings.Fields(s.Default + " ")[0]
@@ -191,44 +196,6 @@ func markdownTable(t *testing.T, path string) map[string]shown {
 			assert.False(t, dup, "%s: %s twice", path, name)
 			rows[name] = s
 		}
-	}
-	return rows
-}
-
-// docTable reads the package documentation's settings table, whose
-// columns start where its header's words do: variable, Config field,
-// default, section. A default in parentheses shows none.
-func docTable(t *testing.T, path string) map[string]shown {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	lines := strings.Split(string(b), "\n")
-	h := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "//\tvariable ") })
-	require.GreaterOrEqual(t, h, 0, "%s: no settings table", path)
-	header := strings.TrimPrefix(lines[h], "//\t")
-	var at []int
-	for _, col := range []string{"Config field", "default", "section"} {
-		at = append(at, strings.Index(header, col))
-	}
-	require.True(t, slices.IsSorted(at) && at[0] > 0, "%s: the settings table's header: %s", path, header)
-	rows := map[string]shown{}
-	for _, line := range lines[h+1:] {
-		line, ok := strings.CutPrefix(line, "//\t")
-		if !ok {
-			break
-		}
-		if !assert.Greater(t, len(line), at[2], "%s: %s", path, line) {
-			continue
-		}
-		name := strings.TrimSpace(line[:at[0]])
-		s := shown{field: strings.Fields(line[at[0]:at[1]])[0]}
-		if def := strings.TrimSpace(line[at[1]:at[2]]); !strings.HasPrefix(def, "(") {
-			s.value, s.set = strings.Fields(def)[0], true
-		}
-		assert.Regexp(t, `^SIM_[A-Z0-9_]+$`, name, "%s: %s", path, line)
-		_, dup := rows[name]
-		assert.False(t, dup, "%s: %s twice", path, name)
-		rows[name] = s
 	}
 	return rows
 }

@@ -10,40 +10,15 @@
 // # Settings
 //
 // A Config holds them; internal/config's LoadSim reads them from SIM_
-// variables, the package reading none itself (an
-// empty variable counts as unset; an error names the variable and the value
-// as written, e.g. `SIM_SLOTS="x": not a number`):
-//
-//	variable                   Config field                 default            section
-//	SIM_TTFT                   TTFT                         50ms               Schedule
-//	SIM_TOKENS_PER_SEC         TokensPerSec                 400                Schedule
-//	SIM_TOKENS_PER_CHUNK       TokensPerChunk               1                  Schedule
-//	SIM_PREFILL_TPS            PrefillTPS                   0 (off)            Schedule
-//	SIM_PREFIX_CACHE           PrefixCache                  on                 Prompt cache
-//	SIM_PROMPT_TOKENS_DETAILS  NoPromptTokensDetails = !it  1 (stated)         Prompt cache
-//	SIM_CONTEXT                Context                      40960              Context
-//	SIM_SERVED_MODEL           ServedModel                  (echo the request) OpenAI-compatible
-//	SIM_TEXT_SEED              TextSeed                     0                  OpenAI-compatible
-//	SIM_FLAVOR                 Flavor                       vllm               Flavors
-//	SIM_VERSION                Version                      sim-1              Flavors
-//	SIM_QUANTIZATION           Quantization                 Q4_K_M             Flavors
-//	SIM_MODELS                 Models                       listed             Flavors
-//	SIM_RESET                  Reset                        ok                 Resets
-//	SIM_LOAD_TIME              LoadTime                     0                  Resets
-//	SIM_SLOTS                  Slots                        0 (unlimited)      Capacity
-//	SIM_BATCH_SLOWDOWN         BatchSlowdown                0                  Capacity
-//	SIM_DEGRADE                Degrade                      0 (off)            Capacity
-//	SIM_CLOSE_AFTER_STREAM     CloseAfterStream             0 (false)          Connections
-//	SIM_STOP_AFTER             StopAfter                    (off)              Stopping early
-//	SIM_REASONING_TOKENS       ReasoningTokens              0                  Reasoning
-//	SIM_REASONING_FIELD        ReasoningField               reasoning_content  Reasoning
-//	SIM_TOOL_CALLS             ToolCalls                    1                  Tool calls
-//	SIM_TOOL_ARGS_INVALID      ToolArgsInvalid              0                  Tool calls
-//	SIM_MODEL_TOOLS            ModelTools                   on                 Tool calls
-//	SIM_TOOLS_HELD             ToolsHeld                    0 (false)          Tool calls
-//	SIM_METRICS                NoMetrics = !it              1 (served)         Metrics
-//	SIM_FAULT                  Fault                        (none)             Faults
-//	SIM_FAULT_EVERY            FaultEvery                   1                  Faults
+// variables, the package reading none itself (an empty variable counts as
+// unset; an error names the variable and the value as written, e.g.
+// `SIM_SLOTS="x": not a number`). Each variable is the env tag of the
+// Config field it sets (SIM_METRICS and SIM_PROMPT_TOKENS_DETAILS, read
+// apart, set NoMetrics and NoPromptTokensDetails to their opposite). The
+// variables, each one's default and what it does are listed once, in
+// docs/simulator.md's settings table (TestSettingsDocumented holds it to
+// Config's defaults); `go run ./cmd/sim -h` prints them with their flags.
+// The sections below say what each does in full.
 //
 // Booleans are 1 or 0, true or false; durations Go's (50ms, 1.5s).
 // Whole-number settings whose off or default value is the zero value
@@ -824,8 +799,8 @@
 // go test ./runtimes/sim/ checks the wire shapes, counts, faults and order,
 // with bounds that hold on a loaded machine; testdata/golden/ pins the
 // default settings' bytes (TestGoldenDefaults; -update rewrites), and
-// TestSettingsDocumented holds the settings tables, this one and
-// docs/simulator.md's, to Config. The tests
+// TestSettingsDocumented holds docs/simulator.md's settings table to
+// Config. The tests
 // whose verdict depends on how promptly the machine wakes goroutines (the
 // schedule's lateness, the clock's precision, the client's view of slots
 // and slowdown) are built only with the timing tag and run on their own:
@@ -834,7 +809,7 @@
 package sim
 
 // This file is long because it is the simulator's manual: every setting
-// and habit, in the one place go doc shows (TestSettingsDocumented holds
-// its table to Config). config.go is long because Config declares every
+// and habit, in the one place go doc shows (the settings' table is
+// docs/simulator.md's). config.go is long because Config declares every
 // SIM_ setting, each with its tag and comment, and the checks of their
 // values sit beside it.
