@@ -198,7 +198,7 @@ type RuntimeInfo struct {
 	// Control compares the runtime's first leaf run with the same leaf
 	// run once more at the end of the run; nil with BENCH_CONTROL=off or
 	// when it could not run.
-	Control *stats.Control `json:"control"`
+	Control *Control `json:"control"`
 	// InputSizes are how each in<N> prompt was sized for the runtime, by
 	// prompt name; empty without in<N> prompts.
 	InputSizes map[string]InputSize `json:"input_sizes"`
