@@ -135,7 +135,7 @@ func listRuns(w, warn io.Writer, dir, shown string) error {
 }
 
 // drifted reports whether a control drifted.
-func drifted(c *stats.Control) bool {
+func drifted(c *summary.Control) bool {
 	return c != nil && (c.Drifted || c.Verdict == stats.ControlDrifted)
 }
 

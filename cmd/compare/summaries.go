@@ -10,7 +10,6 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/records"
-	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -189,10 +188,10 @@ func drifts(b beside, only string) []drift {
 		for _, f := range []struct {
 			name              string
 			p                 *float64
-			change, threshold stats.Number
+			change, threshold float64
 		}{{"TTFT p50", c.TTFTP, c.TTFTChange, c.TTFTThreshold}, {"decode", c.DecodeP, c.DecodeChange, c.DecodeThreshold}} {
-			if (f.p == nil || *f.p < c.Alpha) && math.Abs(float64(f.change)) > float64(f.threshold) {
-				moved = append(moved, fmt.Sprintf("%s %+.1f%%", f.name, 100*float64(f.change)))
+			if (f.p == nil || *f.p < c.Alpha) && math.Abs(f.change) > f.threshold {
+				moved = append(moved, fmt.Sprintf("%s %+.1f%%", f.name, 100*f.change))
 			}
 		}
 		short := strings.Join(moved, ", ")

@@ -107,7 +107,7 @@ func TestTTFTP95JudgedFromEnoughReplies(t *testing.T) {
 func TestDriftedControlIsNoBaseline(t *testing.T) {
 	dir := t.TempDir()
 	drifted := func(f *summary.File) {
-		f.Runtimes[0].Control = &stats.Control{Leaf: "runtime=mlx/prompt=short/conc=1", Drifted: true, Verdict: stats.ControlDrifted}
+		f.Runtimes[0].Control = &summary.Control{Control: stats.Control{Leaf: "runtime=mlx/prompt=short/conc=1", Drifted: true, Verdict: stats.ControlDrifted}}
 	}
 	for n := range 8 {
 		k, edit := noise[min(n, len(noise)-1)], (func(*summary.File))(nil)

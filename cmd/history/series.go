@@ -16,32 +16,36 @@ import (
 )
 
 // figure is one figure the history judges, as internal/figures declares
-// it (name, unit, scale, which way is better), with its id and where a
-// row has it. Adding one is a line in trended.
+// it (name, unit, scale, which way is better), with its id; a row gives
+// its value (summary.Row.Value). Adding one is a line in trended.
 type figure struct {
 	figures.Figure
-	id    string // in chart file names and verdicts.json
-	value func(*summary.Row) *float64
+	id string // in chart file names and verdicts.json
+	// judged says whether a row's value can be judged; nil: always.
+	judged func(*summary.Row) bool
+}
+
+// value is r's f where it can be judged, nil where not or r lacks it.
+func (f figure) value(r *summary.Row) *float64 {
+	if f.judged != nil && !f.judged(r) {
+		return nil
+	}
+	return r.Value(f.Figure)
 }
 
 var trended = []figure{
-	{figures.TTFTP50, "ttft-p50", func(r *summary.Row) *float64 { return r.TTFTP50 }},
+	{figures.TTFTP50, "ttft-p50", nil},
 	// TTFT p95 only where one reply cannot move it: with at least
 	// tailReplies successes, the largest TTFT has no weight in it.
-	{figures.TTFTP95, "ttft-p95", func(r *summary.Row) *float64 {
-		if r.Successes < tailReplies {
-			return nil
-		}
-		return r.TTFTP95
-	}},
+	{figures.TTFTP95, "ttft-p95", func(r *summary.Row) bool { return r.Successes >= tailReplies }},
 	// The decode rate's median over the row's replies, which one reply
 	// cannot move (docs/metrics.md); a row of native Ollama in a file
 	// before burst_replies had the server's rate here, and has none (see
 	// clientDecode).
-	{figures.DecodeP50, "decode", func(r *summary.Row) *float64 { return r.DecodeTPSP50 }},
-	{figures.Aggregate, "aggregate", func(r *summary.Row) *float64 { return r.AggregateTPSMean }},
-	{figures.Energy, "j-per-token", func(r *summary.Row) *float64 { return r.EnergyJPerOutputToken }},
-	{figures.NetEnergy, "net-j-per-token", func(r *summary.Row) *float64 { return r.NetEnergyJPerOutputToken }},
+	{figures.DecodeP50, "decode", nil},
+	{figures.Aggregate, "aggregate", nil},
+	{figures.Energy, "j-per-token", nil},
+	{figures.NetEnergy, "net-j-per-token", nil},
 }
 
 // tailReplies is the fewest successful replies a row needs for its TTFT

@@ -53,8 +53,8 @@ func writeControls(b *strings.Builder, runs []*run) {
 				continue
 			}
 			// The figure at the first run and at the end, and the change.
-			firstToEnd := func(f figure, change stats.Number) string {
-				return f.format(controlFigures(c.First)) + " → " + f.format(controlFigures(c.End)) + " (" + pct(float64(change)) + ")"
+			firstToEnd := func(f figure, change float64) string {
+				return f.format(controlFigures(c.First)) + " → " + f.format(controlFigures(c.End)) + " (" + pct(change) + ")"
 			}
 			requests, ps := missing, missing
 			if c.Verdict != "" { // a file written before the test has neither
@@ -62,7 +62,7 @@ func writeControls(b *strings.Builder, runs []*run) {
 				ps = stats.FormatP(c.TTFTP) + " / " + stats.FormatP(c.DecodeP)
 			}
 			writeLine(b, 0, cell(r.Label), cell(rt.Name), cell(fresh), cell(c.Leaf),
-				firstToEnd(ttftP50, c.TTFTChange), firstToEnd(decodeTPS, c.DecodeChange), requests, ps, verdict(*c))
+				firstToEnd(ttftP50, c.TTFTChange), firstToEnd(decodeTPS, c.DecodeChange), requests, ps, verdict(c.Control))
 		}
 	}
 	b.WriteString("\n")

@@ -26,21 +26,21 @@ func TestServerStateTable(t *testing.T) {
 	f.Arguments.Fresh = "leaf"
 	first := stats.ControlFigures{TTFTP50: ttft(0.38), DecodeTPSMean: ttft(187.4)}
 	f.Runtimes = []summary.RuntimeInfo{
-		{Name: "ollama", Kind: "ollama", Fresh: &unload, Control: &stats.Control{
+		{Name: "ollama", Kind: "ollama", Fresh: &unload, Control: &summary.Control{Control: stats.Control{
 			Leaf: "runtime=ollama/prompt=short/conc=1", First: first,
 			End: stats.ControlFigures{TTFTP50: ttft(0.7136), DecodeTPSMean: ttft(109.9)}, TTFTChange: 0.878, DecodeChange: -0.4136,
 			Drifted: true, Verdict: stats.ControlDrifted, RequestsFirst: 3, RequestsEnd: 12, TTFTP: ttft(2 / 455.0), DecodeP: ttft(3e-7),
-		}},
+		}}},
 		{Name: "llamacpp", Kind: "openai", Fresh: &none, FreshError: &refused},
-		{Name: "mlx", Kind: "openai", Fresh: &none, Control: &stats.Control{
+		{Name: "mlx", Kind: "openai", Fresh: &none, Control: &summary.Control{Control: stats.Control{
 			Leaf: "runtime=mlx/prompt=short/conc=1", First: first, End: stats.ControlFigures{TTFTP50: ttft(0.38), DecodeTPSMean: ttft(93.7)},
 			DecodeChange: -0.5, Verdict: stats.ControlTooFew, RequestsFirst: 1, RequestsEnd: 2, TTFTP: ttft(1), DecodeP: ttft(2 / 3.0),
-		}},
-		{Name: "lmstudio", Kind: "openai", Fresh: &none, Control: &stats.Control{
+		}}},
+		{Name: "lmstudio", Kind: "openai", Fresh: &none, Control: &summary.Control{Control: stats.Control{
 			Leaf: "runtime=lmstudio/prompt=short/conc=1", First: first, End: first, Verdict: stats.ControlSteady, RequestsFirst: 12, RequestsEnd: 12,
 			TTFTP: ttft(1), DecodeP: ttft(0.31),
-		}},
-		{Name: "sglang", Kind: "openai", Control: &stats.Control{Leaf: "runtime=sglang/prompt=short/conc=1", First: first, End: first}},
+		}}},
+		{Name: "sglang", Kind: "openai", Control: &summary.Control{Control: stats.Control{Leaf: "runtime=sglang/prompt=short/conc=1", First: first, End: first}}},
 	}
 	data, err := f.Encode()
 	require.NoError(t, err)

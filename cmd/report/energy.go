@@ -13,7 +13,6 @@ import (
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/internal/plotkit"
-	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 // The energy part of a prompt's power section: the energy the work added
@@ -22,15 +21,15 @@ import (
 // table and a chart of stacked bars.
 
 var (
-	netEnergyPerToken = figure{Figure: figures.NetEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.NetEnergyJPerOutputToken }}
-	netPowerW         = figure{Figure: figures.NetPower, prec: 1, of: func(r summary.Row) *float64 { return r.NetPowerWMean }}
-	coverage          = figure{Figure: figures.PowerCoverage, prec: 0, of: func(r summary.Row) *float64 { return r.PowerCoverage }}
+	netEnergyPerToken = figure{Figure: figures.NetEnergy, prec: 3}
+	netPowerW         = figure{Figure: figures.NetPower, prec: 1}
+	coverage          = figure{Figure: figures.PowerCoverage, prec: 0}
 
-	requestEnergy        = figure{Figure: figures.RequestEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.EnergyJPerRequestMean }}
-	prefillRequestEnergy = figure{Figure: figures.PrefillRequestEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.PrefillEnergyJPerRequestMean }}
-	decodeRequestEnergy  = figure{Figure: figures.DecodeRequestEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.DecodeEnergyJPerRequestMean }}
-	prefillTokenEnergy   = figure{Figure: figures.PrefillTokenEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.PrefillEnergyJPerPromptToken }}
-	decodeTokenEnergy    = figure{Figure: figures.DecodeTokenEnergy, prec: 3, of: func(r summary.Row) *float64 { return r.DecodeEnergyJPerOutputToken }}
+	requestEnergy        = figure{Figure: figures.RequestEnergy, prec: 3}
+	prefillRequestEnergy = figure{Figure: figures.PrefillRequestEnergy, prec: 3}
+	decodeRequestEnergy  = figure{Figure: figures.DecodeRequestEnergy, prec: 3}
+	prefillTokenEnergy   = figure{Figure: figures.PrefillTokenEnergy, prec: 3}
+	decodeTokenEnergy    = figure{Figure: figures.DecodeTokenEnergy, prec: 3}
 )
 
 // energyColumns are the energy table's columns: gross and net energy per

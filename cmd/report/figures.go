@@ -9,86 +9,72 @@ import (
 )
 
 // figure is one figure of a row as internal/figures declares it (name,
-// unit, scale, headings), with the decimals of a table cell and how to
-// read it from a row.
+// unit, scale, headings), with the decimals of a table cell; a row gives
+// its value (summary.Row.Value).
 type figure struct {
 	figures.Figure
 	prec int // decimals in a table cell
-	of   func(summary.Row) *float64
 }
+
+// of is r's f, nil where r lacks it (summary.Row.Value).
+func (f figure) of(r summary.Row) *float64 { return r.Value(f.Figure) }
 
 // The figures. Times are in seconds in the file and in ms in the report;
 // ratios are shown in percent.
 var (
 	// Time to first token, and to the first answer text (TTFC).
-	ttftMean = figure{Figure: figures.TTFTMean, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTMean }}
-	ttftP50  = figure{Figure: figures.TTFTP50, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTP50 }}
-	ttftP95  = figure{Figure: figures.TTFTP95, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTP95 }}
-	ttftP99  = figure{Figure: figures.TTFTP99, prec: 1, of: func(r summary.Row) *float64 { return r.TTFTP99 }}
-	ttfcP50  = figure{Figure: figures.TTFCP50, prec: 1, of: func(r summary.Row) *float64 { return r.TTFCP50 }}
-	ttfcP99  = figure{Figure: figures.TTFCP99, prec: 1, of: func(r summary.Row) *float64 { return r.TTFCP99 }}
+	ttftMean = figure{Figure: figures.TTFTMean, prec: 1}
+	ttftP50  = figure{Figure: figures.TTFTP50, prec: 1}
+	ttftP95  = figure{Figure: figures.TTFTP95, prec: 1}
+	ttftP99  = figure{Figure: figures.TTFTP99, prec: 1}
+	ttfcP50  = figure{Figure: figures.TTFCP50, prec: 1}
+	ttfcP99  = figure{Figure: figures.TTFCP99, prec: 1}
 
 	// Token timing.
-	tpotMean = figure{Figure: figures.TPOTMean, prec: 2, of: func(r summary.Row) *float64 { return r.TPOTMean }}
-	tpotP99  = figure{Figure: figures.TPOTP99, prec: 2, of: func(r summary.Row) *float64 { return r.TPOTP99 }}
-	itlP50   = figure{Figure: figures.ITLP50, prec: 2, of: func(r summary.Row) *float64 { return r.ITLP50 }}
-	itlP99   = figure{Figure: figures.ITLP99, prec: 2, of: func(r summary.Row) *float64 { return r.ITLP99 }}
+	tpotMean = figure{Figure: figures.TPOTMean, prec: 2}
+	tpotP99  = figure{Figure: figures.TPOTP99, prec: 2}
+	itlP50   = figure{Figure: figures.ITLP50, prec: 2}
+	itlP99   = figure{Figure: figures.ITLP99, prec: 2}
 
 	// Rates.
-	prefillTPS   = figure{Figure: figures.Prompt, prec: 1, of: func(r summary.Row) *float64 { return r.PromptTPSMean }}
-	decodeTPS    = figure{Figure: figures.Decode, prec: 1, of: func(r summary.Row) *float64 { return r.DecodeTPSMean }}
-	requestTPS   = figure{Figure: figures.Request, prec: 1, of: func(r summary.Row) *float64 { return r.RequestTPSMean }}
-	aggregateTPS = figure{Figure: figures.Aggregate, prec: 1, of: func(r summary.Row) *float64 { return r.AggregateTPSMean }}
+	prefillTPS   = figure{Figure: figures.Prompt, prec: 1}
+	decodeTPS    = figure{Figure: figures.Decode, prec: 1}
+	requestTPS   = figure{Figure: figures.Request, prec: 1}
+	aggregateTPS = figure{Figure: figures.Aggregate, prec: 1}
 
 	// Against an SLO (arguments.slo).
-	goodputRPS = figure{Figure: figures.Goodput, prec: 2, of: func(r summary.Row) *float64 { return r.GoodputRPS }}
-	sloMet     = figure{Figure: figures.SLOAttainment, prec: 1, of: func(r summary.Row) *float64 { return r.SLOAttainment }}
+	goodputRPS = figure{Figure: figures.Goodput, prec: 2}
+	sloMet     = figure{Figure: figures.SLOAttainment, prec: 1}
 
 	// The prompt, and the server's prompt cache.
-	promptTokens = figure{Figure: figures.PromptTokens, prec: 1, of: func(r summary.Row) *float64 { return r.PromptTokensMean }}
-	cachedTokens = figure{Figure: figures.CachedTokens, prec: 1, of: func(r summary.Row) *float64 { return r.CachedPromptTokensMean }}
-	cacheHit     = figure{Figure: figures.CacheHit, prec: 1, of: func(r summary.Row) *float64 { return r.CacheHitRatio }}
+	promptTokens = figure{Figure: figures.PromptTokens, prec: 1}
+	cachedTokens = figure{Figure: figures.CachedTokens, prec: 1}
+	cacheHit     = figure{Figure: figures.CacheHit, prec: 1}
 	// cachedShare is cached over prompt tokens, where the server counted
 	// both: the turns' own cache-hit ratio.
-	cachedShare = figure{Figure: figures.CachedShare, prec: 1, of: func(r summary.Row) *float64 {
-		if !finite(r.CachedPromptTokensMean) || !finite(r.PromptTokensMean) || *r.PromptTokensMean <= 0 {
-			return nil
-		}
-		share := *r.CachedPromptTokensMean / *r.PromptTokensMean
-		return &share
-	}}
+	cachedShare = figure{Figure: figures.CachedShare, prec: 1}
 
 	// Power (macmon).
-	energyPerToken = figure{Figure: figures.Energy, prec: 3, of: func(r summary.Row) *float64 { return r.EnergyJPerOutputToken }}
-	powerW         = figure{Figure: figures.Power, prec: 1, of: func(r summary.Row) *float64 { return r.PowerWMean }}
+	energyPerToken = figure{Figure: figures.Energy, prec: 3}
+	powerW         = figure{Figure: figures.Power, prec: 1}
 
 	// The server's counters, and the client's figures set beside them.
-	serverPrefill   = figure{Figure: figures.ServerPrefill, prec: 1, of: func(r summary.Row) *float64 { return r.ServerPrefillSMean }}
-	serverDecode    = figure{Figure: figures.ServerDecode, prec: 1, of: func(r summary.Row) *float64 { return r.ServerDecodeSMean }}
-	clientDecode    = figure{Figure: figures.ClientDecode, prec: 1, of: clientDecodeS}
-	serverGenerated = figure{Figure: figures.ServerGenerated, prec: 0, of: func(r summary.Row) *float64 { return r.ServerGeneratedTokens }}
+	serverPrefill   = figure{Figure: figures.ServerPrefill, prec: 1}
+	serverDecode    = figure{Figure: figures.ServerDecode, prec: 1}
+	clientDecode    = figure{Figure: figures.ClientDecode, prec: 1}
+	serverGenerated = figure{Figure: figures.ServerGenerated, prec: 0}
 
 	// Tool calls (BENCH_TOOLS).
-	toolReplies    = figure{Figure: figures.ToolCallReplies, prec: 1, of: func(r summary.Row) *float64 { return r.ToolCallReplyRatio }}
-	toolArgsValid  = figure{Figure: figures.ToolArgsValid, prec: 1, of: func(r summary.Row) *float64 { return r.ToolArgsValidRatio }}
-	ttfToolCallP50 = figure{Figure: figures.TTFToolCallP50, prec: 1, of: func(r summary.Row) *float64 { return r.TTFToolCallP50 }}
-	ttfToolCallP99 = figure{Figure: figures.TTFToolCallP99, prec: 1, of: func(r summary.Row) *float64 { return r.TTFToolCallP99 }}
+	toolReplies    = figure{Figure: figures.ToolCallReplies, prec: 1}
+	toolArgsValid  = figure{Figure: figures.ToolArgsValid, prec: 1}
+	ttfToolCallP50 = figure{Figure: figures.TTFToolCallP50, prec: 1}
+	ttfToolCallP99 = figure{Figure: figures.TTFToolCallP99, prec: 1}
 
 	// The open loop.
-	achievedRPS   = figure{Figure: figures.Achieved, prec: 2, of: func(r summary.Row) *float64 { return r.AchievedRPS }}
-	sendLagP99    = figure{Figure: figures.SendLagP99, prec: 1, of: func(r summary.Row) *float64 { return r.SendLagSP99 }}
-	throughputRPS = figure{Figure: figures.Throughput, prec: 2, of: func(r summary.Row) *float64 { return r.ThroughputRPS }}
+	achievedRPS   = figure{Figure: figures.Achieved, prec: 2}
+	sendLagP99    = figure{Figure: figures.SendLagP99, prec: 1}
+	throughputRPS = figure{Figure: figures.Throughput, prec: 2}
 )
-
-// clientDecodeS is the client's mean request time after the first token,
-// in seconds.
-func clientDecodeS(r summary.Row) *float64 {
-	if !finite(r.TotalMean) || !finite(r.TTFTMean) {
-		return nil
-	}
-	d := *r.TotalMean - *r.TTFTMean
-	return &d
-}
 
 // has reports whether r has f: not missing, though maybe not finite.
 func (f figure) has(r row) bool { return f.of(r.Row) != nil }

@@ -61,7 +61,7 @@ type column struct {
 	// against the base's.
 	fig    figure
 	change bool
-	// A text, when fig has no getter; right aligns it (a count).
+	// A text, where the column is no figure; right aligns it (a count).
 	text  func(row) string
 	right bool
 }
@@ -86,7 +86,7 @@ func (c column) as(h string) column {
 	return c
 }
 
-func (c column) isFigure() bool { return c.fig.of != nil }
+func (c column) isFigure() bool { return c.text == nil }
 
 func (c column) heading() head { return head{text: c.head, right: c.isFigure() || c.right} }
 

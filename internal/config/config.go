@@ -32,6 +32,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/envvar"
 	"github.com/inferencebench/inferencebench/internal/stats"
+	"github.com/inferencebench/inferencebench/internal/workload"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -112,7 +113,7 @@ type Settings struct {
 	// Load copies here.
 	InputTokens InputTokens
 	// InputLengths is BENCH_INPUT_TOKENS as given: the in<N> lengths and
-	// the distributions (a prompt each, DistName, whose every request
+	// the distributions (a prompt each, workload.InputName, whose every request
 	// draws its own length).
 	InputLengths InputLengths `env:"BENCH_INPUT_TOKENS"`
 	// Workload is a workload file (BENCH_WORKLOAD): ShareGPT
@@ -368,20 +369,13 @@ func (in *InputTokens) UnmarshalText(b []byte) error {
 		if s == "" {
 			return fmt.Errorf("an empty length between commas")
 		}
-		digits, k := strings.CutSuffix(strings.ToLower(s), "k")
-		n, err := strconv.Atoi(digits)
+		n, err := workload.ParseLength(s)
 		switch {
-		case err != nil && strings.ContainsAny(digits, ".eE"):
-			return fmt.Errorf("%q: a length is a whole number of tokens", s)
 		case err != nil:
-			return fmt.Errorf("%q is not a number of tokens (e.g. 512, 8k)", s)
+			return err
 		case n <= 0:
 			return fmt.Errorf("%q: a length must be above 0", s)
-		}
-		if k {
-			n *= 1024
-		}
-		if n > MaxInputTokens {
+		case n > MaxInputTokens:
 			return fmt.Errorf("%q: above the largest length, %d tokens", s, MaxInputTokens)
 		}
 		if seen[n] {

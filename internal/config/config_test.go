@@ -15,6 +15,7 @@ import (
 	// An external test package, as internal/envtest imports config.
 	. "github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/envtest"
+	"github.com/inferencebench/inferencebench/internal/workload"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -168,8 +169,8 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_INPUT_TOKENS", "512,,4k", `BENCH_INPUT_TOKENS="512,,4k": an empty length between commas`},
 		{"BENCH_INPUT_TOKENS", "abc", `BENCH_INPUT_TOKENS="abc": not a number of tokens`},
 		{"BENCH_INPUT_TOKENS", "0", `BENCH_INPUT_TOKENS="0": a length must be above 0`},
-		{"BENCH_INPUT_TOKENS", "-512", `BENCH_INPUT_TOKENS="-512": a length must be above 0`},
-		{"BENCH_INPUT_TOKENS", "1.5k", `BENCH_INPUT_TOKENS="1.5k": a length is a whole number of tokens`},
+		{"BENCH_INPUT_TOKENS", "-512", `BENCH_INPUT_TOKENS="-512": below 0`},
+		{"BENCH_INPUT_TOKENS", "1.5k", `BENCH_INPUT_TOKENS="1.5k": not a whole number of tokens (e.g. 512, 8k)`},
 		{"BENCH_INPUT_TOKENS", "1000001", `BENCH_INPUT_TOKENS="1000001": above the largest length, 1000000 tokens`},
 		{"BENCH_INPUT_TOKENS", "1024,1k", `BENCH_INPUT_TOKENS="1024,1k": "1k": 1024 tokens is listed twice`},
 		{"BENCH_NUM_CTX", "0", `BENCH_NUM_CTX="0": must be a whole number of tokens above 0`},
@@ -210,7 +211,7 @@ func TestBadValues(t *testing.T) {
 // An error names the bad value once, after its variable.
 func TestBadValueNamedOnce(t *testing.T) {
 	for _, tc := range []struct{ key, val, want string }{
-		{"BENCH_MAX_TOKENS", "128tok", `BENCH_MAX_TOKENS="128tok": not a whole number of tokens (e.g. 512, 8k); or normal:MEAN,SD or uniform:LO-HI`},
+		{"BENCH_MAX_TOKENS", "128tok", `BENCH_MAX_TOKENS="128tok": not a number of tokens (e.g. 512, 8k); or normal:MEAN,SD or uniform:LO-HI`},
 		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS="0": a length must be 1 or more`},
 		{"BENCH_CONCURRENCY", "four", `BENCH_CONCURRENCY="four": not a whole number`},
 	} {
@@ -277,8 +278,8 @@ func TestLengthDistributions(t *testing.T) {
 	assert.True(t, s.MaxTokensDist.Varies())
 	assert.Equal(t, InputTokens{512, 8192}, s.InputTokens)
 	require.Len(t, s.InputLengths.Dists, 2)
-	assert.Equal(t, "in-normal-1024-256", DistName(s.InputLengths.Dists[0]))
-	assert.Equal(t, "in-uniform-128-2048", DistName(s.InputLengths.Dists[1]))
+	assert.Equal(t, "in-normal-1024-256", workload.InputName(s.InputLengths.Dists[0]))
+	assert.Equal(t, "in-uniform-128-2048", workload.InputName(s.InputLengths.Dists[1]))
 
 	s, err = LoadFrom(map[string]string{"BENCH_MAX_TOKENS": "1k", "BENCH_INPUT_TOKENS": "512"})
 	require.NoError(t, err)

@@ -71,12 +71,6 @@ func (in *InputLengths) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// DistName is the prompt name of an input length distribution:
-// "in-normal-1024-256", "in-uniform-128-2048" (never an in<N> name).
-func DistName(d workload.Distribution) string {
-	return "in-" + strings.NewReplacer(":", "-", ",", "-").Replace(d.String())
-}
-
 // workloadProblems checks BENCH_WORKLOAD and the settings that go with
 // it. The files themselves are read by the driver, before any request.
 func (s Settings) workloadProblems(environ map[string]string) []problem {

@@ -9,6 +9,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/internal/stats"
+	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -150,7 +151,7 @@ func (d *Driver) controls(ctx context.Context) {
 		}
 		m := stats.Compute(l.rounds, d.Run.SLO)
 		c := stats.NewControl(f.key, runs, m, f.values, stats.PerRequestOf(l.rounds))
-		d.runtimeInfo(rt.Name).Control = &c
+		d.runtimeInfo(rt.Name).Control = &summary.Control{Control: c}
 		what := plural(rounds, "round") + " again at the end"
 		switch {
 		case rounds > f.rounds:
@@ -216,13 +217,13 @@ func controlLine(c stats.Control) string {
 	}
 	// A change the rounding shows, with p = 1, is within the figure's
 	// minimum effect: the test's p says so, and the line why.
-	test := func(ch stats.Number, p *float64, effect float64) string {
+	test := func(ch float64, p *float64, effect float64) string {
 		if p == nil {
-			return signed(float64(ch))
+			return signed(ch)
 		}
-		s := signed(float64(ch)) + ", p = " + stats.FormatP(p)
-		if *p == 1 && math.Round(100*float64(ch)) != 0 && effect > 0 && !math.IsInf(effect, 0) {
-			if math.Abs(float64(ch)) <= effect {
+		s := signed(ch) + ", p = " + stats.FormatP(p)
+		if *p == 1 && math.Round(100*ch) != 0 && effect > 0 && !math.IsInf(effect, 0) {
+			if math.Abs(ch) <= effect {
 				s += fmt.Sprintf(": within the ±%.0f%% a drift must pass", 100*effect)
 			} else {
 				// The figure moved with a few requests; the test ranks

@@ -105,7 +105,7 @@ func TestControlLine(t *testing.T) {
 		TTFTChange: -0.0058, DecodeChange: -0.5, TTFTP: x(1), DecodeP: x(2 / 455.0), RequestsFirst: 3, RequestsEnd: 12, Verdict: stats.ControlDrifted,
 	}
 	assert.Equal(t, "TTFT p50 52.1 ms → 51.8 ms (-1%, p = 1: within the ±4% a drift must pass), decode 399.2 → 199.6 tok/s (-50%, p = 0.0044); 3 requests against 12: drifted", controlLine(c))
-	c = stats.Control{First: stats.ControlFigures{TTFTP50: x(0.05)}, TTFTChange: stats.Number(0), DecodeChange: stats.Number(math.NaN()),
+	c = stats.Control{First: stats.ControlFigures{TTFTP50: x(0.05)}, TTFTChange: 0, DecodeChange: math.NaN(),
 		RequestsFirst: 1, RequestsEnd: 0, Verdict: stats.ControlTooFew}
 	c2 := stats.Control{First: stats.ControlFigures{TTFTP50: x(0.05), DecodeTPSMean: x(400)}, End: stats.ControlFigures{TTFTP50: x(0.05), DecodeTPSMean: x(328)},
 		TTFTChange: 0, DecodeChange: -0.18, DecodeThreshold: 0.1, TTFTThreshold: 0.1, TTFTP: x(1), DecodeP: x(1), RequestsFirst: 2, RequestsEnd: 2, Verdict: stats.ControlTooFew}

@@ -70,7 +70,7 @@ func TestControlErrorRatesOnTheSimulator(t *testing.T) {
 		if len(f.Runtimes) != 1 || f.Runtimes[0].Control == nil {
 			return stats.Control{}, fmt.Errorf("no control in %s", d.files.json)
 		}
-		return *f.Runtimes[0].Control, nil
+		return f.Runtimes[0].Control.Control, nil
 	}
 	count := func(settings map[string]string) (flagged int, verdicts map[string]int, sides map[string]int) {
 		var (

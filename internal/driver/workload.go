@@ -37,14 +37,14 @@ func (k *work) trace() bool { return k.w != nil && k.w.Kind == workload.Trace }
 
 // selectPrompts is the run's prompts: those prompts.Select makes of
 // BENCH_PROMPTS, BENCH_PROMPTS_DIR and the in<N> lengths, then one per
-// distribution of BENCH_INPUT_TOKENS (config.DistName) and the workload
+// distribution of BENCH_INPUT_TOKENS (workload.InputName) and the workload
 // of BENCH_WORKLOAD (named after its file). With BENCH_PROMPTS unset and
 // any of those, only they run (and the in<N> prompts); with it set it
 // must list each.
 func (d *Driver) selectPrompts(st config.Settings, opts Options) ([]prompts.Prompt, error) {
 	var made []prompts.Prompt
 	for _, dist := range st.InputLengths.Dists {
-		name := config.DistName(dist)
+		name := workload.InputName(dist)
 		made = append(made, prompts.Prompt{Name: name, InputTokens: dist.Bound()})
 		d.setWork(name, &work{dist: dist})
 	}

@@ -114,7 +114,7 @@ func checkFresh(fresh, stale *summary.File, w freshWant) (table, fails []string)
 	return table, fails
 }
 
-func control(f *summary.File, runtime string) *stats.Control {
+func control(f *summary.File, runtime string) *summary.Control {
 	for _, rt := range f.Runtimes {
 		if rt.Name == runtime {
 			return rt.Control

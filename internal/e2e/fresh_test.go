@@ -12,9 +12,13 @@ import (
 
 func freshFile(mode string, short, medium float64, c *stats.Control) *summary.File {
 	decode := func(x float64) *float64 { return &x }
+	var control *summary.Control
+	if c != nil {
+		control = &summary.Control{Control: *c}
+	}
 	return &summary.File{
 		Arguments: summary.Arguments{Fresh: mode},
-		Runtimes:  []summary.RuntimeInfo{{Name: "ollama", Control: c}},
+		Runtimes:  []summary.RuntimeInfo{{Name: "ollama", Control: control}},
 		Summary: []summary.Row{
 			{Runtime: "ollama", Prompt: "short", Concurrency: 1, DecodeTPSMean: decode(short)},
 			{Runtime: "ollama", Prompt: "short", Concurrency: 4, DecodeTPSMean: decode(40)},
@@ -69,7 +73,7 @@ func TestCheckFresh(t *testing.T) {
 	// Kept state is a slowdown: a control 30% slower fails, and so
 	// would one that ran twice as fast.
 	for change, want := range map[float64]string{-0.3: "-30.0%", 0.6: "+60.0%"} {
-		c := &stats.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: stats.Number(change), Drifted: true, Verdict: stats.ControlDrifted}
+		c := &stats.Control{Leaf: "runtime=ollama/prompt=short/conc=1", DecodeChange: change, Drifted: true, Verdict: stats.ControlDrifted}
 		_, fails = checkFresh(freshFile("leaf", 270, 260, c), freshFile("off", 270, 150, drifted), w)
 		if assert.Len(t, fails, 1, "control %+.0f%%", 100*change) {
 			assert.Equal(t, "with BENCH_FRESH=leaf the control decoded "+want+" against the first run: want -25% to +50%", fails[0])

@@ -28,7 +28,7 @@ func serversWantForTest() serversWant {
 }
 
 func coldFile() *summary.File {
-	ctl := &stats.Control{Leaf: "runtime=vllm/prompt=short/conc=1", Verdict: stats.ControlSteady, RequestsFirst: 3, RequestsEnd: 12, TTFTP: p(0.07), DecodeP: p(0.1)}
+	ctl := &summary.Control{Control: stats.Control{Leaf: "runtime=vllm/prompt=short/conc=1", Verdict: stats.ControlSteady, RequestsFirst: 3, RequestsEnd: 12, TTFTP: p(0.07), DecodeP: p(0.1)}}
 	row := func(rt string) summary.Row {
 		r := summary.Row{Runtime: rt, Prompt: "short", Concurrency: 1, Requests: 3, Successes: 3,
 			OutputTokensMin: pi(64), OutputTokensMax: pi(64), DecodeTPSMean: p(480), TTFTP50: p(0.015)}
@@ -58,7 +58,7 @@ func TestCheckServersCold(t *testing.T) {
 	// A control that drifted, either way and on either figure, is
 	// reported, not failed: on a real server on this machine the control
 	// moves with the machine (see checkServersCold).
-	for _, moved := range []struct{ decode, ttft stats.Number }{{0.6, -0.24}, {-0.4, 0}, {0, 0.5}} {
+	for _, moved := range []struct{ decode, ttft float64 }{{0.6, -0.24}, {-0.4, 0}, {0, 0.5}} {
 		f := coldFile()
 		c := *f.Runtimes[0].Control
 		c.Drifted, c.Verdict, c.DecodeChange, c.TTFTChange = true, stats.ControlDrifted, moved.decode, moved.ttft

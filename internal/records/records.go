@@ -156,10 +156,7 @@ func OfRound(k bench.Key, count, i int, warmup bool, runStart time.Time, results
 			valid := res.ToolArgsValid
 			r.ToolArgsValid = &valid
 		}
-		// A reply that came whole, in one chunk, shows no decoding: no
-		// TPOT (as stats.Compute).
-		if res.Chunks > 1 && res.OutputTokens >= 2 && res.Total > res.TTFT {
-			tpot := (res.Total - res.TTFT).Seconds() / float64(res.OutputTokens-1)
+		if tpot, ok := stats.TPOT(res); ok {
 			r.TPOTS = &tpot
 		}
 		if res.PromptTokens > 0 {

@@ -39,7 +39,7 @@ func IsBurst(res runtimes.Result, below float64) bool {
 	if below <= 0 || res.OutputTokens < BurstMinTokens {
 		return false
 	}
-	tpot, ok := tpotOf(res)
+	tpot, ok := TPOT(res)
 	return ok && tpot < below
 }
 
@@ -53,7 +53,7 @@ func burstBelow(rounds []Round) float64 {
 			if !res.OK() {
 				continue
 			}
-			if tpot, ok := tpotOf(res); ok {
+			if tpot, ok := TPOT(res); ok {
 				tpots = append(tpots, tpot)
 			}
 		}

@@ -92,7 +92,7 @@ func TestBurstThresholdOnData(t *testing.T) {
 	m := Compute([]Round{{Wall: time.Second, Results: batch}}, SLO{})
 	median := m.BurstBelow * BurstFactor
 	for _, r := range batch {
-		tpot, ok := tpotOf(r)
+		tpot, ok := TPOT(r)
 		require.True(t, ok)
 		assert.Less(t, median/tpot, 2.5, "a reply of %d tokens in a batch emptying decodes within 2.5× of the median", r.OutputTokens)
 	}
@@ -106,7 +106,7 @@ func TestBurstThresholdOnData(t *testing.T) {
 	assert.Equal(t, 3, m.Decode.N)
 	for _, r := range bursty {
 		if IsBurst(r, m.BurstBelow) {
-			tpot, _ := tpotOf(r)
+			tpot, _ := TPOT(r)
 			assert.Greater(t, m.BurstBelow*BurstFactor/tpot, 10.0)
 		}
 	}

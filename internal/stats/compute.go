@@ -114,7 +114,7 @@ func (m *Metrics) addRound(s *samples, acc *tally, rd Round, slo SLO) {
 		if i > 0 && droppedHistory(rd.Results[i-1], res) {
 			m.Truncated++
 		}
-		tpot, hasTPOT := tpotOf(res)
+		tpot, hasTPOT := TPOT(res)
 		if slo.Set() && slo.meets(res.TTFT, res.Total, tpot, hasTPOT) {
 			acc.good++
 		}
@@ -237,7 +237,7 @@ func (m *Metrics) addTimes(s *samples, res runtimes.Result) {
 	if res.Eval > 0 {
 		s.serverDecode = append(s.serverDecode, out/res.Eval.Seconds())
 	}
-	if tpot, ok := tpotOf(res); ok && !burst {
+	if tpot, ok := TPOT(res); ok && !burst {
 		s.tpot = append(s.tpot, tpot)
 	}
 	if Loaded(res) {
@@ -311,12 +311,16 @@ const modelLoad = 100 * time.Millisecond
 // the client then saw no decoding, only the reply's end.
 func wholeReply(res runtimes.Result) bool { return res.Chunks == 1 && res.OutputTokens > 1 }
 
-// tpotOf is a request's time per output token after the first: (total −
-// TTFT) / (tokens − 1), in seconds; none for fewer than 2 tokens, or for
-// a reply that came whole.
-func tpotOf(res runtimes.Result) (float64, bool) {
+// TPOT is a request's time per output token after the first, (total −
+// TTFT) / (tokens − 1), in seconds: the one formula of the row's TPOT,
+// the burst bound and a record's tpot_s. A request has one where the
+// client saw it decode: two text chunks or more (a first token stamped,
+// and a reply not come whole), two tokens or more, and time between its
+// first token and its end. Whether it succeeded is the caller's to ask:
+// the figures count only successes, a record has its TPOT either way.
+func TPOT(res runtimes.Result) (float64, bool) {
 	decoding := res.Total - res.TTFT
-	if res.TTFT <= 0 || decoding <= 0 || res.OutputTokens < 2 || wholeReply(res) {
+	if res.Chunks < 2 || res.OutputTokens < 2 || decoding <= 0 {
 		return 0, false
 	}
 	return decoding.Seconds() / float64(res.OutputTokens-1), true

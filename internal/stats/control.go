@@ -55,49 +55,51 @@ const (
 // Control is a runtime's control leaf: its first leaf (the first -count
 // repetition of it) against the same leaf run again, alone, at the end
 // of the run. A drift means the server's state or the machine changed
-// during the run, so later leaves do not compare with earlier ones.
+// during the run, so later leaves do not compare with earlier ones. Its
+// figures are plain values, NaN where there is none; the summary's
+// control, summary.Control, writes them.
 type Control struct {
-	Leaf  string         `json:"leaf"`  // runtime=…/prompt=…/conc=…
-	First ControlFigures `json:"first"` // its first run
-	End   ControlFigures `json:"end"`   // the control, at the end
+	Leaf  string         // runtime=…/prompt=…/conc=…
+	First ControlFigures // its first run
+	End   ControlFigures // the control, at the end
 	// TTFTChange and DecodeChange are End / First − 1 of TTFT p50 and
 	// of the mean decode rate: 0.1 is 10% more (slower to the first
 	// token; faster decode).
-	TTFTChange   Number `json:"ttft_change"`
-	DecodeChange Number `json:"decode_change"`
+	TTFTChange   float64
+	DecodeChange float64
 	// TTFTThreshold and DecodeThreshold are the changes beyond which a
 	// figure counts as moved: the larger of controlThreshold and the
 	// leaf's own spread across its -count runs ((max − min) / median);
 	// a TTFT that moved by less than controlTTFTFloor never counts.
-	TTFTThreshold   Number `json:"ttft_threshold"`
-	DecodeThreshold Number `json:"decode_threshold"`
+	TTFTThreshold   float64
+	DecodeThreshold float64
 	// Drifted is set when Verdict is ControlDrifted.
-	Drifted bool `json:"drifted"`
+	Drifted bool
 	// Verdict is ControlDrifted, ControlSteady or ControlTooFew; "" in
 	// files written before the control was tested.
-	Verdict string `json:"verdict"`
+	Verdict string
 	// RequestsFirst and RequestsEnd are the requests the test compared:
 	// those of the first run and of the control that succeeded with a
 	// first token.
-	RequestsFirst int `json:"requests_first"`
-	RequestsEnd   int `json:"requests_end"`
+	RequestsFirst int
+	RequestsEnd   int
 	// TTFTP and DecodeP are the p-values of each figure's test: a
 	// two-sided Mann–Whitney U test of the per-request TTFTs (decode
 	// rates) at the start against those at the end scaled back by the
 	// figure's minimum effect (see effectTest); 1 for a change within
 	// it; nil where a side has none.
-	TTFTP   *float64 `json:"ttft_p_value"`
-	DecodeP *float64 `json:"decode_p_value"`
+	TTFTP   *float64
+	DecodeP *float64
 	// Alpha is ControlAlpha, the test's level for both figures together.
-	Alpha float64 `json:"alpha"`
+	Alpha float64
 }
 
 // ControlFigures are one run of a control's leaf.
 type ControlFigures struct {
-	Requests      int      `json:"requests"`
-	Successes     int      `json:"successes"`
-	TTFTP50       *float64 `json:"ttft_s_p50"`
-	DecodeTPSMean *float64 `json:"decode_tps_mean"`
+	Requests      int
+	Successes     int
+	TTFTP50       *float64
+	DecodeTPSMean *float64
 }
 
 // PerRequest are the values of a leaf run's successful requests that a
@@ -140,16 +142,16 @@ func NewControl(k bench.Key, runs []Metrics, end Metrics, first, last PerRequest
 	decode := func(m Metrics) Stat { return m.Decode }
 	c.TTFTChange, c.TTFTThreshold = change(runs, end, ttft, func(s Stat) float64 { return s.P50 })
 	c.DecodeChange, c.DecodeThreshold = change(runs, end, decode, func(s Stat) float64 { return s.Mean })
-	ttftEffect := float64(c.TTFTThreshold)
+	ttftEffect := c.TTFTThreshold
 	if c.First.TTFTP50 != nil {
 		if c.End.TTFTP50 != nil && math.Abs(*c.End.TTFTP50-*c.First.TTFTP50) < controlTTFTFloor {
 			// A millisecond of a short TTFT is the machine's scheduling.
-			c.TTFTThreshold = Number(math.Max(float64(c.TTFTThreshold), math.Abs(float64(c.TTFTChange))))
+			c.TTFTThreshold = math.Max(c.TTFTThreshold, math.Abs(c.TTFTChange))
 		}
 		ttftEffect = math.Max(ttftEffect, controlTTFTFloor / *c.First.TTFTP50)
 	}
 	c.TTFTP = effectTest(first.TTFT, last.TTFT, ttftEffect)
-	c.DecodeP = effectTest(first.Decode, last.Decode, float64(c.DecodeThreshold))
+	c.DecodeP = effectTest(first.Decode, last.Decode, c.DecodeThreshold)
 	tested := false
 	for _, f := range []struct {
 		p      *float64
@@ -272,10 +274,10 @@ func ControlRequestsNeeded(n int) int {
 // change is end's figure against the first run's (end/first − 1), and the
 // threshold: the larger of controlThreshold and the spread of the figure
 // across runs, (max − min) / median. NaN where a run lacks the figure.
-func change(runs []Metrics, end Metrics, stat func(Metrics) Stat, fig func(Stat) float64) (ch, threshold Number) {
+func change(runs []Metrics, end Metrics, stat func(Metrics) Stat, fig func(Stat) float64) (ch, threshold float64) {
 	first, last := stat(runs[0]), stat(end)
 	if first.N == 0 || last.N == 0 || fig(first) <= 0 {
-		return Number(math.NaN()), Number(math.NaN())
+		return math.NaN(), math.NaN()
 	}
 	var xs []float64
 	for _, m := range runs {
@@ -288,11 +290,11 @@ func change(runs []Metrics, end Metrics, stat func(Metrics) Stat, fig func(Stat)
 	if med := quantile(xs, 0.5); len(xs) > 1 && med > 0 {
 		spread = (xs[len(xs)-1] - xs[0]) / med
 	}
-	return Number(fig(last)/fig(first) - 1), Number(max(controlThreshold, spread))
+	return fig(last)/fig(first) - 1, max(controlThreshold, spread)
 }
 
-func moved(ch, threshold Number) bool {
-	return finite(float64(ch)) && math.Abs(float64(ch)) > float64(threshold)
+func moved(ch, threshold float64) bool {
+	return finite(ch) && math.Abs(ch) > threshold
 }
 
 func controlFigures(m Metrics) ControlFigures {
@@ -312,17 +314,17 @@ func controlFigures(m Metrics) ControlFigures {
 // p50. A change within its minimum effect gets p = 1 (effectTest),
 // however many requests: it is no drift. NaN where a figure has none.
 func (c Control) MinEffects() (ttft, decode float64) {
-	ttft = float64(c.TTFTThreshold)
+	ttft = c.TTFTThreshold
 	if c.First.TTFTP50 != nil && *c.First.TTFTP50 > 0 {
 		ttft = math.Max(ttft, controlTTFTFloor / *c.First.TTFTP50)
 	}
-	return ttft, float64(c.DecodeThreshold)
+	return ttft, c.DecodeThreshold
 }
 
 // figureDrifted reports whether the figure with p-value p, change ch and
 // threshold th drifted in c, which NewControl found drifted: its test
 // passed and it moved.
-func (c Control) figureDrifted(p *float64, ch, th Number) bool {
+func (c Control) figureDrifted(p *float64, ch, th float64) bool {
 	return p != nil && *p < c.Alpha/2 && moved(ch, th)
 }
 
@@ -336,11 +338,11 @@ func (c Control) Drift(runtime string) string {
 	}
 	var what, ps []string
 	if c.figureDrifted(c.DecodeP, c.DecodeChange, c.DecodeThreshold) {
-		what = append(what, "decoded "+percent(float64(c.DecodeChange), "faster", "slower"))
+		what = append(what, "decoded "+percent(c.DecodeChange, "faster", "slower"))
 		ps = append(ps, FormatP(c.DecodeP))
 	}
 	if c.figureDrifted(c.TTFTP, c.TTFTChange, c.TTFTThreshold) {
-		what = append(what, "took "+percent(float64(c.TTFTChange), "longer", "less time")+" to the first token")
+		what = append(what, "took "+percent(c.TTFTChange, "longer", "less time")+" to the first token")
 		ps = append(ps, FormatP(c.TTFTP))
 	}
 	return fmt.Sprintf("%s: the control leaf (%s) %s at the end of the run than at its start (Mann–Whitney p = %s; %s at the start, %d at the end): the server's state or the machine changed during the run; figures of later leaves do not compare with earlier ones",

@@ -163,3 +163,52 @@ func overlap(from, to time.Time, s telemetry.Span) float64 {
 	}
 	return hi.Sub(lo).Seconds()
 }
+
+// TokenEnergy is the energy per output token of one leaf run or of
+// several pooled (a row's -count repetitions): the energy of those whose
+// samples covered enough of their timed part (telemetry.MinCoverage) over
+// their output tokens, gross and, of those with an idle baseline, net.
+// It is the one formula of J/tok and net-J/tok, for the result lines
+// (Report) and for a summary row alike.
+type TokenEnergy struct {
+	// Leaves are the leaf runs covered enough, J their energy and Tokens
+	// their output tokens; NetLeaves, NetJ and NetTokens those of them
+	// with an idle baseline, and their energy above it.
+	Leaves, NetLeaves int
+	J, NetJ           float64
+	Tokens, NetTokens int
+}
+
+// Add counts a leaf run of power figures power (nil: none) and
+// outputTokens output tokens; one covered too little counts for nothing.
+func (e *TokenEnergy) Add(power *telemetry.Figures, outputTokens int) {
+	if power == nil || !power.Covered() {
+		return
+	}
+	e.Leaves++
+	e.J += power.EnergyJ
+	e.Tokens += outputTokens
+	if power.IdlePowerW != nil {
+		e.NetLeaves++
+		e.NetJ += power.NetEnergyJ
+		e.NetTokens += outputTokens
+	}
+}
+
+// PerToken is J/tok: false without a leaf run covered enough, or without
+// an output token.
+func (e TokenEnergy) PerToken() (float64, bool) {
+	if e.Tokens <= 0 {
+		return 0, false
+	}
+	return e.J / float64(e.Tokens), true
+}
+
+// NetPerToken is net-J/tok: false without a leaf run covered enough with
+// an idle baseline, or without an output token.
+func (e TokenEnergy) NetPerToken() (float64, bool) {
+	if e.NetTokens <= 0 {
+		return 0, false
+	}
+	return e.NetJ / float64(e.NetTokens), true
+}

@@ -512,11 +512,13 @@ func Report(r interface{ ReportMetric(float64, string) }, m Metrics, power *tele
 	if power == nil {
 		return
 	}
-	if m.OutputTokens > 0 && power.Covered() {
-		r.ReportMetric(power.EnergyJ/float64(m.OutputTokens), figures.Energy.Unit)
-		if power.IdlePowerW != nil {
-			r.ReportMetric(power.NetEnergyJ/float64(m.OutputTokens), figures.NetEnergy.Unit)
-		}
+	var e TokenEnergy
+	e.Add(power, m.OutputTokens)
+	if j, ok := e.PerToken(); ok {
+		r.ReportMetric(j, figures.Energy.Unit)
+	}
+	if j, ok := e.NetPerToken(); ok {
+		r.ReportMetric(j, figures.NetEnergy.Unit)
 	}
 	r.ReportMetric(power.AllPowerWMean, figures.Power.Unit)
 }

@@ -198,7 +198,7 @@ type RuntimeInfo struct {
 	// Control compares the runtime's first leaf run with the same leaf
 	// run once more at the end of the run; nil with BENCH_CONTROL=off or
 	// when it could not run.
-	Control *stats.Control `json:"control"`
+	Control *Control `json:"control"`
 	// InputSizes are how each in<N> prompt was sized for the runtime, by
 	// prompt name; empty without in<N> prompts.
 	InputSizes map[string]InputSize `json:"input_sizes"`
@@ -718,7 +718,7 @@ func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 		f.DecodeTPSMean, _, _, _, _ = statPointers(t.Decode)
 		row.Turns = append(row.Turns, f)
 	}
-	row.addTelemetry(tel, m)
+	row.addTelemetry(tel)
 	if m.Rate > 0 {
 		row.RateRPS, row.AchievedRPS, row.ThroughputRPS = num(m.Rate), num(m.Achieved), num(m.Throughput)
 		_, row.SendLagSP50, _, row.SendLagSP99, _ = statPointers(m.SendLag)
@@ -747,17 +747,14 @@ func (row *Row) addTools(tc stats.ToolCalls) {
 	row.TTFToolCallMean, row.TTFToolCallP50, row.TTFToolCallP95, row.TTFToolCallP99, _ = statPointers(tc.TTF)
 }
 
-func (row *Row) addTelemetry(tel *pooledTelemetry, m stats.Metrics) {
+func (row *Row) addTelemetry(tel *pooledTelemetry) {
 	if tel == nil {
 		return
 	}
 	row.WarmupModelLoads = tel.warmupLoads
 	if f := tel.figures(); f != nil {
 		row.PowerWMean, row.GPUPowerWMean, row.SysPowerWMean = num(f.AllPowerWMean), num(f.GPUPowerWMean), f.SysPowerWMean
-		row.EnergyJ, row.GPUMHzMean = num(f.EnergyJ), num(f.GPUMHzMean)
-		if m.OutputTokens > 0 {
-			row.EnergyJPerOutputToken = num(f.EnergyJ / float64(m.OutputTokens))
-		}
+		row.GPUMHzMean = num(f.GPUMHzMean) // the energy figures: addEnergy
 		row.RAMUsedBytesMax, row.SwapUsedBytesMax, row.SwapGrowthBytes = &f.RAMUsedBytesMax, &f.SwapUsedBytesMax, &f.SwapGrowthBytes
 		row.CPUTempCMax, row.GPUTempCMax = f.CPUTempCMax, f.GPUTempCMax
 		row.PowerSamples = &f.Samples

@@ -37,15 +37,10 @@ type pooledTelemetry struct {
 	serverRequests int // requests sent while the server's counters were read
 
 	// Energy, from the leaf runs whose samples covered enough of their
-	// timed part (telemetry.MinCoverage): their gross energy and output
-	// tokens; with an idle baseline, their net energy, and the power
-	// above idle weighted by covered time; their requests' shares.
-	energyLeaves    int
-	energyJ         float64
-	energyTokens    int
-	netLeaves       int
-	netJ            float64
-	netTokens       int
+	// timed part (telemetry.MinCoverage): their energy per output token,
+	// gross and net; with an idle baseline, the power above idle
+	// weighted by covered time; their requests' shares.
+	energy          stats.TokenEnergy
 	netW, netCover  float64
 	shared          *stats.Energy
 	tempCPU0, tempG *float64 // at the start of the first leaf run with power
@@ -59,17 +54,10 @@ func (p *pooledTelemetry) add(t Telemetry, m stats.Metrics) {
 			p.power = &telemetry.Figures{}
 			p.tempCPU0, p.tempG = f.CPUTempCStart, f.GPUTempCStart
 		}
-		if f.Covered() {
-			p.energyLeaves++
-			p.energyJ += f.EnergyJ
-			p.energyTokens += m.OutputTokens
-			if f.IdlePowerW != nil {
-				p.netLeaves++
-				p.netJ += f.NetEnergyJ
-				p.netTokens += m.OutputTokens
-				p.netW += f.NetPowerWMean * f.CoveredS
-				p.netCover += f.CoveredS
-			}
+		p.energy.Add(f, m.OutputTokens)
+		if f.Covered() && f.IdlePowerW != nil {
+			p.netW += f.NetPowerWMean * f.CoveredS
+			p.netCover += f.CoveredS
 		}
 		if t.Energy != nil {
 			if p.shared == nil {
@@ -142,19 +130,19 @@ func (row *Row) addEnergy(p *pooledTelemetry, f *telemetry.Figures) {
 	row.PowerCoverage = num(f.Coverage())
 	row.CPUTempCStart, row.GPUTempCStart = p.tempCPU0, p.tempG
 	row.EnergyJ, row.EnergyJPerOutputToken = nil, nil
-	if p.energyLeaves > 0 {
-		row.EnergyJ = num(p.energyJ)
-		if p.energyTokens > 0 {
-			row.EnergyJPerOutputToken = num(p.energyJ / float64(p.energyTokens))
+	if e := p.energy; e.Leaves > 0 {
+		row.EnergyJ = num(e.J)
+		if j, ok := e.PerToken(); ok {
+			row.EnergyJPerOutputToken = num(j)
 		}
 	}
-	if p.netLeaves > 0 {
-		row.NetEnergyJ = num(p.netJ)
+	if e := p.energy; e.NetLeaves > 0 {
+		row.NetEnergyJ = num(e.NetJ)
 		if p.netCover > 0 {
 			row.NetPowerWMean = num(p.netW / p.netCover)
 		}
-		if p.netTokens > 0 {
-			row.NetEnergyJPerOutputToken = num(p.netJ / float64(p.netTokens))
+		if j, ok := e.NetPerToken(); ok {
+			row.NetEnergyJPerOutputToken = num(j)
 		}
 	}
 	if e := p.shared; e != nil {

@@ -91,24 +91,32 @@ func ParseDistribution(s string) (Distribution, error) {
 	return Distribution{}, fmt.Errorf("%q: unknown distribution %q: want a length (512, 8k), normal:MEAN,SD or uniform:LO-HI", s, kind)
 }
 
+// ParseLength reads a length in tokens, a whole number, "k" for 1024
+// ("8k" is 8192): the one parser of a length, BENCH_INPUT_TOKENS' and
+// BENCH_MAX_TOKENS' and every distribution's. It refuses a negative one
+// and one above a billion; what least and most a setting takes is its
+// caller's.
+func ParseLength(s string) (int, error) {
+	x, err := parseLength(s, true)
+	return int(x), err
+}
+
 // parseLength reads a number of tokens, "k" for 1024: a whole number if
 // whole, else one with a fraction too; never negative.
 func parseLength(s string, whole bool) (float64, error) {
 	s = strings.TrimSpace(s)
 	digits, k := strings.CutSuffix(strings.ToLower(s), "k")
-	var x float64
+	f, ferr := strconv.ParseFloat(digits, 64)
+	if ferr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("%q is not a number of tokens (e.g. 512, 8k)", s)
+	}
+	x := f
 	if whole {
 		n, err := strconv.Atoi(digits)
 		if err != nil {
 			return 0, fmt.Errorf("%q is not a whole number of tokens (e.g. 512, 8k)", s)
 		}
 		x = float64(n)
-	} else {
-		f, err := strconv.ParseFloat(digits, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, fmt.Errorf("%q is not a number of tokens (e.g. 512, 8k)", s)
-		}
-		x = f
 	}
 	if k {
 		x *= 1024

@@ -60,14 +60,14 @@ func TestParseDistributionErrors(t *testing.T) {
 		"uniform:2048-128":   `"uniform:2048-128": LO is above HI`,
 		"uniform:0-5":        `"uniform:0-5": LO must be 1 or more`,
 		"uniform:1.5-3":      `"uniform:1.5-3": LO: "1.5" is not a whole number of tokens (e.g. 512, 8k) (want uniform:LO-HI)`,
-		"uniform:1-x":        `"uniform:1-x": HI: "x" is not a whole number of tokens`,
+		"uniform:1-x":        `"uniform:1-x": HI: "x" is not a number of tokens`,
 		"lognormal:5,1":      `"lognormal:5,1": unknown distribution "lognormal": want a length (512, 8k), normal:MEAN,SD or uniform:LO-HI`,
-		"":                   `"": "" is not a whole number of tokens (e.g. 512, 8k); or normal:MEAN,SD or uniform:LO-HI`,
+		"":                   `"": "" is not a number of tokens (e.g. 512, 8k); or normal:MEAN,SD or uniform:LO-HI`,
 		"0":                  `"0": a length must be 1 or more`,
 		"-4":                 `"-4": "-4" is below 0`,
 		"1.5":                `"1.5": "1.5" is not a whole number of tokens`,
 		"2000000000":         `"2000000000": "2000000000" is above 1000000000 tokens`,
-		"1024,2048":          `"1024,2048": "1024,2048" is not a whole number of tokens`,
+		"1024,2048":          `"1024,2048": "1024,2048" is not a number of tokens`,
 		"uniform:1-2000000k": `"uniform:1-2000000k": HI: "2000000k" is above 1000000000 tokens`,
 	} {
 		_, err := ParseDistribution(in)

@@ -330,8 +330,8 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // without the extension, every character but letters, digits, '.', '_'
 // and '-' turned into '_' (runs of them into one), so that it can stand
 // in a benchmark name as prompt=<name>. A name that would be a built-in
-// prompt's or an in<N> prompt's is an error: the rows would mix with
-// theirs.
+// prompt's or an input length's (InputName) is an error: the rows would
+// mix with theirs.
 func Name(path string) (string, error) {
 	base := filepath.Base(path)
 	base = strings.TrimSuffix(base, filepath.Ext(base))
@@ -356,8 +356,8 @@ func Name(path string) (string, error) {
 	case slices.Contains(prompts.Builtin, name):
 		return "", fmt.Errorf("its name %q is a built-in prompt's: rename the file", name)
 	}
-	if _, ok := prompts.ParseInputName(name); ok {
-		return "", fmt.Errorf("its name %q is an in<N> prompt's (BENCH_INPUT_TOKENS): rename the file", name)
+	if _, ok := ParseInputName(name); ok {
+		return "", fmt.Errorf("its name %q is a prompt's of BENCH_INPUT_TOKENS (in<N>, in-normal-…, in-uniform-…): rename the file", name)
 	}
 	return name, nil
 }

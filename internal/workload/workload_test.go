@@ -280,9 +280,11 @@ func TestName(t *testing.T) {
 		assert.Regexp(t, `^[A-Za-z0-9._-]+$`, got)
 	}
 	for path, msg := range map[string]string{
-		"short.json":  `its name "short" is a built-in prompt's: rename the file`,
-		"in512.jsonl": `its name "in512" is an in<N> prompt's (BENCH_INPUT_TOKENS): rename the file`,
-		"(((.jsonl":   `the file name "(((.jsonl" makes no prompt name`,
+		"short.json":                `its name "short" is a built-in prompt's: rename the file`,
+		"in512.jsonl":               `its name "in512" is a prompt's of BENCH_INPUT_TOKENS (in<N>, in-normal-…, in-uniform-…): rename the file`,
+		"in-normal-1024-256.jsonl":  `its name "in-normal-1024-256" is a prompt's of BENCH_INPUT_TOKENS`,
+		"in-uniform-128-2048.jsonl": `its name "in-uniform-128-2048" is a prompt's of BENCH_INPUT_TOKENS`,
+		"(((.jsonl":                 `the file name "(((.jsonl" makes no prompt name`,
 	} {
 		_, err := Name(path)
 		assert.ErrorContains(t, err, msg, path)
