@@ -9,6 +9,7 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
@@ -41,11 +42,11 @@ func TestRowEnergyPerTokenIsTheResultLines(t *testing.T) {
 			var tokens, netTokens int
 			for i, l := range tc.leaves {
 				t0 := time.Now().Add(time.Duration(i) * time.Hour)
-				power := powerOf(t, samplesOf(t0, 14, 14, 14, 14, 14), t0, t0.Add(l.cover), 4)
+				power := resulttest.Power(t, resulttest.Samples(t0, 14, 14, 14, 14, 14), t0, t0.Add(l.cover), 4)
 				if !l.idle {
 					power.IdlePowerW = nil
 				}
-				rounds := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{sent(t0, 200*ms, time.Second, 50, l.tokens)}}}
+				rounds := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Sent(t0, 200*ms, time.Second, 50, l.tokens)}}}
 				m := r.Add(k, rounds, Telemetry{Power: power})
 				line := reported{}
 				stats.Report(line, m, power)
