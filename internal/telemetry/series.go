@@ -15,6 +15,10 @@ import (
 // The server's state over time: one ServerSample per scrape of its /metrics,
 // a line of <run id>.metrics.jsonl each (BENCH_METRICS_INTERVAL).
 
+// ExtSeries names a run's metric series file, <run id>.metrics.jsonl,
+// beside its request records (<run id>.requests.jsonl).
+const ExtSeries = ".metrics.jsonl"
+
 // The gauges and counters a ServerSample reads, by server, in the order tried:
 // vLLM (V1, then V0's names), SGLang, llama-server.
 var (
