@@ -128,7 +128,9 @@ func chartsOfSeries(runs []*run) ([]chartFile, []string, error) {
 			if f.data, err = seriesChart(title, rs, recs); err != nil {
 				return nil, warnings, fmt.Errorf("chart %s: %w", f.name, err)
 			}
-			out = append(out, f)
+			if f.data != nil {
+				out = append(out, f)
+			}
 		}
 	}
 	return out, warnings, nil
@@ -238,7 +240,10 @@ func seriesPanels(rs *runSeries, recs []records.Record) []panelOfSeries {
 	kv := seriesLine{"KV-cache use", 0, 0, seriesLines(rs, func(s telemetry.ServerSample) *float64 { return s.KVCacheUse }, 100)}
 	running := seriesLine{"running", 1, 0, seriesLines(rs, func(s telemetry.ServerSample) *float64 { return s.Running }, 1)}
 	waiting := seriesLine{"waiting", 3, 1, seriesLines(rs, func(s telemetry.ServerSample) *float64 { return s.Waiting }, 1)}
-	tput := seriesLine{fmt.Sprintf("client output, %.3g s bins", w), 2, 0, throughputLines(rs, throughput(recs, rs.runtime, w), w)}
+	tput := seriesLine{label: fmt.Sprintf("client output, %.3g s bins", w), color: 2}
+	if bins := throughput(recs, rs.runtime, w); len(bins) > 0 { // none: no records of the runtime
+		tput.lines = throughputLines(rs, bins, w)
+	}
 	var out []panelOfSeries
 	for _, p := range []panelOfSeries{
 		{"KV-cache use, %", []seriesLine{kv}, 100},
@@ -265,8 +270,12 @@ type panelOfSeries struct {
 
 // seriesChart draws the panels stacked on one time axis, from the run's
 // start, under the title; each panel's legend is in its top left corner.
+// With no panel to draw it returns nil.
 func seriesChart(title string, rs *runSeries, recs []records.Record) ([]byte, error) {
 	panels := seriesPanels(rs, recs)
+	if len(panels) == 0 {
+		return nil, nil
+	}
 	xmax := 0.0
 	for _, seg := range rs.segs {
 		xmax = max(xmax, seg.ss[len(seg.ss)-1].TS)

@@ -110,3 +110,14 @@ func TestThroughputBins(t *testing.T) {
 	got := throughput(recs, "a", 1)
 	assert.InDeltaSlice(t, []float64{0, 25, 50, 35, 0}, append(got, make([]float64, 5-len(got))...), 1e-9)
 }
+
+// A series of nothing the chart draws (a server that gave only a prefix
+// hit rate, no records) is no chart, and no panic.
+func TestSeriesChartNothingToDraw(t *testing.T) {
+	half := 0.5
+	rs := &runSeries{runtime: "a", segs: []*segment{{leaf: "runtime=a/prompt=p/conc=1", count: 1,
+		ss: []telemetry.ServerSample{{TS: 1, PrefixHitRate: &half}, {TS: 2, PrefixHitRate: &half}}}}}
+	b, err := seriesChart("t", rs, nil)
+	require.NoError(t, err)
+	assert.True(t, b == nil, "no chart")
+}
