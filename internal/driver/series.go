@@ -33,7 +33,11 @@ type seriesScraper struct {
 func (l *Leaf) startSeries() {
 	d := l.d
 	iv := time.Duration(d.Settings.MetricsInterval)
-	if iv <= 0 || l.before == nil || l.control {
+	if iv <= 0 || l.control {
+		return
+	}
+	if l.before == nil {
+		d.sayOnce(l.rt.Name, "%s: it serves no Prometheus /metrics (or it could not be read): no metric series (BENCH_METRICS_INTERVAL)", l.rt.Name)
 		return
 	}
 	if d.series == nil {
@@ -42,13 +46,7 @@ func (l *Leaf) startSeries() {
 	}
 	first := telemetry.SampleOf(nil, *l.before)
 	if first.Empty() {
-		if d.seriesSaid == nil {
-			d.seriesSaid = map[string]bool{}
-		}
-		if !d.seriesSaid[l.rt.Name] {
-			d.logf("%s: its /metrics has no gauge of its KV cache or its queue (vLLM's, SGLang's or llama-server's): no metric series (BENCH_METRICS_INTERVAL)", l.rt.Name)
-			d.seriesSaid[l.rt.Name] = true
-		}
+		d.sayOnce(l.rt.Name, "%s: its /metrics has no gauge of its KV cache or its queue (vLLM's, SGLang's or llama-server's): no metric series (BENCH_METRICS_INTERVAL)", l.rt.Name)
 		return
 	}
 	ctx, cancel := context.WithCancel(l.ctx)
@@ -90,6 +88,18 @@ func (l *Leaf) startSeries() {
 			prev = snap
 		}
 	}()
+}
+
+// sayOnce logs, once per runtime, why it takes no metric series.
+func (d *Driver) sayOnce(runtime, format string, args ...any) {
+	if d.seriesSaid[runtime] {
+		return
+	}
+	if d.seriesSaid == nil {
+		d.seriesSaid = map[string]bool{}
+	}
+	d.seriesSaid[runtime] = true
+	d.logf(format, args...)
 }
 
 // keep notes err, the first only; a sample written counts.

@@ -91,3 +91,20 @@ func TestMetricSeriesOff(t *testing.T) {
 	assert.NoFileExists(t, strings.TrimSuffix(d.files.records, summary.ExtRecords)+telemetry.ExtSeries)
 	assert.FileExists(t, d.files.records)
 }
+
+// A server without /metrics takes no series, and the log says so once.
+func TestMetricSeriesNoMetrics(t *testing.T) {
+	t.Parallel()
+	env := merge(isolated(t), map[string]string{
+		"BENCH_RUNTIMES": "sim", "BENCH_WARMUPS": "0", "BENCH_METRICS_INTERVAL": "100ms", "SIM_METRICS": "0",
+	})
+	var log bytes.Buffer
+	d, err := setup(context.Background(), env, &log, Options{})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	k := bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 2}
+	runLeaf(t, d, k, 1)
+	runLeaf(t, d, k, 1)
+	assert.NoFileExists(t, strings.TrimSuffix(d.files.records, summary.ExtRecords)+telemetry.ExtSeries)
+	assert.Equal(t, 1, strings.Count(log.String(), "sim: it serves no Prometheus /metrics (or it could not be read): no metric series (BENCH_METRICS_INTERVAL)"), log.String())
+}
