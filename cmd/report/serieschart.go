@@ -129,6 +129,7 @@ func chartsOfSeries(runs []*run) ([]chartFile, []string, error) {
 				return nil, warnings, fmt.Errorf("chart %s: %w", f.name, err)
 			}
 			if f.data != nil {
+				f.note = seriesNote(legendLabel(rs.runtime, rs.runtime, r, runs), rs)
 				out = append(out, f)
 			}
 		}
@@ -360,4 +361,64 @@ func writeSeries(b *strings.Builder, cs []chartFile) {
 		"between them are warm-ups, other leaves and other runtimes. A panel whose figures the server does not expose is " +
 		"left out (llama-server exports no KV-cache gauge).\n\n")
 	writeCharts(b, cs)
+}
+
+// seriesNote says, for each leaf of rs (its -count runs pooled), the mean
+// and peak of KV-cache use and of the queue, and the mean of the running:
+// what the chart shows, for a reader of report.md as text.
+func seriesNote(label string, rs *runSeries) string {
+	type acc struct {
+		kv, running, waiting       []float64
+		kvPeak, waitingPeak, count float64
+	}
+	var order []string
+	by := map[string]*acc{}
+	for _, seg := range rs.segs {
+		a := by[seg.leaf]
+		if a == nil {
+			a = &acc{}
+			by[seg.leaf] = a
+			order = append(order, seg.leaf)
+		}
+		for _, smp := range seg.ss {
+			if v := smp.KVCacheUse; v != nil {
+				a.kv, a.kvPeak = append(a.kv, *v), max(a.kvPeak, *v)
+			}
+			if v := smp.Running; v != nil {
+				a.running = append(a.running, *v)
+			}
+			if v := smp.Waiting; v != nil {
+				a.waiting, a.waitingPeak = append(a.waiting, *v), max(a.waitingPeak, *v)
+			}
+		}
+	}
+	mean := func(xs []float64) float64 {
+		var sum float64
+		for _, x := range xs {
+			sum += x
+		}
+		return sum / float64(len(xs))
+	}
+	var parts []string
+	for _, leaf := range order {
+		a := by[leaf]
+		var figs []string
+		if len(a.kv) > 0 {
+			figs = append(figs, fmt.Sprintf("KV-cache use mean %.0f%%, peak %.0f%%", 100*mean(a.kv), 100*a.kvPeak))
+		}
+		if len(a.running) > 0 {
+			figs = append(figs, fmt.Sprintf("running mean %.3g", mean(a.running)))
+		}
+		if len(a.waiting) > 0 {
+			figs = append(figs, fmt.Sprintf("waiting mean %.3g, peak %.0f", mean(a.waiting), a.waitingPeak))
+		}
+		if len(figs) > 0 {
+			name := strings.TrimPrefix(leaf, "runtime="+rs.runtime+"/")
+			parts = append(parts, name+": "+strings.Join(figs, "; "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return label + ", over the samples of each leaf's timed parts: " + strings.Join(parts, ". ") + "."
 }

@@ -54,6 +54,10 @@ func TestSeriesChart(t *testing.T) {
 	md := string(readFile(t, filepath.Join(dir, "report.md")))
 	sec := md[strings.Index(md, "## Server metrics over time\n"):strings.Index(md, "## Prompt short\n")]
 	assert.Contains(t, sec, "![Server KV-cache use and queue over the run, beside the client's throughput: sim](series-sim.svg)\n")
+	// 18 samples: 2 leaf runs of the first at 0 and 8 at 2 running and a
+	// queue of 6, 4, 2, 0, 6, 4, 2, 0.
+	assert.Contains(t, sec, "*sim, over the samples of each leaf's timed parts: prompt=short/conc=8: "+
+		"KV-cache use mean 89%, peak 100%; running mean 1.78; waiting mean 2.67, peak 6.*\n")
 
 	s := svgtest.Read(t, filepath.Join(dir, "series-sim.svg"))
 	svgtest.HasTexts(t, s.Texts, "Server and client over the run — sim", "KV-cache use, %", "KV-cache use",
