@@ -181,7 +181,9 @@
 // runtime's timed, successful requests (each request's output tokens spread
 // evenly from its first token to its end, in bins as wide as the median
 // gap between samples). Each leaf run is a line of its own; a panel the
-// server gave no figure for is left out. docs/metrics.md defines the
+// server gave no figure for is left out. A line under each chart gives
+// each leaf's mean and peak KV-cache use, mean running and mean and peak
+// waiting over its samples. docs/metrics.md defines the
 // series. A series file that cannot be read is a warning, and the charts
 // leave that run out.
 //
