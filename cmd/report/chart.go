@@ -79,12 +79,15 @@ func charts(runs []*run) (map[string][]chartFile, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if own := append(input, turns...); len(own) > 0 {
+	series, warnings, err := chartsOfSeries(runs)
+	if err != nil {
+		return nil, warnings, err
+	}
+	if own := slices.Concat(input, turns, series); len(own) > 0 {
 		out[reportCharts] = own
 	}
 	slugs := map[string]bool{}
 	recs := make([]runRecords, len(runs))
-	var warnings []string
 	for i, r := range runs {
 		recs[i] = readRecords(r)
 		if recs[i].err != nil {

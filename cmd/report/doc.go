@@ -30,6 +30,10 @@
 //	                          tokens, of the same rows
 //	turns.svg                 TTFT p50 against the turn of the
 //	                          conversation, of the rows with turns
+//	series-<runtime>.svg      the server's KV-cache use, running and
+//	                          waiting requests over the run above the
+//	                          client's output tokens/s, from the metric
+//	                          series (BENCH_METRICS_INTERVAL)
 //	ttft-<prompt>.svg         mean time to first token against concurrency
 //	throughput-<prompt>.svg   mean aggregate output tokens/s against
 //	                          concurrency, each sweep's knee ringed
@@ -164,6 +168,24 @@
 // the chart sets the files side by side. The prompts' own tables pool
 // every turn of a row. A report of files without a row with turns (or
 // with turns not sent) has no such section, and no turns chart.
+//
+// # Server metrics over time
+//
+// Where a run has a metric series beside its summary (<run_id>.metrics.jsonl,
+// or <name>.metrics.jsonl: the suite's BENCH_METRICS_INTERVAL), a section
+// "Server metrics over time" follows (before the prompts' sections), with
+// a chart per run and runtime, series-<runtime>.svg (series-<runtime>-<run>.svg
+// with several files): on one time axis, seconds from the run's start,
+// stacked panels of the server's KV-cache use in percent, its running and
+// waiting requests, and the client's output tokens a second of that
+// runtime's timed, successful requests (each request's output tokens spread
+// evenly from its first token to its end, in bins as wide as the median
+// gap between samples). Each leaf run is a line of its own; a panel the
+// server gave no figure for is left out. A line under each chart gives
+// each leaf's mean and peak KV-cache use, mean running and mean and peak
+// waiting over its samples. docs/metrics.md defines the
+// series. A series file that cannot be read is a warning, and the charts
+// leave that run out.
 //
 // # Tables
 //

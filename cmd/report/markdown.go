@@ -48,6 +48,7 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 	if hasTurnRows(runs) {
 		writeTurns(&b, runs, chartsIn(charts[reportCharts], secTurns))
 	}
+	writeSeries(&b, chartsIn(charts[reportCharts], secSeries))
 	for _, p := range prompts(ks) {
 		writePrompt(&b, runs, ks, p, charts[p])
 	}

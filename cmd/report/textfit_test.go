@@ -28,7 +28,7 @@ func TestChartTextsInside(t *testing.T) {
 	var charts []string
 	for _, files := range [][]string{
 		{"testdata/turns.json"}, {"testdata/old.json", "testdata/new.json"}, {"testdata/lengths.json"},
-		{"testdata/prefix.json"}, {"testdata/warm.json"}, {seed}, {draws},
+		{"testdata/prefix.json"}, {"testdata/warm.json"}, {seed}, {draws}, {seriesRun},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := report(append([]string{"-o", dir}, files...)...)

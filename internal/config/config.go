@@ -108,6 +108,9 @@ type Settings struct {
 	Macmon string `env:"BENCH_MACMON" envDefault:"macmon"`
 	// PowerInterval is macmon's sampling interval.
 	PowerInterval Duration `env:"BENCH_POWER_INTERVAL" envDefault:"200ms"`
+	// MetricsInterval is how often each server's /metrics is scraped for
+	// the metric series (<run id>.metrics.jsonl); off by default.
+	MetricsInterval MetricsInterval `env:"BENCH_METRICS_INTERVAL" envDefault:"off"`
 	// InputTokens are the lengths, in tokens, of the in<N> prompts to
 	// run (BENCH_INPUT_TOKENS: "512,2048,8k"): InputLengths.Fixed, which
 	// Load copies here.
@@ -902,4 +905,5 @@ var (
 	_ encoding.TextUnmarshaler = (*Ints)(nil)
 	_ encoding.TextUnmarshaler = (*Duration)(nil)
 	_ encoding.TextUnmarshaler = (*ControlMax)(nil)
+	_ encoding.TextUnmarshaler = (*MetricsInterval)(nil)
 )

@@ -101,6 +101,12 @@ type Driver struct {
 	// noTools is, for each runtime whose server says its model takes no
 	// tools, where it says so (runtimes.Info.TakesNoTools).
 	noTools map[string]string
+	// series is the metric series file (BENCH_METRICS_INTERVAL), nil
+	// until a leaf run scrapes; seriesRun the scraper running, if any;
+	// seriesSaid the runtimes whose /metrics has nothing for it, said.
+	series     *telemetry.SeriesWriter
+	seriesRun  *seriesScraper
+	seriesSaid map[string]bool
 }
 
 // nextConversation is the id of a new conversation: its number in the run.
@@ -389,6 +395,7 @@ func (d *Driver) Close() {
 	if d.progress != nil {
 		d.progress.close()
 	}
+	d.closeSeries()
 	if d.files != nil {
 		d.files.close()
 	}

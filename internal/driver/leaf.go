@@ -65,6 +65,9 @@ type Leaf struct {
 	// where the server has none).
 	timedFrom time.Time
 	before    *telemetry.Snapshot
+	// series scrapes the server during the timed part
+	// (BENCH_METRICS_INTERVAL); nil when it does not.
+	series *seriesScraper
 }
 
 // Begin starts a run of the leaf k. An error means it must not run: its
@@ -186,6 +189,7 @@ func (l *Leaf) WarmUp() {
 	l.d.describeLoaded(l.ctx, l.rt)
 	l.before = l.d.scrape(l.ctx, l.rt)
 	l.timedFrom = time.Now()
+	l.startSeries()
 }
 
 // sendCanary sends the leaf run's canary request: the prompt without
@@ -374,7 +378,7 @@ func (l *Leaf) End() Outcome {
 	}
 	to := time.Now()
 	tel := summary.Telemetry{WarmupLoads: l.warmupLoads, Canary: l.canary}
-	var notes []string
+	notes := l.endSeries()
 	if l.canaryNote != "" {
 		notes = append(notes, l.canaryNote)
 	}

@@ -702,10 +702,13 @@
 // with no token (the empty fault) observes only the queue and e2e ones.
 // Histograms have vLLM's buckets (TTFT: 0.001 … 2560 s; the others: its
 // request latency buckets, 0.3 … 7680 s) with _bucket (cumulative, le
-// ending "+Inf"), _sum and _count. And two gauges, labelled with the listed
-// model: vllm:num_requests_running, the chat requests holding a slot now
-// (every request in its schedule without SIM_SLOTS), and
-// vllm:num_requests_waiting, those waiting for one.
+// ending "+Inf"), _sum and _count. And three gauges, labelled with the
+// listed model: vllm:num_requests_running, the chat requests holding a slot
+// now (every request in its schedule without SIM_SLOTS),
+// vllm:num_requests_waiting, those waiting for one, and
+// vllm:kv_cache_usage_perc, the share of the KV cache the running hold, 0
+// to 1: running / SIM_SLOTS (running / 64 without a slot limit, at most 1).
+// It serves no speculative decoding counters: it drafts nothing.
 //
 // # Faults
 //

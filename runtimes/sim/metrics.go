@@ -110,14 +110,28 @@ func (m *metrics) record(rep *reply) {
 // serveMetrics answers GET /metrics: Prometheus text exposition 0.0.4.
 func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	running, waiting := s.slots.counts()
-	b := s.metrics.appendText(nil, running, waiting)
+	b := s.metrics.appendText(nil, running, waiting, kvCacheUsage(running, s.slots.cap))
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.Write(b)
 }
 
-func (m *metrics) appendText(b []byte, running, waiting int) []byte {
+// kvBlocksUnlimited is how many requests fill the KV cache of a server
+// without a slot limit (SIM_SLOTS=0).
+const kvBlocksUnlimited = 64
+
+// kvCacheUsage is the share of the KV cache the running requests hold, as
+// vllm:kv_cache_usage_perc says it (0 to 1): each holds a slot's share,
+// slots of the cache (kvBlocksUnlimited without a limit).
+func kvCacheUsage(running, slots int) float64 {
+	if slots <= 0 {
+		slots = kvBlocksUnlimited
+	}
+	return min(1, float64(running)/float64(slots))
+}
+
+func (m *metrics) appendText(b []byte, running, waiting int, kvUsage float64) []byte {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	names := make([]string, 0, len(m.models))
@@ -146,6 +160,8 @@ func (m *metrics) appendText(b []byte, running, waiting int) []byte {
 	b = sample(b, "vllm:num_requests_running", m.listed, float64(running))
 	b = head(b, "vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.")
 	b = sample(b, "vllm:num_requests_waiting", m.listed, float64(waiting))
+	b = head(b, "vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.")
+	b = sample(b, "vllm:kv_cache_usage_perc", m.listed, kvUsage)
 	for _, c := range []struct {
 		name, help string
 		v          func(*series) uint64

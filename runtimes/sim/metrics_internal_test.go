@@ -14,10 +14,11 @@ func TestMetricsText(t *testing.T) {
 	now := time.Now()
 	rep := &reply{model: "a \"b\"\\c\nd", p: 3, sent: 2, arrival: now, t0: now, first: now.Add(time.Millisecond), end: now.Add(3 * time.Millisecond), ended: true}
 	m.record(rep)
-	out := string(m.appendText(nil, 1, 2))
+	out := string(m.appendText(nil, 1, 2, kvCacheUsage(1, 4)))
 	assert.Contains(t, out, `vllm:prompt_tokens_total{model_name="a \"b\"\\c\nd"} 3.0`+"\n")
 	assert.Contains(t, out, `vllm:num_requests_running{model_name="listed"} 1.0`+"\n")
 	assert.Contains(t, out, `vllm:num_requests_waiting{model_name="listed"} 2.0`+"\n")
+	assert.Contains(t, out, `vllm:kv_cache_usage_perc{model_name="listed"} 0.25`+"\n", "1 request of 4 slots")
 	// 1 ms lands in the le="0.001" bucket (le: less or equal).
 	assert.Contains(t, out, `vllm:time_to_first_token_seconds_bucket{model_name="a \"b\"\\c\nd",le="0.001"} 1.0`+"\n")
 	assert.Contains(t, out, `vllm:request_decode_time_seconds_sum{model_name="a \"b\"\\c\nd"} 0.002`+"\n")
@@ -27,7 +28,7 @@ func TestMetricsText(t *testing.T) {
 		m.record(&reply{model: fmt.Sprint("m", i), p: 1, arrival: now, t0: now, end: now, ended: true})
 	}
 	assert.Len(t, m.models, maxModels)
-	out = string(m.appendText(nil, 0, 0))
+	out = string(m.appendText(nil, 0, 0, 0))
 	assert.Equal(t, maxModels, strings.Count(out, "vllm:request_success_total{"))
 	assert.Contains(t, out, `vllm:request_success_total{model_name="listed"} 7.0`+"\n", "the 7 that did not fit")
 }

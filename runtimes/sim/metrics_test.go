@@ -191,25 +191,29 @@ func TestMetrics(t *testing.T) {
 	assert.Equal(t, float64(2*faultN), e.get(t, `vllm:generation_tokens_total{model_name="m"}`))
 }
 
-// The gauges: requests holding a slot, and waiting for one.
+// The gauges: requests holding a slot, and waiting for one, and the
+// share of the KV cache the running hold (a slot's share each).
 func TestMetricsGauges(t *testing.T) {
-	srv := start(t, sim.Config{TTFT: 0, TokensPerSec: 100, Slots: 1})
+	srv := start(t, sim.Config{TTFT: 0, TokensPerSec: 100, Slots: 2})
 	c := newClient(t, 4)
 	var wg sync.WaitGroup
 	ctx, cancel := contextWithCancel(t)
-	for range 3 {
+	gauges := func() (float64, float64, float64) {
+		e := scrape(t, c, srv.URL)
+		return e.get(t, `vllm:num_requests_running{model_name="sim-model"}`), e.get(t, `vllm:num_requests_waiting{model_name="sim-model"}`),
+			e.get(t, `vllm:kv_cache_usage_perc{model_name="sim-model"}`)
+	}
+	_, _, kv := gauges()
+	assert.Equal(t, 0.0, kv, "idle")
+	for range 5 {
 		wg.Go(func() {
 			do(ctx, c, srv.URL, ollamaPath, `{"messages":[{"content":"hi"}],"options":{"num_predict":100000}}`)
 		})
 	}
-	gauges := func() (float64, float64) {
-		e := scrape(t, c, srv.URL)
-		return e.get(t, `vllm:num_requests_running{model_name="sim-model"}`), e.get(t, `vllm:num_requests_waiting{model_name="sim-model"}`)
-	}
-	assert.Eventually(t, func() bool { r, w := gauges(); return r == 1 && w == 2 }, 5*time.Second, 5*time.Millisecond)
+	assert.Eventually(t, func() bool { r, w, kv := gauges(); return r == 2 && w == 3 && kv == 1 }, 5*time.Second, 5*time.Millisecond)
 	cancel()
 	wg.Wait()
-	assert.Eventually(t, func() bool { r, w := gauges(); return r == 0 && w == 0 }, 5*time.Second, 5*time.Millisecond)
+	assert.Eventually(t, func() bool { r, w, kv := gauges(); return r == 0 && w == 0 && kv == 0 }, 5*time.Second, 5*time.Millisecond)
 }
 
 // SIM_METRICS=0: no /metrics.
