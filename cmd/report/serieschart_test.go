@@ -15,6 +15,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/svgtest"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
+	"github.com/inferencebench/inferencebench/internal/testkit"
 )
 
 // testdata/series is a run the suite wrote on the simulator with 2 slots
@@ -51,7 +52,7 @@ func TestSeriesChart(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr)
 	assert.Contains(t, stdout, filepath.Join(dir, "series-sim.svg")+"\n")
-	md := string(readFile(t, filepath.Join(dir, "report.md")))
+	md := string(testkit.ReadFile(t, filepath.Join(dir, "report.md")))
 	sec := md[strings.Index(md, "## Server metrics over time\n"):strings.Index(md, "## Prompt short\n")]
 	assert.Contains(t, sec, "![Server KV-cache use and queue over the run, beside the client's throughput: sim](series-sim.svg)\n")
 	// 18 samples: 2 leaf runs of the first at 0 and 8 at 2 running and a
@@ -86,11 +87,11 @@ func TestSeriesChartAbsentOrBroken(t *testing.T) {
 	code, stdout, stderr := report("-o", dir, draws)
 	require.Equal(t, 0, code, stderr)
 	assert.NotContains(t, stdout, "series-")
-	assert.NotContains(t, string(readFile(t, filepath.Join(dir, "report.md"))), "Server metrics")
+	assert.NotContains(t, string(testkit.ReadFile(t, filepath.Join(dir, "report.md"))), "Server metrics")
 
 	in := t.TempDir()
 	for _, ext := range []string{".json", ".requests.jsonl"} {
-		b := readFile(t, strings.TrimSuffix(seriesRun, ".json")+ext)
+		b := testkit.ReadFile(t, strings.TrimSuffix(seriesRun, ".json")+ext)
 		require.NoError(t, os.WriteFile(filepath.Join(in, "20261206T071107Z"+ext), b, 0o644))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(in, "20261206T071107Z"+telemetry.ExtSeries), []byte("{\"leaf\":\"x\",\"t_s\":\"soon\"}\n"), 0o644))
