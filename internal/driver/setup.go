@@ -348,6 +348,7 @@ func (d *Driver) open(spec config.Runtime) (*runtimes.Runtime, error) {
 		Timeout:     time.Duration(d.Settings.Timeout),
 		IdleTimeout: time.Duration(d.Settings.IdleTimeout),
 		Client:      d.client,
+		API:         d.api(), // BENCH_API: api.go
 	})
 }
 

@@ -562,6 +562,11 @@ type Row struct {
 	InflightMax    *int     `json:"inflight_max"`
 	InflightCapped *int     `json:"inflight_capped"`
 	ThroughputRPS  *float64 `json:"throughput_rps"`
+	// Embeddings (BENCH_API=embeddings): completed requests and their
+	// inputs' tokens per second of the rounds' wall time; absent for the
+	// other APIs.
+	EmbedRPS      *float64 `json:"embed_rps,omitempty"`
+	EmbedInputTPS *float64 `json:"embed_input_tps,omitempty"`
 	// Goodput against arguments.slo: requests that met every target per
 	// second of the rounds' wall time, and their share of all requests
 	// (failures are misses); null without an SLO.
@@ -726,6 +731,9 @@ func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	}
 	if m.SLOSet {
 		row.GoodputRPS, row.SLOAttainment = num(m.Goodput), num(m.Attainment)
+	}
+	if m.EmbedRPS > 0 {
+		row.EmbedRPS, row.EmbedInputTPS = num(m.EmbedRPS), num(m.EmbedInputTPS)
 	}
 	row.addTools(m.Tools)
 	return row
