@@ -564,6 +564,12 @@ func (d *Driver) arguments() summary.Arguments {
 		path, sum := st.Tools, d.toolsSum
 		a.Tools, a.ToolsSHA256 = &path, &sum
 	}
+	if api := d.api(); api != runtimes.APIChat {
+		a.API = string(api)
+		if api == runtimes.APIEmbeddings {
+			a.EmbedBatch = st.EmbedBatch
+		}
+	}
 	return a
 }
 

@@ -128,6 +128,11 @@ type Arguments struct {
 	TraceSpeed  stats.Number `json:"trace_speed"`
 	Tools       *string      `json:"tools"`
 	ToolsSHA256 *string      `json:"tools_sha256"`
+	// API is BENCH_API where it is not the chat, and EmbedBatch
+	// BENCH_EMBED_BATCH for embeddings; absent otherwise, so that a chat
+	// run's file is as it was before them.
+	API        string `json:"api,omitempty"`
+	EmbedBatch int    `json:"embed_batch,omitempty"`
 }
 
 // ArgumentsOf is the Arguments that copy settings st: every field tagged
