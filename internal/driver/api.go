@@ -13,14 +13,20 @@ import (
 // more; another one is asked of every runtime at setup, so that a server
 // that does not serve it is refused before any request, naming it.
 
-// api is the run's API, as runtimes names it.
-func (d *Driver) api() runtimes.API { return runtimes.API(d.Settings.API) }
+// api is the run's API, as runtimes names it (the chat for Settings
+// made without Load, whose API is empty).
+func (d *Driver) api() runtimes.API {
+	if d.Settings.API == "" {
+		return runtimes.APIChat
+	}
+	return runtimes.API(d.Settings.API)
+}
 
 // checkAPI asks every runtime that answered whether it serves the run's
 // API (runtimes.Runtime.CheckAPI), and refuses the run if one does not.
 func (d *Driver) checkAPI(ctx context.Context) error {
 	api := d.api()
-	if api == "" || api == runtimes.APIChat {
+	if api == runtimes.APIChat {
 		return nil
 	}
 	var errs []error

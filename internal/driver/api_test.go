@@ -67,3 +67,29 @@ func TestAPILeafOnSim(t *testing.T) {
 		})
 	}
 }
+
+// Ollama's two kinds reach one endpoint for the APIs beside the chat
+// (/v1/completions), so the pair is refused as one server benchmarked
+// twice; for embeddings they reach two (/api/embed, /v1/embeddings).
+func TestAPIOneServerTwoKinds(t *testing.T) {
+	t.Parallel()
+	url, requests := countingSim(t, sim.FlavorOllama)
+	for _, c := range []struct {
+		api     string
+		refused bool
+	}{{"completions", true}, {"embeddings", false}} {
+		env := isolated(t)
+		env["BENCH_RUNTIMES"] = "ollama,ollama-v1"
+		env["OLLAMA_URL"], env["OLLAMA_V1_URL"] = url, url
+		env["BENCH_API"] = c.api
+		s, err := setup(context.Background(), env, &bytes.Buffer{}, Options{})
+		if !c.refused {
+			require.NoError(t, err, c.api)
+			s.Close()
+			continue
+		}
+		require.Error(t, err, c.api)
+		assert.Contains(t, err.Error(), "are one server, reached through the same API (/v1/completions)")
+		assert.Zero(t, requests.chats.Load())
+	}
+}
