@@ -28,6 +28,11 @@ type Protocol struct {
 	// Tokenize: the protocol's servers may have a tokenize endpoint
 	// (Ollama's native API has none).
 	Tokenize bool
+	// Embed is the embeddings endpoint (BENCH_API=embeddings).
+	Embed string
+	// KeepAlive: a request can say how long the model stays loaded
+	// (Ollama's keep_alive); the others are sent encoding_format instead.
+	KeepAlive bool
 
 	build func(rt *Runtime, ctx context.Context, path string, req Request) (*http.Request, error)
 	read  streamReader
@@ -36,6 +41,7 @@ type Protocol struct {
 // Ollama is Ollama's native chat API: POST /api/chat, NDJSON.
 var Ollama = Protocol{
 	Kind: KindOllama, Chat: "/api/chat", NumCtx: true, Server: ServerOllama,
+	Embed: "/api/embed", KeepAlive: true,
 	build: (*Runtime).ollamaRequest, read: readOllama,
 }
 
@@ -43,6 +49,7 @@ var Ollama = Protocol{
 // /v1/chat/completions, server-sent events.
 var OpenAI = Protocol{
 	Kind: KindOpenAI, Chat: "/v1/chat/completions", IgnoreEOS: true, Tokenize: true,
+	Embed: "/v1/embeddings",
 	build: (*Runtime).openAIRequest, read: readOpenAI,
 }
 

@@ -65,6 +65,10 @@ type Request struct {
 	// sends none. The reply's tool calls are counted in the Result
 	// (ToolCalls, TTFToolCall, ToolArgsValid, ToolNames).
 	Tools json.RawMessage
+
+	// EmbedBatch is how many inputs an embeddings request sends
+	// (BENCH_API=embeddings); below 1, one.
+	EmbedBatch int
 }
 
 // Result is the record of one request as the client measured it. All
@@ -101,6 +105,9 @@ type Result struct {
 	// Chunks is the number of chunks that carried generated text, a
 	// part of a tool call counting as text.
 	Chunks int
+	// Embeddings is how many embeddings an embeddings reply carried
+	// (BENCH_API=embeddings); 0 for the other APIs.
+	Embeddings int
 
 	// ToolCalls is how many tool calls the reply made: OpenAI's
 	// delta.tool_calls, whose parts (the name, then the arguments in

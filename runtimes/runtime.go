@@ -31,6 +31,9 @@ type Config struct {
 	// Client sends the requests. Nil: a client of its own on
 	// NewTransport(1). Runtimes that share a client share its pool.
 	Client *http.Client
+	// API is the API requests go through (BENCH_API): empty or APIChat
+	// for the chat of Kind.
+	API API
 }
 
 // Runtime is one configured server. Its exported fields are safe to print:
@@ -40,6 +43,7 @@ type Runtime struct {
 	Kind    Kind
 	BaseURL string // server root without /v1 and without user:pass@
 	Model   string // empty until Describe resolves it
+	API     API    // BENCH_API; empty: the chat
 
 	apiKey               string
 	user                 *url.Userinfo
@@ -62,7 +66,7 @@ func New(c Config) (*Runtime, error) {
 		client = &http.Client{Transport: NewTransport(1)}
 	}
 	return &Runtime{
-		Name: c.Name, Kind: c.Kind, BaseURL: clean, Model: c.Model,
+		Name: c.Name, Kind: c.Kind, BaseURL: clean, Model: c.Model, API: c.API,
 		apiKey: c.APIKey, user: user, timeout: c.Timeout, idleTimeout: c.IdleTimeout, client: client,
 	}, nil
 }
@@ -125,11 +129,18 @@ func (rt *Runtime) Do(ctx context.Context, req Request) Result {
 		defer stop()
 	}
 	proto := rt.Protocol()
+	build := func(ctx context.Context, req Request) (*http.Request, error) {
+		return proto.build(rt, ctx, proto.Chat, req)
+	}
+	read := proto.read
+	if b, r := rt.apiExchange(req); b != nil { // BENCH_API other than chat: api_select.go
+		build, read = b, r
+	}
 	var res Result
-	if hreq, err := proto.build(rt, ctx, proto.Chat, req); err != nil {
+	if hreq, err := build(ctx, req); err != nil {
 		res.Err = &failure{class: ClassOther, msg: err.Error(), err: err}
 	} else {
-		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, proto.read, req)
+		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, read, req)
 	}
 	if res.Err != nil {
 		res.Err = &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact(res.Err.Error()), err: res.Err}

@@ -15,13 +15,25 @@ type Key struct {
 	Runtime, Model, Prompt string
 	Concurrency            int
 	Rate                   float64
+	// API is the API the requests went through (BENCH_API), named in
+	// the leaf's last level, api=<api>, unless it is the chat ("" or
+	// "chat"), whose leaves keep the names they always had.
+	API string
 }
 
 // Levels is the leaf's name under BenchmarkInference, one key=value per
 // level: runtime=<runtime>/prompt=<prompt>/conc=<n>, or …/rate=<r> for an
 // open-loop leaf. BenchmarkInference names its sub-benchmarks with it, and
 // the .txt names its results by it.
-func (k Key) Levels() string { return "runtime=" + safe(k.Runtime) + "/" + k.Workload() }
+func (k Key) Levels() string { return "runtime=" + safe(k.Runtime) + "/" + k.Workload() + k.apiLevel() }
+
+// apiLevel is "/api=<api>" for an API other than the chat, else "".
+func (k Key) apiLevel() string {
+	if k.API == "" || k.API == "chat" {
+		return ""
+	}
+	return "/api=" + safe(k.API)
+}
 
 // Workload is the levels below the runtime's: prompt=<prompt>/<Load>, what
 // two runtimes' leaves share when they ran the same work.
@@ -87,6 +99,13 @@ func ParseName(name string) (k Key, procs string, err error) {
 		}
 	}
 	levels := strings.Split(rest, "/")
+	if n := len(levels); n == 4 {
+		api, ok := strings.CutPrefix(levels[3], "api=")
+		if !ok {
+			return Key{}, "", fmt.Errorf("benchmark name %q: level 4 is %q, want api=…", name, levels[3])
+		}
+		k.API, levels = api, levels[:3]
+	}
 	if len(levels) != 3 {
 		return Key{}, "", fmt.Errorf("benchmark name %q: want 3 levels (runtime, prompt, load), got %d", name, len(levels))
 	}

@@ -14,6 +14,7 @@ func TestParseName(t *testing.T) {
 		{Runtime: "vllm-metal", Prompt: "short", Concurrency: 4},
 		{Runtime: "ollama", Prompt: "in32768", Rate: 0.5},
 		{Runtime: "a_b", Prompt: "medium-long", Rate: 12.25},
+		{Runtime: "sim", Prompt: "short", Concurrency: 1, API: "messages"},
 	} {
 		for _, form := range []struct{ name, procs string }{
 			{k.Name(), ""}, {"Benchmark" + k.Name() + "-2", "-2"}, {k.Name() + "-16", "-16"},
@@ -31,6 +32,7 @@ func TestParseName(t *testing.T) {
 		{"Inference/rt=sim/prompt=short/conc=1", `level 1 is "rt=sim", want runtime=…`},
 		{"Inference/runtime=sim/prompt=short/load=1", `level 3 is "load=1", want conc=… or rate=…`},
 		{"Inference/runtime=sim/prompt=short/conc=x", `"x" is not a number`},
+		{"Inference/runtime=sim/prompt=short/conc=1/x=1", `level 4 is "x=1", want api=…`},
 	} {
 		_, _, err := ParseName(bad.name)
 		require.Error(t, err, bad.name)
@@ -46,6 +48,9 @@ func TestKeyName(t *testing.T) {
 		{Key{Runtime: "vllm-metal", Prompt: "short", Concurrency: 4}, "Inference/runtime=vllm-metal/prompt=short/conc=4"},
 		{Key{Runtime: "lm studio", Prompt: "a/b", Concurrency: 1}, "Inference/runtime=lm_studio/prompt=a_b/conc=1"},
 		{Key{Runtime: "x\u00a0y\tz", Prompt: "bell\a", Concurrency: 2}, `Inference/runtime=x_y_z/prompt=bell\a/conc=2`},
+		// The chat's leaves keep their names; another API's name it last.
+		{Key{Runtime: "sim", Prompt: "short", Concurrency: 1, API: "chat"}, "Inference/runtime=sim/prompt=short/conc=1"},
+		{Key{Runtime: "sim", Prompt: "short", Rate: 2, API: "embeddings"}, "Inference/runtime=sim/prompt=short/rate=2/api=embeddings"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

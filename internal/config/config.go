@@ -166,6 +166,12 @@ type Settings struct {
 	// IdlePowerS is how long, in seconds, power is sampled with nothing
 	// in flight before the first leaf, for the idle baseline; 0: none.
 	IdlePowerS float64 `env:"BENCH_IDLE_POWER_S" envDefault:"5"`
+	// API is the API every request goes through (runtimes.API): chat,
+	// completions, responses, messages or embeddings.
+	API string `env:"BENCH_API" envDefault:"chat"`
+	// EmbedBatch is how many inputs an embeddings request sends
+	// (BENCH_API=embeddings).
+	EmbedBatch int `env:"BENCH_EMBED_BATCH" envDefault:"1"`
 
 	// Specs are the settings of each runtime of BENCH_RUNTIMES, in order,
 	// or with none named, of the known local ones (ProbeOrder) and then
@@ -517,7 +523,7 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 // it.
 func (s Settings) validate(environ map[string]string) error {
 	var errs []error
-	for _, p := range slices.Concat(s.loadProblems(), s.powerProblems(), s.runProblems(), s.requestProblems(), s.workloadProblems(environ), runtimeNameProblems(s.Runtimes), s.promptNameProblems()) {
+	for _, p := range slices.Concat(s.loadProblems(), s.powerProblems(), s.runProblems(), s.requestProblems(), s.apiProblems(), s.workloadProblems(environ), runtimeNameProblems(s.Runtimes), s.promptNameProblems()) {
 		// The message shows the variable as the user wrote it.
 		errs = append(errs, fmt.Errorf("%s=%q: %s", p.variable, envvar.Get(environ, p.variable), p.why))
 	}
@@ -537,6 +543,7 @@ var Modes = map[string][]string{
 	"Order":    {OrderInterleaved, OrderGrouped},
 	"Fallback": {FallbackSim, FallbackNone},
 	"Canary":   {CanaryOn, CanaryOff},
+	"API":      apiNames(),
 }
 
 // Default is the default of the Settings field named field, as a
@@ -572,6 +579,18 @@ func (s *Settings) codeDefault() {
 		v.FieldByName(field).SetString(d)
 	}
 }
+
+// apiNames are runtimes.APIs' names, the chat first.
+func apiNames() []string {
+	names := make([]string, len(runtimes.APIs))
+	for i, a := range runtimes.APIs {
+		names[i] = string(a)
+	}
+	return names
+}
+
+// MaxEmbedBatch bounds BENCH_EMBED_BATCH.
+const MaxEmbedBatch = 2048
 
 // checkMode calls bad when the setting of field holds none of its Modes:
 // "must be auto, on or off".
@@ -694,6 +713,24 @@ func (s Settings) requestProblems() []problem {
 	}
 	if strings.TrimSpace(s.OutputDir) == "" {
 		bad(Var("OutputDir"), "must name a folder")
+	}
+	return ps
+}
+
+// apiProblems checks BENCH_API and BENCH_EMBED_BATCH, and what goes
+// with the chat alone: tools (BENCH_TOOLS), and for embeddings turns.
+func (s Settings) apiProblems() []problem {
+	var ps []problem
+	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
+	s.checkMode(bad, "API")
+	if s.EmbedBatch < 1 || s.EmbedBatch > MaxEmbedBatch {
+		bad(Var("EmbedBatch"), fmt.Sprintf("must be a whole number of inputs from 1 to %d", MaxEmbedBatch))
+	}
+	if s.API != string(runtimes.APIChat) && s.Tools != "" {
+		bad(Var("API"), "tools (BENCH_TOOLS) are sent with the chat only: unset BENCH_TOOLS or use BENCH_API=chat")
+	}
+	if s.API == string(runtimes.APIEmbeddings) && s.Turns > 1 {
+		bad(Var("API"), "embeddings have no conversation: BENCH_TURNS must be 1")
 	}
 	return ps
 }

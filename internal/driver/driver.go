@@ -178,6 +178,10 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 		return nil, err
 	}
 	d.warnWeights()
+	if err := d.checkAPI(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
 	d.startFresh(ctx)
 	if c := opts.Count; c > 0 && c < minSamples {
 		d.logf("-count=%d: %s a leaf; scripts/compare.sh and cmd/compare give no verdict below %d (benchstat's confidence interval needs them): run with -count=%d or more to compare runs",
@@ -238,7 +242,7 @@ func (d *Driver) leavesOf(rts []*runtimes.Runtime, yield func(bench.Key) bool) b
 	for _, p := range d.Prompts {
 		keys := make([]bench.Key, len(rts))
 		for i, rt := range rts {
-			keys[i] = bench.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name}
+			keys[i] = bench.Key{Runtime: rt.Name, Model: rt.Model, Prompt: p.Name, API: d.Settings.API}
 		}
 		if k := d.work[p.Name]; k != nil && k.trace() {
 			// A trace is one open loop at its recorded times, named by

@@ -60,7 +60,10 @@ func (d *Driver) addNamed(ctx context.Context, specs []config.Runtime) error {
 // and compare it with itself (mlx_lm.server and llama-server share port
 // 8080). Two that reach it through its two APIs (Ollama's own and its
 // /v1), or that ask it for two different models (both NAME_MODEL set),
-// are allowed, and said once.
+// are allowed, and said once. With BENCH_API other than the chat, the
+// API is its endpoint for each kind: Ollama's two kinds reach one
+// /v1/completions, /v1/responses or /v1/messages, but two embeddings
+// endpoints (/api/embed and /v1/embeddings).
 func (d *Driver) checkSameServer(specs []config.Runtime) error {
 	var errs []error
 	for i, a := range specs {
@@ -73,14 +76,18 @@ func (d *Driver) checkSameServer(specs []config.Runtime) error {
 				continue
 			}
 			pair := fmt.Sprintf("%s (%s) and %s (%s)", a.Name, runtimes.RedactURL(a.URL), b.Name, runtimes.RedactURL(b.URL))
+			via := string(a.Kind)
+			if api := d.api(); api != runtimes.APIChat {
+				via = api.Path(a.Kind)
+			}
 			switch {
-			case a.Kind != b.Kind:
+			case d.api().Path(a.Kind) != d.api().Path(b.Kind):
 				d.logf("%s are one server, reached through two APIs (%s and %s)", pair, a.Kind, b.Kind)
 			case a.Model != "" && b.Model != "" && a.Model != b.Model:
 				d.logf("%s are one server, asked for two models (%s and %s)", pair, a.Model, b.Model)
 			default:
 				errs = append(errs, fmt.Errorf("BENCH_RUNTIMES=%s: %s are one server, reached through the same API (%s): the run would benchmark it twice and compare it with itself; point %sURL or %sURL at another server, or list one of them",
-					strings.Join([]string(d.Settings.Runtimes), ","), pair, a.Kind, config.EnvPrefix(a.Name), config.EnvPrefix(b.Name)))
+					strings.Join([]string(d.Settings.Runtimes), ","), pair, via, config.EnvPrefix(a.Name), config.EnvPrefix(b.Name)))
 			}
 		}
 	}
@@ -204,6 +211,7 @@ func (d *Driver) open(spec config.Runtime) (*runtimes.Runtime, error) {
 		Timeout:     time.Duration(d.Settings.Timeout),
 		IdleTimeout: time.Duration(d.Settings.IdleTimeout),
 		Client:      d.client,
+		API:         d.api(), // BENCH_API: api.go
 	})
 }
 
@@ -376,7 +384,7 @@ func (d *Driver) arguments() summary.Arguments {
 		names = append(names, rt.Name)
 		url, model := rt.BaseURL, rt.Model
 		switch {
-		case rt.Kind == runtimes.KindOllama && a.OllamaURL == nil:
+		case rt.Protocol() == &runtimes.Ollama && a.OllamaURL == nil: // the seed summary's ollama_url
 			a.OllamaURL, a.OllamaModel = &url, &model
 		case strings.HasPrefix(rt.Name, runtimes.ServerVLLM) && a.VLLMURL == nil:
 			a.VLLMURL, a.VLLMModel = &url, &model
@@ -418,6 +426,12 @@ func (d *Driver) arguments() summary.Arguments {
 	if st.Tools != "" {
 		path, sum := st.Tools, d.toolsSum
 		a.Tools, a.ToolsSHA256 = &path, &sum
+	}
+	if api := d.api(); api != runtimes.APIChat {
+		a.API = string(api)
+		if api == runtimes.APIEmbeddings {
+			a.EmbedBatch = st.EmbedBatch
+		}
 	}
 	return a
 }

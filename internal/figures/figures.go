@@ -49,6 +49,10 @@ type Figure struct {
 	// Unit line only where some result line has its unit, so that the
 	// .txt of a run without tools is as it was before these figures.
 	Tools bool
+	// Embeddings marks a figure of embeddings (BENCH_API=embeddings),
+	// which only an embeddings leaf has: as for Tools, a .txt has its
+	// Unit line only where some result line has its unit.
+	Embeddings bool
 }
 
 // Heading is the figure's heading in a table: "TTFT p50 ms", the name
@@ -132,14 +136,18 @@ var (
 	TTFToolCallMean = Figure{Key: "ttf_tool_call_s_mean", Unit: "ttf-tool-call-ns", Name: "TTF tool call mean", Shown: "ms", Scale: 1e3, Better: LowerIsBetter, Tools: true}
 	TTFToolCallP50  = Figure{Key: "ttf_tool_call_s_p50", Name: "TTF tool call p50", Shown: "ms", Scale: 1e3, Better: LowerIsBetter, Tools: true}
 	TTFToolCallP99  = Figure{Key: "ttf_tool_call_s_p99", Name: "TTF tool call p99", Shown: "ms", Scale: 1e3, Better: LowerIsBetter, Tools: true}
+	// Embeddings (BENCH_API=embeddings): completed requests, and the
+	// tokens of their inputs, per second of the rounds' wall time.
+	EmbedRequests = Figure{Key: "embed_rps", Unit: "embed-req/s", Name: "embeddings", Shown: "req/s", Scale: 1, Better: HigherIsBetter, Embeddings: true}
+	EmbedInput    = Figure{Key: "embed_input_tps", Unit: "input-tok/s", Name: "embedded input", Shown: "tok/s", Scale: 1, Better: HigherIsBetter, Embeddings: true}
 )
 
 // All are the figures above, in their order.
-var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP50, TPOTP99, ITLP50, ITLP99, Prompt, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy, ToolCallReplies, ToolArgsValid, TTFToolCallMean, TTFToolCallP50, TTFToolCallP99}
+var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP50, TPOTP99, ITLP50, ITLP99, Prompt, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy, ToolCallReplies, ToolArgsValid, TTFToolCallMean, TTFToolCallP50, TTFToolCallP99, EmbedRequests, EmbedInput}
 
 // Reported are the figures on the result lines, in the order of the .txt's
 // Unit lines (a Tools figure's only where a result line has it).
-var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, TPOTP50, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power, ToolCallReplies, ToolArgsValid, TTFToolCallMean}
+var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, TPOTP50, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power, ToolCallReplies, ToolArgsValid, TTFToolCallMean, EmbedRequests, EmbedInput}
 
 // The keys of a row's counts, which tell whether a file has the count at
 // all (a file written before a count existed lacks its key).

@@ -47,6 +47,10 @@ func compute(rounds []Round, slo SLO, perTurn bool, below float64) Metrics {
 	if acc.openWall > 0 {
 		m.Throughput = float64(acc.openCompleted) / acc.openWall.Seconds()
 	}
+	if acc.embedded > 0 && m.WallTotal > 0 {
+		m.EmbedRPS = float64(acc.embedded) / m.WallTotal
+		m.EmbedInputTPS = float64(acc.embedTokens) / m.WallTotal
+	}
 	m.summarise(&s)
 	if acc.turns > 1 {
 		if m.Reuse == "" {
@@ -63,10 +67,14 @@ func compute(rounds []Round, slo SLO, perTurn bool, below float64) Metrics {
 
 // tally counts what compute's rounds add up to beyond the samples: the
 // requests that met the SLO, an open loop's sends, sending window,
-// completed requests and wall time, and the most turns of a conversation.
+// completed requests and wall time, the most turns of a conversation,
+// and the embeddings replies.
 type tally struct {
 	good, sent, openCompleted, turns int
-	sendWindow, openWall             time.Duration
+	// embedded counts the replies of embeddings, embedTokens their
+	// inputs' tokens.
+	embedded, embedTokens int
+	sendWindow, openWall  time.Duration
 }
 
 // addRound counts round rd's requests into m, s and acc.
@@ -107,6 +115,10 @@ func (m *Metrics) addRound(s *samples, acc *tally, rd Round, slo SLO) {
 		ok++
 		acc.turns = max(acc.turns, res.Turn)
 		tokens += res.OutputTokens
+		if res.Embeddings > 0 {
+			acc.embedded++
+			acc.embedTokens += res.PromptTokens
+		}
 		a := rd.asked(i)
 		each := rd // the round as this request asked it
 		each.InputTokens, each.MaxTokens = a.InputTokens, a.MaxTokens
@@ -197,8 +209,9 @@ func (m *Metrics) countReply(rd Round, res runtimes.Result) {
 		m.Truncated++
 	}
 	// A reply that called a tool ended there by design, at whatever
-	// length the call took: it is not short of the length asked for.
-	if rd.MaxTokens > 0 && res.ToolCalls == 0 {
+	// length the call took: it is not short of the length asked for;
+	// nor is embeddings', which generate nothing.
+	if rd.MaxTokens > 0 && res.ToolCalls == 0 && res.Embeddings == 0 {
 		m.Short.Of++
 		m.Short.Asked = max(m.Short.Asked, rd.MaxTokens)
 		if res.OutputTokens < rd.MaxTokens {

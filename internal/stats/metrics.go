@@ -202,8 +202,12 @@ type Metrics struct {
 	// cap held back, completed requests per second from the first send to
 	// the last end.
 	Rate, Achieved, Throughput float64
-	SendLag                    Stat
-	InflightMax, Capped        int
+	// EmbedRPS and EmbedInputTPS are, for embeddings
+	// (BENCH_API=embeddings), the completed requests and their inputs'
+	// tokens per second of WallTotal; 0 for the other APIs.
+	EmbedRPS, EmbedInputTPS float64
+	SendLag                 Stat
+	InflightMax, Capped     int
 
 	// NotSent counts the turns never sent (see Round.NotSent). Turns are
 	// the figures of each turn (from 1) of conversations of more than
@@ -372,6 +376,13 @@ func (m Metrics) Report(r interface{ ReportMetric(float64, string) }) {
 	// The clock's resolution is a nanosecond; digits below it are noise.
 	ns := func(sec float64) float64 { return math.Round(sec * 1e9) }
 	report(m.TTFT, figures.TTFTMean.Unit, ns)
+	if m.EmbedRPS > 0 {
+		// Embeddings generate no tokens: their reply's time (TTFT), the
+		// requests and the input tokens a second.
+		r.ReportMetric(m.EmbedRPS, figures.EmbedRequests.Unit)
+		r.ReportMetric(m.EmbedInputTPS, figures.EmbedInput.Unit)
+		return
+	}
 	report(m.TTFC, figures.TTFCMean.Unit, ns)
 	report(m.TPOT, figures.TPOTMean.Unit, ns)
 	median := func(s Stat, unit string, conv func(float64) float64) {

@@ -385,9 +385,17 @@ func TestReportUnitsAreListed(t *testing.T) {
 	power := resulttest.Power(t, resulttest.Samples(t0, 14, 14, 14, 14, 14), t0, t0.Add(time.Second), 4)
 	got := reported{}
 	Report(got, m, power)
+	// Embeddings report their own figures, the reply's time and power
+	// beside them, and no figure of generated tokens.
+	embed := reported{}
+	Report(embed, Metrics{Requests: 1, Successes: 1, TTFT: full, EmbedRPS: 3, EmbedInputTPS: 40}, power)
+	assert.ElementsMatch(t, []string{figures.TTFTMean.Unit, figures.EmbedRequests.Unit, figures.EmbedInput.Unit, figures.Power.Unit}, slices.Collect(maps.Keys(embed)))
+	assert.Equal(t, 40.0, embed[figures.EmbedInput.Unit])
 	var want []string
 	for _, f := range figures.Reported {
-		want = append(want, f.Unit)
+		if !f.Embeddings {
+			want = append(want, f.Unit)
+		}
 	}
 	assert.ElementsMatch(t, want, slices.Collect(maps.Keys(got)))
 }

@@ -128,6 +128,11 @@ type Arguments struct {
 	TraceSpeed  stats.Number `json:"trace_speed"`
 	Tools       *string      `json:"tools"`
 	ToolsSHA256 *string      `json:"tools_sha256"`
+	// API is BENCH_API where it is not the chat, and EmbedBatch
+	// BENCH_EMBED_BATCH for embeddings; absent otherwise, so that a chat
+	// run's file is as it was before them.
+	API        string `json:"api,omitempty"`
+	EmbedBatch int    `json:"embed_batch,omitempty"`
 }
 
 // ArgumentsOf is the Arguments that copy settings st: every field tagged
@@ -562,6 +567,11 @@ type Row struct {
 	InflightMax    *int     `json:"inflight_max"`
 	InflightCapped *int     `json:"inflight_capped"`
 	ThroughputRPS  *float64 `json:"throughput_rps"`
+	// Embeddings (BENCH_API=embeddings): completed requests and their
+	// inputs' tokens per second of the rounds' wall time; absent for the
+	// other APIs.
+	EmbedRPS      *float64 `json:"embed_rps,omitempty"`
+	EmbedInputTPS *float64 `json:"embed_input_tps,omitempty"`
 	// Goodput against arguments.slo: requests that met every target per
 	// second of the rounds' wall time, and their share of all requests
 	// (failures are misses); null without an SLO.
@@ -726,6 +736,9 @@ func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	}
 	if m.SLOSet {
 		row.GoodputRPS, row.SLOAttainment = num(m.Goodput), num(m.Attainment)
+	}
+	if m.EmbedRPS > 0 {
+		row.EmbedRPS, row.EmbedInputTPS = num(m.EmbedRPS), num(m.EmbedInputTPS)
 	}
 	row.addTools(m.Tools)
 	return row

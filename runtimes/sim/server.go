@@ -142,6 +142,7 @@ func start(cfg Config, addr string, h hooks) (*Server, error) {
 		mux.HandleFunc("GET /api/ps", s.ollamaPS)
 	}
 	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
+	s.routeAPIs(mux) // the APIs beside the chat: api_routes.go
 	if cfg.modelsMode() == ModelsEmpty {
 		mux.HandleFunc("GET /v1/models", emptyModels)
 	} else {
