@@ -168,7 +168,7 @@ type Settings struct {
 	IdlePowerS float64 `env:"BENCH_IDLE_POWER_S" envDefault:"5"`
 	// API is the API every request goes through (runtimes.API): chat,
 	// completions, responses, messages or embeddings.
-	API string `env:"BENCH_API" envDefault:"chat"`
+	API string `env:"BENCH_API"`
 	// EmbedBatch is how many inputs an embeddings request sends
 	// (BENCH_API=embeddings).
 	EmbedBatch int `env:"BENCH_EMBED_BATCH" envDefault:"1"`

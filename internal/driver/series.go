@@ -37,16 +37,16 @@ func (l *Leaf) startSeries() {
 		return
 	}
 	if l.before == nil {
-		d.sayOnce(l.rt.Name, "%s: it serves no Prometheus /metrics (or it could not be read): no metric series (BENCH_METRICS_INTERVAL)", l.rt.Name)
+		d.sayOnce(l.rt.Name, "%s: it serves no Prometheus /metrics (or it could not be read): no metric series (%s)", l.rt.Name, envMetricsInterval)
 		return
 	}
 	if d.series == nil {
 		d.series = telemetry.NewSeriesWriter(strings.TrimSuffix(d.files.records, summary.ExtRecords) + telemetry.ExtSeries)
-		d.logf("the servers' KV-cache use, running and waiting requests go to %s every %v of each leaf run's timed part (BENCH_METRICS_INTERVAL)", d.series.Path(), iv)
+		d.logf("the servers' KV-cache use, running and waiting requests go to %s every %v of each leaf run's timed part (%s)", d.series.Path(), iv, envMetricsInterval)
 	}
 	first := telemetry.SampleOf(nil, *l.before)
 	if first.Empty() {
-		d.sayOnce(l.rt.Name, "%s: its /metrics has no gauge of its KV cache or its queue (vLLM's, SGLang's or llama-server's): no metric series (BENCH_METRICS_INTERVAL)", l.rt.Name)
+		d.sayOnce(l.rt.Name, "%s: its /metrics has no gauge of its KV cache or its queue (vLLM's, SGLang's or llama-server's): no metric series (%s)", l.rt.Name, envMetricsInterval)
 		return
 	}
 	ctx, cancel := context.WithCancel(l.ctx)

@@ -13,6 +13,7 @@ var (
 	envMacmon          = config.Var("Macmon")
 	envMaxFailures     = config.Var("MaxFailures")
 	envMaxTokens       = config.Var("MaxTokensDist")
+	envMetricsInterval = config.Var("MetricsInterval")
 	envOrder           = config.Var("Order")
 	envOutputDir       = config.Var("OutputDir")
 	envPower           = config.Var("Power")
