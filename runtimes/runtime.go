@@ -125,11 +125,19 @@ func (rt *Runtime) Do(ctx context.Context, req Request) Result {
 		defer stop()
 	}
 	proto := rt.Protocol()
+	var tracer *httpTracer
+	if req.HTTPTrace {
+		tracer = &httpTracer{}
+		ctx = tracer.traceHTTP(ctx)
+	}
 	var res Result
 	if hreq, err := proto.build(rt, ctx, proto.Chat, req); err != nil {
 		res.Err = &failure{class: ClassOther, msg: err.Error(), err: err}
 	} else {
 		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, proto.read, req)
+	}
+	if tracer != nil && !res.Start.IsZero() {
+		res.HTTP = tracer.result(res.Start)
 	}
 	if res.Err != nil {
 		res.Err = &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact(res.Err.Error()), err: res.Err}
