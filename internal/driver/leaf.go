@@ -432,7 +432,7 @@ func (d *Driver) request(p prompts.Prompt) runtimes.Request {
 	return runtimes.Request{
 		Prompt: p.Text, MaxTokens: st.MaxTokens, Seed: st.Seed, Temperature: st.Temperature,
 		IgnoreEOS: st.IgnoreEOS, KeepAlive: st.KeepAlive, NumCtx: d.numCtx,
-		KeepText: st.RecordText, Tools: d.tools,
+		KeepText: st.RecordText, Tools: d.tools, HTTPTrace: st.HTTPTrace,
 	}
 }
 
