@@ -43,10 +43,10 @@ func tracedRun(t *testing.T, settings map[string]string) (summary.Row, []records
 
 // BENCH_HTTP_TRACE=1 puts each request's connection times in its record
 // and their means in the row: on a server that closes every connection
-// after its reply (SIM_CLOSE_AFTER_STREAM=1, as llama-server) each
-// request after a reply dials, and its connect time is a share of its
-// TTFT; on one
-// that keeps them alive the timed requests reuse the warm-up's.
+// after its reply (SIM_CLOSE_AFTER_STREAM=1, as llama-server) requests
+// dial once the pool's other connections are used up, and a connect time
+// is recorded exactly for those that did, a share of the TTFT; on one
+// that keeps them alive every timed request reuses a connection.
 func TestHTTPTraceOnTheSimulator(t *testing.T) {
 	t.Parallel()
 	t.Run("fresh", func(t *testing.T) {
