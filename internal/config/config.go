@@ -629,7 +629,7 @@ func (s Settings) loadProblems() []problem {
 		bad(Var("MaxInflight"), "must be 1 or more")
 	}
 	if s.Ramp < 0 || time.Duration(s.Ramp) > MaxRamp {
-		bad(Var("Ramp"), fmt.Sprintf("must be a duration from 0 (no ramp) to %v (30s, 2m)", MaxRamp))
+		bad(Var("Ramp"), "must be a duration from 0 (no ramp) to 1h (30s, 2m)")
 	}
 	return ps
 }
