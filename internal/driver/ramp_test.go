@@ -3,13 +3,7 @@ package driver
 import (
 	"bytes"
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	neturl "net/url"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,63 +53,23 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// inflightSim is a simulator behind a server that notes, at each chat
-// request's arrival, how many chat requests it then has in flight (the
-// arrival included), in the order they came.
-func inflightSim(t *testing.T, settings ...string) (url string, seen func() []int) {
-	t.Helper()
-	target, err := neturl.Parse(flavoredSim(t, sim.FlavorVLLM, settings...).URL)
-	require.NoError(t, err)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	var (
-		mu       sync.Mutex
-		inflight int
-		arrivals []int
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-			proxy.ServeHTTP(w, r)
-			return
+// inflight is, for each of recs in the order they were sent, how many of
+// them were in flight when it was sent (itself included), by the
+// client's stamps: a worker sends its next request after its last ended,
+// so a closed loop's count never exceeds its workers.
+func inflight(recs []records.Record) []int {
+	recs = slices.Clone(recs)
+	slices.SortFunc(recs, func(a, b records.Record) int { return cmpFloat(a.StartS, b.StartS) })
+	out := make([]int, len(recs))
+	for i, r := range recs {
+		for _, o := range recs[:i+1] {
+			if o.StartS+o.TotalS > r.StartS {
+				out[i]++
+			}
 		}
-		mu.Lock()
-		inflight++
-		arrivals = append(arrivals, inflight)
-		mu.Unlock()
-		var once sync.Once
-		done := func() {
-			once.Do(func() {
-				mu.Lock()
-				inflight--
-				mu.Unlock()
-			})
-		}
-		// The request is over for the count before its reply's end
-		// reaches the client, which may then send its next.
-		proxy.ServeHTTP(endWriter{w, done}, r)
-		done()
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, func() []int {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(arrivals)
 	}
+	return out
 }
-
-// endWriter calls done before it writes the end of an OpenAI stream.
-type endWriter struct {
-	http.ResponseWriter
-	done func()
-}
-
-func (e endWriter) Write(b []byte) (int, error) {
-	if bytes.Contains(b, []byte("[DONE]")) {
-		e.done()
-	}
-	return e.ResponseWriter.Write(b)
-}
-
-func (e endWriter) Flush() { http.NewResponseController(e.ResponseWriter).Flush() }
 
 // rampRun runs leaf k of a run of settings against url for rounds rounds,
 // and returns the leaf's row and its records, ramp's and timed.
@@ -161,22 +115,25 @@ func mean(xs []int) float64 {
 }
 
 // BENCH_RAMP on a closed loop of 3: the workers start one by one, so the
-// server first sees one request at a time, then two, then three; the
-// ramp's requests are recorded as such and count in no figure.
+// server first has one request at a time, then two, then three (counted
+// from the requests' records); the ramp's requests are recorded as such,
+// count in no figure, and end before the timed rounds begin.
 func TestRampClosedLoop(t *testing.T) {
 	t.Parallel()
-	url, seen := inflightSim(t, "SIM_TTFT", "20ms", "SIM_TOKENS_PER_SEC", "400")
+	url := flavoredSim(t, sim.FlavorVLLM, "SIM_TTFT", "20ms", "SIM_TOKENS_PER_SEC", "400").URL
 	row, args, ramp, timed := rampRun(t, url, map[string]string{"BENCH_CONCURRENCY": "3", "BENCH_RAMP": "600ms"},
 		func(k bench.Key) bool { return k.Concurrency == 3 }, 2)
 	assert.Equal(t, 0.6, float64(args.Ramp))
 	assert.Len(t, timed, 6)
 	assert.Equal(t, 6, row.Requests, "the ramp's requests are in no figure")
 	require.GreaterOrEqual(t, len(ramp), 3, "each worker sent at least one")
-	arrivals := seen()
-	require.Len(t, arrivals, len(ramp)+6)
-	during := arrivals[:len(ramp)] // the timed rounds begin when the ramp's last request has ended
+	during := inflight(ramp)
 	assert.Equal(t, 1, during[0], "the first worker starts alone")
-	assert.GreaterOrEqual(t, slices.Max(during), 3, "the last worker joins the others")
+	assert.Equal(t, 3, slices.Max(during), "the last worker joins the others")
+	last := slices.MaxFunc(ramp, func(a, b records.Record) int { return cmpFloat(a.StartS+a.TotalS, b.StartS+b.TotalS) })
+	for _, r := range timed {
+		assert.GreaterOrEqual(t, r.StartS, last.StartS+last.TotalS, "the timed rounds begin when the ramp has ended")
+	}
 	third := len(during) / 3
 	assert.Less(t, mean(during[:third]), mean(during[len(during)-third:]), "the load grows: %v", during)
 }
