@@ -58,6 +58,9 @@ type Request struct {
 	KeepText bool
 	// Conversation is an id the caller chose, copied to the Result.
 	Conversation int
+	// HTTPTrace asks for Result.HTTP: where the request's time went
+	// before its reply's first byte (net/http/httptrace).
+	HTTPTrace bool
 
 	// Tools is the OpenAI tools JSON array sent with the request as
 	// "tools" ([{"type":"function","function":{"name","description",
@@ -182,6 +185,10 @@ type Result struct {
 	// and which of its turns (from 1) the request was; a request sent
 	// alone is turn 1 of its own.
 	Conversation, Turn int
+
+	// HTTP is where the request's time went before the reply's first
+	// byte, set only when Request.HTTPTrace asked for it.
+	HTTP *HTTPTrace
 
 	// Err is nil for a request that completed. A failed request keeps
 	// whatever was measured before the failure.

@@ -136,11 +136,19 @@ func (rt *Runtime) Do(ctx context.Context, req Request) Result {
 	if b, r := rt.apiExchange(req); b != nil { // BENCH_API other than chat: api_select.go
 		build, read = b, r
 	}
+	var tracer *httpTracer
+	if req.HTTPTrace {
+		tracer = &httpTracer{}
+		ctx = tracer.traceHTTP(ctx)
+	}
 	var res Result
 	if hreq, err := build(ctx, req); err != nil {
 		res.Err = &failure{class: ClassOther, msg: err.Error(), err: err}
 	} else {
 		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, read, req)
+	}
+	if tracer != nil && !res.Start.IsZero() {
+		res.HTTP = tracer.result(res.Start)
 	}
 	if res.Err != nil {
 		res.Err = &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact(res.Err.Error()), err: res.Err}

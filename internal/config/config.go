@@ -50,6 +50,11 @@ type Settings struct {
 	Burstiness float64 `env:"BENCH_BURSTINESS" envDefault:"1"`
 	// MaxInflight caps the requests an open-loop leaf has in flight.
 	MaxInflight int `env:"BENCH_MAX_INFLIGHT" envDefault:"256"`
+	// Ramp is the length of each leaf run's ramp (BENCH_RAMP): after its
+	// warm-ups, the load grows linearly to the leaf's, a closed loop's
+	// workers starting one by one over it, an open loop's rate rising from
+	// 0; its requests are in no figure. 0: none.
+	Ramp Duration `env:"BENCH_RAMP" envDefault:"0"`
 	// SLO are latency targets for goodput: "ttft=2s,tpot=50ms,total=30s".
 	SLO     SLO `env:"BENCH_SLO"`
 	Warmups int `env:"BENCH_WARMUPS" envDefault:"2"`
@@ -161,6 +166,10 @@ type Settings struct {
 	Canary string `env:"BENCH_CANARY"`
 	// RecordText keeps every reply's text in the request records.
 	RecordText bool `env:"BENCH_RECORD_TEXT"`
+	// HTTPTrace stamps each request's DNS lookup, connect, TLS handshake,
+	// request written and first response byte (net/http/httptrace) into
+	// its record and the row.
+	HTTPTrace bool `env:"BENCH_HTTP_TRACE"`
 	// HostLabel names the machine in host.label; empty: its host name.
 	HostLabel string `env:"BENCH_HOST_LABEL"`
 	// IdlePowerS is how long, in seconds, power is sampled with nothing
@@ -178,6 +187,9 @@ type Settings struct {
 	// the simulator: read by Load from their NAME_* variables.
 	Specs []Runtime
 }
+
+// MaxRamp bounds BENCH_RAMP.
+const MaxRamp = time.Hour
 
 // MaxTurns bounds BENCH_TURNS.
 const MaxTurns = 100
@@ -607,7 +619,7 @@ func (s Settings) checkMode(bad func(variable, why string), field string) {
 type problem struct{ variable, why string }
 
 // loadProblems checks the loads: BENCH_CONCURRENCY, BENCH_RATES,
-// BENCH_BURSTINESS and BENCH_MAX_INFLIGHT.
+// BENCH_BURSTINESS, BENCH_MAX_INFLIGHT and BENCH_RAMP.
 func (s Settings) loadProblems() []problem {
 	var ps []problem
 	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
@@ -637,6 +649,9 @@ func (s Settings) loadProblems() []problem {
 	}
 	if s.MaxInflight < 1 {
 		bad(Var("MaxInflight"), "must be 1 or more")
+	}
+	if s.Ramp < 0 || time.Duration(s.Ramp) > MaxRamp {
+		bad(Var("Ramp"), "must be a duration from 0 (no ramp) to 1h (30s, 2m)")
 	}
 	return ps
 }

@@ -20,7 +20,7 @@ func TestValidateSteps(t *testing.T) {
 		step func(Settings) []problem
 		want []string // the variables of the problems with every value bad
 	}{
-		{"loads", Settings.loadProblems, []string{"BENCH_CONCURRENCY", "BENCH_CONCURRENCY", "BENCH_CONCURRENCY", "BENCH_RATES", "BENCH_BURSTINESS", "BENCH_MAX_INFLIGHT"}},
+		{"loads", Settings.loadProblems, []string{"BENCH_CONCURRENCY", "BENCH_CONCURRENCY", "BENCH_CONCURRENCY", "BENCH_RATES", "BENCH_BURSTINESS", "BENCH_MAX_INFLIGHT", "BENCH_RAMP"}},
 		{"power", Settings.powerProblems, []string{"BENCH_POWER", "BENCH_POWER_INTERVAL"}},
 		{"run", Settings.runProblems, []string{"BENCH_NUM_CTX", "BENCH_FRESH", "BENCH_CONTROL", "BENCH_TURNS", "BENCH_SHARED_PREFIX",
 			"BENCH_ORDER", "BENCH_FALLBACK", "BENCH_CANARY", "BENCH_HOST_LABEL", "BENCH_IDLE_POWER_S"}},
@@ -33,6 +33,7 @@ func TestValidateSteps(t *testing.T) {
 	bad.Rates = Floats{-1}
 	bad.Burstiness = math.Inf(1)
 	bad.MaxInflight = 0
+	bad.Ramp = Duration(-time.Second)
 	bad.Power = "maybe"
 	bad.PowerInterval = Duration(time.Millisecond)
 	bad.NumCtx = &zero

@@ -68,6 +68,9 @@ type Leaf struct {
 	// series scrapes the server during the timed part
 	// (BENCH_METRICS_INTERVAL); nil when it does not.
 	series *seriesScraper
+	// rampTail is the output tokens of an open loop's ramp requests
+	// that ended after timedFrom (ramp.go).
+	rampTail int
 }
 
 // Begin starts a run of the leaf k. An error means it must not run: its
@@ -165,8 +168,8 @@ func (d *Driver) newLeaf(ctx context.Context, k bench.Key, rt *runtimes.Runtime,
 
 // WarmUp returns the server to a known state (BENCH_FRESH=leaf), runs the
 // BENCH_WARMUPS rounds, which count nowhere (an open-loop leaf's are
-// rounds of one request), sends the canary request (BENCH_CANARY), and
-// then starts the timed part: after
+// rounds of one request), sends the canary request (BENCH_CANARY), runs
+// the ramp (BENCH_RAMP, ramp.go), and then starts the timed part: after
 // the first leaf of each runtime it records what the server says of the
 // model it has loaded (see runtimes.Runtime.Loaded), and it reads the
 // server's counters.
@@ -187,6 +190,7 @@ func (l *Leaf) WarmUp() {
 		l.sendCanary()
 	}
 	l.d.describeLoaded(l.ctx, l.rt)
+	l.ramp()
 	l.before = l.d.scrape(l.ctx, l.rt)
 	l.timedFrom = time.Now()
 	l.startSeries()
@@ -290,6 +294,9 @@ func (l *Leaf) shape() stats.Round {
 // ended, and records its requests.
 func (l *Leaf) endOpen() {
 	r := l.open.end(l.d.Settings.Turns, l.shape())
+	ramp := l.open.rampResults()
+	l.recordRamp(ramp)
+	l.rampTail = rampTail(ramp, l.timedFrom)
 	l.record(false, 1, r.Results, r.Asked)
 	l.rounds = append(l.rounds, r)
 }
@@ -403,6 +410,7 @@ func (l *Leaf) End() Outcome {
 	o.Notes = append(append(held, m.Notes(l.key.Model, config.NoteSettings)...), notes...)
 	if tel.Server != nil {
 		sf := telemetry.DeriveServerFigures(*tel.Server, m.Requests)
+		sf.GeneratedTokensSlack += float64(l.rampTail) // BENCH_RAMP's tail, counted by the server
 		if err := telemetry.CheckGeneratedTokens(sf, m.OutputTokens); err != nil {
 			o.Notes = append(o.Notes, err.Error()+": another client was using the server, or a count is wrong")
 		}
@@ -436,7 +444,7 @@ func (d *Driver) request(p prompts.Prompt) runtimes.Request {
 	return runtimes.Request{
 		Prompt: p.Text, MaxTokens: st.MaxTokens, Seed: st.Seed, Temperature: st.Temperature,
 		IgnoreEOS: st.IgnoreEOS, KeepAlive: st.KeepAlive, NumCtx: d.numCtx,
-		KeepText: st.RecordText, Tools: d.tools, EmbedBatch: st.EmbedBatch,
+		KeepText: st.RecordText, Tools: d.tools, EmbedBatch: st.EmbedBatch, HTTPTrace: st.HTTPTrace,
 	}
 }
 

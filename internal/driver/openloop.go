@@ -32,6 +32,7 @@ type openLoop struct {
 	inflight    int
 	inflightMax int
 	capped      int
+	ramp        []runtimes.Result // the ramp's requests (ramp.go)
 }
 
 // newOpenLoop returns the open loop of a leaf of n arrivals (0 if not

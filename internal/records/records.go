@@ -48,6 +48,10 @@ type Record struct {
 	// at temperature 0, without marker, in no figure but the row's
 	// canary.
 	Canary bool `json:"canary"`
+	// Ramp marks the requests of a leaf run's ramp (BENCH_RAMP), sent
+	// after its warm-ups as the load grew to the leaf's: warm-ups too
+	// (Warmup is set), in no figure.
+	Ramp bool `json:"ramp,omitempty"`
 	// InputTokens and MaxTokens are what the request asked for where
 	// requests differ (a length distribution, a workload): the prompt
 	// tokens its text was sized to (0, absent, where not sized) and its
@@ -91,6 +95,10 @@ type Record struct {
 	PrefillEnergyJ *float64 `json:"prefill_energy_j"`
 	DecodeEnergyJ  *float64 `json:"decode_energy_j"`
 
+	// HTTP is where the request's time went before its reply's first
+	// byte; only with BENCH_HTTP_TRACE=1.
+	HTTP *HTTPTimes `json:"http,omitempty"`
+
 	ErrorClass *string `json:"error_class"`
 	Error      *string `json:"error"`
 	// ChunkS is when each text chunk arrived, from the request's start;
@@ -102,10 +110,10 @@ type Record struct {
 }
 
 // Timed reports whether the record is of a timed request, one that
-// counts in the figures: not a warm-up, a control, a calibration or a
-// canary request.
+// counts in the figures: not a warm-up, a ramp's, a control, a
+// calibration or a canary request.
 func (r Record) Timed() bool {
-	return !r.Warmup && !r.Control && !r.Calibration && !r.Canary
+	return !r.Warmup && !r.Ramp && !r.Control && !r.Calibration && !r.Canary
 }
 
 // Keep says what records keep beyond their figures: every chunk's
@@ -113,6 +121,33 @@ func (r Record) Timed() bool {
 // the request must have been sent with runtimes.Request.KeepText).
 type Keep struct {
 	Chunks, Text bool
+}
+
+// HTTPTimes are a request's runtimes.HTTPTrace in seconds: the lengths
+// of the DNS lookup, the TCP connect and the TLS handshake of the
+// connection it opened (0 on a reused connection, for an IP address, for
+// plain http), when from its start it had its connection, had written
+// the request and had the first byte of the response, and whether its
+// connection had served an earlier request.
+type HTTPTimes struct {
+	DNSS       float64 `json:"dns_s"`
+	ConnectS   float64 `json:"connect_s"`
+	TLSS       float64 `json:"tls_s"`
+	GotConnS   float64 `json:"got_conn_s"`
+	WroteS     float64 `json:"wrote_s"`
+	FirstByteS float64 `json:"first_byte_s"`
+	Reused     bool    `json:"reused"`
+}
+
+func httpTimes(h *runtimes.HTTPTrace) *HTTPTimes {
+	if h == nil {
+		return nil
+	}
+	return &HTTPTimes{
+		DNSS: h.DNS.Seconds(), ConnectS: h.Connect.Seconds(), TLSS: h.TLS.Seconds(),
+		GotConnS: h.GotConn.Seconds(), WroteS: h.Wrote.Seconds(), FirstByteS: h.FirstByte.Seconds(),
+		Reused: h.Reused,
+	}
 }
 
 // ServerTimings are a server's own account of a request (Ollama's
@@ -171,6 +206,7 @@ func OfRound(k bench.Key, count, i int, warmup bool, runStart time.Time, results
 		if st := serverTimings(res); st != (ServerTimings{}) {
 			r.Server = &st
 		}
+		r.HTTP = httpTimes(res.HTTP)
 		if res.Err != nil {
 			class, msg := string(runtimes.ErrorClass(res.Err)), res.Err.Error()
 			r.ErrorClass, r.Error = &class, &msg

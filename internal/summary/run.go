@@ -133,6 +133,11 @@ type Arguments struct {
 	// run's file is as it was before them.
 	API        string `json:"api,omitempty"`
 	EmbedBatch int    `json:"embed_batch,omitempty"`
+	// Ramp is BENCH_RAMP in seconds, the ramp before each leaf run's timed
+	// part, absent without one; HTTPTrace is BENCH_HTTP_TRACE, absent when
+	// off.
+	Ramp      stats.Number `json:"ramp_s,omitempty" config:"Ramp"`
+	HTTPTrace bool         `json:"http_trace,omitempty" config:"HTTPTrace"`
 }
 
 // ArgumentsOf is the Arguments that copy settings st: every field tagged
@@ -594,6 +599,19 @@ type Row struct {
 	TTFToolCallP50     *float64 `json:"ttf_tool_call_s_p50,omitempty"`
 	TTFToolCallP95     *float64 `json:"ttf_tool_call_s_p95,omitempty"`
 	TTFToolCallP99     *float64 `json:"ttf_tool_call_s_p99,omitempty"`
+
+	// Where the requests' time went before their first byte, in rows
+	// whose requests were traced (BENCH_HTTP_TRACE=1), absent from the
+	// others: see addHTTPTrace.
+	HTTPTraced         *int     `json:"http_traced,omitempty"`
+	HTTPReusedConns    *int     `json:"http_reused_conns,omitempty"`
+	DNSSMean           *float64 `json:"dns_s_mean,omitempty"`
+	ConnectSMean       *float64 `json:"connect_s_mean,omitempty"`
+	TLSSMean           *float64 `json:"tls_s_mean,omitempty"`
+	GotConnSMean       *float64 `json:"got_conn_s_mean,omitempty"`
+	WroteSMean         *float64 `json:"wrote_s_mean,omitempty"`
+	FirstByteSMean     *float64 `json:"first_byte_s_mean,omitempty"`
+	ConnectShareOfTTFT *float64 `json:"connect_share_of_ttft,omitempty"`
 }
 
 // TurnFigures are the figures of one turn of a row's conversations, over
@@ -653,6 +671,7 @@ func (r *Run) Rows() []Row {
 			}
 		}
 		row := newRow(k, m, &tel)
+		row.addHTTPTrace(rounds)
 		for _, l := range ls {
 			if l.tel.Canary != nil {
 				row.Canary = l.tel.Canary
