@@ -65,6 +65,11 @@ type Request struct {
 	// sends none. The reply's tool calls are counted in the Result
 	// (ToolCalls, TTFToolCall, ToolArgsValid, ToolNames).
 	Tools json.RawMessage
+
+	// Images are sent with Prompt, after its text (BENCH_IMAGES): as
+	// image_url parts of the last user message to an OpenAI-kind server,
+	// in that message's "images" to Ollama. Nil sends none.
+	Images []Image
 }
 
 // Result is the record of one request as the client measured it. All
