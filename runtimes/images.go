@@ -2,6 +2,8 @@ package runtimes
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -66,4 +68,22 @@ func ollamaUserMessage(req *Request) ollamaMessage {
 		}
 	}
 	return m
+}
+
+// TakesImages says whether the server says its model takes images, read
+// from what Describe fetched (Info.Models): known is false where no server
+// says (vLLM, llama-server, mlx_lm and LM Studio state nothing a client
+// can read), else takes is whether Ollama's /api/show "capabilities" list
+// "vision", as a model with a vision projector's do; source is where it
+// was read.
+func (info Info) TakesImages() (takes, known bool, source string) {
+	var m struct {
+		Show *struct {
+			Capabilities *[]string `json:"capabilities"`
+		} `json:"show"`
+	}
+	if len(info.Models) == 0 || json.Unmarshal(info.Models, &m) != nil || m.Show == nil || m.Show.Capabilities == nil {
+		return false, false, ""
+	}
+	return slices.Contains(*m.Show.Capabilities, "vision"), true, "/api/show capabilities"
 }

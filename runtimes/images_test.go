@@ -48,3 +48,22 @@ func TestImageBase64(t *testing.T) {
 	assert.Equal(t, "data:image/png;base64,AQID", im.URL)
 	assert.Equal(t, "AQID", im.Base64())
 }
+
+// Ollama's /api/show capabilities say whether the model takes images;
+// a server without them says nothing.
+func TestTakesImages(t *testing.T) {
+	for _, tc := range []struct {
+		models       string
+		takes, known bool
+	}{
+		{`{"show":{"capabilities":["completion","vision"]}}`, true, true},
+		{`{"show":{"capabilities":["completion","tools"]}}`, false, true},
+		{`{"show":{"template":"{{ .Prompt }}"}}`, false, false},
+		{`{"data":[{"id":"Qwen/Qwen2.5-VL-3B-Instruct"}]}`, false, false},
+		{``, false, false},
+	} {
+		takes, known, source := Info{Models: json.RawMessage(tc.models)}.TakesImages()
+		assert.Equal(t, []bool{tc.takes, tc.known}, []bool{takes, known}, tc.models)
+		assert.Equal(t, tc.known, source == "/api/show capabilities", tc.models)
+	}
+}

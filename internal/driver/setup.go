@@ -563,6 +563,7 @@ func (d *Driver) arguments() summary.Arguments {
 		path, sum := st.Tools, d.toolsSum
 		a.Tools, a.ToolsSHA256 = &path, &sum
 	}
+	a.Images = st.Images.String()
 	return a
 }
 

@@ -128,6 +128,9 @@ type Arguments struct {
 	TraceSpeed  stats.Number `json:"trace_speed"`
 	Tools       *string      `json:"tools"`
 	ToolsSHA256 *string      `json:"tools_sha256"`
+	// Images is BENCH_IMAGES as the run read it, N@WxH with ":jpeg" for
+	// JPEG ("2@512x512"), absent when no image was sent.
+	Images string `json:"images,omitempty"`
 }
 
 // ArgumentsOf is the Arguments that copy settings st: every field tagged
@@ -584,6 +587,12 @@ type Row struct {
 	TTFToolCallP50     *float64 `json:"ttf_tool_call_s_p50,omitempty"`
 	TTFToolCallP95     *float64 `json:"ttf_tool_call_s_p95,omitempty"`
 	TTFToolCallP99     *float64 `json:"ttf_tool_call_s_p99,omitempty"`
+
+	// Images and ImageSize are the images every request of the row sent
+	// with its prompt (BENCH_IMAGES) and their size, "WxH"; absent
+	// without images.
+	Images    int    `json:"images,omitempty"`
+	ImageSize string `json:"image_size,omitempty"`
 }
 
 // TurnFigures are the figures of one turn of a row's conversations, over
@@ -643,6 +652,7 @@ func (r *Run) Rows() []Row {
 			}
 		}
 		row := newRow(k, m, &tel)
+		row.Images, row.ImageSize = ImagesOf(r.Arguments.Images)
 		for _, l := range ls {
 			if l.tel.Canary != nil {
 				row.Canary = l.tel.Canary
