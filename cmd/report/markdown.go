@@ -48,6 +48,9 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 	if hasTurnRows(runs) {
 		writeTurns(&b, runs, chartsIn(charts[reportCharts], secTurns))
 	}
+	if hasImageRows(runs) {
+		writeImages(&b, runs)
+	}
 	for _, p := range prompts(ks) {
 		writePrompt(&b, runs, ks, p, charts[p])
 	}
