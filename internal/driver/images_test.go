@@ -118,3 +118,35 @@ func recordErr(r records.Record) error {
 	}
 	return nil
 }
+
+// An in<N> prompt is N tokens of text whatever the images: sized by
+// requests (Ollama has no tokenize endpoint), its calibration requests
+// send none, so its timed prompts are the images' tokens longer than
+// the same run's without images.
+func TestImagesOnTopOfSizedPrompts(t *testing.T) {
+	t.Parallel()
+	prompt := func(images string) int {
+		d, _ := startSim(t, map[string]string{
+			"SIM_KIND": "ollama", "SIM_MODEL_VISION": "on", "BENCH_IMAGES": images, "BENCH_INPUT_TOKENS": "300",
+			"BENCH_CACHE": "warm", "BENCH_WARMUPS": "0", "SIM_TTFT": "1ms", "SIM_TOKENS_PER_SEC": "4000", "BENCH_CANARY": "off",
+		})
+		k := slices.Collect(d.Leaves())[0]
+		require.Equal(t, "in300", k.Prompt)
+		out := runLeaf(t, d, k, 1)
+		require.NoError(t, out.SaveErr)
+		recs, err := records.Read(d.files.records)
+		require.NoError(t, err)
+		n := 0
+		for _, r := range recs {
+			if r.Timed() {
+				require.NotNil(t, r.PromptTokens)
+				n = *r.PromptTokens
+			}
+		}
+		require.Positive(t, n)
+		return n
+	}
+	text := prompt("")
+	assert.InDelta(t, 300, text, 2, "the in300 prompt")
+	assert.Equal(t, text+sim.ImageTokens(56, 56), prompt("1@56x56"))
+}
