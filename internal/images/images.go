@@ -4,10 +4,12 @@
 // encoded once per run with the standard library's PNG or JPEG encoder.
 //
 // A picture is a gradient between two colours with a few filled
-// rectangles and discs on it: it compresses as a photo or a screenshot
-// would, not as noise (whose PNG is as large as its pixels) nor as one
-// flat colour (a few hundred bytes), and a vision model's processor
-// resizes and tiles it as it would any other.
+// rectangles and discs on it, and a faint grain over all: it compresses
+// as a photo would as PNG (a 512×512 one is about 330 kB, 43% of its
+// pixels' bytes; its JPEG 13 kB, smoother than a photo's), neither as
+// noise (whose PNG is as large as its pixels) nor as flat colours (a few
+// kilobytes), and a vision model's processor resizes and tiles it as it
+// would any other.
 package images
 
 import (
@@ -187,7 +189,27 @@ func draw(w, h int, r *rand.Rand) *image.NRGBA {
 			}
 		}
 	}
+	grain(img.Pix, r.Uint64()|1)
 	return img
+}
+
+// grainLevels is the grain's amplitude: each colour value moves by 0 to
+// grainLevels−1.
+const grainLevels = 4
+
+// grain adds a faint grain to pix, the colour values of an NRGBA picture
+// (alpha left alone), from a xorshift generator seeded seed (not 0).
+func grain(pix []byte, seed uint64) {
+	x := seed
+	for i := 0; i+3 < len(pix); i += 4 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		for c := range 3 {
+			v := int(pix[i+c]) + int(x>>(8*c)&(grainLevels-1)) - grainLevels/2
+			pix[i+c] = uint8(min(max(v, 0), 255))
+		}
+	}
 }
 
 // inEllipse reports whether (x, y) is inside the ellipse inscribed in a

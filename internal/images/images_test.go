@@ -79,14 +79,20 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
-// TestGenerateCompresses: a 512x512 PNG is neither noise (768 KiB of
-// pixels) nor a flat colour.
+// TestGenerateCompresses: a 512x512 picture compresses as a photo does,
+// neither as noise (its PNG as large as its 768 KiB of pixels) nor as
+// flat colours (a few kilobytes).
 func TestGenerateCompresses(t *testing.T) {
-	imgs, err := Spec{N: 1, W: 512, H: 512, Format: PNG}.Generate(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(imgs[0]); n < 2000 || n > 400_000 {
-		t.Errorf("a 512x512 PNG is %d bytes, want between 2 kB and 400 kB", n)
+	for _, c := range []struct {
+		format   string
+		min, max int
+	}{{PNG, 100_000, 600_000}, {JPEG, 5_000, 150_000}} {
+		imgs, err := Spec{N: 1, W: 512, H: 512, Format: c.format}.Generate(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(imgs[0]); n < c.min || n > c.max {
+			t.Errorf("a 512x512 %s is %d bytes, want %d to %d", c.format, n, c.min, c.max)
+		}
 	}
 }
