@@ -67,3 +67,27 @@ func TestImagesAgainstSim(t *testing.T) {
 		})
 	}
 }
+
+// An image the server cannot read, or one by a URL the simulator does not
+// fetch, is refused as a bad request.
+func TestBadImagesAgainstSim(t *testing.T) {
+	srv, err := sim.Start(sim.Config{TTFT: time.Millisecond, TokensPerSec: 5000, ModelVision: sim.ModelVisionOn})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		kind  runtimes.Kind
+		image runtimes.Image
+		want  string
+	}{
+		{runtimes.KindOpenAI, runtimes.NewImage("image/png", []byte("not a picture")), "no PNG or JPEG"},
+		{runtimes.KindOllama, runtimes.NewImage("image/png", []byte("not a picture")), "no PNG or JPEG"},
+		{runtimes.KindOpenAI, runtimes.Image{URL: "https://example.com/cat.png"}, "only as data URLs"},
+	} {
+		rt, err := runtimes.New(runtimes.Config{Name: "sim", Kind: c.kind, URL: srv.URL, Model: sim.Model, Timeout: 10 * time.Second})
+		require.NoError(t, err)
+		res := rt.Do(t.Context(), runtimes.Request{Prompt: "What is this?", MaxTokens: 2, Images: []runtimes.Image{c.image}})
+		require.Error(t, res.Err, "%s %.40s", c.kind, c.image.URL)
+		assert.Contains(t, res.Err.Error(), "HTTP 400")
+		assert.Contains(t, res.Err.Error(), c.want)
+	}
+}
