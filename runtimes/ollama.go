@@ -32,6 +32,7 @@ type ollamaMessage struct {
 	Role      string               `json:"role"`
 	Content   string               `json:"content"`
 	ToolCalls []ollamaToolCallSent `json:"tool_calls,omitempty"`
+	Images    []string             `json:"images,omitempty"` // base64, the user's last message
 }
 
 // ollamaToolCallSent is a tool call sent back in an assistant message:
@@ -103,7 +104,7 @@ func ollamaMessages(req Request) []ollamaMessage {
 	for i := range req.History {
 		msgs = append(msgs, newOllamaMessage(&req.History[i]))
 	}
-	return append(msgs, ollamaMessage{Role: "user", Content: req.Prompt})
+	return append(msgs, ollamaUserMessage(&req))
 }
 
 // ollamaRequest builds one streaming chat request to path (Ollama.Chat).

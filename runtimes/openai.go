@@ -50,11 +50,12 @@ type openAIChatRequest struct {
 }
 
 // openAIMessage is a chat message as sent: its content always, "" too,
-// but null in an assistant message of tool calls without text; an
+// but null in an assistant message of tool calls without text, and an
+// array of parts in a user message with images (openAIUserMessage); an
 // assistant's tool calls, a tool message's tool_call_id.
 type openAIMessage struct {
 	Role       string               `json:"role"`
-	Content    *string              `json:"content"`
+	Content    any                  `json:"content"` // *string, nil or []openAIPart
 	ToolCalls  []openAIToolCallSent `json:"tool_calls,omitempty"`
 	ToolCallID string               `json:"tool_call_id,omitempty"`
 }
@@ -127,7 +128,7 @@ func openAIMessages(req Request) []openAIMessage {
 	for i := range req.History {
 		msgs = append(msgs, newOpenAIMessage(&req.History[i]))
 	}
-	return append(msgs, openAIMessage{Role: openai.ChatMessageRoleUser, Content: &req.Prompt})
+	return append(msgs, openAIUserMessage(&req))
 }
 
 // openAIRequest builds one streaming chat completion request to path

@@ -72,6 +72,10 @@ type Request struct {
 	// EmbedBatch is how many inputs an embeddings request sends
 	// (BENCH_API=embeddings); below 1, one.
 	EmbedBatch int
+	// Images are sent with Prompt, after its text (BENCH_IMAGES): as
+	// image_url parts of the last user message to an OpenAI-kind server,
+	// in that message's "images" to Ollama. Nil sends none.
+	Images []Image
 }
 
 // Result is the record of one request as the client measured it. All

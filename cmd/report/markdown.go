@@ -49,6 +49,9 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 		writeTurns(&b, runs, chartsIn(charts[reportCharts], secTurns))
 	}
 	writeSeries(&b, chartsIn(charts[reportCharts], secSeries))
+	if hasImageRows(runs) {
+		writeImages(&b, runs)
+	}
 	for _, p := range prompts(ks) {
 		writePrompt(&b, runs, ks, p, charts[p])
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/caarlos0/env/v11"
 
 	"github.com/inferencebench/inferencebench/internal/envvar"
+	"github.com/inferencebench/inferencebench/internal/images"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/workload"
 	"github.com/inferencebench/inferencebench/prompts"
@@ -135,6 +136,10 @@ type Settings struct {
 	// Tools is a tools file (BENCH_TOOLS): a JSON array of OpenAI
 	// function tools sent with every request.
 	Tools string `env:"BENCH_TOOLS"`
+	// Images are the images sent with every request's prompt
+	// (BENCH_IMAGES=N@WxH[:png|:jpeg]): N pictures of W×H pixels drawn
+	// from BENCH_SEED (0 when unset) once for the run; none by default.
+	Images images.Spec `env:"BENCH_IMAGES"`
 	// NumCtx is the options.num_ctx sent to Ollama; nil: the driver
 	// makes it fit the longest conversation when there is an in<N>
 	// prompt, or turns or a shared prefix that need more than Ollama's

@@ -107,6 +107,9 @@ type Driver struct {
 	series     *telemetry.SeriesWriter
 	seriesRun  *seriesScraper
 	seriesSaid map[string]bool
+	// images are BENCH_IMAGES, drawn once for the run and sent with every
+	// request (checkImages); nil: none.
+	images []runtimes.Image
 }
 
 // nextConversation is the id of a new conversation: its number in the run.
@@ -188,7 +191,7 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 			c, plural(c, "sample"), minSamples, minSamples)
 	}
 	d.numCtx = d.fitNumCtx()
-	if err := errors.Join(d.checkContext(), d.checkWorkloadContext(), d.checkTools()); err != nil {
+	if err := errors.Join(d.checkContext(), d.checkWorkloadContext(), d.checkTools(), d.checkImages(ctx)); err != nil {
 		d.Close()
 		return nil, err
 	}

@@ -344,6 +344,11 @@ func (l *Leaf) record(warmup bool, i int, results []runtimes.Result, asked []sta
 // appendRecords appends records of the leaf run to the run's request
 // records, marked as a control's if it is one.
 func (l *Leaf) appendRecords(recs []records.Record) {
+	if im := l.d.Settings.Images; im.Set() {
+		for j := range recs {
+			recs[j].Images, recs[j].ImageSize = im.N, im.Size()
+		}
+	}
 	if l.control {
 		for j := range recs {
 			recs[j].Control, recs[j].Count = true, 0
@@ -445,6 +450,7 @@ func (d *Driver) request(p prompts.Prompt) runtimes.Request {
 		Prompt: p.Text, MaxTokens: st.MaxTokens, Seed: st.Seed, Temperature: st.Temperature,
 		IgnoreEOS: st.IgnoreEOS, KeepAlive: st.KeepAlive, NumCtx: d.numCtx,
 		KeepText: st.RecordText, Tools: d.tools, EmbedBatch: st.EmbedBatch, HTTPTrace: st.HTTPTrace,
+		Images: d.images,
 	}
 }
 

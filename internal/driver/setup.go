@@ -433,6 +433,7 @@ func (d *Driver) arguments() summary.Arguments {
 			a.EmbedBatch = st.EmbedBatch
 		}
 	}
+	a.Images = st.Images.String()
 	return a
 }
 

@@ -119,7 +119,9 @@ func (d *Driver) size(ctx context.Context, rt *runtimes.Runtime, p prompts.Promp
 		if system {
 			req.System, req.Prompt = req.Prompt, prefixPrompt
 		}
-		req.MaxTokens = 1
+		// An in<N> prompt is N tokens of text: the images (BENCH_IMAGES)
+		// come on top, so they are not sent to count it.
+		req.MaxTokens, req.Images = 1, nil
 		if req.NumCtx > 0 {
 			// Room to count N tokens, even when BENCH_NUM_CTX is
 			// smaller: then the leaf's requests are cut, and counted so.

@@ -84,6 +84,11 @@ type Record struct {
 	TTFToolCallS  *float64 `json:"ttf_tool_call_s,omitempty"`
 	ToolArgsValid *int     `json:"tool_args_valid,omitempty"`
 	ToolNames     []string `json:"tool_names,omitempty"`
+	// Images is how many images the request sent with its prompt
+	// (BENCH_IMAGES) and ImageSize their size, "WxH"; both absent
+	// without images.
+	Images    int    `json:"images,omitempty"`
+	ImageSize string `json:"image_size,omitempty"`
 	// Server is what the server said of its own timing, nil where it said
 	// nothing.
 	Server *ServerTimings `json:"server"`

@@ -14,8 +14,9 @@ import (
 
 // Workload are the configuration lines that say what work the run's
 // requests did, which runs must share to be compared: cache (cold or
-// warm), and, when not 1 and 0, turns and shared-prefix. The driver
-// prints them before the benchmarks; the .txt has them first.
+// warm), and, when not 1 and 0, turns and shared-prefix, and images when
+// requests sent any (BENCH_IMAGES). The driver prints them before the
+// benchmarks; the .txt has them first.
 func (r *Run) Workload() []benchfmt.Config {
 	var config []benchfmt.Config
 	add := func(k, v string) { config = append(config, benchfmt.Config{Key: k, Value: []byte(v), File: true}) }
@@ -27,6 +28,9 @@ func (r *Run) Workload() []benchfmt.Config {
 	}
 	if p := r.Arguments.SharedPrefix; p > 0 {
 		add(KeySharedPrefix, strconv.Itoa(p))
+	}
+	if im := r.Arguments.Images; im != "" {
+		add(KeyImages, im)
 	}
 	return config
 }

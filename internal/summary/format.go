@@ -45,15 +45,16 @@ const (
 	KeyCache        = "cache"         // cold or warm
 	KeyTurns        = "turns"         // BENCH_TURNS, when above 1
 	KeySharedPrefix = "shared-prefix" // BENCH_SHARED_PREFIX, when above 0
+	KeyImages       = "images"        // BENCH_IMAGES (N@WxH[:jpeg]), when set
 )
 
 // WorkloadKeys are the workload keys other than the cache.
-var WorkloadKeys = []string{KeyTurns, KeySharedPrefix}
+var WorkloadKeys = []string{KeyTurns, KeySharedPrefix, KeyImages}
 
 // Absent is what a workload key means in a file without its line, and why:
 // a file without a cache line was written before the key existed, and was
-// warm; one without turns or shared-prefix ran single requests without a
-// prefix. ok is false for other keys.
+// warm; one without turns, shared-prefix or images ran single requests
+// without a prefix or images. ok is false for other keys.
 func Absent(key string) (value, why string, ok bool) {
 	switch key {
 	case KeyCache:
@@ -62,6 +63,8 @@ func Absent(key string) (value, why string, ok bool) {
 		return "1", "no turns line: single requests", true
 	case KeySharedPrefix:
 		return "0", "no shared-prefix line: none", true
+	case KeyImages:
+		return "none", "no images line: none", true
 	}
 	return "", "", false
 }

@@ -138,6 +138,9 @@ type Arguments struct {
 	// off.
 	Ramp      stats.Number `json:"ramp_s,omitempty" config:"Ramp"`
 	HTTPTrace bool         `json:"http_trace,omitempty" config:"HTTPTrace"`
+	// Images is BENCH_IMAGES as the run read it, N@WxH with ":jpeg" for
+	// JPEG ("2@512x512"), absent when no image was sent.
+	Images string `json:"images,omitempty"`
 }
 
 // ArgumentsOf is the Arguments that copy settings st: every field tagged
@@ -612,6 +615,11 @@ type Row struct {
 	WroteSMean         *float64 `json:"wrote_s_mean,omitempty"`
 	FirstByteSMean     *float64 `json:"first_byte_s_mean,omitempty"`
 	ConnectShareOfTTFT *float64 `json:"connect_share_of_ttft,omitempty"`
+	// Images and ImageSize are the images every request of the row sent
+	// with its prompt (BENCH_IMAGES) and their size, "WxH"; absent
+	// without images.
+	Images    int    `json:"images,omitempty"`
+	ImageSize string `json:"image_size,omitempty"`
 }
 
 // TurnFigures are the figures of one turn of a row's conversations, over
@@ -672,6 +680,7 @@ func (r *Run) Rows() []Row {
 		}
 		row := newRow(k, m, &tel)
 		row.addHTTPTrace(rounds)
+		row.Images, row.ImageSize = ImagesOf(r.Arguments.Images)
 		for _, l := range ls {
 			if l.tel.Canary != nil {
 				row.Canary = l.tel.Canary

@@ -55,11 +55,12 @@ func newPromptCache(capacity int, off bool) *promptCache {
 	}
 }
 
-// chatMessage is a message of a chat as the server reads it: its role and
-// the texts of its content.
+// chatMessage is a message of a chat as the server reads it: its role,
+// the texts of its content and its images (images.go).
 type chatMessage struct {
-	role  string
-	texts []string
+	role   string
+	texts  []string
+	images []chatImage
 }
 
 // prompt is a chat request's prompt as the server counts it: its tokens,
@@ -79,6 +80,7 @@ const (
 	pieceHeader = 'h'
 	pieceWord   = 'w'
 	pieceEnd    = 'e'
+	pieceImage  = 'i'
 )
 
 // measure counts the prompt of msgs and hashes its piece prefixes, without
@@ -111,6 +113,9 @@ func (c *promptCache) measure(msgs []chatMessage) *prompt {
 				}
 				piece(pieceWord, w, wordTokens(w))
 			}
+		}
+		for _, im := range m.images {
+			piece(pieceImage, im.key, im.tokens)
 		}
 		piece(pieceEnd, "", endTokens)
 	}

@@ -27,7 +27,7 @@ func TestPromptCached(t *testing.T) {
 	c := newPromptCache(cacheCap, false)
 	// Two messages: header 2 + "abcdefgh"(2) + "x"(1) + end 1, header 2 +
 	// "hello"(2) "world"(2) + end 1, reply header 2.
-	msgs := []chatMessage{{"system", []string{"abcdefgh x"}}, {"user", []string{"hello", "world"}}}
+	msgs := []chatMessage{{role: "system", texts: []string{"abcdefgh x"}}, {role: "user", texts: []string{"hello", "world"}}}
 	pr := c.measure(msgs)
 	assert.Equal(t, 15, pr.p)
 	assert.Equal(t, PromptTokens("abcdefgh x", "hello world"), pr.p)
@@ -55,8 +55,8 @@ func TestPromptCached(t *testing.T) {
 // turn of a conversation shares all of the turn before.
 func TestPromptCachePrefix(t *testing.T) {
 	c := newPromptCache(cacheCap, false)
-	sys := chatMessage{"system", []string{"You are terse."}}
-	turn1 := []chatMessage{sys, {"user", []string{"Name a colour."}}}
+	sys := chatMessage{role: "system", texts: []string{"You are terse."}}
+	turn1 := []chatMessage{sys, {role: "user", texts: []string{"Name a colour."}}}
 	p1 := PromptTokens("You are terse.", "Name a colour.")
 	_, shared, cached := serveMsgs(c, turn1)
 	assert.Zero(t, shared)
@@ -68,44 +68,44 @@ func TestPromptCachePrefix(t *testing.T) {
 	// Turn 2: turn 1's messages, the reply, a new question. Turn 1's
 	// prompt ended with the assistant's header, which the reply's message
 	// begins with: all of it is shared.
-	turn2 := append(turn1[:2:2], chatMessage{"assistant", []string{" lorem ipsum"}}, chatMessage{"user", []string{"Another."}})
+	turn2 := append(turn1[:2:2], chatMessage{role: "assistant", texts: []string{" lorem ipsum"}}, chatMessage{role: "user", texts: []string{"Another."}})
 	_, _, cached = serveMsgs(c, turn2)
 	assert.Equal(t, p1, cached)
 	p2 := PromptTokens("You are terse.", "Name a colour.", " lorem ipsum", "Another.")
-	turn3 := append(turn2[:4:4], chatMessage{"assistant", []string{" dolor"}}, chatMessage{"user", []string{"More."}})
+	turn3 := append(turn2[:4:4], chatMessage{role: "assistant", texts: []string{" dolor"}}, chatMessage{role: "user", texts: []string{"More."}})
 	_, _, cached = serveMsgs(c, turn3)
 	assert.Equal(t, p2, cached)
 
 	// The same system message, another question: the system message and
 	// the user's header.
-	_, _, cached = serveMsgs(c, []chatMessage{sys, {"user", []string{"Count to three."}}})
+	_, _, cached = serveMsgs(c, []chatMessage{sys, {role: "user", texts: []string{"Count to three."}}})
 	assert.Equal(t, MessageTokens+Tokens("You are terse.")+headerTokens, cached)
 
 	// The same text in another role shares nothing: not even the header.
-	_, shared, cached = serveMsgs(c, []chatMessage{{"user", []string{"You are terse."}}, {"user", []string{"Name a colour."}}})
+	_, shared, cached = serveMsgs(c, []chatMessage{{role: "user", texts: []string{"You are terse."}}, {role: "user", texts: []string{"Name a colour."}}})
 	assert.Zero(t, shared)
 	assert.Zero(t, cached)
 	// Nor as the system's, after another role's message.
-	_, _, cached = serveMsgs(c, []chatMessage{sys, {"assistant", []string{"Name a colour."}}})
+	_, _, cached = serveMsgs(c, []chatMessage{sys, {role: "assistant", texts: []string{"Name a colour."}}})
 	assert.Equal(t, MessageTokens+Tokens("You are terse."), cached, "the system message, not the next")
 
 	// Message boundaries count: the same words cut otherwise.
-	_, _, cached = serveMsgs(c, []chatMessage{{"system", []string{"You are"}}, {"user", []string{"terse. Name a colour."}}})
+	_, _, cached = serveMsgs(c, []chatMessage{{role: "system", texts: []string{"You are"}}, {role: "user", texts: []string{"terse. Name a colour."}}})
 	assert.Equal(t, headerTokens+Tokens("You are"), cached)
 
 	// Words are whole: one that differs after its first 4 bytes is not
 	// shared.
-	_, _, cached = serveMsgs(c, []chatMessage{{"system", []string{"You are tersely."}}})
+	_, _, cached = serveMsgs(c, []chatMessage{{role: "system", texts: []string{"You are tersely."}}})
 	assert.Equal(t, headerTokens+Tokens("You are"), cached)
 
 	// A prompt whose first word no other has shares nothing, though the
 	// template's first tokens are the same.
-	_, shared, cached = serveMsgs(c, []chatMessage{{"system", []string{"[marker] You are terse."}}, {"user", []string{"Name a colour."}}})
+	_, shared, cached = serveMsgs(c, []chatMessage{{role: "system", texts: []string{"[marker] You are terse."}}, {role: "user", texts: []string{"Name a colour."}}})
 	assert.Equal(t, 1, shared, "the header")
 	assert.Zero(t, cached)
 
 	// Parts are one text.
-	_, _, cached = serveMsgs(c, []chatMessage{{"system", []string{"You ", "are terse."}}, {"user", []string{"Name a colour."}}})
+	_, _, cached = serveMsgs(c, []chatMessage{{role: "system", texts: []string{"You ", "are terse."}}, {role: "user", texts: []string{"Name a colour."}}})
 	assert.Equal(t, p1-1, cached)
 }
 

@@ -116,6 +116,13 @@ type Config struct {
 	// Ollama's 400 "<model> does not support tools". Only for a flavor
 	// that serves Ollama's endpoints.
 	ModelTools ModelToolsMode `env:"SIM_MODEL_TOOLS"`
+	// ModelVision (SIM_MODEL_VISION) says whether the model takes images
+	// (images.go): ModelVisionOff (the default, also for ""), a text
+	// model, to which a chat request with images is refused as its server
+	// refuses it (Ollama: "this model is missing data required for image
+	// input"; vLLM: "<model> is not a multimodal model"), or
+	// ModelVisionOn, whose /api/show capabilities list "vision".
+	ModelVision ModelVisionMode `env:"SIM_MODEL_VISION"`
 	// ToolsHeld (SIM_TOOLS_HELD) holds back a streamed reply to a request
 	// with tools whole until its end, as Ollama before 0.8 does: /api/chat
 	// sends one line, done, with all the reply; /v1/chat/completions one
@@ -349,6 +356,16 @@ const (
 	ModelToolsOff ModelToolsMode = "off"
 )
 
+// ModelVisionMode says whether the model takes images.
+type ModelVisionMode string
+
+const (
+	// ModelVisionOn: it does (/api/show capabilities list "vision").
+	ModelVisionOn ModelVisionMode = "on"
+	// ModelVisionOff: it does not, as a text model.
+	ModelVisionOff ModelVisionMode = "off"
+)
+
 // ReasoningField is the OpenAI delta field that carries reasoning text.
 type ReasoningField string
 
@@ -372,6 +389,7 @@ func (c Config) quantization() string             { return cmp.Or(c.Quantization
 func (c Config) perChunk() int                    { return max(c.TokensPerChunk, 1) }
 func (c Config) every() int                       { return max(c.FaultEvery, 1) }
 func (c Config) modelTools() ModelToolsMode       { return cmp.Or(c.ModelTools, ModelToolsOn) }
+func (c Config) modelVision() ModelVisionMode     { return cmp.Or(c.ModelVision, ModelVisionOff) }
 
 // version is the version the server states (Config.Version).
 func (c Config) version() string {
@@ -556,7 +574,7 @@ func (c Config) generationErrors() []error {
 
 // serverErrors checks the server it plays and its habits: SIM_FLAVOR,
 // SIM_VERSION, SIM_QUANTIZATION, SIM_RESET, SIM_PREFIX_CACHE, SIM_MODELS,
-// SIM_MODEL_TOOLS and SIM_TOOLS_HELD.
+// SIM_MODEL_TOOLS, SIM_MODEL_VISION and SIM_TOOLS_HELD.
 func (c Config) serverErrors() []error {
 	var errs []error
 	if c.Flavor != "" && !slices.Contains(Flavors, c.Flavor) {
@@ -591,6 +609,11 @@ func (c Config) serverErrors() []error {
 	case "", ModelToolsOn, ModelToolsOff:
 	default:
 		errs = append(errs, fmt.Errorf("SIM_MODEL_TOOLS=%q: want %s or %s", c.ModelTools, ModelToolsOn, ModelToolsOff))
+	}
+	switch c.ModelVision {
+	case "", ModelVisionOn, ModelVisionOff:
+	default:
+		errs = append(errs, fmt.Errorf("SIM_MODEL_VISION=%q: want %s or %s", c.ModelVision, ModelVisionOn, ModelVisionOff))
 	}
 	// Both play Ollama: a server without its endpoints has neither habit.
 	if !c.ServesOllama() {
@@ -667,6 +690,7 @@ var settings = []Setting{
 	{Var: "SIM_REASONING_FIELD", Default: "reasoning_content", Usage: "the OpenAI delta field of reasoning text: reasoning_content or reasoning"},
 	{Var: "SIM_TOOL_CALLS", Default: "1", Usage: "tool calls in a reply to a request with tools (0: text)"},
 	{Var: "SIM_MODEL_TOOLS", Default: "on", Usage: "off: the model takes no tools (Ollama's 400)"},
+	{Var: "SIM_MODEL_VISION", Default: "off", Usage: "on: the model takes images (BENCH_IMAGES); off, they are refused as Ollama and vLLM refuse them"},
 	{Var: "SIM_TOOLS_HELD", Default: "0 (false)", Usage: "hold back a streamed reply to a request with tools until its end, as Ollama before 0.8", Bool: true},
 	{Var: "SIM_TOOL_ARGS_INVALID", Default: "0", Usage: "fraction, 0 to 1, of tool calls whose arguments are broken JSON"},
 	{Var: "SIM_TOKENS_PER_CHUNK", Default: "1", Usage: "tokens' text per chunk"},

@@ -500,6 +500,30 @@
 //     client's first token comes at the end. Requests without tools
 //     stream as ever.
 //
+// # Images
+//
+// A chat request's images are read as vision models' servers take them:
+// an OpenAI-kind request's image_url parts whose URL is a data URL
+// ("data:image/png;base64,…"; another URL is refused, 400, as the
+// simulator fetches nothing) and an Ollama message's "images" (base64
+// texts). Each image's header says its size, and a w×h image counts
+// ImageTokens(w, h) = ⌈w/28⌉·⌈h/28⌉ prompt tokens (ImagePatch = 28
+// pixels a side, as Qwen2-VL's processor counts: 14-pixel patches merged
+// 2×2), placed after its message's text: they are in the usage's
+// prompt_tokens and Ollama's prompt_eval_count, SIM_PREFILL_TPS spends
+// their time, and the prompt cache knows an image by its bytes, so the
+// same images after the same text are a hit. An image that is no PNG or
+// JPEG gets a 400.
+//
+// SIM_MODEL_VISION (Config.ModelVision) is off by default: the model is
+// a text model, as the e2e's generated one, and a chat request with
+// images is refused before anything else, as the servers refuse it: the
+// ollama flavor with Ollama's {"error":"this model is missing data
+// required for image input"} (on /v1/chat/completions in OpenAI's shape),
+// the others with vLLM's 400 {"object":"error","message":"<model> is not
+// a multimodal model",…}. On, /api/show's capabilities list "vision"
+// (["completion","tools","vision"]) and images are answered.
+//
 // # Flavors
 //
 // Beside the OpenAI chat endpoint, which it always serves, and Ollama's

@@ -50,6 +50,10 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, noTools(req.Model))
 		return
 	}
+	if perr == nil && s.refusesImages(req.Messages) {
+		ollamaError(w, s.noVision(req.Model))
+		return
+	}
 	f, ok := s.admit(w, r, arrival, false)
 	if !ok {
 		return

@@ -111,6 +111,10 @@ func (s *Server) readOpenAIChat(w http.ResponseWriter, body []byte) (req openaiR
 		ollamaOpenAIError(w, noTools(req.Model))
 		return req, nil, nil, false
 	}
+	if s.refusesImages(req.Messages) {
+		s.visionError(w, req.Model)
+		return req, nil, nil, false
+	}
 	if !req.Stream {
 		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
 		return req, nil, nil, false

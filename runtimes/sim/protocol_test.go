@@ -92,7 +92,7 @@ func TestOpenAIStream(t *testing.T) {
 	c := newClient(t, 1)
 	for _, usage := range []bool{false, true} {
 		t.Run(fmt.Sprintf("include_usage=%v", usage), func(t *testing.T) {
-			body := fmt.Sprintf(`{"model":"Qwen/Qwen3-8B","messages":[{"role":"user","content":"one two three"},{"role":"user","content":[{"type":"text","text":"four five"},{"type":"image_url","image_url":{"url":"x"}}]}],"stream":true,"max_tokens":7,"max_completion_tokens":20,"stream_options":{"include_usage":%v}}`, usage)
+			body := fmt.Sprintf(`{"model":"Qwen/Qwen3-8B","messages":[{"role":"user","content":"one two three"},{"role":"user","content":[{"type":"text","text":"four five"},{"type":"input_audio","input_audio":{"data":"x","format":"wav"}}]}],"stream":true,"max_tokens":7,"max_completion_tokens":20,"stream_options":{"include_usage":%v}}`, usage)
 			res := do(context.Background(), c, srv.URL, "/v1/chat/completions", body)
 			require.NoError(t, res.err)
 			require.Equal(t, http.StatusOK, res.status)

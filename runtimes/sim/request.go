@@ -14,8 +14,9 @@ import (
 	"unicode/utf8"
 )
 
-// maxBody bounds a request body.
-const maxBody = 16 << 20
+// maxBody bounds a request body: 64 MiB, room for BENCH_IMAGES's images
+// (sixteen 1024×1024 PNGs are about 28 MB in base64).
+const maxBody = 64 << 20
 
 // readJSON reads the whole body (so that net/http notices a client that goes
 // away) and decodes it into v.
@@ -66,6 +67,7 @@ type message struct {
 	Content    json.RawMessage `json:"content"`
 	ToolCalls  []sentToolCall  `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
+	Images     []string        `json:"images"` // Ollama's, base64
 }
 
 // sentToolCall is a tool call sent back in an assistant message: its
@@ -122,17 +124,35 @@ func chatMessages(msgs []message) ([]chatMessage, error) {
 			out[i].texts = []string{s}
 		case c[0] == '[':
 			var parts []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
+				Type     string `json:"type"`
+				Text     string `json:"text"`
+				ImageURL struct {
+					URL string `json:"url"`
+				} `json:"image_url"`
 			}
 			if err := json.Unmarshal(c, &parts); err != nil {
 				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
-			for _, p := range parts {
-				out[i].texts = append(out[i].texts, p.Text)
+			for j, p := range parts {
+				if p.Type != "image_url" {
+					out[i].texts = append(out[i].texts, p.Text)
+					continue
+				}
+				im, err := readImageURL(p.ImageURL.URL)
+				if err != nil {
+					return nil, fmt.Errorf("messages[%d].content[%d]: %w", i, j, err)
+				}
+				out[i].images = append(out[i].images, im)
 			}
 		default:
 			return nil, fmt.Errorf("messages[%d].content: want a string or a list of parts", i)
+		}
+		for j, b64 := range m.Images {
+			im, err := readImage(b64)
+			if err != nil {
+				return nil, fmt.Errorf("messages[%d].images[%d]: %w", i, j, err)
+			}
+			out[i].images = append(out[i].images, im)
 		}
 		for j, c := range m.ToolCalls {
 			args := bytes.TrimSpace(c.Function.Arguments)

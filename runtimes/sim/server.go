@@ -316,6 +316,9 @@ func (s *Server) precompute() {
 	if s.cfg.modelTools() == ModelToolsOff {
 		caps, template = []string{"completion"}, plainTemplate
 	}
+	if s.cfg.modelVision() == ModelVisionOn {
+		caps = append(caps, "vision")
+	}
 	s.showBody = mustJSON(map[string]any{
 		"template":     template,
 		"details":      details,

@@ -47,7 +47,7 @@ func TestTokenIDs(t *testing.T) {
 	}
 	assert.Equal(t, appendTextIDs(nil, "claims"), ids[4:6], "a word's ids do not depend on its neighbours")
 
-	chat := appendChatIDs(nil, []chatMessage{{"user", []string{"a cat"}}, {"assistant", []string{"extra", "ordinary"}}})
+	chat := appendChatIDs(nil, []chatMessage{{role: "user", texts: []string{"a cat"}}, {role: "assistant", texts: []string{"extra", "ordinary"}}})
 	assert.Len(t, chat, PromptTokens("a cat", "extra ordinary"))
 	assert.Equal(t, []int{messageID, messageID + 1}, chat[:2], "the first header")
 	assert.Equal(t, messageID+2, chat[4], "its end")
