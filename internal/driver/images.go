@@ -31,7 +31,7 @@ func (d *Driver) checkImages(ctx context.Context) error {
 	}
 	data, err := spec.Generate(seed)
 	if err != nil {
-		return fmt.Errorf("BENCH_IMAGES=%q: %w", spec, err)
+		return fmt.Errorf("%s=%q: %w", envImages, spec, err)
 	}
 	d.images = make([]runtimes.Image, len(data))
 	size := 0
@@ -39,8 +39,8 @@ func (d *Driver) checkImages(ctx context.Context) error {
 		d.images[i] = runtimes.NewImage(spec.MIME(), b)
 		size += len(b)
 	}
-	d.logf("images: every request sends %d %s %s of %d bytes in all (BENCH_IMAGES=%s, seed %d)",
-		spec.N, spec.Size(), spec.Format, size, spec, seed)
+	d.logf("images: every request sends %d %s %s of %d bytes in all (%s=%s, seed %d)",
+		spec.N, spec.Size(), spec.Format, size, envImages, spec, seed)
 	var errs []error
 	for _, rt := range d.Runtimes {
 		if d.unavailable[rt.Name] == nil {
@@ -62,8 +62,8 @@ func (d *Driver) checkVision(ctx context.Context, rt *runtimes.Runtime) error {
 	case known && takes:
 		return nil
 	case known:
-		return fmt.Errorf("BENCH_IMAGES=%q: %s (%s) serves %s, which takes no images (%s has no \"vision\")%s; serve a vision model, or unset BENCH_IMAGES",
-			spec.String(), rt.Name, rt.BaseURL, rt.Model, source, hint)
+		return fmt.Errorf("%s=%q: %s (%s) serves %s, which takes no images (%s has no \"vision\")%s; serve a vision model, or unset %[1]s",
+			envImages, spec.String(), rt.Name, rt.BaseURL, rt.Model, source, hint)
 	}
 	st := d.Settings
 	res := rt.Do(ctx, runtimes.Request{
@@ -71,8 +71,8 @@ func (d *Driver) checkVision(ctx context.Context, rt *runtimes.Runtime) error {
 		KeepAlive: st.KeepAlive, NumCtx: d.numCtx, Images: d.images,
 	})
 	if res.Err != nil {
-		return fmt.Errorf("BENCH_IMAGES=%q: %s (%s) serving %s refused a request of one token with the run's %d images (%w)%s; serve a vision model that takes %d images a prompt (vLLM: --limit-mm-per-prompt), or unset BENCH_IMAGES",
-			spec.String(), rt.Name, rt.BaseURL, rt.Model, spec.N, res.Err, hint, spec.N)
+		return fmt.Errorf("%s=%q: %s (%s) serving %s refused a request of one token with the run's %d images (%w)%s; serve a vision model that takes %d images a prompt (vLLM: --limit-mm-per-prompt), or unset %[1]s",
+			envImages, spec.String(), rt.Name, rt.BaseURL, rt.Model, spec.N, res.Err, hint, spec.N)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ var (
 	envControlMax      = config.Var("ControlMax")
 	envFresh           = config.Var("Fresh")
 	envIdlePowerS      = config.Var("IdlePowerS")
+	envImages          = config.Var("Images")
 	envInputTokens     = config.Var("InputLengths")
 	envMacmon          = config.Var("Macmon")
 	envMaxFailures     = config.Var("MaxFailures")
