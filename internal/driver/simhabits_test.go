@@ -25,7 +25,16 @@ func simRun(t *testing.T, kind string, env map[string]string) (summary.Row, []st
 	k := slices.Collect(d.Leaves())[1] // conc=4
 	out := runLeaf(t, d, k, 2)
 	require.NoError(t, out.SaveErr)
-	return d.Run.Rows()[0], out.Notes, log.String()
+	return d.Run.Rows()[0], withoutBursts(out.Notes), log.String()
+}
+
+// withoutBursts drops the note of replies that came in a burst: at 2,000
+// tokens/s a test process that waits for a CPU on a busy machine reads
+// a reply's half-millisecond tokens in one go, a burst the suite rightly
+// notes (TestBurst… in internal/stats and SIM_FAULT=burst test it), but
+// not what these tests are about.
+func withoutBursts(notes []string) []string {
+	return slices.DeleteFunc(slices.Clone(notes), func(n string) bool { return strings.Contains(n, "came in a burst") })
 }
 
 var simKinds = []string{"ollama", "openai"}
