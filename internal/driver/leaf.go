@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
@@ -47,9 +48,17 @@ type Leaf struct {
 	// the leaf's first run's.
 	canary     *canary.Reply
 	canaryNote string
-	rounds     []stats.Round
-	open       *openLoop // for an open-loop leaf (key.Rate > 0)
-	progress   leafProgress
+	// rounds are the timed rounds, compact (stats.Round.Compact): their
+	// gaps between chunks are counted in gaps.
+	rounds   []stats.Round
+	gaps     stats.Gaps
+	open     *openLoop // for an open-loop leaf (key.Rate > 0)
+	progress leafProgress
+	// recMu serialises an open-loop leaf's conversations' recording
+	// (recordArrival); heldOpen are their records, by arrival, when they
+	// are held for their energy (hold).
+	recMu    sync.Mutex
+	heldOpen [][]records.Record
 
 	// A workload's or a distribution's leaf (workload.go): what its
 	// requests are made of, the draws of their lengths, the next
@@ -159,6 +168,7 @@ func (d *Driver) newLeaf(ctx context.Context, k bench.Key, rt *runtimes.Runtime,
 		if kw != nil && kw.trace() {
 			l.open.at = kw.traceAt
 		}
+		l.open.done = l.recordArrival
 	}
 	return l, nil
 }
@@ -250,8 +260,8 @@ func (l *Leaf) Next() {
 		return
 	}
 	r := l.send(false, len(l.rounds)+1)
-	l.rounds = append(l.rounds, r)
 	l.progress.round(r)
+	l.rounds = append(l.rounds, r.Compact(&l.gaps))
 }
 
 // send runs one round: warm-up or timed round number i, a conversation
@@ -287,11 +297,44 @@ func (l *Leaf) shape() stats.Round {
 }
 
 // endOpen ends an open-loop leaf run once its last conversation has
-// ended, and records its requests.
+// ended (each recorded as it ended, or held now, in order of arrival).
 func (l *Leaf) endOpen() {
 	r := l.open.end(l.d.Settings.Turns, l.shape())
-	l.record(false, 1, r.Results, r.Asked)
+	if l.heldOpen != nil {
+		var recs []records.Record
+		for _, c := range l.heldOpen {
+			recs = append(recs, c...)
+		}
+		l.heldOpen = nil
+		l.hold(recs)
+	}
 	l.rounds = append(l.rounds, r)
+}
+
+// recordArrival records the requests of conversation chat, open-loop
+// arrival i, that asked for asked (nil: the round's lengths), as it ends:
+// written at once, or, when they are held for their share of the leaf's
+// energy, kept for endOpen.
+func (l *Leaf) recordArrival(i int, chat []runtimes.Result, asked *stats.Asked) {
+	l.recMu.Lock()
+	defer l.recMu.Unlock()
+	for _, res := range chat {
+		l.d.versionFromReply(l.rt, res)
+	}
+	recs := records.OfRound(l.key, l.count, 1, false, l.d.Run.CreatedAt, chat, records.Keep{Chunks: l.d.Settings.RecordChunks, Text: l.d.Settings.RecordText})
+	if asked != nil {
+		for j := range recs {
+			recs[j].InputTokens, recs[j].MaxTokens = asked.InputTokens, asked.MaxTokens
+		}
+	}
+	if l.holds() {
+		if i >= len(l.heldOpen) {
+			l.heldOpen = append(l.heldOpen, make([][]records.Record, i+1-len(l.heldOpen))...)
+		}
+		l.heldOpen[i] = recs
+		return
+	}
+	l.appendRecords(recs)
 }
 
 func (l *Leaf) cold() bool { return l.d.cold() }

@@ -24,14 +24,31 @@ type openLoop struct {
 	// recorded times); otherwise the gaps are arrivals'.
 	at func(i int) time.Duration
 
+	// done, if set, is given each conversation as it ends, on the
+	// goroutine that sent it, with what it asked for (nil: the round's
+	// lengths) and its arrival's number: its records are written then,
+	// so that the leaf holds no more of it than its replies.
+	done func(i int, chat []runtimes.Result, asked *stats.Asked)
+
 	mu          sync.Mutex
-	results     [][]runtimes.Result // each arrival's conversation
-	dues        []time.Time         // each arrival's time
-	turns       []int               // each arrival's turns, 0: end's
-	asked       []stats.Asked       // each arrival's lengths, if given
+	arrived     []arrival     // each arrival's
+	asked       []stats.Asked // each arrival's lengths, if given
+	gaps        stats.Gaps    // the gaps of every reply
+	first, last time.Time     // the first and last first turn's Start
+	lastEnd     time.Time     // when the last conversation ended
 	inflight    int
 	inflightMax int
 	capped      int
+}
+
+// arrival is what the open loop keeps of one arrival: its conversation's
+// replies, how late its first turn went out (seconds, if it did), and
+// its turns (0: end's).
+type arrival struct {
+	replies []stats.Reply
+	lag     float64
+	sent    bool
+	turns   int
 }
 
 // newOpenLoop returns the open loop of a leaf of n arrivals (0 if not
@@ -73,10 +90,8 @@ func (o *openLoop) arriveAs(send func(runtimes.Request) []runtimes.Result, req r
 		o.slots <- struct{}{}
 	}
 	o.mu.Lock()
-	i := len(o.results)
-	o.results = append(o.results, nil)
-	o.dues = append(o.dues, o.due)
-	o.turns = append(o.turns, turns)
+	i, due := len(o.arrived), o.due
+	o.arrived = append(o.arrived, arrival{turns: turns})
 	if asked != nil {
 		o.asked = append(o.asked, *asked)
 	}
@@ -84,9 +99,12 @@ func (o *openLoop) arriveAs(send func(runtimes.Request) []runtimes.Result, req r
 	o.inflightMax = max(o.inflightMax, o.inflight)
 	o.mu.Unlock()
 	o.wg.Go(func() {
-		res := send(req)
+		chat := send(req)
+		if o.done != nil {
+			o.done(i, chat, asked)
+		}
 		o.mu.Lock()
-		o.results[i] = res
+		o.ended(i, due, chat)
 		o.inflight--
 		o.mu.Unlock()
 		<-o.slots
@@ -96,11 +114,40 @@ func (o *openLoop) arriveAs(send func(runtimes.Request) []runtimes.Result, req r
 	runtime.Gosched()
 }
 
+// ended keeps what the figures need of arrival i's conversation, chat,
+// due at due; the caller holds mu.
+func (o *openLoop) ended(i int, due time.Time, chat []runtimes.Result) {
+	a := &o.arrived[i]
+	a.replies = make([]stats.Reply, len(chat))
+	for j, res := range chat {
+		a.replies[j] = stats.ReplyOf(res)
+		if res.OK() {
+			o.gaps.Add(res.Gaps)
+		}
+	}
+	if len(chat) == 0 || chat[0].Start.IsZero() {
+		return
+	}
+	// How late the client sent it: from its arrival time to the moment
+	// its first turn went out (the request's own clock start).
+	start := chat[0].Start
+	a.lag, a.sent = start.Sub(due).Seconds(), true
+	if o.first.IsZero() || start.Before(o.first) {
+		o.first = start
+	}
+	if start.After(o.last) {
+		o.last = start
+	}
+	if e := runtimes.End(chat); e.After(o.lastEnd) {
+		o.lastEnd = e
+	}
+}
+
 // sent is the number of arrivals so far.
 func (o *openLoop) sent() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return len(o.results)
+	return len(o.arrived)
 }
 
 // end waits for the requests in flight and returns the leaf's one round:
@@ -111,40 +158,33 @@ func (o *openLoop) end(turns int, shape stats.Round) stats.Round {
 	o.wg.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	ol := &stats.OpenLoop{Rate: o.rate, Sent: len(o.results), InflightMax: o.inflightMax, Capped: o.capped}
-	var first, last, end time.Time
+	ol := &stats.OpenLoop{Rate: o.rate, Sent: len(o.arrived), InflightMax: o.inflightMax, Capped: o.capped}
 	rd := shape
-	for i, chat := range o.results {
-		rd.Results = append(rd.Results, chat...)
+	n := 0
+	for _, a := range o.arrived {
+		n += len(a.replies)
+	}
+	rd.Replies = make([]stats.Reply, 0, n)
+	for i, a := range o.arrived {
+		rd.Replies = append(rd.Replies, a.replies...)
+		o.arrived[i].replies = nil // the round's now
 		want := turns
-		if o.turns[i] > 0 {
-			want = o.turns[i]
+		if a.turns > 0 {
+			want = a.turns
 		}
-		rd.NotSent += want - len(chat)
+		rd.NotSent += want - len(a.replies)
 		if i < len(o.asked) {
-			for range chat {
+			for range a.replies {
 				rd.Asked = append(rd.Asked, o.asked[i])
 			}
 		}
-		if len(chat) == 0 || chat[0].Start.IsZero() {
-			continue
-		}
-		// How late the client sent it: from its arrival time to the
-		// moment its first turn went out (the request's own clock start).
-		r := chat[0]
-		ol.SendLags = append(ol.SendLags, r.Start.Sub(o.dues[i]).Seconds())
-		if first.IsZero() || r.Start.Before(first) {
-			first = r.Start
-		}
-		if r.Start.After(last) {
-			last = r.Start
-		}
-		if e := runtimes.End(chat); e.After(end) {
-			end = e
+		if a.sent {
+			ol.SendLags = append(ol.SendLags, a.lag)
 		}
 	}
-	ol.SendWindow = last.Sub(first)
-	rd.Wall, rd.Open = end.Sub(first), ol
+	o.arrived = nil
+	ol.SendWindow = o.last.Sub(o.first)
+	rd.Wall, rd.Open, rd.Gaps = o.lastEnd.Sub(o.first), ol, &o.gaps
 	return rd
 }
 

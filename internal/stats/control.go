@@ -117,7 +117,7 @@ func PerRequestOf(rounds []Round) PerRequest {
 		s samples
 	)
 	for _, rd := range rounds {
-		for _, res := range rd.Results {
+		for _, res := range rd.replies() {
 			if res.OK() {
 				m.Successes++
 				m.add(&s, rd, res)

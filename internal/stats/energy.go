@@ -85,9 +85,11 @@ func ShareEnergy(rounds []Round, power *telemetry.Figures) *Energy {
 		start, first, stop time.Time
 	}
 	var reqs []req
+	replies := make([][]Reply, len(rounds))
 	for ri, rd := range rounds {
-		e.Shares[ri] = make([]*RequestEnergy, len(rd.Results))
-		for i, res := range rd.Results {
+		replies[ri] = rd.replies()
+		e.Shares[ri] = make([]*RequestEnergy, len(replies[ri]))
+		for i, res := range replies[ri] {
 			if res.Start.IsZero() {
 				continue
 			}
@@ -132,7 +134,7 @@ func ShareEnergy(rounds []Round, power *telemetry.Figures) *Energy {
 			share.DecodeJ += perSecond[k] * overlap(r.first, r.stop, spans[k])
 		}
 		e.Shares[r.round][r.i] = &share
-		res := rounds[r.round].Results[r.i]
+		res := replies[r.round][r.i]
 		if res.Err != nil {
 			continue
 		}
@@ -141,10 +143,10 @@ func ShareEnergy(rounds []Round, power *telemetry.Figures) *Energy {
 		e.RequestsPrefillJ += share.PrefillJ
 		if res.PromptTokens > 0 {
 			e.PrefillJ += share.PrefillJ
-			e.PromptTokens += res.PromptTokens
+			e.PromptTokens += int(res.PromptTokens)
 		}
 		e.DecodeJ += share.DecodeJ
-		e.OutputTokens += res.OutputTokens
+		e.OutputTokens += int(res.OutputTokens)
 	}
 	return e
 }
