@@ -10,13 +10,15 @@ import (
 // that what it holds does not grow with the run: each gap as it came up to
 // gapsExact of them, and past that a count per bucket of
 // 1/gapsBuckets of a power of two (at most 0.2% from a gap to its
-// bucket's middle), a few KiB whatever the number of gaps. The count, the
+// bucket's middle): 2 KiB a power of two the gaps span, 80 KiB at most
+// from a nanosecond to minutes, whatever their number. The count, the
 // mean and the largest stay exact; the percentiles are exact up to
 // gapsExact gaps and within 0.2% beyond. The zero value is empty.
 type Gaps struct {
 	exact   []float32 // every gap, until buckets are used
 	buckets []uint64  // counts, of the buckets from lo on; nil until past gapsExact
 	lo      int
+	zeros   uint64 // the gaps under a nanosecond, with the buckets
 	n       int
 	sum     float64 // in float64, as the exact mean sums them
 	max     float32
@@ -64,6 +66,7 @@ func (g *Gaps) Merge(o *Gaps) {
 	for _, x := range o.exact {
 		g.count(bucketOf(x), 1)
 	}
+	g.zeros += o.zeros
 	for i, c := range o.buckets {
 		if c > 0 {
 			g.count(o.lo+i, c)
@@ -86,6 +89,9 @@ func (g *Gaps) spill() {
 // count adds c to bucket b, growing the buckets to reach it.
 func (g *Gaps) count(b int, c uint64) {
 	switch {
+	case b == 0:
+		g.zeros += c
+		return
 	case len(g.buckets) == 0:
 		g.lo = b
 		g.buckets = append(g.buckets, 0)
@@ -99,9 +105,11 @@ func (g *Gaps) count(b int, c uint64) {
 }
 
 // bucketOf is the bucket of gap x: its float32 bits' top ones, which
-// order as the gaps do (a gap is never negative; one that is counts as 0).
+// order as the gaps do; 0 for a gap under the clock's nanosecond (a gap
+// is never negative; one that is counts as 0), kept apart so that the
+// buckets span no more than the powers of two from 1 ns up.
 func bucketOf(x float32) int {
-	if !(x > 0) {
+	if !(x >= 1e-9) {
 		return 0
 	}
 	return int(math.Float32bits(x) >> gapsShift)
@@ -144,7 +152,10 @@ func (g *Gaps) at(r int) float64 {
 	if r == g.n-1 {
 		return float64(g.max)
 	}
-	seen := 0
+	seen := int(g.zeros)
+	if r < seen {
+		return 0
+	}
 	for i, c := range g.buckets {
 		seen += int(c)
 		if r < seen {
