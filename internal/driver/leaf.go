@@ -1,10 +1,12 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,10 +57,11 @@ type Leaf struct {
 	open     *openLoop // for an open-loop leaf (key.Rate > 0)
 	progress leafProgress
 	// recMu serialises an open-loop leaf's conversations' recording
-	// (recordArrival); heldOpen are their records, by arrival, when they
-	// are held for their energy (hold).
+	// (recordArrival); heldOpen are their records, each with where its
+	// replies are in the leaf's round, when they are held for their
+	// energy (hold).
 	recMu    sync.Mutex
-	heldOpen [][]records.Record
+	heldOpen []heldChat
 
 	// A workload's or a distribution's leaf (workload.go): what its
 	// requests are made of, the draws of their lengths, the next
@@ -297,13 +300,14 @@ func (l *Leaf) shape() stats.Round {
 }
 
 // endOpen ends an open-loop leaf run once its last conversation has
-// ended (each recorded as it ended, or held now, in order of arrival).
+// ended (each recorded as it ended, or held now, in the round's order).
 func (l *Leaf) endOpen() {
 	r := l.open.end(l.d.Settings.Turns, l.shape())
 	if l.heldOpen != nil {
+		slices.SortFunc(l.heldOpen, func(a, b heldChat) int { return cmp.Compare(a.at, b.at) })
 		var recs []records.Record
 		for _, c := range l.heldOpen {
-			recs = append(recs, c...)
+			recs = append(recs, c.recs...)
 		}
 		l.heldOpen = nil
 		l.hold(recs)
@@ -311,11 +315,18 @@ func (l *Leaf) endOpen() {
 	l.rounds = append(l.rounds, r)
 }
 
-// recordArrival records the requests of conversation chat, open-loop
-// arrival i, that asked for asked (nil: the round's lengths), as it ends:
-// written at once, or, when they are held for their share of the leaf's
-// energy, kept for endOpen.
-func (l *Leaf) recordArrival(i int, chat []runtimes.Result, asked *stats.Asked) {
+// heldChat are the records of a conversation of an open-loop leaf, whose
+// replies are from at on in its round.
+type heldChat struct {
+	at   int
+	recs []records.Record
+}
+
+// recordArrival records the requests of conversation chat, whose replies
+// are from at on in the open-loop leaf's round, that asked for asked
+// (nil: the round's lengths), as it ends: written at once, or, when they
+// are held for their share of the leaf's energy, kept for endOpen.
+func (l *Leaf) recordArrival(at int, chat []runtimes.Result, asked *stats.Asked) {
 	l.recMu.Lock()
 	defer l.recMu.Unlock()
 	for _, res := range chat {
@@ -328,10 +339,7 @@ func (l *Leaf) recordArrival(i int, chat []runtimes.Result, asked *stats.Asked) 
 		}
 	}
 	if l.holds() {
-		if i >= len(l.heldOpen) {
-			l.heldOpen = append(l.heldOpen, make([][]records.Record, i+1-len(l.heldOpen))...)
-		}
-		l.heldOpen[i] = recs
+		l.heldOpen = append(l.heldOpen, heldChat{at: at, recs: recs})
 		return
 	}
 	l.appendRecords(recs)

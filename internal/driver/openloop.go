@@ -26,29 +26,26 @@ type openLoop struct {
 
 	// done, if set, is given each conversation as it ends, on the
 	// goroutine that sent it, with what it asked for (nil: the round's
-	// lengths) and its arrival's number: its records are written then,
-	// so that the leaf holds no more of it than its replies.
-	done func(i int, chat []runtimes.Result, asked *stats.Asked)
+	// lengths) and where its replies are in the round end returns: its
+	// records are written then, so that the leaf holds no more of it than
+	// its replies.
+	done func(at int, chat []runtimes.Result, asked *stats.Asked)
 
+	// What the leaf's round is made of, kept as each conversation ends,
+	// in the order they end (see end).
 	mu          sync.Mutex
-	arrived     []arrival     // each arrival's
-	asked       []stats.Asked // each arrival's lengths, if given
+	arrived     int
+	replies     []stats.Reply
+	asked       []stats.Asked // parallel to replies, if given
+	lags        []float64     // how late each first turn went out, s
 	gaps        stats.Gaps    // the gaps of every reply
 	first, last time.Time     // the first and last first turn's Start
 	lastEnd     time.Time     // when the last conversation ended
-	inflight    int
-	inflightMax int
-	capped      int
-}
-
-// arrival is what the open loop keeps of one arrival: its conversation's
-// replies, how late its first turn went out (seconds, if it did), and
-// its turns (0: end's).
-type arrival struct {
-	replies []stats.Reply
-	lag     float64
-	sent    bool
-	turns   int
+	// The turns not sent of conversations of a given length, and the
+	// conversations of end's length and their turns sent.
+	notSent, ofEnds, endsSent int
+	inflight, inflightMax     int
+	capped                    int
 }
 
 // newOpenLoop returns the open loop of a leaf of n arrivals (0 if not
@@ -90,23 +87,20 @@ func (o *openLoop) arriveAs(send func(runtimes.Request) []runtimes.Result, req r
 		o.slots <- struct{}{}
 	}
 	o.mu.Lock()
-	i, due := len(o.arrived), o.due
-	o.arrived = append(o.arrived, arrival{turns: turns})
-	if asked != nil {
-		o.asked = append(o.asked, *asked)
-	}
+	due := o.due
+	o.arrived++
 	o.inflight++
 	o.inflightMax = max(o.inflightMax, o.inflight)
 	o.mu.Unlock()
 	o.wg.Go(func() {
 		chat := send(req)
-		if o.done != nil {
-			o.done(i, chat, asked)
-		}
 		o.mu.Lock()
-		o.ended(i, due, chat)
+		at := o.ended(due, turns, asked, chat)
 		o.inflight--
 		o.mu.Unlock()
+		if o.done != nil {
+			o.done(at, chat, asked)
+		}
 		<-o.slots
 	})
 	// Let the request go out now: a goroutine just started waits on this
@@ -114,24 +108,33 @@ func (o *openLoop) arriveAs(send func(runtimes.Request) []runtimes.Result, req r
 	runtime.Gosched()
 }
 
-// ended keeps what the figures need of arrival i's conversation, chat,
-// due at due; the caller holds mu.
-func (o *openLoop) ended(i int, due time.Time, chat []runtimes.Result) {
-	a := &o.arrived[i]
-	a.replies = make([]stats.Reply, len(chat))
-	for j, res := range chat {
-		a.replies[j] = stats.ReplyOf(res)
+// ended keeps what the figures need of chat, the conversation of an
+// arrival due at due of turns turns (0: end's) that asked for asked, and
+// returns where its replies are; the caller holds mu.
+func (o *openLoop) ended(due time.Time, turns int, asked *stats.Asked, chat []runtimes.Result) (at int) {
+	at = len(o.replies)
+	for _, res := range chat {
+		o.replies = append(o.replies, stats.ReplyOf(res))
+		if asked != nil {
+			o.asked = append(o.asked, *asked)
+		}
 		if res.OK() {
 			o.gaps.Add(res.Gaps)
 		}
 	}
+	if turns > 0 {
+		o.notSent += turns - len(chat)
+	} else {
+		o.ofEnds++
+		o.endsSent += len(chat)
+	}
 	if len(chat) == 0 || chat[0].Start.IsZero() {
-		return
+		return at
 	}
 	// How late the client sent it: from its arrival time to the moment
 	// its first turn went out (the request's own clock start).
 	start := chat[0].Start
-	a.lag, a.sent = start.Sub(due).Seconds(), true
+	o.lags = append(o.lags, start.Sub(due).Seconds())
 	if o.first.IsZero() || start.Before(o.first) {
 		o.first = start
 	}
@@ -141,50 +144,33 @@ func (o *openLoop) ended(i int, due time.Time, chat []runtimes.Result) {
 	if e := runtimes.End(chat); e.After(o.lastEnd) {
 		o.lastEnd = e
 	}
+	return at
 }
 
 // sent is the number of arrivals so far.
 func (o *openLoop) sent() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return len(o.arrived)
+	return o.arrived
 }
 
 // end waits for the requests in flight and returns the leaf's one round:
-// every request of every arrival's conversation, Wall from the first send
-// to the last end, and the turns not sent; shape sets the round's other
-// fields.
+// every request of every arrival's conversation, in the order the
+// conversations ended (a conversation's turns together, in order), Wall
+// from the first send to the last end, and the turns not sent (turns a
+// conversation but where arriveAs said otherwise); shape sets the round's
+// other fields.
 func (o *openLoop) end(turns int, shape stats.Round) stats.Round {
 	o.wg.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	ol := &stats.OpenLoop{Rate: o.rate, Sent: len(o.arrived), InflightMax: o.inflightMax, Capped: o.capped}
-	rd := shape
-	n := 0
-	for _, a := range o.arrived {
-		n += len(a.replies)
-	}
-	rd.Replies = make([]stats.Reply, 0, n)
-	for i, a := range o.arrived {
-		rd.Replies = append(rd.Replies, a.replies...)
-		o.arrived[i].replies = nil // the round's now
-		want := turns
-		if a.turns > 0 {
-			want = a.turns
-		}
-		rd.NotSent += want - len(a.replies)
-		if i < len(o.asked) {
-			for range a.replies {
-				rd.Asked = append(rd.Asked, o.asked[i])
-			}
-		}
-		if a.sent {
-			ol.SendLags = append(ol.SendLags, a.lag)
-		}
-	}
-	o.arrived = nil
+	ol := &stats.OpenLoop{Rate: o.rate, Sent: o.arrived, InflightMax: o.inflightMax, Capped: o.capped, SendLags: o.lags}
 	ol.SendWindow = o.last.Sub(o.first)
-	rd.Wall, rd.Open, rd.Gaps = o.lastEnd.Sub(o.first), ol, &o.gaps
+	rd := shape
+	rd.Replies, rd.Asked, rd.Gaps = o.replies, o.asked, &o.gaps
+	rd.NotSent = o.notSent + o.ofEnds*turns - o.endsSent
+	rd.Wall, rd.Open = o.lastEnd.Sub(o.first), ol
+	o.replies, o.asked, o.lags = nil, nil, nil
 	return rd
 }
 
