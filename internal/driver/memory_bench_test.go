@@ -113,7 +113,8 @@ func runRequests(tb testing.TB, d *Driver, k bench.Key, n int) int {
 // heap it left in use per request.
 func retained(tb testing.TB, k bench.Key, n int) (perRequest float64, sent int) {
 	tb.Helper()
-	d, err := setup(context.Background(), memEnv(tb.TempDir()), io.Discard, Options{})
+	// As go test -benchtime=<n>x tells a run how many to plan for.
+	d, err := setup(context.Background(), memEnv(tb.TempDir()), io.Discard, Options{Benchtime: strconv.Itoa(n) + "x"})
 	if err != nil {
 		tb.Fatal(err)
 	}

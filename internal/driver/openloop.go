@@ -51,12 +51,23 @@ type openLoop struct {
 // newOpenLoop returns the open loop of a leaf of n arrivals (0 if not
 // known) at rate a second.
 func newOpenLoop(rate, burstiness float64, maxInflight, n int, seed string) *openLoop {
+	// Room for the replies of the arrivals planned, up to presize: a long
+	// leaf's replies then never grow by copying, which at a million
+	// would hold two copies at once.
+	room := min(n, presize)
 	return &openLoop{
 		rate:     rate,
 		arrivals: newArrivals(rate, burstiness, seed, n),
 		slots:    make(chan struct{}, maxInflight),
+		replies:  make([]stats.Reply, 0, room),
+		lags:     make([]float64, 0, room),
 	}
 }
+
+// presize is the most arrivals an open loop makes room for at its start:
+// 320 MB of replies, so that a mistyped -benchtime does not take the
+// memory at once.
+const presize = 1 << 21
 
 // arrive waits for the next arrival time and sends req at it, in its own
 // goroutine, without waiting for the requests in flight: send returns the
