@@ -90,15 +90,16 @@ func ShareEnergy(rounds []Round, power *telemetry.Figures) *Energy {
 		replies[ri] = rd.replies()
 		e.Shares[ri] = make([]*RequestEnergy, len(replies[ri]))
 		for i, res := range replies[ri] {
-			if res.Start.IsZero() {
+			start := res.Start()
+			if start.IsZero() {
 				continue
 			}
-			stop := res.Start.Add(res.Total)
+			stop := start.Add(res.Total)
 			first := stop
 			if res.TTFT > 0 && res.TTFT < res.Total {
-				first = res.Start.Add(res.TTFT)
+				first = start.Add(res.TTFT)
 			}
-			reqs = append(reqs, req{round: ri, i: i, start: res.Start, first: first, stop: stop})
+			reqs = append(reqs, req{round: ri, i: i, start: start, first: first, stop: stop})
 		}
 	}
 	// The spans a request overlaps: from the first that ends after its

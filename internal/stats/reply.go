@@ -11,12 +11,13 @@ import (
 // Reply is what the figures need of one request's runtimes.Result, and
 // nothing more: a few numbers, no chunk and no text. A run keeps one for
 // every request until it ends (Round.Compact), so its size is what a long
-// run costs a request: about 170 bytes, against the 400 of a Result and
+// run costs a request: 144 bytes, against the 392 of a Result and
 // the 4 bytes a chunk of its gaps (which go to the leaf's Gaps instead).
 type Reply struct {
-	// Start, TTFT, TTFC, Total, TTFToolCall, PromptEval, Eval and
+	// start is the Result's Start in Unix nanoseconds (0: none; see
+	// Start); TTFT, TTFC, Total, TTFToolCall, PromptEval, Eval and
 	// LoadDuration are the Result's.
-	Start                           time.Time
+	start                           int64
 	TTFT, TTFC, Total, TTFToolCall  time.Duration
 	PromptEval, Eval, LoadDuration  time.Duration
 	OutputTokens, Chunks            int32
@@ -34,7 +35,7 @@ type Reply struct {
 // ReplyOf is what the figures need of res.
 func ReplyOf(res runtimes.Result) Reply {
 	return Reply{
-		Start: res.Start, TTFT: res.TTFT, TTFC: res.TTFC, Total: res.Total, TTFToolCall: res.TTFToolCall,
+		start: unixNano(res.Start), TTFT: res.TTFT, TTFC: res.TTFC, Total: res.Total, TTFToolCall: res.TTFToolCall,
 		PromptEval: res.PromptEval, Eval: res.Eval, LoadDuration: res.LoadDuration,
 		OutputTokens: clamp32(res.OutputTokens), Chunks: clamp32(res.Chunks),
 		ToolCalls: clamp32(res.ToolCalls), ToolArgsValid: clamp32(res.ToolArgsValid),
@@ -45,6 +46,22 @@ func ReplyOf(res runtimes.Result) Reply {
 		finishReason: intern(res.FinishReason), servedModel: intern(res.ServedModel),
 		Err: res.Err,
 	}
+}
+
+// Start is the Result's Start, on the wall clock (without the monotonic
+// reading, which Total already made use of).
+func (r Reply) Start() time.Time {
+	if r.start == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, r.start)
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // OK reports whether the request completed.
