@@ -34,6 +34,15 @@ func (s *samples) presize(rounds []Round) {
 	}
 }
 
+// reset empties s, keeping its room.
+func (s *samples) reset() {
+	for _, xs := range []*[]float64{&s.ttft, &s.ttfc, &s.total, &s.tpot, &s.decode, &s.request, &s.prompt, &s.agg, &s.wall,
+		&s.serverDecode, &s.perChunk, &s.reasoning, &s.promptTokens, &s.cached, &s.lags, &s.ttfTool} {
+		*xs = (*xs)[:0]
+	}
+	s.gaps = s.gaps[:0]
+}
+
 // Compute returns the figures of rounds, as docs/metrics.md defines them,
 // with goodput against slo (none for the zero SLO).
 func Compute(rounds []Round, slo SLO) Metrics { return compute(rounds, slo, true, burstBelow(rounds)) }
