@@ -43,7 +43,7 @@ func (d *Driver) noteFirst(l *Leaf) {
 	}
 	n := len(l.rounds)
 	if l.open != nil {
-		n = len(l.rounds[0].Results)
+		n = l.rounds[0].Len()
 	}
 	if n == 0 {
 		return

@@ -1,11 +1,14 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
@@ -47,9 +50,18 @@ type Leaf struct {
 	// the leaf's first run's.
 	canary     *canary.Reply
 	canaryNote string
-	rounds     []stats.Round
-	open       *openLoop // for an open-loop leaf (key.Rate > 0)
-	progress   leafProgress
+	// rounds are the timed rounds, compact (stats.Round.Compact): their
+	// gaps between chunks are counted in gaps.
+	rounds   []stats.Round
+	gaps     stats.Gaps
+	open     *openLoop // for an open-loop leaf (key.Rate > 0)
+	progress leafProgress
+	// recMu serialises an open-loop leaf's conversations' recording
+	// (recordArrival); heldOpen are their records, each with where its
+	// replies are in the leaf's round, when they are held for their
+	// energy (hold).
+	recMu    sync.Mutex
+	heldOpen []heldChat
 
 	// A workload's or a distribution's leaf (workload.go): what its
 	// requests are made of, the draws of their lengths, the next
@@ -162,6 +174,7 @@ func (d *Driver) newLeaf(ctx context.Context, k bench.Key, rt *runtimes.Runtime,
 		if kw != nil && kw.trace() {
 			l.open.at = kw.traceAt
 		}
+		l.open.done = l.recordArrival
 	}
 	return l, nil
 }
@@ -254,8 +267,8 @@ func (l *Leaf) Next() {
 		return
 	}
 	r := l.send(false, len(l.rounds)+1)
-	l.rounds = append(l.rounds, r)
 	l.progress.round(r)
+	l.rounds = append(l.rounds, r.Compact(&l.gaps))
 }
 
 // send runs one round: warm-up or timed round number i, a conversation
@@ -291,14 +304,52 @@ func (l *Leaf) shape() stats.Round {
 }
 
 // endOpen ends an open-loop leaf run once its last conversation has
-// ended, and records its requests.
+// ended (each recorded as it ended, or held now, in the round's order).
 func (l *Leaf) endOpen() {
 	r := l.open.end(l.d.Settings.Turns, l.shape())
 	ramp := l.open.rampResults()
 	l.recordRamp(ramp)
 	l.rampTail = rampTail(ramp, l.timedFrom)
-	l.record(false, 1, r.Results, r.Asked)
+	if l.heldOpen != nil {
+		slices.SortFunc(l.heldOpen, func(a, b heldChat) int { return cmp.Compare(a.at, b.at) })
+		var recs []records.Record
+		for _, c := range l.heldOpen {
+			recs = append(recs, c.recs...)
+		}
+		l.heldOpen = nil
+		l.hold(recs)
+	}
 	l.rounds = append(l.rounds, r)
+}
+
+// heldChat are the records of a conversation of an open-loop leaf, whose
+// replies are from at on in its round.
+type heldChat struct {
+	at   int
+	recs []records.Record
+}
+
+// recordArrival records the requests of conversation chat, whose replies
+// are from at on in the open-loop leaf's round, that asked for asked
+// (nil: the round's lengths), as it ends: written at once, or, when they
+// are held for their share of the leaf's energy, kept for endOpen.
+func (l *Leaf) recordArrival(at int, chat []runtimes.Result, asked *stats.Asked) {
+	l.recMu.Lock()
+	defer l.recMu.Unlock()
+	for _, res := range chat {
+		l.d.versionFromReply(l.rt, res)
+	}
+	recs := records.OfRound(l.key, l.count, 1, false, l.d.Run.CreatedAt, chat, records.Keep{Chunks: l.d.Settings.RecordChunks, Text: l.d.Settings.RecordText})
+	if asked != nil {
+		for j := range recs {
+			recs[j].InputTokens, recs[j].MaxTokens = asked.InputTokens, asked.MaxTokens
+		}
+	}
+	if l.holds() {
+		l.heldOpen = append(l.heldOpen, heldChat{at: at, recs: recs})
+		return
+	}
+	l.appendRecords(recs)
 }
 
 func (l *Leaf) cold() bool { return l.d.cold() }

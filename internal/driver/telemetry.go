@@ -220,11 +220,17 @@ func (l *Leaf) measurePower(to time.Time, notes []string) (*telemetry.Figures, *
 // run that ends with End (not a control's). An interrupt writes them
 // without energy (see files.freeze).
 func (l *Leaf) hold(recs []records.Record) bool {
-	if l.d.power == nil || l.d.Run.Host.IdlePowerW == nil || l.control {
+	if !l.holds() {
 		return false
 	}
 	l.d.files.hold(recs)
 	return true
+}
+
+// holds reports whether the leaf run's timed records are held for their
+// share of its energy (see hold).
+func (l *Leaf) holds() bool {
+	return l.d.power != nil && l.d.Run.Host.IdlePowerW != nil && !l.control
 }
 
 // powerAdded writes the held records with their energy, once the leaf run

@@ -35,11 +35,13 @@ const (
 
 // IsBurst reports whether res, a successful reply, came in a burst in a
 // leaf whose burst bound is below (Metrics.BurstBelow; 0: none is).
-func IsBurst(res runtimes.Result, below float64) bool {
+func IsBurst(res runtimes.Result, below float64) bool { return isBurst(ReplyOf(res), below) }
+
+func isBurst(res Reply, below float64) bool {
 	if below <= 0 || res.OutputTokens < BurstMinTokens {
 		return false
 	}
-	tpot, ok := TPOT(res)
+	tpot, ok := tpotOf(res)
 	return ok && tpot < below
 }
 
@@ -49,11 +51,11 @@ func IsBurst(res runtimes.Result, below float64) bool {
 func burstBelow(rounds []Round) float64 {
 	var tpots []float64
 	for _, rd := range rounds {
-		for _, res := range rd.Results {
+		for _, res := range rd.replies() {
 			if !res.OK() {
 				continue
 			}
-			if tpot, ok := TPOT(res); ok {
+			if tpot, ok := tpotOf(res); ok {
 				tpots = append(tpots, tpot)
 			}
 		}

@@ -17,6 +17,32 @@ type samples struct {
 	gaps                                                        []float32
 }
 
+// presize makes room for a sample of each request of rounds in the
+// figures nearly every request has, so that a long leaf's do not grow by
+// copying: at a million requests that is most of what computing its
+// figures allocates.
+func (s *samples) presize(rounds []Round) {
+	n := 0
+	for _, rd := range rounds {
+		n += rd.Len()
+	}
+	if n < 1024 {
+		return
+	}
+	for _, xs := range []*[]float64{&s.ttft, &s.ttfc, &s.total, &s.tpot, &s.decode, &s.request, &s.perChunk, &s.promptTokens} {
+		*xs = make([]float64, 0, n)
+	}
+}
+
+// reset empties s, keeping its room.
+func (s *samples) reset() {
+	for _, xs := range []*[]float64{&s.ttft, &s.ttfc, &s.total, &s.tpot, &s.decode, &s.request, &s.prompt, &s.agg, &s.wall,
+		&s.serverDecode, &s.perChunk, &s.reasoning, &s.promptTokens, &s.cached, &s.lags, &s.ttfTool} {
+		*xs = (*xs)[:0]
+	}
+	s.gaps = s.gaps[:0]
+}
+
 // Compute returns the figures of rounds, as docs/metrics.md defines them,
 // with goodput against slo (none for the zero SLO).
 func Compute(rounds []Round, slo SLO) Metrics { return compute(rounds, slo, true, burstBelow(rounds)) }
@@ -31,6 +57,7 @@ func compute(rounds []Round, slo SLO, perTurn bool, below float64) Metrics {
 	)
 	m.Rounds = len(rounds)
 	m.BurstBelow = below
+	s.presize(rounds)
 	for _, rd := range rounds {
 		m.addRound(&s, &acc, rd, slo)
 	}
@@ -52,6 +79,9 @@ func compute(rounds []Round, slo SLO, perTurn bool, below float64) Metrics {
 		m.EmbedInputTPS = float64(acc.embedTokens) / m.WallTotal
 	}
 	m.summarise(&s)
+	if g := gapsOf(rounds, s.gaps); g != nil {
+		m.ITL = g.stat()
+	}
 	if acc.turns > 1 {
 		if m.Reuse == "" {
 			m.Reuse = "history"
@@ -96,7 +126,8 @@ func (m *Metrics) addRound(s *samples, acc *tally, rd Round, slo SLO) {
 		acc.openWall += rd.Wall
 	}
 	tokens, ok := 0, 0
-	for i, res := range rd.Results {
+	replies := rd.replies()
+	for i, res := range replies {
 		m.Requests++
 		if rd.Asked != nil {
 			a := rd.asked(i)
@@ -113,20 +144,23 @@ func (m *Metrics) addRound(s *samples, acc *tally, rd Round, slo SLO) {
 		}
 		m.Successes++
 		ok++
-		acc.turns = max(acc.turns, res.Turn)
-		tokens += res.OutputTokens
+		acc.turns = max(acc.turns, int(res.Turn))
+		tokens += int(res.OutputTokens)
+		if rd.Results != nil { // a compact round's gaps are in rd.Gaps
+			s.gaps = append(s.gaps, rd.Results[i].Gaps...)
+		}
 		if res.Embeddings > 0 {
 			acc.embedded++
-			acc.embedTokens += res.PromptTokens
+			acc.embedTokens += int(res.PromptTokens)
 		}
 		a := rd.asked(i)
 		each := rd // the round as this request asked it
 		each.InputTokens, each.MaxTokens = a.InputTokens, a.MaxTokens
 		m.add(s, each, res)
-		if i > 0 && droppedHistory(rd.Results[i-1], res) {
+		if i > 0 && droppedHistory(replies[i-1], res) {
 			m.Truncated++
 		}
-		tpot, hasTPOT := TPOT(res)
+		tpot, hasTPOT := tpotOf(res)
 		if slo.Set() && slo.meets(res.TTFT, res.Total, tpot, hasTPOT) {
 			acc.good++
 		}
@@ -159,18 +193,7 @@ func byTurn(rounds []Round, n int, below float64) []Metrics {
 	for t := range n {
 		var of []Round
 		for _, rd := range rounds {
-			var results []runtimes.Result
-			var asked []Asked
-			for i, res := range rd.Results {
-				if max(res.Turn, 1) == t+1 {
-					results = append(results, res)
-					if rd.Asked != nil {
-						asked = append(asked, rd.asked(i))
-					}
-				}
-			}
-			rd.Results, rd.NotSent, rd.Open, rd.Asked = results, 0, nil, asked
-			of = append(of, rd)
+			of = append(of, rd.turn(t+1))
 		}
 		out[t] = compute(of, SLO{}, false, below)
 	}
@@ -178,7 +201,7 @@ func byTurn(rounds []Round, n int, below float64) []Metrics {
 }
 
 // add counts one successful request of round rd.
-func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
+func (m *Metrics) add(s *samples, rd Round, res Reply) {
 	m.countReply(rd, res)
 	m.addTimes(s, res)
 	if rd.Tools {
@@ -189,18 +212,19 @@ func (m *Metrics) add(s *samples, rd Round, res runtimes.Result) {
 
 // countReply counts a successful reply's tokens, finish reason, served
 // model, and whether it was truncated or short of the length asked for.
-func (m *Metrics) countReply(rd Round, res runtimes.Result) {
+func (m *Metrics) countReply(rd Round, res Reply) {
 	m.TokensApprox = m.TokensApprox || res.TokensApprox
-	if m.Successes == 1 || res.OutputTokens < m.MinTokens {
-		m.MinTokens = res.OutputTokens
+	out := int(res.OutputTokens)
+	if m.Successes == 1 || out < m.MinTokens {
+		m.MinTokens = out
 	}
-	m.MaxTokens = max(m.MaxTokens, res.OutputTokens)
-	m.OutputTokens += res.OutputTokens
-	if res.FinishReason != "" {
-		count(&m.FinishReasons, res.FinishReason)
+	m.MaxTokens = max(m.MaxTokens, out)
+	m.OutputTokens += out
+	if r := res.FinishReason(); r != "" {
+		count(&m.FinishReasons, r)
 	}
-	if res.ServedModel != "" {
-		count(&m.ServedModels, res.ServedModel)
+	if sm := res.ServedModel(); sm != "" {
+		count(&m.ServedModels, sm)
 	}
 	if rd.Asked == nil { // requests of lengths of their own have no one target
 		m.InputTokens = max(m.InputTokens, rd.InputTokens)
@@ -214,7 +238,7 @@ func (m *Metrics) countReply(rd Round, res runtimes.Result) {
 	if rd.MaxTokens > 0 && res.ToolCalls == 0 && res.Embeddings == 0 {
 		m.Short.Of++
 		m.Short.Asked = max(m.Short.Asked, rd.MaxTokens)
-		if res.OutputTokens < rd.MaxTokens {
+		if out < rd.MaxTokens {
 			m.Short.add(res)
 		}
 	}
@@ -222,7 +246,7 @@ func (m *Metrics) countReply(rd Round, res runtimes.Result) {
 
 // addTimes adds a successful reply's times and rates to the samples, and
 // counts whole replies, bursts and model loads.
-func (m *Metrics) addTimes(s *samples, res runtimes.Result) {
+func (m *Metrics) addTimes(s *samples, res Reply) {
 	out := float64(res.OutputTokens)
 	if res.TTFT > 0 {
 		s.ttft = append(s.ttft, res.TTFT.Seconds())
@@ -240,7 +264,7 @@ func (m *Metrics) addTimes(s *samples, res runtimes.Result) {
 	// the same stamps; the server's own rate is a figure apart. A burst
 	// reply's span is the time its tokens took to arrive, not to be
 	// decoded: it is counted, and in neither.
-	burst := IsBurst(res, m.BurstBelow)
+	burst := isBurst(res, m.BurstBelow)
 	if burst {
 		m.Bursts++
 	}
@@ -250,16 +274,15 @@ func (m *Metrics) addTimes(s *samples, res runtimes.Result) {
 	if res.Eval > 0 {
 		s.serverDecode = append(s.serverDecode, out/res.Eval.Seconds())
 	}
-	if tpot, ok := TPOT(res); ok && !burst {
+	if tpot, ok := tpotOf(res); ok && !burst {
 		s.tpot = append(s.tpot, tpot)
 	}
-	if Loaded(res) {
+	if loaded(res) {
 		m.ModelLoads++
 	}
 	if res.Total > 0 {
 		s.request = append(s.request, out/res.Total.Seconds())
 	}
-	s.gaps = append(s.gaps, res.Gaps...)
 	if res.Chunks > 0 {
 		s.perChunk = append(s.perChunk, out/float64(res.Chunks))
 	}
@@ -267,7 +290,7 @@ func (m *Metrics) addTimes(s *samples, res runtimes.Result) {
 
 // addPrompt adds a successful reply's reasoning, prompt and cached
 // token counts and its prompt rate to the samples.
-func (m *Metrics) addPrompt(s *samples, rd Round, res runtimes.Result) {
+func (m *Metrics) addPrompt(s *samples, rd Round, res Reply) {
 	if res.ReasoningReported {
 		s.reasoning = append(s.reasoning, float64(res.ReasoningTokens))
 	}
@@ -277,8 +300,8 @@ func (m *Metrics) addPrompt(s *samples, rd Round, res runtimes.Result) {
 	if res.CachedReported {
 		s.cached = append(s.cached, float64(res.CachedTokens))
 		if res.PromptTokens > 0 {
-			m.Cached += res.CachedTokens
-			m.CachedOf += res.PromptTokens
+			m.Cached += int(res.CachedTokens)
+			m.CachedOf += int(res.PromptTokens)
 		}
 	}
 	// The prompt rate counts only the tokens the server evaluated: where
@@ -298,14 +321,14 @@ func (m *Metrics) addPrompt(s *samples, rd Round, res runtimes.Result) {
 
 // add counts the tool calls of res, a successful reply to a request sent
 // with tools.
-func (t *ToolCalls) add(s *samples, res runtimes.Result) {
+func (t *ToolCalls) add(s *samples, res Reply) {
 	t.Of++
 	if res.ToolCalls == 0 {
 		return
 	}
 	t.Replies++
-	t.Calls += res.ToolCalls
-	t.ArgsValid += res.ToolArgsValid
+	t.Calls += int(res.ToolCalls)
+	t.ArgsValid += int(res.ToolArgsValid)
 	if res.TTFToolCall > 0 {
 		s.ttfTool = append(s.ttfTool, res.TTFToolCall.Seconds())
 	}
@@ -313,7 +336,9 @@ func (t *ToolCalls) add(s *samples, res runtimes.Result) {
 
 // Loaded reports whether the server loaded the model during res (its
 // load_duration is above modelLoad).
-func Loaded(res runtimes.Result) bool { return res.LoadDuration > modelLoad }
+func Loaded(res runtimes.Result) bool { return loaded(ReplyOf(res)) }
+
+func loaded(res Reply) bool { return res.LoadDuration > modelLoad }
 
 // modelLoad is the load_duration above which a request counts as having
 // waited for the model to load.
@@ -322,7 +347,7 @@ const modelLoad = 100 * time.Millisecond
 // wholeReply reports whether a reply of several tokens came in one chunk
 // (Ollama before 0.8 holds back the whole reply of a request with tools):
 // the client then saw no decoding, only the reply's end.
-func wholeReply(res runtimes.Result) bool { return res.Chunks == 1 && res.OutputTokens > 1 }
+func wholeReply(res Reply) bool { return res.Chunks == 1 && res.OutputTokens > 1 }
 
 // TPOT is a request's time per output token after the first, (total −
 // TTFT) / (tokens − 1), in seconds: the one formula of the row's TPOT,
@@ -332,25 +357,35 @@ func wholeReply(res runtimes.Result) bool { return res.Chunks == 1 && res.Output
 // first token and its end. Whether it succeeded is the caller's to ask:
 // the figures count only successes, a record has its TPOT either way.
 func TPOT(res runtimes.Result) (float64, bool) {
-	decoding := res.Total - res.TTFT
-	if res.Chunks < 2 || res.OutputTokens < 2 || decoding <= 0 {
-		return 0, false
-	}
-	return decoding.Seconds() / float64(res.OutputTokens-1), true
+	return tpot(res.Total, res.TTFT, res.Chunks, res.OutputTokens)
 }
 
-func (s *ShortOutputs) add(res runtimes.Result) {
+// tpotOf is TPOT of a request the figures kept.
+func tpotOf(res Reply) (float64, bool) {
+	return tpot(res.Total, res.TTFT, int(res.Chunks), int(res.OutputTokens))
+}
+
+func tpot(total, ttft time.Duration, chunks, tokens int) (float64, bool) {
+	decoding := total - ttft
+	if chunks < 2 || tokens < 2 || decoding <= 0 {
+		return 0, false
+	}
+	return decoding.Seconds() / float64(tokens-1), true
+}
+
+func (s *ShortOutputs) add(res Reply) {
 	s.Count++
 	if s.ByReason == nil {
 		s.ByReason = map[string]TokenRange{}
 	}
-	tr, seen := s.ByReason[res.FinishReason]
-	if !seen || res.OutputTokens < tr.Min {
-		tr.Min = res.OutputTokens
+	reason, out := res.FinishReason(), int(res.OutputTokens)
+	tr, seen := s.ByReason[reason]
+	if !seen || out < tr.Min {
+		tr.Min = out
 	}
-	tr.Max = max(tr.Max, res.OutputTokens)
+	tr.Max = max(tr.Max, out)
 	tr.N++
-	s.ByReason[res.FinishReason] = tr
+	s.ByReason[reason] = tr
 }
 
 func count(m *map[string]int, k string) {

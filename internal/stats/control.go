@@ -113,18 +113,26 @@ type PerRequest struct {
 // PerRequestOf returns the per-request values of rounds.
 func PerRequestOf(rounds []Round) PerRequest {
 	var (
-		m Metrics
-		s samples
+		m   Metrics
+		s   samples // one request's, at a time: a long leaf's others are not kept
+		out PerRequest
+		n   int
 	)
 	for _, rd := range rounds {
-		for _, res := range rd.Results {
+		n += rd.Len()
+	}
+	out.TTFT, out.Decode = make([]float64, 0, n), make([]float64, 0, n)
+	for _, rd := range rounds {
+		for _, res := range rd.replies() {
 			if res.OK() {
 				m.Successes++
 				m.add(&s, rd, res)
+				out.TTFT, out.Decode = append(out.TTFT, s.ttft...), append(out.Decode, s.decode...)
+				s.reset()
 			}
 		}
 	}
-	return PerRequest{TTFT: s.ttft, Decode: s.decode}
+	return out
 }
 
 // NewControl compares end, the control run of leaf k at the end of the

@@ -85,18 +85,21 @@ func ShareEnergy(rounds []Round, power *telemetry.Figures) *Energy {
 		start, first, stop time.Time
 	}
 	var reqs []req
+	replies := make([][]Reply, len(rounds))
 	for ri, rd := range rounds {
-		e.Shares[ri] = make([]*RequestEnergy, len(rd.Results))
-		for i, res := range rd.Results {
-			if res.Start.IsZero() {
+		replies[ri] = rd.replies()
+		e.Shares[ri] = make([]*RequestEnergy, len(replies[ri]))
+		for i, res := range replies[ri] {
+			start := res.Start()
+			if start.IsZero() {
 				continue
 			}
-			stop := res.Start.Add(res.Total)
+			stop := start.Add(res.Total)
 			first := stop
 			if res.TTFT > 0 && res.TTFT < res.Total {
-				first = res.Start.Add(res.TTFT)
+				first = start.Add(res.TTFT)
 			}
-			reqs = append(reqs, req{round: ri, i: i, start: res.Start, first: first, stop: stop})
+			reqs = append(reqs, req{round: ri, i: i, start: start, first: first, stop: stop})
 		}
 	}
 	// The spans a request overlaps: from the first that ends after its
@@ -132,7 +135,7 @@ func ShareEnergy(rounds []Round, power *telemetry.Figures) *Energy {
 			share.DecodeJ += perSecond[k] * overlap(r.first, r.stop, spans[k])
 		}
 		e.Shares[r.round][r.i] = &share
-		res := rounds[r.round].Results[r.i]
+		res := replies[r.round][r.i]
 		if res.Err != nil {
 			continue
 		}
@@ -141,10 +144,10 @@ func ShareEnergy(rounds []Round, power *telemetry.Figures) *Energy {
 		e.RequestsPrefillJ += share.PrefillJ
 		if res.PromptTokens > 0 {
 			e.PrefillJ += share.PrefillJ
-			e.PromptTokens += res.PromptTokens
+			e.PromptTokens += int(res.PromptTokens)
 		}
 		e.DecodeJ += share.DecodeJ
-		e.OutputTokens += res.OutputTokens
+		e.OutputTokens += int(res.OutputTokens)
 	}
 	return e
 }

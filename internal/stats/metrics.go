@@ -18,8 +18,14 @@ import (
 // Round is one b.Loop iteration: requests sent at once, the wall time from
 // their release to the end of the last one, and how they were sent.
 type Round struct {
-	Wall    time.Duration
+	Wall time.Duration
+	// Results are the requests as measured, or, once the round is compact
+	// (Compact), Replies, what the figures need of them, and Gaps, their
+	// gaps between text chunks, counted with those of the leaf run's other
+	// rounds. A round has one or the other.
 	Results []runtimes.Result
+	Replies []Reply
+	Gaps    *Gaps
 	// MaxTokens is the output length each request asked for; 0 if not
 	// known. Successful requests that stopped short of it are counted.
 	MaxTokens int
@@ -88,7 +94,7 @@ func (l Lengths) Varies() bool { return l.N > 0 && l.Min != l.Max }
 // cold reports whether no server can have had any of res's prompt
 // cached: rd's prompts are unique, res is the first turn of its
 // conversation, and no shared prefix comes before them.
-func (rd Round) cold(res runtimes.Result) bool {
+func (rd Round) cold(res Reply) bool {
 	return rd.Cold && res.Turn <= 1 && rd.SharedPrefix == 0
 }
 
@@ -96,12 +102,12 @@ func (rd Round) cold(res runtimes.Result) bool {
 // the prompt's tokens: more than 5% short of the length it was sized to,
 // or (Ollama, which keeps the end of a prompt longer than its context and
 // says nothing) a count that reaches the context it was given.
-func truncated(rd Round, res runtimes.Result) bool {
+func truncated(rd Round, res Reply) bool {
 	if res.PromptTokens <= 0 {
 		return false
 	}
 	return (rd.InputTokens > 0 && float64(res.PromptTokens) < 0.95*float64(rd.InputTokens)) ||
-		(rd.Context > 0 && res.PromptTokens >= rd.Context)
+		(rd.Context > 0 && int(res.PromptTokens) >= rd.Context)
 }
 
 // droppedHistory reports whether the server cut res's prompt, a turn of a
@@ -110,7 +116,7 @@ func truncated(rd Round, res runtimes.Result) bool {
 // and a follow-up more. (Ollama drops a conversation's first messages
 // when they exceed its context, and says nothing.) The conversation's
 // turns are consecutive in a round's results.
-func droppedHistory(prev, res runtimes.Result) bool {
+func droppedHistory(prev, res Reply) bool {
 	return res.Turn > 1 && prev.Turn == res.Turn-1 && prev.Conversation == res.Conversation &&
 		prev.PromptTokens > 0 && res.PromptTokens > 0 && res.PromptTokens <= prev.PromptTokens
 }

@@ -317,7 +317,7 @@ func TestShortOutputsString(t *testing.T) {
 		{OutputTokens: 60, FinishReason: "stop"}, {OutputTokens: 900, FinishReason: "length"},
 		{OutputTokens: 61, FinishReason: "length"}, {OutputTokens: 3},
 	} {
-		s.add(r)
+		s.add(ReplyOf(r))
 	}
 	assert.Equal(t, "3 length at 61–900, 2 stop, 1 no reason given", s.String())
 }

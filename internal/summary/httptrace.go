@@ -25,7 +25,7 @@ func (row *Row) addHTTPTrace(rounds []stats.Round) {
 		setupOfTTFT, ttftTraced float64
 	)
 	for _, rd := range rounds {
-		for _, res := range rd.Results {
+		for _, res := range rd.Requests() {
 			h := res.HTTP
 			if h == nil || res.Err != nil {
 				continue

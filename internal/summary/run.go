@@ -672,7 +672,12 @@ func (r *Run) Rows() []Row {
 			rounds = append(rounds, l.rounds...)
 			tel.add(l.tel, l.m)
 		}
-		m := stats.Compute(rounds, r.SLO)
+		// One leaf run's figures are those Add computed: a long leaf's
+		// are not computed twice over.
+		m := ls[0].m
+		if len(ls) > 1 {
+			m = stats.Compute(rounds, r.SLO)
+		}
 		for _, l := range ls {
 			if l.notRun != nil {
 				m.AddError(l.notRunClass, l.notRun)
