@@ -128,18 +128,9 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 		return nil, err
 	}
 	d := &Driver{Settings: st, opts: opts, log: log}
-	ps, err := d.selectPrompts(st, opts)
+	ps, err := d.promptsOf(st, opts)
 	if err != nil {
-		if st.Workload != "" || len(st.InputLengths.Dists) > 0 {
-			return nil, err
-		}
-		if len(st.InputTokens) > 0 {
-			return nil, fmt.Errorf(envPrompts+"=%q, "+envInputTokens+"=%q: %w", strings.Join(st.Prompts, ","), st.InputTokens, err)
-		}
-		if st.PromptsDir != "" {
-			return nil, fmt.Errorf(envPrompts+"=%q, "+envPromptsDir+"=%q: %w", strings.Join(st.Prompts, ","), st.PromptsDir, err)
-		}
-		return nil, fmt.Errorf(envPrompts+"=%q: %w", strings.Join(st.Prompts, ","), err)
+		return nil, err
 	}
 	tools, toolsSum, err := readTools(st.Tools)
 	if err != nil {
@@ -206,6 +197,25 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 	}
 	d.Run.Arguments = d.arguments()
 	return d, nil
+}
+
+// promptsOf are the prompts st selects, or an error naming the settings
+// that chose them.
+func (d *Driver) promptsOf(st config.Settings, opts Options) ([]prompts.Prompt, error) {
+	ps, err := d.selectPrompts(st, opts)
+	if err == nil {
+		return ps, nil
+	}
+	if st.Workload != "" || len(st.InputLengths.Dists) > 0 {
+		return nil, err
+	}
+	if len(st.InputTokens) > 0 {
+		return nil, fmt.Errorf(envPrompts+"=%q, "+envInputTokens+"=%q: %w", strings.Join(st.Prompts, ","), st.InputTokens, err)
+	}
+	if st.PromptsDir != "" {
+		return nil, fmt.Errorf(envPrompts+"=%q, "+envPromptsDir+"=%q: %w", strings.Join(st.Prompts, ","), st.PromptsDir, err)
+	}
+	return nil, fmt.Errorf(envPrompts+"=%q: %w", strings.Join(st.Prompts, ","), err)
 }
 
 // checkCPU refuses a -cpu list: go test would run every leaf once per

@@ -133,6 +133,28 @@ func start(cfg Config, addr string, h hooks) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.precompute()
 
+	mux := s.routes()
+
+	s.srv = &http.Server{
+		Handler:           s.track(mux),
+		ReadHeaderTimeout: 10 * time.Second,
+		// No ReadTimeout or WriteTimeout: they would cut long streams.
+		IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return s.ctx },
+		ConnContext: withConn,
+		ConnState:   s.connState,
+	}
+	go func() {
+		defer close(s.serveDone)
+		s.srv.Serve(ln) // returns http.ErrServerClosed on Close
+	}()
+	return s, nil
+}
+
+// routes are the endpoints s serves: the chat and models of every
+// flavor, the APIs beside the chat, and its flavor's own.
+func (s *Server) routes() *http.ServeMux {
+	cfg := s.cfg
 	mux := http.NewServeMux()
 	if cfg.ServesOllama() {
 		mux.HandleFunc("POST /api/chat", s.ollamaChat)
@@ -168,21 +190,7 @@ func start(cfg Config, addr string, h hooks) (*Server, error) {
 	if !cfg.NoMetrics {
 		mux.HandleFunc("GET /metrics", s.serveMetrics)
 	}
-
-	s.srv = &http.Server{
-		Handler:           s.track(mux),
-		ReadHeaderTimeout: 10 * time.Second,
-		// No ReadTimeout or WriteTimeout: they would cut long streams.
-		IdleTimeout: 2 * time.Minute,
-		BaseContext: func(net.Listener) context.Context { return s.ctx },
-		ConnContext: withConn,
-		ConnState:   s.connState,
-	}
-	go func() {
-		defer close(s.serveDone)
-		s.srv.Serve(ln) // returns http.ErrServerClosed on Close
-	}()
-	return s, nil
+	return mux
 }
 
 // Active is the number of requests being handled (streams in flight,
