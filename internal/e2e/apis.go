@@ -99,8 +99,8 @@ func checkLeafNames(txt []byte, api string) (lines, fails []string) {
 			continue
 		}
 		lines = append(lines, line)
-		name, _, _ := strings.Cut(line, "\t")
-		name = strings.TrimSpace(name)
+		// The .txt parts its fields with spaces, go test with tabs.
+		name := strings.Fields(line)[0]
 		if i := strings.LastIndexByte(name, '-'); i > 0 && strings.Trim(name[i+1:], "0123456789") == "" {
 			name = name[:i]
 		}
@@ -206,8 +206,9 @@ type seriesWant struct {
 
 // checkSeries checks a run's metric series: each runtime of w has at
 // least two samples in each leaf run it has samples of, in time order,
-// with running and waiting never below 0 and the KV-cache use, where
-// wanted, from 0 to 1 in every sample.
+// with running and waiting never below 0, running 1 or more in at least
+// one (the timed part keeps requests in flight), and the KV-cache use,
+// where wanted, from 0 to 1 in every sample.
 func checkSeries(samples []telemetry.ServerSample, w seriesWant) (table, fails []string) {
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	type leafRun struct {
@@ -263,6 +264,9 @@ func checkSeries(samples []telemetry.ServerSample, w seriesWant) (table, fails [
 		table = append(table, fmt.Sprintf("%-40s %5d %7d %8.2f %8.0f %8.0f %7.4f", k.leaf, k.count, t.n, t.last-t.first, t.maxRunning, t.maxWaiting, t.maxKV))
 		if t.n < 2 {
 			fail("%s (count %d): %d sample, want 2 or more", k.leaf, k.count, t.n)
+		}
+		if t.maxRunning < 1 {
+			fail("%s (count %d): no sample saw a request running, in a timed part that kept requests in flight", k.leaf, k.count)
 		}
 	}
 	return table, fails

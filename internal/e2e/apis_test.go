@@ -60,6 +60,11 @@ func TestCheckLeafNames(t *testing.T) {
 	_, fails = checkLeafNames([]byte(strings.Replace(embed, "embed-req/s", "decode-tok/s", 1)), "embeddings")
 	assert.Len(t, fails, 1)
 
+	// The .txt's lines, fields a space apart.
+	spaced := "BenchmarkInference/runtime=vllm/prompt=short/conc=2/api=messages-2 2 2.8e+08 ns/op 230.0 agg-tok/s\n"
+	_, fails = checkLeafNames([]byte(spaced), "messages")
+	assert.Empty(t, fails)
+
 	_, fails = checkLeafNames([]byte("PASS\n"), "completions")
 	assert.Equal(t, []string{"the .txt has no result line"}, fails)
 }
@@ -130,6 +135,10 @@ func TestCheckSeries(t *testing.T) {
 
 	_, fails = checkSeries(good, seriesWant{runtimes: []string{"vllm", "sglang"}})
 	assert.Equal(t, []string{"the series has no sample of sglang"}, fails)
+
+	idle := []telemetry.ServerSample{sample(leaf, 1, 0, ptr(0.0)), sample(leaf, 1.5, 0, ptr(0.0))}
+	_, fails = checkSeries(idle, w)
+	assert.Equal(t, []string{leaf + " (count 1): no sample saw a request running, in a timed part that kept requests in flight"}, fails)
 
 	neg := []telemetry.ServerSample{sample(leaf, 1, -1, ptr(0.0)), sample(leaf, 1.5, 2, ptr(1.5))}
 	_, fails = checkSeries(neg, w)
