@@ -126,7 +126,7 @@ func TestCheckSeries(t *testing.T) {
 	_, fails := checkSeries(good, w)
 	assert.Empty(t, fails)
 
-	_, fails = checkSeries(good[:1], w)
+	_, fails = checkSeries(good[1:2], w)
 	assert.Equal(t, []string{leaf + " (count 1): 1 sample, want 2 or more"}, fails)
 
 	noKV := []telemetry.ServerSample{sample(leaf, 1, 0, nil), sample(leaf, 1.5, 2, ptr(0.01))}
