@@ -81,7 +81,18 @@
 #   - TestAgentLoop: a turn after a tool call (the call and its result in
 #     the history, as the suite sends them in a conversation) through
 #     both APIs: answered, and counted the same by both, longer than
-#     without the call.
+#     without the call;
+#   - TestAPIs, on short runs through other APIs (BENCH_API, concurrency
+#     2, 32 tokens): text completions through /v1, embeddings through
+#     /api/embed and /v1/embeddings (two inputs a request): every request
+#     succeeded, tokens or embeddings' rates above 0, every leaf named
+#     …/api=<api>; before them, runs with BENCH_API=responses and
+#     messages (which 0.6.5 lacks) and with images (BENCH_IMAGES; the
+#     model is text only) must be refused, exit 2, before any request;
+#   - TestHTTPTrace, on a run with BENCH_HTTP_TRACE=1 after a 3 s ramp
+#     (BENCH_RAMP): every timed request has its HTTP stamps, reused
+#     connections are counted, the ramp's requests are recorded and in
+#     no figure.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.
@@ -117,6 +128,8 @@ TRACE_SPEED=0.1
 TOOLS_MODEL=inferencebench-e2e-tools
 # The later, shorter runs use one prompt: the first.
 ONE_PROMPT=${PROMPTS%%,*}
+# The runs through other APIs (BENCH_API): -benchtime=2x -count=1.
+API_ROUNDS=2
 WARM_ROUNDS=2 # -benchtime=2x -count=1 at concurrency 1, one warm-up
 # Arrivals of each open-loop leaf (-benchtime=65x: one b.Loop iteration is
 # one arrival): 64 gaps between them, one whole block of the driver's
@@ -445,10 +458,42 @@ phase "check workloads"
 e2e_test TestWorkloads "$tmp/workloads.log" "recorded workloads and tools"
 e2e_test TestAgentLoop "$tmp/agentloop.log" "an agent loop's turn through both APIs"
 
+phase "suite runs, other APIs"
+# BENCH_API through the real server, short runs (one prompt, concurrency
+# 2, two rounds, 32 tokens): text completions (/v1/completions), and
+# embeddings through both runtimes (native /api/embed, /v1/embeddings;
+# two inputs a request). Ollama 0.6.5 has no /v1/responses and no
+# /v1/messages (0.13.3 and 0.14.0 added them): each must be refused
+# before any request, exit 2, naming the API.
+api_env=(BENCH_PROMPTS="$ONE_PROMPT" BENCH_CONCURRENCY=2 BENCH_WARMUPS=1 BENCH_MAX_TOKENS=32 BENCH_CONTROL=off)
+suite completions . "${API_ROUNDS}x" 1 "${api_env[@]}" BENCH_RUNTIMES=ollama-v1 BENCH_API=completions
+api_summaries=$json
+suite embeddings . "${API_ROUNDS}x" 1 "${api_env[@]}" BENCH_API=embeddings BENCH_EMBED_BATCH=2
+api_summaries+=",$json"
+e2e_env+=(E2E_API_SUMMARIES="$api_summaries" E2E_API_ROUNDS="$API_ROUNDS")
+# One runtime: both would reach the same path of one server, which the
+# suite refuses for that reason first.
+for api in responses messages; do
+  refused "$api" "does not serve the $api API" "${api_env[@]}" BENCH_RUNTIMES=ollama-v1 BENCH_API="$api"
+done
+# The generated model is text only (/api/show capabilities without
+# "vision"): a run with images must be refused before any request.
+refused images "serves $MODEL_NAME, which takes no images" "${api_env[@]}" BENCH_RUNTIMES=ollama BENCH_IMAGES=1@64x64
+
+phase "suite run, HTTP trace and ramp"
+# Each request's HTTP stamps (BENCH_HTTP_TRACE=1), after a ramp of 3 s
+# (BENCH_RAMP) whose requests are recorded apart and in no figure.
+suite httptrace . 3x 1 "${api_env[@]}" BENCH_RUNTIMES=ollama BENCH_HTTP_TRACE=1 BENCH_RAMP=3s
+e2e_env+=(E2E_HTTP_SUMMARY="$json")
+
+phase "check other APIs, HTTP trace"
+e2e_test TestAPIs "$tmp/apis.log" "other APIs"
+e2e_test TestHTTPTrace "$tmp/httptrace.log" "HTTP trace and ramp"
+
 end_phase
 printf '\n== figures\n'
 # The tests' t.Logf lines, without go test's "    file_test.go:NN: ".
 sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client \/ server|TTFT:|ours: median|control:|cold prompt rate:|warm run:|capacity:|open loop (rate|TTFT)|leaf, in order|row ollama\/|control, fresh|fresh=leaf:|log: |N +words|[0-9]+ +[0-9]+ +[0-9.]+ +[0-9]+ |num_ctx |turn +(requests|messages)|[0-9]+ +[0-9]+ +([0-9.]+ +){4}[0-9.]+$|[0-9]+ +[0-9]+ +user|turn [0-9]+: prompt evaluation per|conversation of [0-9]+ turns|messages OK)/s/^/  /p' \
   "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log" "$tmp/fresh.log" "$tmp/input.log" \
   "$tmp/turns.log"
-figures "$tmp/workloads.log" "$tmp/agentloop.log"
+figures "$tmp/workloads.log" "$tmp/agentloop.log" "$tmp/apis.log" "$tmp/httptrace.log"

@@ -28,11 +28,21 @@
 #     prefix cache;
 #   - fresh and stale: the cold run's leaves again with BENCH_FRESH=off;
 #   - a context limit: vLLM alone with a prompt longer than its
-#     --max-model-len, which the suite must refuse before any request.
+#     --max-model-len, which the suite must refuse before any request;
+#   - other APIs (BENCH_API, concurrency 2, 32 tokens): completions on
+#     both, vLLM's responses and messages; refused before any request,
+#     exit 2: vLLM's embeddings (a generating model), mlx_lm.server's
+#     responses and messages;
+#   - a metric series: vLLM's /metrics every 500 ms at concurrency 2
+#     (BENCH_METRICS_INTERVAL).
 #
 # Then TestServers (internal/e2e, -tags e2e) checks every run and prints
 # the tables: rows, versions and served models, tokens asked against
-# counted, cached tokens by turn, the controls, vLLM's /metrics deltas.
+# counted, cached tokens by turn, the controls, vLLM's /metrics deltas;
+# TestAPIs checks the runs through other APIs (every request answered,
+# tokens above 0, leaves named …/api=<api>), and TestSeries the series
+# (samples with running and waiting, vLLM's KV-cache use) and that
+# cmd/report draws it.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-vllm-mlx: FAIL:" when anything fails.
@@ -72,6 +82,9 @@ INPUT_TOKENS=1024,1536
 TURNS=3
 SHARED_PREFIX=512
 TRACE_SPEED=0.1
+# The runs through other APIs (BENCH_API), and the metric series' run.
+API_ROUNDS=2
+SERIES_ROUNDS=8
 SERVERS=${E2E_SERVERS:-vllm,mlx}
 CACHE=${E2E_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/inferencebench}
 
@@ -290,9 +303,46 @@ if has vllm; then
   log "refused before any request: vLLM's request_success_total $before before and after"
 fi
 
+phase "suite runs, other APIs"
+# BENCH_API through the real servers, short runs (one prompt, concurrency
+# 2, two rounds, 32 tokens): text completions on both; vLLM's Responses
+# and Anthropic Messages APIs; vLLM's /v1/embeddings refused for this
+# generating model, mlx_lm.server's missing /v1/responses and
+# /v1/messages refused, before any request, exit 2.
+api_env=(BENCH_PROMPTS=short BENCH_CONCURRENCY=2 BENCH_WARMUPS=1 BENCH_MAX_TOKENS=32 BENCH_CONTROL=off)
+suite completions . "${API_ROUNDS}x" 1 "${api_env[@]}" BENCH_API=completions
+api_summaries=$json
+if has vllm; then
+  for api in responses messages; do
+    suite "$api" . "${API_ROUNDS}x" 1 "${api_env[@]}" BENCH_RUNTIMES=vllm BENCH_API="$api"
+    api_summaries+=",$json"
+  done
+  refused vllm-embeddings "does not serve the embeddings API" "${api_env[@]}" BENCH_RUNTIMES=vllm BENCH_API=embeddings
+fi
+if has mlx; then
+  for api in responses messages; do
+    refused "mlx-$api" "does not serve the $api API" "${api_env[@]}" BENCH_RUNTIMES=mlx BENCH_API="$api"
+  done
+fi
+e2e_env+=(E2E_API_SUMMARIES="$api_summaries" E2E_API_ROUNDS="$API_ROUNDS")
+
+if has vllm; then
+  phase "suite run, metric series"
+  # vLLM's /metrics scraped every 500 ms of each leaf's timed part
+  # (BENCH_METRICS_INTERVAL) at concurrency 2: the series beside the
+  # records, and cmd/report's chart of it.
+  suite series . "${SERIES_ROUNDS}x" 1 "${api_env[@]}" BENCH_RUNTIMES=vllm BENCH_METRICS_INTERVAL=500ms
+  e2e_env+=(E2E_SERIES_SUMMARY="$json" E2E_SERIES_RUNTIMES=vllm E2E_SERIES_KV=vllm)
+fi
+
 phase "check servers"
 e2e_test TestServers "$tmp/servers.log" "vLLM and mlx_lm.server"
+e2e_test TestAPIs "$tmp/apis.log" "other APIs"
+if has vllm; then
+  e2e_test TestSeries "$tmp/series.log" "vLLM's metric series"
+fi
 
 end_phase
 printf '\n== figures\n'
-figures "$tmp/servers.log"
+figures "$tmp/servers.log" "$tmp/apis.log"
+if has vllm; then figures "$tmp/series.log"; fi

