@@ -95,10 +95,11 @@ func (rt *Runtime) postJSON(ctx context.Context, path string, v any, accept stri
 // generate anything: a POST of a JSON array (no request of any API is
 // one) to the API's path, which a server that has the route refuses as a
 // bad request (400, 422) and one that has not answers 404, 405 or 501.
-// Embeddings get a real one-word request instead, as vLLM and
-// llama-server route /v1/embeddings for every model and refuse only a
-// valid request, with 400 "does not support" / 501, for a model or a
-// server without embeddings. nil for the chat, and for a server that
+// Embeddings get a real one-word request instead, as llama-server
+// routes /v1/embeddings for every model and refuses only a valid
+// request (501 without --embeddings); vLLM 0.32.0 has no such route for
+// a generating model (404 {"detail":"Not Found"}, seen on the real
+// server), which either request finds. nil for the chat, and for a server that
 // serves the API; else an error naming the API, the path and the answer.
 func (rt *Runtime) CheckAPI(ctx context.Context) error {
 	if rt.API == "" || rt.API == APIChat {
