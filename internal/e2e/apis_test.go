@@ -26,6 +26,13 @@ func TestCheckAPIRun(t *testing.T) {
 	_, fails = checkAPIRun(f, apiWant{api: "responses", rounds: 2, count: 1})
 	assert.Equal(t, []string{`arguments.api is "completions", want "responses"`}, fails)
 
+	// A chat run's file has no api key; its rows are checked as the others.
+	chat := &summary.File{Complete: ptr(true), Summary: []summary.Row{apiRow("llamacpp")}}
+	_, fails = checkAPIRun(chat, apiWant{api: "chat", rounds: 2, count: 1})
+	assert.Empty(t, fails)
+	_, fails = checkAPIRun(f, apiWant{api: "chat", rounds: 2, count: 1})
+	assert.Equal(t, []string{`arguments.api is "completions", want ""`}, fails)
+
 	r := apiRow("ollama")
 	r.Successes, r.Failures = 3, 1
 	f.Summary = []summary.Row{r}
@@ -53,6 +60,10 @@ func TestCheckLeafNames(t *testing.T) {
 	chat := "BenchmarkInference/runtime=vllm/prompt=short/conc=1-2 \t 2\t 1000 ns/op\n"
 	_, fails = checkLeafNames([]byte(chat), "completions")
 	assert.Len(t, fails, 1)
+	_, fails = checkLeafNames([]byte(chat), "chat")
+	assert.Empty(t, fails)
+	_, fails = checkLeafNames([]byte(txt), "chat")
+	assert.Equal(t, []string{"leaf BenchmarkInference/runtime=vllm/prompt=short/conc=1/api=completions: a chat leaf's name has no /api="}, fails)
 
 	embed := "BenchmarkInference/runtime=ollama/prompt=short/conc=1/api=embeddings-2 \t 2\t 1000 ns/op\t 30.0 embed-req/s\t 300 input-tok/s\n"
 	_, fails = checkLeafNames([]byte(embed), "embeddings")

@@ -1,7 +1,8 @@
 // Package e2e checks the suite end to end against real servers (Ollama,
-// vLLM, mlx_lm.server), as Ollama keeps its own integration tests: the live
-// checks are tests built only with the e2e tag, and scripts/e2e-ollama.sh
-// and scripts/e2e-vllm-mlx.sh run them.
+// vLLM, mlx_lm.server, llama-server), as Ollama keeps its own integration
+// tests: the live checks are tests built only with the e2e tag, and
+// scripts/e2e-ollama.sh, scripts/e2e-vllm-mlx.sh and scripts/e2e-llamacpp.sh
+// run them.
 //
 // The script builds Ollama 0.6.5 and its benchmark tool (cmd/bench), starts
 // `ollama serve` with a model that cmd/genmodel writes, runs the suite against
@@ -122,11 +123,24 @@
 // through other APIs too, and TestSeries on a run of vLLM with
 // BENCH_METRICS_INTERVAL (E2E_SERIES_SUMMARY, runtimes
 // E2E_SERIES_RUNTIMES, those that must report their KV-cache use
-// E2E_SERIES_KV): samples of each runtime, running and waiting never
+// E2E_SERIES_KV, or none): samples of each runtime, running and waiting never
 // below 0, and cmd/report's series-<runtime>.svg:
 //
 //	go test -tags e2e -count=1 -v -run '^TestAPIs$' ./internal/e2e/
 //	go test -tags e2e -count=1 -v -run '^TestSeries$' ./internal/e2e/
+//
+// scripts/e2e-llamacpp.sh builds llama.cpp's llama-server from the source
+// llama-cpp-python ships, serves the GGUF cmd/genmodel writes (and again
+// with --embeddings), runs the suite through each API, with the HTTP trace
+// and a metric series, and runs TestAPIs, TestHTTPTrace and TestSeries on
+// them, and TestServerCounters on the cold chat run: E2E_COUNTERS_SUMMARY
+// (a BENCH_IGNORE_EOS=1 run), E2E_COUNTERS_RUNTIME (llamacpp) and
+// E2E_LLAMACPP_BUILD (the build_info its /props must report). The
+// server's own counters from /metrics must count the tokens the client
+// received, and its decode and prefill time per request agree with the
+// client's stamps:
+//
+//	go test -tags e2e -count=1 -v -run '^TestServerCounters$' ./internal/e2e/
 //
 // The logic of the checks (what a summary must hold, reading cmd/bench's
 // benchstat output, medians, the client-side decode rate, prompt rates,

@@ -109,11 +109,12 @@ func (e *envVars) names(name string) []string {
 
 // err names every variable that was unset, empty or malformed, or returns
 // nil if there was none. A missing variable means the test was not run by
-// scripts/e2e-ollama.sh or scripts/e2e-vllm-mlx.sh, and the error says so.
+// scripts/e2e-ollama.sh, scripts/e2e-vllm-mlx.sh or scripts/e2e-llamacpp.sh, and the
+// error says so.
 func (e *envVars) err() error {
 	var parts []string
 	if len(e.missing) > 0 {
-		parts = append(parts, fmt.Sprintf("not set: %s. This test runs against live servers that a script starts and describes in E2E_* variables: run `bash scripts/e2e-ollama.sh` (TestServers: `bash scripts/e2e-vllm-mlx.sh`)",
+		parts = append(parts, fmt.Sprintf("not set: %s. This test runs against live servers that a script starts and describes in E2E_* variables: run `bash scripts/e2e-ollama.sh` (TestServers: `bash scripts/e2e-vllm-mlx.sh`; TestServerCounters: `bash scripts/e2e-llamacpp.sh`)",
 			strings.Join(e.missing, ", ")))
 	}
 	parts = append(parts, e.bad...)

@@ -36,7 +36,7 @@ func TestEnvMissing(t *testing.T) {
 	t.Setenv("E2E_TEST_UNSET", "")
 	assert.Zero(t, env.integer("E2E_TEST_UNSET"))
 	assert.EqualError(t, env.err(), "not set: E2E_TEST_URL, E2E_TEST_UNSET. "+
-		"This test runs against live servers that a script starts and describes in E2E_* variables: run `bash scripts/e2e-ollama.sh` (TestServers: `bash scripts/e2e-vllm-mlx.sh`); "+
+		"This test runs against live servers that a script starts and describes in E2E_* variables: run `bash scripts/e2e-ollama.sh` (TestServers: `bash scripts/e2e-vllm-mlx.sh`; TestServerCounters: `bash scripts/e2e-llamacpp.sh`); "+
 		`E2E_TEST_N="x": want an integer of 1 or more; `+
 		`E2E_TEST_ZERO="0": want an integer of 1 or more; `+
 		`E2E_TEST_CONC="1,0": want a comma list of integers of 1 or more; `+

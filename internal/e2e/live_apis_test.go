@@ -83,7 +83,9 @@ func TestHTTPTrace(t *testing.T) {
 // TestSeries checks a run with BENCH_METRICS_INTERVAL (E2E_SERIES_SUMMARY)
 // of the runtimes E2E_SERIES_RUNTIMES: its <run id>.metrics.jsonl has
 // samples of each, running and waiting never below 0, the KV-cache use
-// in every sample of those in E2E_SERIES_KV; and cmd/report draws
+// in every sample of those in E2E_SERIES_KV ("none": no runtime must
+// report it, as llama-server's current builds export no KV-cache gauge);
+// and cmd/report draws
 // series-<runtime>.svg for each.
 func TestSeries(t *testing.T) {
 	var env envVars
@@ -95,7 +97,9 @@ func TestSeries(t *testing.T) {
 	}
 	w := seriesWant{runtimes: rts, kv: map[string]bool{}}
 	for _, rt := range kv {
-		w.kv[rt] = true
+		if rt != "none" {
+			w.kv[rt] = true
+		}
 	}
 	seriesPath := strings.TrimSuffix(path, ".json") + telemetry.ExtSeries
 	file, err := os.Open(seriesPath)
@@ -150,4 +154,24 @@ func TestSeries(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestServerCounters checks a closed-loop run with BENCH_IGNORE_EOS=1
+// (E2E_COUNTERS_SUMMARY) of E2E_COUNTERS_RUNTIME against the server's own
+// /metrics, as the rows keep them: tokens generated, decode and prefill
+// time per request; and the server's version (E2E_LLAMACPP_BUILD).
+func TestServerCounters(t *testing.T) {
+	var env envVars
+	path := env.str("E2E_COUNTERS_SUMMARY")
+	w := countersWant{runtime: env.str("E2E_COUNTERS_RUNTIME"), version: env.str("E2E_LLAMACPP_BUILD")}
+	if err := env.err(); err != nil {
+		t.Fatal(err)
+	}
+	table, fails := checkServerCounters(readSummary(t, path), w)
+	t.Logf("server counters of %s (%s): %s", w.runtime, w.version, path)
+	logChecks(t, table, fails)
+	if !t.Failed() {
+		t.Logf("server counters OK: tokens generated as received, decode time within %.2f–%.2f× the client's, prefill within TTFT",
+			counterDecodeLow, counterDecodeHigh)
+	}
 }
