@@ -317,7 +317,8 @@ func procsOf(r *runFile, tabs map[string]map[string]bool, in []string) string {
 func configFailure(old, new *runFile, ignoreCache bool, settings []summary.Difference) failure {
 	f := failure{fmt.Sprintf("%s and %s ran in different configurations: benchstat would put them in separate tables and compare nothing", old.input, new.input)}
 	var differ []string
-	cacheDiffers, workloadDiffers := false, false
+	cacheDiffers := false
+	var workloads []string
 	for _, k := range configKeys([]*runFile{old, new}, false) {
 		ov, nv := values(old, k), values(new, k)
 		if slices.Equal(effective(ov, k), effective(nv, k)) {
@@ -332,7 +333,7 @@ func configFailure(old, new *runFile, ignoreCache bool, settings []summary.Diffe
 		case k == cacheKey:
 			cacheDiffers = true
 		case slices.Contains(summary.WorkloadKeys, k):
-			workloadDiffers = true
+			workloads = append(workloads, k)
 		default:
 			differ = append(differ, k)
 		}
@@ -341,8 +342,8 @@ func configFailure(old, new *runFile, ignoreCache bool, settings []summary.Diffe
 	switch {
 	case cacheDiffers:
 		f = append(f, "cold and warm runs do not compare: a cold run's TTFT includes the whole prompt's prefill, a warm run's only a prompt-cache hit")
-	case workloadDiffers:
-		f = append(f, "runs of different conversations do not compare: a later turn's TTFT includes its history, a shared prefix's the prefix or a hit on it (BENCH_TURNS, BENCH_SHARED_PREFIX)")
+	case len(workloads) > 0:
+		f = append(f, workloadsDiffer(workloads, old, new)...)
 	case len(settings) > 0:
 		// Ignoring the keys would compare runs of different settings.
 	case len(differ) > 0:
@@ -546,4 +547,20 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// workloadsDiffer says why runs whose workload keys (summary.WorkloadKeys)
+// differ do not compare, one line a kind of difference.
+func workloadsDiffer(keys []string, old, new *runFile) []string {
+	var f []string
+	if slices.Contains(keys, summary.KeyTurns) || slices.Contains(keys, summary.KeySharedPrefix) {
+		f = append(f, "runs of different conversations do not compare: a later turn's TTFT includes its history, a shared prefix's the prefix or a hit on it (BENCH_TURNS, BENCH_SHARED_PREFIX)")
+	}
+	if slices.Contains(keys, summary.KeyImages) {
+		f = append(f, "runs with different images do not compare: a request's images are prefilled with its prompt (BENCH_IMAGES)")
+	}
+	if slices.Contains(keys, summary.KeyEmbedBatch) {
+		f = append(f, "embeddings runs of different batch sizes do not compare: a request of more inputs is more work (BENCH_EMBED_BATCH); to set the sizes side by side: go tool benchstat -col "+summary.KeyEmbedBatch+" "+shellQuote(old.label)+" "+shellQuote(new.label))
+	}
+	return f
 }

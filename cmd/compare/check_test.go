@@ -101,6 +101,11 @@ func TestCheckPair(t *testing.T) {
 			`turns differs: "1" (no turns line: single requests) in OLD (cmd/compare/testdata/cold.txt) against "4" in NEW (cmd/compare/testdata/turns4.txt)`,
 			"runs of different conversations do not compare: a later turn's TTFT includes its history",
 		}},
+		{"embed1.txt", "embed4.txt", nil, []string{
+			"OLD (cmd/compare/testdata/embed1.txt) and NEW (cmd/compare/testdata/embed4.txt) ran in different configurations",
+			`embed-batch differs: "1" (no embed-batch line: one input a request) in OLD (cmd/compare/testdata/embed1.txt) against "4" in NEW (cmd/compare/testdata/embed4.txt)`,
+			"embeddings runs of different batch sizes do not compare: a request of more inputs is more work (BENCH_EMBED_BATCH); to set the sizes side by side: go tool benchstat -col embed-batch cmd/compare/testdata/embed1.txt cmd/compare/testdata/embed4.txt",
+		}},
 		{"gotest-old.txt", "cold.txt", nil, []string{
 			"OLD (cmd/compare/testdata/gotest-old.txt) and NEW (cmd/compare/testdata/cold.txt) ran in different configurations",
 			`cpu differs: "Oxide Virtual Turin-like Processor" in OLD`,

@@ -52,6 +52,13 @@ func TestAPILeafOnSim(t *testing.T) {
 			keys := slices.Collect(d.Leaves())
 			require.Len(t, keys, 1)
 			assert.True(t, strings.HasSuffix(keys[0].Levels(), c.suffix), keys[0].Levels())
+			// The batch is in no leaf name: a config line keeps runs of
+			// other batch sizes apart, and only an embeddings run has it.
+			if c.api == "embeddings" {
+				assert.Contains(t, d.ConfigLines(), "\nembed-batch: 3\n")
+			} else {
+				assert.NotContains(t, d.ConfigLines(), "embed-batch")
+			}
 			out := runLeaf(t, d, keys[0], 2)
 			require.NoError(t, out.Failed)
 			assert.Equal(t, 4, out.Metrics.Successes)

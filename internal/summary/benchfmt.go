@@ -32,6 +32,12 @@ func (r *Run) Workload() []benchfmt.Config {
 	if im := r.Arguments.Images; im != "" {
 		add(KeyImages, im)
 	}
+	// Leaves of embeddings runs are named alike whatever their batch: a
+	// request of 4 inputs must not be compared with one of 1 as the same
+	// work. A batch of 1 has no line, so files from before the key compare.
+	if b := r.Arguments.EmbedBatch; b > 1 {
+		add(KeyEmbedBatch, strconv.Itoa(b))
+	}
 	return config
 }
 

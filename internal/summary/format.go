@@ -46,15 +46,17 @@ const (
 	KeyTurns        = "turns"         // BENCH_TURNS, when above 1
 	KeySharedPrefix = "shared-prefix" // BENCH_SHARED_PREFIX, when above 0
 	KeyImages       = "images"        // BENCH_IMAGES (N@WxH[:jpeg]), when set
+	KeyEmbedBatch   = "embed-batch"   // BENCH_EMBED_BATCH of an embeddings run, when above 1
 )
 
 // WorkloadKeys are the workload keys other than the cache.
-var WorkloadKeys = []string{KeyTurns, KeySharedPrefix, KeyImages}
+var WorkloadKeys = []string{KeyTurns, KeySharedPrefix, KeyImages, KeyEmbedBatch}
 
 // Absent is what a workload key means in a file without its line, and why:
 // a file without a cache line was written before the key existed, and was
 // warm; one without turns, shared-prefix or images ran single requests
-// without a prefix or images. ok is false for other keys.
+// without a prefix or images, and one without embed-batch sent one input
+// an embeddings request (or no embeddings). ok is false for other keys.
 func Absent(key string) (value, why string, ok bool) {
 	switch key {
 	case KeyCache:
@@ -65,6 +67,8 @@ func Absent(key string) (value, why string, ok bool) {
 		return "0", "no shared-prefix line: none", true
 	case KeyImages:
 		return "none", "no images line: none", true
+	case KeyEmbedBatch:
+		return "1", "no embed-batch line: one input a request", true
 	}
 	return "", "", false
 }

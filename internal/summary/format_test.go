@@ -21,7 +21,7 @@ func TestPaths(t *testing.T) {
 
 // A file without a workload line ran what the line's absence means.
 func TestAbsent(t *testing.T) {
-	for key, want := range map[string]string{KeyCache: "warm", KeyTurns: "1", KeySharedPrefix: "0"} {
+	for key, want := range map[string]string{KeyCache: "warm", KeyTurns: "1", KeySharedPrefix: "0", KeyImages: "none", KeyEmbedBatch: "1"} {
 		v, why, ok := Absent(key)
 		assert.True(t, ok, key)
 		assert.Equal(t, want, v, key)
