@@ -18,10 +18,11 @@
 //
 // A series is one leaf on one machine under one workload: the rows of the
 // runs that share host label, runtime, model, prompt, load (concurrency,
-// or rate for an open loop), cache mode, turns and shared prefix (the
-// configuration lines of the benchstat file, internal/summary's
-// WorkloadKeys; a file without one has the value summary.Absent says:
-// warm, 1 turn, no prefix). The host label is host.label
+// or rate for an open loop), cache mode, turns, shared prefix, images and
+// embeddings batch (the configuration lines of the benchstat file,
+// internal/summary's WorkloadKeys; a file without one has the value
+// summary.Absent says: warm, 1 turn, no prefix, no images, batch 1), and
+// API (arguments.api, the chat where absent). The host label is host.label
 // (BENCH_HOST_LABEL, by default the host name); files written before it
 // have none, and their host.machine is used instead ("" where that is
 // missing too: such files form one host, "(no host label)").

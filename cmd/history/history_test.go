@@ -293,6 +293,9 @@ type seriesDoc struct {
 	Concurrency                                  int
 	RateRPS                                      *float64 `json:"rate_rps"`
 	Turns                                        int
+	API                                          string
+	Images                                       *string
+	EmbedBatch                                   int `json:"embed_batch"`
 	Figures                                      []figureDoc
 	CanaryChanges                                []struct {
 		At   int
@@ -496,4 +499,48 @@ func TestTwoHostsSameRunIDs(t *testing.T) {
 	code, _, stderr = runCmd("-o", filepath.Join(t.TempDir(), "short"), "-window", "3", dir)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "-window 3: a verdict needs 4 earlier runs")
+}
+
+// Nights of another API, other images or another embeddings batch are
+// other series: their leaves and benchstat lines tell them apart, and a
+// history that pooled them would read a night of completions (or of
+// images, three times the prefill) as the chat's regression.
+func TestOtherWorkOtherSeries(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	night := func(mod func(*summary.Arguments), ttft float64) {
+		for range 6 {
+			f := newFile(nightly(n), "mini", "sim", "1.0")
+			mod(&f.Arguments)
+			f.Summary = append(f.Summary, row("sim", "m", "short", 1, 0, figs{ttft * noise[n%len(noise)], 2 * ttft, 400, 380, 0}, ""))
+			writeFile(t, dir, f)
+			n++
+		}
+	}
+	night(func(*summary.Arguments) {}, 0.05)
+	night(func(a *summary.Arguments) { a.API = "completions" }, 0.15)
+	night(func(a *summary.Arguments) { a.Images = "2@512x512" }, 0.30)
+	night(func(a *summary.Arguments) { a.API, a.EmbedBatch = "embeddings", 4 }, 0.02)
+	night(func(a *summary.Arguments) { a.API, a.EmbedBatch = "embeddings", 16 }, 0.08)
+	out := filepath.Join(dir, "history")
+	code, stdout, stderr := runCmd("-o", out, dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "30 runs, 5 series")
+
+	v := readVerdicts(t, filepath.Join(out, verdictsJSON))
+	var got []string
+	for _, s := range v.Series {
+		assert.NotEqual(t, "regression", s.Verdict, "%s %v %d", s.API, s.Images, s.EmbedBatch)
+		assert.NotEqual(t, "improvement", s.Verdict, "%s %v %d", s.API, s.Images, s.EmbedBatch)
+		img := "none"
+		if s.Images != nil {
+			img = *s.Images
+		}
+		got = append(got, fmt.Sprintf("%s/%s/%d", s.API, img, s.EmbedBatch))
+	}
+	assert.ElementsMatch(t, []string{"chat/none/1", "completions/none/1", "chat/2@512x512/1", "embeddings/none/4", "embeddings/none/16"}, got)
+	md := string(testkit.ReadFile(t, filepath.Join(out, historyMD)))
+	assert.Contains(t, md, "mini · sim · m · short · conc=1 · cold · api=completions")
+	assert.Contains(t, md, "mini · sim · m · short · conc=1 · cold · images=2@512x512")
+	assert.Contains(t, md, "mini · sim · m · short · conc=1 · cold · api=embeddings · embed-batch=16")
 }

@@ -76,6 +76,12 @@ type key struct {
 	Rate                         float64
 	Cache                        string
 	Turns, SharedPrefix          int
+	// API, Images and EmbedBatch are the run's other work: BENCH_API
+	// ("chat" by default), BENCH_IMAGES ("none"), BENCH_EMBED_BATCH (1).
+	// A row's name and the benchstat file's lines keep them apart; so
+	// must a series, or a night of another API would read as a change.
+	API, Images string
+	EmbedBatch  int
 	// Settings are the row's settings (summary.Settings.Of), joined: a
 	// run that asked for other work (another max_tokens, temperature,
 	// prompt text, …) is in a series of its own.
@@ -106,6 +112,15 @@ func (s *series) rest() string {
 	}
 	if k.SharedPrefix != 0 {
 		parts = append(parts, "shared-prefix="+strconv.Itoa(k.SharedPrefix))
+	}
+	if k.API != defaultAPI {
+		parts = append(parts, "api="+k.API)
+	}
+	if k.Images != "" {
+		parts = append(parts, "images="+k.Images)
+	}
+	if k.EmbedBatch > 1 {
+		parts = append(parts, "embed-batch="+strconv.Itoa(k.EmbedBatch))
 	}
 	return strings.Join(append(parts, s.shown...), " · ")
 }
@@ -142,19 +157,24 @@ func (k key) compare(o key) int {
 		strings.Compare(k.Host, o.Host), strings.Compare(k.Runtime, o.Runtime), strings.Compare(k.Model, o.Model),
 		strings.Compare(k.Prompt, o.Prompt), cmp.Compare(k.Rate, o.Rate), cmp.Compare(k.Concurrency, o.Concurrency),
 		strings.Compare(k.Cache, o.Cache), cmp.Compare(k.Turns, o.Turns), cmp.Compare(k.SharedPrefix, o.SharedPrefix),
+		strings.Compare(k.API, o.API), strings.Compare(k.Images, o.Images), cmp.Compare(k.EmbedBatch, o.EmbedBatch),
 		strings.Compare(k.Settings, o.Settings))
 }
 
-// workload reads the file's workload keys, with what a missing one means
-// (summary.Absent): cache mode, turns, shared prefix.
-func workload(f *summary.File) (cache string, turns, prefix int) {
-	cache = f.Arguments.CacheMode()
-	turns, prefix = f.Arguments.Turns, f.Arguments.SharedPrefix
-	if turns == 0 {
+// defaultAPI is BENCH_API's default, which a summary leaves out.
+const defaultAPI = "chat"
+
+// workload is the key of the file's rows without their row's own parts:
+// the workload keys, with what a missing one means (summary.Absent), and
+// the API.
+func workload(f *summary.File) key {
+	k := key{Cache: f.Arguments.CacheMode(), Turns: f.Arguments.Turns, SharedPrefix: f.Arguments.SharedPrefix,
+		API: cmp.Or(f.Arguments.API, defaultAPI), Images: f.Arguments.Images, EmbedBatch: max(f.Arguments.EmbedBatch, 1)}
+	if k.Turns == 0 {
 		v, _, _ := summary.Absent(summary.KeyTurns)
-		turns, _ = strconv.Atoi(v)
+		k.Turns, _ = strconv.Atoi(v)
 	}
-	return cache, turns, prefix
+	return k
 }
 
 // point is a series' row in one run.
@@ -288,7 +308,7 @@ func build(runs []*run, o options) *history {
 	h := &history{runs: runs, opts: o, latest: runs[len(runs)-1]}
 	byKey := map[key]*series{}
 	for _, r := range runs {
-		cache, turns, prefix := workload(r.file)
+		work := workload(r.file)
 		for i := range r.file.Summary {
 			row := &r.file.Summary[i]
 			rate := 0.0
@@ -296,9 +316,9 @@ func build(runs []*run, o options) *history {
 				rate = *row.RateRPS
 			}
 			settings := r.settings.Of(row.Runtime, row.Prompt, rate > 0)
-			k := key{Host: r.host, Runtime: row.Runtime, Model: row.Model, Prompt: row.Prompt,
-				Concurrency: row.Concurrency, Rate: rate, Cache: cache, Turns: turns, SharedPrefix: prefix,
-				Settings: joinSettings(settings)}
+			k := work
+			k.Host, k.Runtime, k.Model, k.Prompt = r.host, row.Runtime, row.Model, row.Prompt
+			k.Concurrency, k.Rate, k.Settings = row.Concurrency, rate, joinSettings(settings)
 			if rate > 0 {
 				k.Concurrency = 0
 			}

@@ -29,6 +29,9 @@ type seriesVerdict struct {
 	Cache        string          `json:"cache"`
 	Turns        int             `json:"turns"`
 	SharedPrefix int             `json:"shared_prefix"`
+	API          string          `json:"api"`         // BENCH_API: chat, completions, …
+	Images       *string         `json:"images"`      // BENCH_IMAGES (N@WxH[:jpeg]); null: none
+	EmbedBatch   int             `json:"embed_batch"` // BENCH_EMBED_BATCH; 1 unless an embeddings run's batch
 	Verdict      stats.Verdict   `json:"verdict"`
 	LatestRun    string          `json:"latest_run"`
 	Version      *string         `json:"version"` // in the latest run
@@ -86,7 +89,8 @@ func (h *history) verdicts() ([]byte, error) {
 		latest := s.points[len(s.points)-1]
 		sv := seriesVerdict{
 			Host: k.Host, Runtime: k.Runtime, Model: k.Model, Prompt: k.Prompt, Concurrency: k.Concurrency,
-			Cache: k.Cache, Turns: k.Turns, SharedPrefix: k.SharedPrefix, Verdict: s.verdict(),
+			Cache: k.Cache, Turns: k.Turns, SharedPrefix: k.SharedPrefix, API: k.API, Images: orNull(k.Images),
+			EmbedBatch: k.EmbedBatch, Verdict: s.verdict(),
 			LatestRun: latest.run.id, Version: orNull(latest.version), Figures: []figureVerdict{}, CanaryChanges: []canaryJSON{},
 			Settings: map[string]string{}, DriftedRuns: []string{}, LatestDrift: orNull(s.latestDrift),
 		}
