@@ -71,19 +71,33 @@ func ollamaUserMessage(req *Request) ollamaMessage {
 }
 
 // TakesImages says whether the server says its model takes images, read
-// from what Describe fetched (Info.Models): known is false where no server
-// says (vLLM, llama-server, mlx_lm and LM Studio state nothing a client
-// can read), else takes is whether Ollama's /api/show "capabilities" list
-// "vision", as a model with a vision projector's do; source is where it
-// was read.
+// from what Describe fetched (Info.Models), and source, where it was read:
+// Ollama's /api/show "capabilities" list "vision" for a model with a
+// vision projector; llama-server's /props "modalities" has "vision": true
+// only when it was started with --mmproj and the model's projector.
+// known is false where the server says nothing (vLLM, mlx_lm, LM Studio,
+// and llama-server builds whose /props has no "modalities").
 func (info Info) TakesImages() (takes, known bool, source string) {
 	var m struct {
 		Show *struct {
 			Capabilities *[]string `json:"capabilities"`
 		} `json:"show"`
+		Props *struct {
+			Modalities *struct {
+				Vision *bool `json:"vision"`
+			} `json:"modalities"`
+		} `json:"props"`
 	}
-	if len(info.Models) == 0 || json.Unmarshal(info.Models, &m) != nil || m.Show == nil || m.Show.Capabilities == nil {
+	if len(info.Models) == 0 || json.Unmarshal(info.Models, &m) != nil {
 		return false, false, ""
 	}
-	return slices.Contains(*m.Show.Capabilities, "vision"), true, "/api/show capabilities"
+	// /props first: a server that answers it is llama-server, whose
+	// Ollama-like /api/show, where it has one, says "multimodal".
+	if m.Props != nil && m.Props.Modalities != nil && m.Props.Modalities.Vision != nil {
+		return *m.Props.Modalities.Vision, true, "/props modalities"
+	}
+	if m.Show != nil && m.Show.Capabilities != nil {
+		return slices.Contains(*m.Show.Capabilities, "vision"), true, "/api/show capabilities"
+	}
+	return false, false, ""
 }

@@ -40,8 +40,9 @@ func TestImagesAgainstSim(t *testing.T) {
 	}{
 		{runtimes.KindOpenAI, sim.FlavorVLLM, "is not a multimodal model"},
 		{runtimes.KindOllama, sim.FlavorOllama, "missing data required for image input"},
+		{runtimes.KindOpenAI, sim.FlavorLlamaCpp, "HTTP 500 Internal Server Error: image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"},
 	} {
-		t.Run(string(c.kind), func(t *testing.T) {
+		t.Run(string(c.flavor), func(t *testing.T) {
 			imgs := []runtimes.Image{testImage(t, 56, 84, false), testImage(t, 100, 30, true)}
 			want := sim.ImageTokens(56, 84) + sim.ImageTokens(100, 30)
 			require.Equal(t, 2*3+4*2, want)

@@ -1,7 +1,11 @@
 package runtimes
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,21 +53,74 @@ func TestImageBase64(t *testing.T) {
 	assert.Equal(t, "AQID", im.Base64())
 }
 
-// Ollama's /api/show capabilities say whether the model takes images;
-// a server without them says nothing.
+// Ollama's /api/show capabilities, or llama-server's /props modalities,
+// say whether the model takes images; a server without them says nothing.
 func TestTakesImages(t *testing.T) {
 	for _, tc := range []struct {
 		models       string
 		takes, known bool
+		source       string
 	}{
-		{`{"show":{"capabilities":["completion","vision"]}}`, true, true},
-		{`{"show":{"capabilities":["completion","tools"]}}`, false, true},
-		{`{"show":{"template":"{{ .Prompt }}"}}`, false, false},
-		{`{"data":[{"id":"Qwen/Qwen2.5-VL-3B-Instruct"}]}`, false, false},
-		{``, false, false},
+		{`{"show":{"capabilities":["completion","vision"]}}`, true, true, "/api/show capabilities"},
+		{`{"show":{"capabilities":["completion","tools"]}}`, false, true, "/api/show capabilities"},
+		{`{"show":{"template":"{{ .Prompt }}"}}`, false, false, ""},
+		{`{"data":[{"id":"Qwen/Qwen2.5-VL-3B-Instruct"}]}`, false, false, ""},
+		{`{"data":[{"id":"m"}],"props":{"modalities":{"vision":true,"audio":false}}}`, true, true, "/props modalities"},
+		{`{"data":[{"id":"m"}],"props":{"modalities":{"vision":false,"audio":true}}}`, false, true, "/props modalities"},
+		{`{"props":{"total_slots":1,"default_generation_settings":{"n_ctx":4096}}}`, false, false, ""},
+		{`{"props":{"modalities":{}}}`, false, false, ""},
+		// llama-server's own Ollama-like /api/show says "multimodal".
+		{`{"show":{"capabilities":["completion","multimodal"]},"props":{"modalities":{"vision":true}}}`, true, true, "/props modalities"},
+		{``, false, false, ""},
 	} {
 		takes, known, source := Info{Models: json.RawMessage(tc.models)}.TakesImages()
 		assert.Equal(t, []bool{tc.takes, tc.known}, []bool{takes, known}, tc.models)
-		assert.Equal(t, tc.known, source == "/api/show capabilities", tc.models)
+		assert.Equal(t, tc.source, source, tc.models)
 	}
+}
+
+// Describe keeps llama-server's /props "modalities" (testdata: /props
+// bodies shaped after llama-server's source at commit 0c1e570, the same
+// model started with and without --mmproj; the build number is made
+// up), so that TakesImages knows; an older build's /props, without
+// "modalities", leaves it unknown.
+func TestTakesImagesFromProps(t *testing.T) {
+	older := func(t *testing.T) string {
+		var p map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(readTestdata(t, "props-novision.json"), &p))
+		delete(p, "modalities")
+		b, err := json.Marshal(p)
+		require.NoError(t, err)
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name         string
+		props        func(t *testing.T) string
+		takes, known bool
+		source       string
+	}{
+		{"--mmproj", func(t *testing.T) string { return string(readTestdata(t, "props-vision.json")) }, true, true, "/props modalities"},
+		{"no --mmproj", func(t *testing.T) string { return string(readTestdata(t, "props-novision.json")) }, false, true, "/props modalities"},
+		{"older build", older, false, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var f fakeServer
+			url := f.start(t, map[string]http.HandlerFunc{
+				"GET /v1/models": reply(`{"object":"list","data":[{"id":"/models/Qwen2.5-VL-3B-Instruct-Q4_K_M.gguf","object":"model","owned_by":"llamacpp"}]}`),
+				"GET /props":     reply(tc.props(t)),
+			})
+			info, err := freshRuntime(t, KindOpenAI, url).Describe(context.Background())
+			require.NoError(t, err)
+			takes, known, source := info.TakesImages()
+			assert.Equal(t, []bool{tc.takes, tc.known}, []bool{takes, known}, "%s", info.Models)
+			assert.Equal(t, tc.source, source)
+		})
+	}
+}
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	return b
 }

@@ -370,16 +370,17 @@ func (rt *Runtime) show(ctx context.Context) json.RawMessage {
 
 // props is what llama-server's GET /props (body) says of the settings
 // that change results: total_slots (parallel sequences), n_ctx,
-// build_info, the default generation settings and the model's file; nil
-// where there is no such endpoint. (Its chat template, often kilobytes,
-// is left out.)
+// build_info, the default generation settings, the model's file, and
+// modalities ({"vision","audio"}: what its model takes, vision only when
+// started with --mmproj; Info.TakesImages); nil where there is no such
+// endpoint. (Its chat template, often kilobytes, is left out.)
 func props(body json.RawMessage) json.RawMessage {
 	var p map[string]json.RawMessage
 	if body == nil || json.Unmarshal(body, &p) != nil {
 		return nil
 	}
 	keep := map[string]json.RawMessage{}
-	for _, k := range []string{"total_slots", "n_ctx", "build_info", "default_generation_settings", "model_path", "model_alias"} {
+	for _, k := range []string{"total_slots", "n_ctx", "build_info", "default_generation_settings", "model_path", "model_alias", "modalities"} {
 		if v, ok := p[k]; ok {
 			keep[k] = v
 		}

@@ -176,7 +176,6 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 		d.Close()
 		return nil, err
 	}
-	d.startFresh(ctx)
 	if c := opts.Count; c > 0 && c < minSamples {
 		d.logf("-count=%d: %s a leaf; scripts/compare.sh and cmd/compare give no verdict below %d (benchstat's confidence interval needs them): run with -count=%d or more to compare runs",
 			c, plural(c, "sample"), minSamples, minSamples)
@@ -186,6 +185,9 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 		d.Close()
 		return nil, err
 	}
+	// After the checks, so that a run they refuse sends no reset (a slot
+	// erase, an unload) to the server.
+	d.startFresh(ctx)
 	for _, p := range d.Prompts {
 		d.Run.Prompts = append(d.Run.Prompts, summary.Prompt{Name: p.Name, Text: d.promptText(p)})
 	}

@@ -15,8 +15,10 @@ const imagesQuestion = "What is in the image?"
 // checkImages draws BENCH_IMAGES once for the run (the same bytes for
 // every request, from BENCH_SEED, 0 when unset) and stops the run, before
 // any timed request, when a runtime's model takes no images: where the
-// server says so (Ollama's /api/show capabilities without "vision"), or,
-// where it says nothing (vLLM, llama-server, mlx_lm, LM Studio), when it
+// server says so (Ollama's /api/show capabilities without "vision",
+// llama-server's /props modalities with "vision": false), before any
+// request but the metadata's, or, where it says nothing (vLLM, mlx_lm, LM
+// Studio, llama-server builds without /props modalities), when it
 // refuses one request of one token with the run's images, as it would
 // refuse every request of the run (a text model: vLLM's "is not a
 // multimodal model"; more images than its --limit-mm-per-prompt).
@@ -62,8 +64,8 @@ func (d *Driver) checkVision(ctx context.Context, rt *runtimes.Runtime) error {
 	case known && takes:
 		return nil
 	case known:
-		return fmt.Errorf("%s=%q: %s (%s) serves %s, which takes no images (%s has no \"vision\")%s; serve a vision model, or unset %[1]s",
-			envImages, spec.String(), rt.Name, rt.BaseURL, rt.Model, source, hint)
+		return fmt.Errorf("%s=%q: %s (%s) serves %s, which takes no images (%s)%s; serve a vision model, or unset %[1]s",
+			envImages, spec.String(), rt.Name, rt.BaseURL, rt.Model, noVisionSaid(source), hint)
 	}
 	st := d.Settings
 	res := rt.Do(ctx, runtimes.Request{
@@ -75,4 +77,13 @@ func (d *Driver) checkVision(ctx context.Context, rt *runtimes.Runtime) error {
 			envImages, spec.String(), rt.Name, rt.BaseURL, rt.Model, spec.N, res.Err, hint, spec.N)
 	}
 	return nil
+}
+
+// noVisionSaid is how source (runtimes.Info.TakesImages) said that the
+// model takes no images.
+func noVisionSaid(source string) string {
+	if source == "/props modalities" {
+		return source + ` has "vision": false; llama-server takes images only when started with --mmproj and the model's projector file`
+	}
+	return source + ` has no "vision"`
 }

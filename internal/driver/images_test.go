@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,6 +56,62 @@ func TestModelWithoutVisionRefused(t *testing.T) {
 				for _, want := range []string{`BENCH_IMAGES="2@64x64"`, "sim (http://", "e2e", c.told, c.why,
 					"SIM_MODEL_VISION=on", "serve a vision model", "unset BENCH_IMAGES"} {
 					assert.Contains(t, err.Error(), want)
+				}
+			}
+		})
+	}
+}
+
+// A server that says its model takes no images (llama-server's /props
+// modalities, Ollama's /api/show capabilities) has the run refused before
+// any request but the metadata's: no chat, and no BENCH_FRESH=leaf reset
+// (llama-server's slot erase, Ollama's unload, a chat with no messages).
+// The same server with a vision model (llama-server started with --mmproj)
+// runs, every request with the images.
+func TestVisionRefusedBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		flavor sim.Flavor
+		told   string
+	}{
+		{"llamacpp", sim.FlavorLlamaCpp, `(/props modalities has "vision": false; llama-server takes images only when started with --mmproj`},
+		{"ollama", sim.FlavorOllama, `(/api/show capabilities has no "vision")`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			for _, vision := range []string{"off", "on"} {
+				url, requests := countingSim(t, c.flavor, "SIM_MODEL_VISION", vision, "SIM_MODEL", "e2e", "SIM_SERVED_MODEL", "e2e",
+					"SIM_TTFT", "1ms", "SIM_TOKENS_PER_SEC", "4000")
+				env := merge(isolated(t), map[string]string{
+					"BENCH_RUNTIMES": c.name, strings.ToUpper(c.name) + "_URL": url, "BENCH_PROMPTS": "short",
+					"BENCH_IMAGES": "2@56x56", "BENCH_FRESH": "leaf", "BENCH_WARMUPS": "0",
+				})
+				var log bytes.Buffer
+				d, err := setup(context.Background(), env, &log, Options{})
+				if vision == "off" {
+					require.Error(t, err, log.String())
+					assert.Nil(t, d)
+					for _, want := range []string{`BENCH_IMAGES="2@56x56": ` + c.name + " (" + url + ") serves e2e, which takes no images " + c.told, "unset BENCH_IMAGES"} {
+						assert.Contains(t, err.Error(), want)
+					}
+					assert.Zero(t, requests.chats.Load(), "no chat request")
+					assert.Zero(t, requests.resets.Load(), "no reset")
+					continue
+				}
+				require.NoError(t, err, log.String())
+				t.Cleanup(d.Close)
+				if c.flavor == sim.FlavorLlamaCpp { // Ollama's unload (BENCH_FRESH) is a chat
+					assert.Zero(t, requests.chats.Load(), "no chat request to find that the model takes images")
+				}
+				out := runLeaf(t, d, slices.Collect(d.Leaves())[0], 2)
+				require.NoError(t, out.SaveErr)
+				recs, err := records.Read(d.files.records)
+				require.NoError(t, err)
+				require.NotEmpty(t, recs)
+				for _, r := range recs {
+					require.NoError(t, recordErr(r))
+					assert.Equal(t, 2, r.Images)
 				}
 			}
 		})

@@ -469,9 +469,10 @@ func setup(ctx context.Context, env map[string]string, log io.Writer, opts Optio
 	return Setup(ctx, log, st, simCfg, opts)
 }
 
-// counts are the requests a countingSim was sent: all, and chat
-// requests.
-type counts struct{ all, chats atomic.Int64 }
+// counts are the requests a countingSim was sent: all, chat requests,
+// and resets (BENCH_FRESH's: llama-server's slot erases, vLLM's
+// /reset_prefix_cache, SGLang's /flush_cache; Ollama's unload is a chat).
+type counts struct{ all, chats, resets atomic.Int64 }
 
 // Load is the number of all requests.
 func (c *counts) Load() int64 { return c.all.Load() }
@@ -488,6 +489,9 @@ func countingSim(t *testing.T, flavor sim.Flavor, settings ...string) (url strin
 		requests.all.Add(1)
 		if strings.HasSuffix(r.URL.Path, "/chat/completions") || r.URL.Path == "/api/chat" {
 			requests.chats.Add(1)
+		}
+		if r.Method == http.MethodPost && (strings.HasPrefix(r.URL.Path, "/slots/") || r.URL.Path == "/reset_prefix_cache" || r.URL.Path == "/flush_cache") {
+			requests.resets.Add(1)
 		}
 		proxy.ServeHTTP(w, r)
 	}))

@@ -120,8 +120,10 @@ type Config struct {
 	// (images.go): ModelVisionOff (the default, also for ""), a text
 	// model, to which a chat request with images is refused as its server
 	// refuses it (Ollama: "this model is missing data required for image
-	// input"; vLLM: "<model> is not a multimodal model"), or
-	// ModelVisionOn, whose /api/show capabilities list "vision".
+	// input"; llama-server: 500 "image input is not supported"; vLLM:
+	// "<model> is not a multimodal model"), or ModelVisionOn, whose
+	// /api/show capabilities list "vision" and /props modalities say
+	// "vision": true.
 	ModelVision ModelVisionMode `env:"SIM_MODEL_VISION"`
 	// ToolsHeld (SIM_TOOLS_HELD) holds back a streamed reply to a request
 	// with tools whole until its end, as Ollama before 0.8 does: /api/chat
@@ -690,7 +692,7 @@ var settings = []Setting{
 	{Var: "SIM_REASONING_FIELD", Default: "reasoning_content", Usage: "the OpenAI delta field of reasoning text: reasoning_content or reasoning"},
 	{Var: "SIM_TOOL_CALLS", Default: "1", Usage: "tool calls in a reply to a request with tools (0: text)"},
 	{Var: "SIM_MODEL_TOOLS", Default: "on", Usage: "off: the model takes no tools (Ollama's 400)"},
-	{Var: "SIM_MODEL_VISION", Default: "off", Usage: "on: the model takes images (BENCH_IMAGES); off, they are refused as Ollama and vLLM refuse them"},
+	{Var: "SIM_MODEL_VISION", Default: "off", Usage: "on: the model takes images (BENCH_IMAGES); off, they are refused as Ollama, llama-server and vLLM refuse them"},
 	{Var: "SIM_TOOLS_HELD", Default: "0 (false)", Usage: "hold back a streamed reply to a request with tools until its end, as Ollama before 0.8", Bool: true},
 	{Var: "SIM_TOOL_ARGS_INVALID", Default: "0", Usage: "fraction, 0 to 1, of tool calls whose arguments are broken JSON"},
 	{Var: "SIM_TOKENS_PER_CHUNK", Default: "1", Usage: "tokens' text per chunk"},

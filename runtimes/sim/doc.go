@@ -520,9 +520,13 @@
 // images is refused before anything else, as the servers refuse it: the
 // ollama flavor with Ollama's {"error":"this model is missing data
 // required for image input"} (on /v1/chat/completions in OpenAI's shape),
-// the others with vLLM's 400 {"object":"error","message":"<model> is not
-// a multimodal model",…}. On, /api/show's capabilities list "vision"
-// (["completion","tools","vision"]) and images are answered.
+// the llamacpp flavor with llama-server's 500 {"error":{"code":500,
+// "message":"image input is not supported - hint: if this is unexpected,
+// you may need to provide the mmproj","type":"server_error"}} (started
+// without --mmproj), the others with vLLM's 400 {"object":"error",
+// "message":"<model> is not a multimodal model",…}. On, /api/show's
+// capabilities list "vision" (["completion","tools","vision"]), /props
+// modalities say "vision": true, and images are answered.
 //
 // # Flavors
 //
@@ -624,10 +628,11 @@
 //
 // GET /props:
 //
-//	{"build_info":"sim-1","default_generation_settings":{"n_ctx":N},"model_path":M,"n_ctx":N,"total_slots":T}
+//	{"build_info":"sim-1","default_generation_settings":{"n_ctx":N},"modalities":{"audio":false,"vision":V},"model_path":M,"n_ctx":N,"total_slots":T}
 //
 // M the listed model (SIM_SERVED_MODEL, or Model), N the context, T the
-// slots. GET /slots: one object a slot, [{"id":0,"id_task":-1,
+// slots, V whether SIM_MODEL_VISION is on (llama-server says vision when
+// started with --mmproj). GET /slots: one object a slot, [{"id":0,"id_task":-1,
 // "is_processing":false,"n_ctx":N},…], the first as many as hold a slot
 // processing.
 //

@@ -24,7 +24,8 @@ func (s *Server) contextError(w http.ResponseWriter, p, n, limit int) {
 	openaiError(w, fmt.Errorf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", limit, p+n, p, n))
 }
 
-// props answers llama-server's GET /props.
+// props answers llama-server's GET /props; its modalities say vision
+// as llama-server started with --mmproj does (SIM_MODEL_VISION=on).
 func (s *Server) props(w http.ResponseWriter, _ *http.Request) {
 	n := s.cfg.ctxLen()
 	writeJSON(w, http.StatusOK, mustJSON(map[string]any{
@@ -33,6 +34,7 @@ func (s *Server) props(w http.ResponseWriter, _ *http.Request) {
 		"build_info":                  s.cfg.version(),
 		"default_generation_settings": map[string]any{"n_ctx": n},
 		"model_path":                  s.cfg.listed(),
+		"modalities":                  map[string]any{"vision": s.cfg.modelVision() == ModelVisionOn, "audio": false},
 	}))
 }
 

@@ -19,7 +19,7 @@ import (
 // it as ImageTokens tokens of the prompt, so that its prefill takes their
 // time and its usage counts them; the prompt cache knows an image by its
 // bytes. With SIM_MODEL_VISION=off the model takes no images, and a
-// request with any is refused as the server refuses it (imageRefusal).
+// request with any is refused as the server refuses it (visionError).
 
 // ImagePatch is the side, in pixels, of the square an image token covers
 // (as Qwen2-VL's processor counts: 14-pixel patches merged 2×2).
@@ -85,13 +85,22 @@ func (s *Server) noVision(model string) error {
 	return fmt.Errorf("%s is not a multimodal model", s.cfg.replyModel(model))
 }
 
+// llamaNoVision is llama-server's error for an image_url part when it was
+// started without --mmproj: its chat parser throws a std::runtime_error,
+// which its handler answers 500 "server_error".
+const llamaNoVision = "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
+
 // visionError answers an OpenAI-kind chat request with images to a model
 // that takes none: Ollama's /v1 passes its error on in OpenAI's shape,
-// the others answer as vLLM does.
+// llama-server answers 500 (llamaNoVision), the others answer as vLLM
+// does.
 func (s *Server) visionError(w http.ResponseWriter, model string) {
-	if s.cfg.flavor() == FlavorOllama {
+	switch s.cfg.flavor() {
+	case FlavorOllama:
 		ollamaOpenAIError(w, s.noVision(model))
-		return
+	case FlavorLlamaCpp:
+		llamaError(w, http.StatusInternalServerError, llamaNoVision, "server_error")
+	default:
+		openaiError(w, s.noVision(model))
 	}
-	openaiError(w, s.noVision(model))
 }
