@@ -77,7 +77,12 @@
 // row of a run of several turns pools every turn, whose prompts grow with
 // the conversation, and a shared prefix lengthens every prompt and may be
 // cached. A file written before arguments.turns existed ran single
-// requests (1 turn), and one without arguments.shared_prefix none.
+// requests (1 turn), and one without arguments.shared_prefix none. And
+// when they differ in what each request asked beside its prompt
+// (arguments.api, the chat where absent; arguments.images;
+// arguments.embed_batch, 1 where absent): each API stamps its first
+// token at its own event, images are prefilled with the prompt, and an
+// embeddings request of more inputs is more work.
 //
 // # Canary replies
 //

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -48,6 +49,11 @@ type run struct {
 	// existed (0); SharedPrefix is arguments.shared_prefix, the tokens of
 	// the system message every request began with (0: none).
 	Turns, SharedPrefix int
+	// API is arguments.api ("chat" where absent), Images arguments.images
+	// ("" for none) and EmbedBatch arguments.embed_batch (1 where absent):
+	// what else each request asked.
+	API, Images string
+	EmbedBatch  int
 	// IdlePowerW and IdlePowerWSD are host.idle_power_w and its spread,
 	// the baseline of net energy; nil without one.
 	IdlePowerW, IdlePowerWSD *float64
@@ -136,6 +142,9 @@ func readRun(path string) (*run, error) {
 		Runtimes:     f.Runtimes,
 		Turns:        max(f.Arguments.Turns, 1),
 		SharedPrefix: f.Arguments.SharedPrefix,
+		API:          cmp.Or(f.Arguments.API, "chat"),
+		Images:       f.Arguments.Images,
+		EmbedBatch:   max(f.Arguments.EmbedBatch, 1),
 		IdlePowerW:   f.Host.IdlePowerW, IdlePowerWSD: f.Host.IdlePowerWSD,
 	}
 	if f.Arguments.SLO != nil {

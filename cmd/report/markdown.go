@@ -35,6 +35,7 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 	}
 	writeCacheWarning(&b, runs)
 	writeWorkloadWarning(&b, runs)
+	writeRequestWarning(&b, runs)
 	writeRuns(&b, runs)
 	writeControls(&b, runs)
 	writeCanaries(&b, runs)
@@ -142,6 +143,44 @@ func writeWorkloadWarning(b *strings.Builder, runs []*run) {
 	b.WriteString("> **Warning: these runs differ in conversation turns or shared prefix** (" + strings.Join(parts, "; ") + "). " +
 		"A row of a run of several turns pools every turn, whose prompts grow with the conversation, and a shared prefix " +
 		"lengthens every prompt and may be cached; their TTFT and prompt figures are not comparable, " +
+		"and neither are the changes in percent between them.\n\n")
+}
+
+// writeRequestWarning warns, at the top, when the runs differ in what
+// each request asked beside its prompt: the API (BENCH_API), images
+// (BENCH_IMAGES) or an embeddings request's inputs (BENCH_EMBED_BATCH).
+// Their rows share runtime, prompt and load, and would be set side by
+// side as one leaf's change.
+func writeRequestWarning(b *strings.Builder, runs []*run) {
+	request := func(r *run) string {
+		parts := []string{r.API}
+		if r.Images != "" {
+			parts = append(parts, "images "+r.Images)
+		}
+		if r.EmbedBatch > 1 {
+			parts = append(parts, strconv.Itoa(r.EmbedBatch)+" inputs a request")
+		}
+		return strings.Join(parts, ", ")
+	}
+	runsOf := map[string][]string{}
+	var order []string
+	for _, r := range runs {
+		w := request(r)
+		if _, seen := runsOf[w]; !seen {
+			order = append(order, w)
+		}
+		runsOf[w] = append(runsOf[w], cell(r.Label))
+	}
+	if len(order) < 2 {
+		return
+	}
+	var parts []string
+	for _, w := range order {
+		parts = append(parts, w+": "+strings.Join(runsOf[w], ", "))
+	}
+	b.WriteString("> **Warning: these runs differ in API, images or embeddings batch** (" + strings.Join(parts, "; ") + "). " +
+		"Each API stamps its first token at its own event (docs/metrics.md), images are prefilled with the prompt, " +
+		"and an embeddings request of more inputs is more work: their figures are not comparable, " +
 		"and neither are the changes in percent between them.\n\n")
 }
 

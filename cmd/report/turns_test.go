@@ -376,3 +376,38 @@ func TestTurnTicks(t *testing.T) {
 	assert.Zero(t, minor, "too many to tell apart")
 	var _ plot.Ticker = turnTicks{}
 }
+
+// Runs of another API, with images or of another embeddings batch share
+// runtime, prompt and load with the chat's: a warning says their changes
+// are no changes.
+func TestRequestWarning(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, args map[string]any) string {
+		var f map[string]any
+		require.NoError(t, json.Unmarshal(testkit.ReadFile(t, "testdata/new.json"), &f))
+		f["run_id"] = name
+		for k, v := range args {
+			f["arguments"].(map[string]any)[k] = v
+		}
+		data, err := json.Marshal(f)
+		require.NoError(t, err)
+		path := filepath.Join(dir, name+".json")
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		return path
+	}
+	chat := write("chat", nil)
+	again := write("again", nil)
+	completions := write("completions", map[string]any{"api": "completions"})
+	images := write("images", map[string]any{"images": "2@512x512"})
+	embed := write("embed", map[string]any{"api": "embeddings", "embed_batch": 4})
+
+	md := func(out string, files ...string) string {
+		code, _, stderr := report(append([]string{"-charts=false", "-o", filepath.Join(dir, out)}, files...)...)
+		require.Equal(t, 0, code, stderr)
+		return string(testkit.ReadFile(t, filepath.Join(dir, out, "report.md")))
+	}
+	assert.NotContains(t, md("same", chat, again), "differ in API")
+	assert.Contains(t, md("mixed", chat, completions, images, embed),
+		"> **Warning: these runs differ in API, images or embeddings batch** "+
+			"(chat: chat; completions: completions; chat, images 2@512x512: images; embeddings, 4 inputs a request: embed).")
+}
