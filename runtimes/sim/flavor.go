@@ -34,7 +34,7 @@ func (s *Server) props(w http.ResponseWriter, _ *http.Request) {
 		"build_info":                  s.cfg.version(),
 		"default_generation_settings": map[string]any{"n_ctx": n},
 		"model_path":                  s.cfg.listed(),
-		"modalities":                  map[string]any{"vision": s.cfg.modelVision() == ModelVisionOn, "audio": false},
+		"modalities":                  map[string]any{"vision": s.cfg.modelVision() == ModelVisionOn, "video": false, "audio": false},
 	}))
 }
 

@@ -28,7 +28,7 @@ func TestLlamaVision(t *testing.T) {
 		t.Run(vision, func(t *testing.T) {
 			srv := startEnv(t, "SIM_FLAVOR", "llamacpp", "SIM_MODEL_VISION", vision)
 			c := newClient(t, 1)
-			assert.Equal(t, map[string]any{"vision": vision == "on", "audio": false}, getJSON(t, c, srv.URL, "/props")["modalities"])
+			assert.Equal(t, map[string]any{"vision": vision == "on", "video": false, "audio": false}, getJSON(t, c, srv.URL, "/props")["modalities"])
 			w := post(t, c, srv.URL, "/v1/chat/completions", body)
 			if vision == "on" {
 				assert.Equal(t, http.StatusOK, w.status, "%s", w.body)

@@ -191,7 +191,7 @@ func TestLlamaSlots(t *testing.T) {
 	assert.Equal(t, map[string]any{
 		"total_slots": 2.0, "n_ctx": 4096.0, "build_info": sim.Version,
 		"default_generation_settings": map[string]any{"n_ctx": 4096.0}, "model_path": "/models/q.gguf",
-		"modalities": map[string]any{"vision": false, "audio": false},
+		"modalities": map[string]any{"vision": false, "video": false, "audio": false},
 	}, props)
 	w := get(t, c, srv.URL, "/slots")
 	require.Equal(t, http.StatusOK, w.status)
