@@ -98,7 +98,8 @@
 // [ServerDelta.Values] holds, for the metrics named vllm:*, sglang:* and
 // llamacpp:*, summed over their label sets: counters as after − before under
 // their exposed name; histograms and summaries as X_sum and X_count, after −
-// before; gauges as their value after. Other metrics, untyped ones,
+// before; gauges as their value after (and llamacpp:n_busy_slots_per_decode,
+// an average some llama-server builds type counter). Other metrics, untyped ones,
 // prometheus_client's *_created gauges and non-finite values are left out.
 // A counter (or X_sum/X_count) of which a label set went down or vanished
 // means the server restarted between the scrapes: it is listed in
