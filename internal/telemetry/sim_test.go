@@ -65,8 +65,8 @@ func chat(t *testing.T, url, content string, tokens int) (prompt, cached, comple
 // simulator served: the generated tokens, prompt tokens and phase times of
 // the requests between two scrapes, and its slots' running and waiting
 // requests. Between the scrapes llamacpp:n_busy_slots_per_decode, an
-// average llama-server types counter, goes down (requests one at a time
-// after some at once): that is no restart.
+// average, goes down (requests one at a time after some at once): that is
+// no restart.
 func TestSimLlamaCpp(t *testing.T) {
 	cfg := sim.Config{Flavor: sim.FlavorLlamaCpp, TTFT: 10 * time.Millisecond, TokensPerSec: 1000, Slots: 2}
 	srv, err := sim.Start(cfg)
@@ -79,7 +79,7 @@ func TestSimLlamaCpp(t *testing.T) {
 	}
 	wg.Wait()
 	before := scrapeURL(t, srv.URL)
-	busyBefore := before.families["llamacpp:n_busy_slots_per_decode"].GetMetric()[0].GetCounter().GetValue()
+	busyBefore := before.families["llamacpp:n_busy_slots_per_decode"].GetMetric()[0].GetGauge().GetValue()
 	require.Greater(t, busyBefore, 1.0)
 
 	const requests = 5

@@ -738,38 +738,45 @@
 // to 1: running / SIM_SLOTS (running / 64 without a slot limit, at most 1).
 // It serves no speculative decoding counters: it drafts nothing.
 //
-// With SIM_FLAVOR=llamacpp it serves llama-server's names instead, as a
-// llama-server started with --metrics prints them (Content-Type
-// "text/plain; version=0.0.4", a Process-Start-Time-Unix header): no
-// labels, its HELP and TYPE lines, values as C++ streams print a double
-// (6 significant digits: "1.23457e+06"), its counters then its gauges. It
+// With SIM_FLAVOR=llamacpp it serves what llama-server b1-0c1e570
+// (llama.cpp commit 0c1e570, the build the e2e scripts run) started with
+// --metrics serves (testdata/llamacpp-metrics-b1-0c1e570.txt, captured
+// from it; a test holds the names, HELP, TYPE and order to it):
+// Content-Type "text/plain; version=0.0.4", a Process-Start-Time-Unix
+// header, no labels, values as C++ streams print a double (6 significant
+// digits: "1.23457e+06"), its counters then its gauges, in this order. It
 // counts the same replies (every model together), each with P, C, t0,
 // first and end as above:
 //
 //   - llamacpp:prompt_tokens_total (counter): + P − C, the prompt tokens
 //     evaluated.
+//   - llamacpp:prompt_tokens_cached_total (counter): + C, the prompt
+//     tokens reused from the cache.
 //   - llamacpp:prompt_seconds_total (counter): + first − t0 (end − t0 for
-//     a reply with no token), printed in whole milliseconds.
+//     a reply with no token), in whole microseconds.
 //   - llamacpp:tokens_predicted_total (counter): + the tokens it sent.
 //   - llamacpp:tokens_predicted_seconds_total (counter): + end − first,
-//     whole milliseconds.
+//     whole microseconds.
 //   - llamacpp:n_decode_total (counter): llama_decode() calls. A reply
 //     makes one for its prompt (one a 2048 tokens of P − C, llama-server's
 //     default batch) and one a token it sent after the first; each call is
 //     shared by the requests that held a slot when the reply got its own,
 //     it included (1/k of a call each when k did). Rounded to a whole
 //     number.
-//   - llamacpp:n_tokens_max (counter): the most of P + max(sent − 1, 0)
-//     (the tokens a slot held at its last call).
-//   - llamacpp:n_busy_slots_per_decode (counter, as llama-server types
-//     it, though an average): the busy slots summed over the calls (each
-//     reply's calls) / n_decode_total.
+//   - llamacpp:n_tokens_max (counter, as llama-server types it): the most
+//     of P + max(sent − 1, 0) (the tokens a slot held at its last call).
+//   - llamacpp:spec_decode_num_draft_tokens_total,
+//     llamacpp:spec_decode_num_accepted_tokens_total,
+//     llamacpp:spec_decode_num_drafts_total (counters): 0; it drafts
+//     nothing.
 //   - llamacpp:prompt_tokens_seconds, llamacpp:predicted_tokens_seconds
 //     (gauges): prompt tokens evaluated / prompt seconds and tokens sent /
 //     generation seconds of the replies counted since the previous scrape
 //     (0 when none).
 //   - llamacpp:requests_processing, llamacpp:requests_deferred (gauges):
 //     the requests holding a slot now, and waiting for one.
+//   - llamacpp:n_busy_slots_per_decode (gauge): the busy slots summed over
+//     the calls (each reply's calls) / max(n_decode_total, 1).
 //
 // No KV-cache gauge: llama-server serves none.
 //

@@ -16,6 +16,7 @@ const llamaBatch = 2048
 // last scrape (its "bucket", which its two throughput gauges average over).
 type llamaCounts struct {
 	prompt, predicted         uint64        // tokens: prompt evaluated (P − C), generated
+	cached                    uint64        // prompt tokens reused from the cache (C)
 	promptTime, predictedTime time.Duration // first − t0; end − first
 	bucket                    struct {
 		prompt, predicted         uint64
@@ -38,6 +39,7 @@ func (m *metrics) recordLlama(rep *reply) {
 		promptTime, predictedTime = rep.first.Sub(rep.t0), rep.end.Sub(rep.first)
 	}
 	l.prompt += prompt
+	l.cached += uint64(rep.cached)
 	l.predicted += uint64(rep.sent)
 	l.promptTime += promptTime
 	l.predictedTime += predictedTime
@@ -56,9 +58,10 @@ func (m *metrics) recordLlama(rep *reply) {
 	l.tokensMax = max(l.tokensMax, uint64(rep.p+max(rep.sent-1, 0)))
 }
 
-// serveLlamaMetrics answers GET /metrics as llama-server started with
-// --metrics does: its names, no labels, counters then gauges, values as C++
-// streams print a double (6 significant digits, "1.23457e+06").
+// serveLlamaMetrics answers GET /metrics as llama-server b1-0c1e570 started
+// with --metrics does (testdata/llamacpp-metrics-b1-0c1e570.txt): its
+// names, no labels, counters then gauges, values as C++ streams print a
+// double (6 significant digits, "1.23457e+06").
 func (s *Server) serveLlamaMetrics(w http.ResponseWriter, _ *http.Request) {
 	running, waiting := s.slots.counts()
 	b := s.metrics.appendLlamaText(nil, running, waiting)
@@ -81,8 +84,8 @@ func (m *metrics) appendLlamaText(b []byte, running, waiting int) []byte {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	l := &m.llama
-	// Its times are kept in milliseconds and printed as whole ones / 1e3.
-	seconds := func(d time.Duration) float64 { return float64(d.Milliseconds()) / 1e3 }
+	// Its times are kept in microseconds and printed in seconds.
+	seconds := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e6 }
 	perSecond := func(n uint64, d time.Duration) float64 {
 		if n == 0 || d <= 0 {
 			return 0
@@ -90,22 +93,26 @@ func (m *metrics) appendLlamaText(b []byte, running, waiting int) []byte {
 		return float64(n) / d.Seconds()
 	}
 	decodes := math.Round(l.decodes)
+	// It drafts nothing: the speculative decoding counters stay 0.
 	for _, c := range []struct {
 		typ, name, help string
 		v               float64
 	}{
-		{"counter", "prompt_tokens_total", "Number of prompt tokens processed.", float64(l.prompt)},
-		{"counter", "prompt_seconds_total", "Prompt process time", seconds(l.promptTime)},
-		{"counter", "tokens_predicted_total", "Number of generation tokens processed.", float64(l.predicted)},
-		{"counter", "tokens_predicted_seconds_total", "Predict process time", seconds(l.predictedTime)},
-		{"counter", "n_decode_total", "Total number of llama_decode() calls", decodes},
-		{"counter", "n_tokens_max", "Largest observed n_tokens.", float64(l.tokensMax)},
-		// An average, typed counter by llama-server all the same.
-		{"counter", "n_busy_slots_per_decode", "Average number of busy slots per llama_decode() call", float64(float32(float64(l.busySlots) / max(decodes, 1)))},
-		{"gauge", "prompt_tokens_seconds", "Average prompt throughput in tokens/s.", perSecond(l.bucket.prompt, l.bucket.promptTime)},
-		{"gauge", "predicted_tokens_seconds", "Average generation throughput in tokens/s.", perSecond(l.bucket.predicted, l.bucket.predictedTime)},
-		{"gauge", "requests_processing", "Number of requests processing.", float64(running)},
-		{"gauge", "requests_deferred", "Number of requests deferred.", float64(waiting)},
+		{"counter", "prompt_tokens_total", "Number of prompt tokens processed, excluding cached tokens", float64(l.prompt)},
+		{"counter", "prompt_tokens_cached_total", "Number of prompt tokens reused from the cache", float64(l.cached)},
+		{"counter", "prompt_seconds_total", "Total time spent processing prompts", seconds(l.promptTime)},
+		{"counter", "tokens_predicted_total", "Number of generation tokens processed", float64(l.predicted)},
+		{"counter", "tokens_predicted_seconds_total", "Total time spent generating tokens", seconds(l.predictedTime)},
+		{"counter", "n_decode_total", "Total number of llama_decode() calls, excluding speculative decoding and multimodal decoding", decodes},
+		{"counter", "n_tokens_max", "Largest observed sequence length (prompt + generation)", float64(l.tokensMax)},
+		{"counter", "spec_decode_num_draft_tokens_total", "Speculative: Total draft tokens generated", 0},
+		{"counter", "spec_decode_num_accepted_tokens_total", "Speculative: Total draft tokens accepted by the target model", 0},
+		{"counter", "spec_decode_num_drafts_total", "Speculative: Total speculative decoding verification steps", 0},
+		{"gauge", "prompt_tokens_seconds", "Average prompt throughput in tokens/s", perSecond(l.bucket.prompt, l.bucket.promptTime)},
+		{"gauge", "predicted_tokens_seconds", "Average generation throughput in tokens/s", perSecond(l.bucket.predicted, l.bucket.predictedTime)},
+		{"gauge", "requests_processing", "Number of requests processing", float64(running)},
+		{"gauge", "requests_deferred", "Number of requests deferred", float64(waiting)},
+		{"gauge", "n_busy_slots_per_decode", "Average number of busy slots per llama_decode() call", float64(l.busySlots) / max(decodes, 1)},
 	} {
 		b = append(b, "# HELP llamacpp:"+c.name+" "+c.help+"\n"...)
 		b = append(b, "# TYPE llamacpp:"+c.name+" "+c.typ+"\n"...)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,42 +20,28 @@ import (
 // llamaContentType is llama-server's /metrics Content-Type.
 const llamaContentType = "text/plain; version=0.0.4"
 
-// llamaIdle is llama-server's /metrics before any request: its names, help
-// and types, in its order, without labels.
-const llamaIdle = `# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.
-# TYPE llamacpp:prompt_tokens_total counter
-llamacpp:prompt_tokens_total 0
-# HELP llamacpp:prompt_seconds_total Prompt process time
-# TYPE llamacpp:prompt_seconds_total counter
-llamacpp:prompt_seconds_total 0
-# HELP llamacpp:tokens_predicted_total Number of generation tokens processed.
-# TYPE llamacpp:tokens_predicted_total counter
-llamacpp:tokens_predicted_total 0
-# HELP llamacpp:tokens_predicted_seconds_total Predict process time
-# TYPE llamacpp:tokens_predicted_seconds_total counter
-llamacpp:tokens_predicted_seconds_total 0
-# HELP llamacpp:n_decode_total Total number of llama_decode() calls
-# TYPE llamacpp:n_decode_total counter
-llamacpp:n_decode_total 0
-# HELP llamacpp:n_tokens_max Largest observed n_tokens.
-# TYPE llamacpp:n_tokens_max counter
-llamacpp:n_tokens_max 0
-# HELP llamacpp:n_busy_slots_per_decode Average number of busy slots per llama_decode() call
-# TYPE llamacpp:n_busy_slots_per_decode counter
-llamacpp:n_busy_slots_per_decode 0
-# HELP llamacpp:prompt_tokens_seconds Average prompt throughput in tokens/s.
-# TYPE llamacpp:prompt_tokens_seconds gauge
-llamacpp:prompt_tokens_seconds 0
-# HELP llamacpp:predicted_tokens_seconds Average generation throughput in tokens/s.
-# TYPE llamacpp:predicted_tokens_seconds gauge
-llamacpp:predicted_tokens_seconds 0
-# HELP llamacpp:requests_processing Number of requests processing.
-# TYPE llamacpp:requests_processing gauge
-llamacpp:requests_processing 0
-# HELP llamacpp:requests_deferred Number of requests deferred.
-# TYPE llamacpp:requests_deferred gauge
-llamacpp:requests_deferred 0
-`
+// realLlamaFile is llama-server b1-0c1e570's /metrics (llama.cpp commit
+// 0c1e570, the build the e2e scripts run), captured after one chat request
+// of 8 tokens with 2 slots.
+const realLlamaFile = "testdata/llamacpp-metrics-b1-0c1e570.txt"
+
+// llamaIdle is realLlamaFile before any request: its HELP and TYPE lines
+// and names in its order, every value 0.
+func llamaIdle(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(realLlamaFile)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(b), "\n")
+	for i, line := range lines {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, _, ok := strings.Cut(line, " ")
+		require.True(t, ok, "a sample line: %q", line)
+		lines[i] = name + " 0\n"
+	}
+	return strings.Join(lines, "")
+}
 
 // runningNow is the chat requests holding a slot, as /metrics says it in
 // vLLM's names or llama-server's.
@@ -71,7 +59,7 @@ func runningNow(t *testing.T, c *http.Client, url string) float64 {
 
 // SIM_FLAVOR=llamacpp serves llama-server's /metrics: its names, and
 // counters that equal what the replies said (prompt tokens evaluated, that
-// is less the cached ones; tokens generated), one decode call a generated
+// is less the cached ones; the cached ones; tokens generated), one decode call a generated
 // token after the first plus one for the prompt, each with one busy slot
 // when the requests come one at a time. The throughput gauges average over
 // the window since the last scrape.
@@ -81,7 +69,7 @@ func TestMetricsLlamaCpp(t *testing.T) {
 	c := newClient(t, 1)
 
 	_, body := scrapeAs(t, c, srv.URL, llamaContentType)
-	assert.Equal(t, llamaIdle, body)
+	assert.Equal(t, llamaIdle(t), body, "the real server's names, HELP, TYPE and order")
 
 	var prompt, cached, generated, tokensMax, decodes int
 	for i := range 6 {
@@ -103,28 +91,61 @@ func TestMetricsLlamaCpp(t *testing.T) {
 
 	e, _ := scrapeAs(t, c, srv.URL, llamaContentType)
 	assert.Equal(t, float64(prompt), e.get(t, "llamacpp:prompt_tokens_total"))
+	assert.Equal(t, float64(cached), e.get(t, "llamacpp:prompt_tokens_cached_total"))
 	assert.Equal(t, float64(generated), e.get(t, "llamacpp:tokens_predicted_total"))
 	assert.Equal(t, float64(tokensMax), e.get(t, "llamacpp:n_tokens_max"))
 	assert.Equal(t, float64(decodes), e.get(t, "llamacpp:n_decode_total"))
 	assert.Equal(t, 1.0, e.get(t, "llamacpp:n_busy_slots_per_decode"), "one request at a time")
 	// The prompt's time is at least TTFT a reply, the generation's the
-	// tokens after the first at the rate; whole milliseconds.
+	// tokens after the first at the rate; whole microseconds.
 	promptS, predictS := e.get(t, "llamacpp:prompt_seconds_total"), e.get(t, "llamacpp:tokens_predicted_seconds_total")
 	assert.GreaterOrEqual(t, promptS, 6*cfg.TTFT.Seconds())
 	assert.GreaterOrEqual(t, predictS, float64(generated-6)/cfg.TokensPerSec-0.001)
 	for _, v := range []float64{promptS, predictS} {
-		assert.InDelta(t, v, float64(int(v*1000+0.5))/1000, 1e-9, "whole milliseconds: %v", v)
+		assert.InDelta(t, v, float64(int(v*1e6+0.5))/1e6, 1e-12, "whole microseconds: %v", v)
 	}
 	assert.Positive(t, e.get(t, "llamacpp:prompt_tokens_seconds"))
 	assert.InDelta(t, float64(generated)/predictS, e.get(t, "llamacpp:predicted_tokens_seconds"), float64(generated)/predictS*0.2)
 	assert.Zero(t, e.get(t, "llamacpp:requests_processing"))
 	assert.Zero(t, e.get(t, "llamacpp:requests_deferred"))
+	for _, name := range []string{"draft_tokens", "accepted_tokens", "drafts"} {
+		assert.Zero(t, e.get(t, "llamacpp:spec_decode_num_"+name+"_total"), "it drafts nothing")
+	}
 
 	// A new window: nothing since the last scrape; the counters stay.
 	e, _ = scrapeAs(t, c, srv.URL, llamaContentType)
 	assert.Zero(t, e.get(t, "llamacpp:prompt_tokens_seconds"))
 	assert.Zero(t, e.get(t, "llamacpp:predicted_tokens_seconds"))
 	assert.Equal(t, float64(generated), e.get(t, "llamacpp:tokens_predicted_total"))
+}
+
+// What the real server counted for its one request of 8 tokens with 2
+// slots (realLlamaFile), the simulator counts for the same request: 8
+// tokens, 8 decode calls (the prompt's, then one a token after the
+// first), 1 busy slot a call, n_tokens_max = prompt + 7, nothing cached.
+func TestMetricsLlamaCppAsReal(t *testing.T) {
+	real := map[string]float64{}
+	b, err := os.ReadFile(realLlamaFile)
+	require.NoError(t, err)
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, v, _ := strings.Cut(strings.TrimSpace(line), " ")
+		f, err := strconv.ParseFloat(v, 64)
+		require.NoError(t, err, line)
+		real[name] = f
+	}
+	srv := start(t, sim.Config{Flavor: sim.FlavorLlamaCpp, TTFT: time.Millisecond, TokensPerSec: 2000, Slots: 2})
+	c := newClient(t, 1)
+	r := parseReply(t, openaiPath, do(t.Context(), c, srv.URL, openaiPath, `{"messages":[{"role":"user","content":"hi"}],"stream":true,"max_tokens":8,"stream_options":{"include_usage":true}}`))
+	require.Equal(t, 8, r.count)
+	e, _ := scrapeAs(t, c, srv.URL, llamaContentType)
+	for _, name := range []string{"tokens_predicted_total", "n_decode_total", "n_busy_slots_per_decode", "prompt_tokens_cached_total", "requests_processing", "requests_deferred"} {
+		assert.Equal(t, real["llamacpp:"+name], e.get(t, "llamacpp:"+name), name)
+	}
+	assert.Equal(t, real["llamacpp:n_tokens_max"]-real["llamacpp:prompt_tokens_total"], e.get(t, "llamacpp:n_tokens_max")-e.get(t, "llamacpp:prompt_tokens_total"), "n_tokens_max: the prompt and the tokens after the first")
+	assert.Equal(t, float64(r.prompt), e.get(t, "llamacpp:prompt_tokens_total"))
 }
 
 // The gauges: requests holding a slot (requests_processing) and waiting
