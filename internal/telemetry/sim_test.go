@@ -62,8 +62,9 @@ func chat(t *testing.T, url, content string, tokens int) (prompt, cached, comple
 
 // The simulator playing llama-server (SIM_FLAVOR=llamacpp) serves its
 // /metrics names, and what this package reads from them is what the
-// simulator served: the generated tokens, prompt tokens and phase times of
-// the requests between two scrapes, and its slots' running and waiting
+// simulator served: the generated tokens, prompt tokens (evaluated and
+// cached) and phase times of the requests between two scrapes, the prefix
+// cache's hit rate, and its slots' running and waiting
 // requests. Between the scrapes llamacpp:n_busy_slots_per_decode, an
 // average, goes down (requests one at a time after some at once): that is
 // no restart.
@@ -83,15 +84,17 @@ func TestSimLlamaCpp(t *testing.T) {
 	require.Greater(t, busyBefore, 1.0)
 
 	const requests = 5
-	var prompt, generated, decodeTokens int
+	var prompt, cached, generated, decodeTokens int
 	for i := range requests {
 		p, c, n := chat(t, srv.URL, "request "+strings.Repeat("word ", i), 10+i)
 		require.Equal(t, 10+i, n)
 		prompt += p - c
+		cached += c
 		generated += n
 		decodeTokens += n - 1
 	}
 	after := scrapeURL(t, srv.URL)
+	require.Positive(t, cached, "the requests share an opening: the prompt cache has it")
 
 	d := Delta(before, after)
 	assert.Empty(t, d.Reset, "no counter went down but an average")
@@ -113,14 +116,21 @@ func TestSimLlamaCpp(t *testing.T) {
 	assert.Less(t, *f.PrefillSMean, cfg.TTFT.Seconds()+0.5)
 	assert.GreaterOrEqual(t, *f.DecodeSMean, float64(decodeTokens)/cfg.TokensPerSec/requests-0.001)
 	assert.Less(t, *f.DecodeSMean, float64(decodeTokens)/cfg.TokensPerSec/requests+0.5)
-	assert.Nil(t, f.CachedPromptTokens, "no cached-token counter in these names")
+	require.NotNil(t, f.CachedPromptTokens, "llamacpp:prompt_tokens_cached_total")
+	assert.Equal(t, float64(cached), *f.CachedPromptTokens)
+	assert.Equal(t, "llamacpp:prompt_tokens_cached_total", f.CachedPromptTokensFrom)
+	// The series from one scrape to the next: the cached prompt tokens of
+	// all looked up; nothing drafted.
+	s := SampleOf(&before, after)
+	require.NotNil(t, s.PrefixHitRate)
+	assert.InDelta(t, float64(cached)/float64(prompt+cached), *s.PrefixHitRate, 1e-12)
+	assert.Nil(t, s.SpecAcceptRate, "the simulator drafts nothing")
 
 	// The series: its 2 slots running, 3 requests waiting; no KV-cache
 	// gauge.
 	for range 5 {
 		wg.Go(func() { chat(t, srv.URL, "long", 300) })
 	}
-	var s ServerSample
 	assert.Eventually(t, func() bool {
 		s = SampleOf(nil, scrapeURL(t, srv.URL))
 		return s.Running != nil && *s.Running == 2 && s.Waiting != nil && *s.Waiting == 3
