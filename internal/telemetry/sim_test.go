@@ -109,7 +109,7 @@ func TestSimLlamaCpp(t *testing.T) {
 	assert.Zero(t, f.GeneratedTokensSlack)
 	require.NoError(t, CheckGeneratedTokens(f, generated))
 	// Each reply's prefill at least TTFT, its decode its tokens after the
-	// first at the rate; the totals are printed in whole milliseconds.
+	// first at the rate; the totals are printed in whole microseconds.
 	require.NotNil(t, f.PrefillSMean)
 	require.NotNil(t, f.DecodeSMean)
 	assert.GreaterOrEqual(t, *f.PrefillSMean, cfg.TTFT.Seconds()-0.001)
