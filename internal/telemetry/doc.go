@@ -98,8 +98,10 @@
 // [ServerDelta.Values] holds, for the metrics named vllm:*, sglang:* and
 // llamacpp:*, summed over their label sets: counters as after − before under
 // their exposed name; histograms and summaries as X_sum and X_count, after −
-// before; gauges as their value after. Other metrics, untyped ones,
-// prometheus_client's *_created gauges and non-finite values are left out.
+// before; gauges as their value after (and llamacpp:n_busy_slots_per_decode,
+// an average that older llama-server builds type counter; b1-0c1e570 types
+// it gauge). Other metrics, untyped ones, prometheus_client's *_created
+// gauges and non-finite values are left out.
 // A counter (or X_sum/X_count) of which a label set went down or vanished
 // means the server restarted between the scrapes: it is listed in
 // [ServerDelta.Reset], its value is the raw after − before (often negative),
@@ -110,6 +112,8 @@
 // people, docs/power.md's table of the server's counters, which
 // TestPowerDocCounters holds to the names read here). CheckGeneratedTokens
 // says when the server's count and the client's are too far apart.
+// testdata/llamacpp-b1-0c1e570.txt is the /metrics of the llama-server
+// build the e2e scripts run, captured; tests read it.
 //
 // Parse reads the Prometheus text format, which /metrics serves to a plain
 // GET; ask for no OpenMetrics (prometheus_client would then name counters

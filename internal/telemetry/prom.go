@@ -17,6 +17,13 @@ import (
 // vllm-metal), SGLang and llama.cpp's llama-server.
 var ServerPrefixes = []string{"vllm:", "sglang:", "llamacpp:"}
 
+// averagesTypedCounter are metrics a server types counter that are not
+// counts but averages, which go down as well as up: Delta takes them as
+// gauges. llama-server types llamacpp:n_busy_slots_per_decode (busy slots
+// / llama_decode() calls since its start) counter in the builds that list
+// it among their counters.
+var averagesTypedCounter = []string{"llamacpp:n_busy_slots_per_decode"}
+
 // Snapshot is one scrape of a server's Prometheus /metrics, parsed.
 type Snapshot struct {
 	families map[string]*dto.MetricFamily
@@ -100,11 +107,15 @@ func Delta(before, after Snapshot) ServerDelta {
 		if b != nil && b.GetType() != a.GetType() {
 			b = nil // not the same metric: take after as it is
 		}
-		switch a.GetType() {
+		typ := a.GetType()
+		if typ == dto.MetricType_COUNTER && slices.Contains(averagesTypedCounter, name) {
+			typ = dto.MetricType_GAUGE
+		}
+		switch typ {
 		case dto.MetricType_COUNTER:
 			diff(name, func(m *dto.Metric) float64 { return m.GetCounter().GetValue() }, b, a)
 		case dto.MetricType_GAUGE:
-			series := seriesOf(a, func(m *dto.Metric) float64 { return m.GetGauge().GetValue() })
+			series := seriesOf(a, gaugeValue)
 			if len(series) == 0 {
 				continue
 			}
@@ -128,7 +139,9 @@ func Delta(before, after Snapshot) ServerDelta {
 		}
 		switch b.GetType() {
 		case dto.MetricType_COUNTER:
-			reset[name] = true
+			if !slices.Contains(averagesTypedCounter, name) {
+				reset[name] = true
+			}
 		case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM, dto.MetricType_SUMMARY:
 			reset[name+"_sum"], reset[name+"_count"] = true, true
 		}
@@ -138,6 +151,15 @@ func Delta(before, after Snapshot) ServerDelta {
 	}
 	sort.Strings(d.Reset)
 	return d
+}
+
+// gaugeValue is a gauge's value, or that of a counter taken as a gauge
+// (averagesTypedCounter).
+func gaugeValue(m *dto.Metric) float64 {
+	if g := m.GetGauge(); g != nil {
+		return g.GetValue()
+	}
+	return m.GetCounter().GetValue()
 }
 
 // seriesOf returns a family's finite values by label set.

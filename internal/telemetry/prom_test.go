@@ -116,6 +116,30 @@ func TestDeltaLlamaCpp(t *testing.T) {
 	})
 }
 
+// Builds of llama-server that list llamacpp:n_busy_slots_per_decode among
+// their counters: an average, it goes down without a restart, and is read
+// as a gauge; a real counter going down is still a reset.
+func TestDeltaAverageTypedCounter(t *testing.T) {
+	text := func(busy, predicted string) Snapshot {
+		return parseText(t, `# TYPE llamacpp:tokens_predicted_total counter
+llamacpp:tokens_predicted_total `+predicted+`
+# TYPE llamacpp:n_busy_slots_per_decode counter
+llamacpp:n_busy_slots_per_decode `+busy+"\n")
+	}
+	d := Delta(text("2.5", "100"), text("1.25", "160"))
+	if len(d.Reset) != 0 {
+		t.Errorf("Reset = %v", d.Reset)
+	}
+	wantValues(t, d, map[string]float64{"llamacpp:n_busy_slots_per_decode": 1.25, "llamacpp:tokens_predicted_total": 60})
+	if d := Delta(text("2.5", "100"), text("2.5", "40")); !slices.Equal(d.Reset, []string{"llamacpp:tokens_predicted_total"}) {
+		t.Errorf("Reset = %v, want the predicted tokens", d.Reset)
+	}
+	// Gone from after: no reset for the average.
+	if d := Delta(text("2.5", "100"), parseText(t, "# TYPE llamacpp:tokens_predicted_total counter\nllamacpp:tokens_predicted_total 160\n")); len(d.Reset) != 0 {
+		t.Errorf("Reset = %v", d.Reset)
+	}
+}
+
 func TestDeltaRestartIsVisible(t *testing.T) {
 	d := Delta(parseFile(t, "llamacpp-before.txt"), parseFile(t, "llamacpp-restarted.txt"))
 	for _, name := range []string{"llamacpp:tokens_predicted_total", "llamacpp:prompt_seconds_total", "llamacpp:tokens_predicted_seconds_total"} {

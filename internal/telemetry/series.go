@@ -25,13 +25,27 @@ var (
 	kvCacheGauges = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio"}
 	runningGauges = []string{"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing"}
 	waitingGauges = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred"}
-	// A hit rate over the interval from two counters (Δhits / Δqueries),
-	// else a gauge the server computes itself.
-	prefixCounters = [2]string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_queries_total"}
-	prefixGauges   = []string{"sglang:cache_hit_rate"}
-	specCounters   = [2]string{"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_draft_tokens_total"}
-	specGauges     = []string{"sglang:spec_accept_rate"}
+	// A rate over the interval from counters (Δhits / Δqueries), else a
+	// gauge the server computes itself. llama-server counts the prompt
+	// tokens it evaluated and those it took from its cache apart: the
+	// tokens looked up are their sum.
+	prefixRatios = []counterRatio{
+		{"vllm:prefix_cache_hits_total", []string{"vllm:prefix_cache_queries_total"}},
+		{"llamacpp:prompt_tokens_cached_total", []string{"llamacpp:prompt_tokens_cached_total", "llamacpp:prompt_tokens_total"}},
+	}
+	prefixGauges = []string{"sglang:cache_hit_rate"}
+	specRatios   = []counterRatio{
+		{"vllm:spec_decode_num_accepted_tokens_total", []string{"vllm:spec_decode_num_draft_tokens_total"}},
+		{"llamacpp:spec_decode_num_accepted_tokens_total", []string{"llamacpp:spec_decode_num_draft_tokens_total"}},
+	}
+	specGauges = []string{"sglang:spec_accept_rate"}
 )
+
+// counterRatio is a rate over an interval: Δnum / the sum of the Δden.
+type counterRatio struct {
+	num string
+	den []string
+}
 
 // ServerSample is the server's state at one scrape: a line of the metric
 // series file. A figure the server does not expose is null.
@@ -57,14 +71,17 @@ type ServerSample struct {
 	Waiting *float64 `json:"waiting"`
 	// PrefixHitRate is the share of prompt tokens looked up in the prefix
 	// cache that were found there since the previous sample: Δ of
-	// vllm:prefix_cache_hits_total / Δ of vllm:prefix_cache_queries_total
-	// (null when no token was looked up, or at the first sample), else
-	// SGLang's own gauge sglang:cache_hit_rate.
+	// vllm:prefix_cache_hits_total / Δ of vllm:prefix_cache_queries_total,
+	// or llama-server's Δllamacpp:prompt_tokens_cached_total / (Δ of it +
+	// Δllamacpp:prompt_tokens_total) (null when no token was looked up, or
+	// at the first sample), else SGLang's own gauge sglang:cache_hit_rate.
 	PrefixHitRate *float64 `json:"prefix_hit_rate"`
 	// SpecAcceptRate is the share of draft tokens of speculative decoding
 	// that were accepted since the previous sample: Δ of
 	// vllm:spec_decode_num_accepted_tokens_total / Δ of
-	// vllm:spec_decode_num_draft_tokens_total (null when nothing was
+	// vllm:spec_decode_num_draft_tokens_total, or of llama-server's
+	// llamacpp:spec_decode_num_accepted_tokens_total /
+	// llamacpp:spec_decode_num_draft_tokens_total (null when nothing was
 	// drafted), else sglang:spec_accept_rate.
 	SpecAcceptRate *float64 `json:"spec_accept_rate"`
 }
@@ -77,22 +94,25 @@ func SampleOf(prev *Snapshot, cur Snapshot) ServerSample {
 	s.KVCacheUse = cur.gauge(kvCacheGauges, true)
 	s.Running = cur.gauge(runningGauges, false)
 	s.Waiting = cur.gauge(waitingGauges, false)
-	s.PrefixHitRate = rateOf(prev, cur, prefixCounters, prefixGauges)
-	s.SpecAcceptRate = rateOf(prev, cur, specCounters, specGauges)
+	s.PrefixHitRate = rateOf(prev, cur, prefixRatios, prefixGauges)
+	s.SpecAcceptRate = rateOf(prev, cur, specRatios, specGauges)
 	return s
 }
 
-// rateOf is Δnum/Δden of the two counters from prev to cur where cur has
-// them, else the first of gauges cur has.
-func rateOf(prev *Snapshot, cur Snapshot, counters [2]string, gauges []string) *float64 {
-	num, okn := cur.counter(counters[0])
-	den, okd := cur.counter(counters[1])
-	if okn && okd {
+// rateOf is Δnum / ΣΔden from prev to cur of the first of ratios whose
+// counters cur has all, else the first of gauges cur has.
+func rateOf(prev *Snapshot, cur Snapshot, ratios []counterRatio, gauges []string) *float64 {
+	for _, r := range ratios {
+		num, ok := cur.counter(r.num)
+		den, okd := cur.counters(r.den)
+		if !ok || !okd {
+			continue
+		}
 		if prev == nil {
 			return nil
 		}
-		pn, ok1 := prev.counter(counters[0])
-		pd, ok2 := prev.counter(counters[1])
+		pn, ok1 := prev.counter(r.num)
+		pd, ok2 := prev.counters(r.den)
 		dn, dd := num-pn, den-pd
 		if !ok1 || !ok2 || dd <= 0 || dn < 0 || dn > dd {
 			return nil // nothing looked up, or a counter went back: a restart
@@ -101,6 +121,20 @@ func rateOf(prev *Snapshot, cur Snapshot, counters [2]string, gauges []string) *
 		return &v
 	}
 	return cur.gauge(gauges, false)
+}
+
+// counters is the sum of the counters names of s, and whether s has them
+// all.
+func (s Snapshot) counters(names []string) (float64, bool) {
+	var sum float64
+	for _, name := range names {
+		v, ok := s.counter(name)
+		if !ok {
+			return 0, false
+		}
+		sum += v
+	}
+	return sum, true
 }
 
 // gauge is the first of names that s has as a gauge with a finite value:

@@ -20,6 +20,7 @@ const (
 	vllmCached       = "vllm:prompt_tokens_cached_total"
 	vllmPrefixHits   = "vllm:prefix_cache_hits_total"
 	sglangCached     = "sglang:cached_tokens_total"
+	llamaCached      = "llamacpp:prompt_tokens_cached_total"
 	tokenTolerance   = 0.01 // CheckGeneratedTokens' relative tolerance
 	llamaPrintDigits = 6    // llama-server prints values with C++ streams' default precision
 )
@@ -50,7 +51,9 @@ type ServerFigures struct {
 	// vllm:prompt_tokens_cached_total (recent vLLM), else of
 	// vllm:prefix_cache_hits_total (vLLM V1's prefix cache, in tokens),
 	// else of sglang:cached_tokens_total (summed over its
-	// cache_source label). vLLM counts them whether or not its replies
+	// cache_source label), else of llamacpp:prompt_tokens_cached_total
+	// (current llama-server builds, b1-0c1e570 among them; printed
+	// with 6 significant digits). vLLM counts them whether or not its replies
 	// state them (--enable-prompt-tokens-details).
 	CachedPromptTokens *float64 `json:"server_cached_prompt_tokens,omitempty"`
 	// CachedPromptTokensFrom is the counter CachedPromptTokens was read
@@ -115,7 +118,9 @@ func DeriveServerFigures(d ServerDelta, requests int) ServerFigures {
 
 // CachedCounters are the counters, by name, from which
 // ServerFigures.CachedPromptTokens is read, in the order tried.
-func CachedCounters() []string { return []string{vllmCached, vllmPrefixHits, sglangCached} }
+func CachedCounters() []string {
+	return []string{vllmCached, vllmPrefixHits, sglangCached, llamaCached}
+}
 
 // printSlack is the largest rounding error of v printed with
 // llamaPrintDigits significant digits (0 while that prints every digit).

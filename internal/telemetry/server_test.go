@@ -88,8 +88,9 @@ func TestPrintSlack(t *testing.T) {
 }
 
 // The server's cached prompt tokens come from vLLM's own count where it
-// has one, else from its prefix cache's hits, else from SGLang's; a
-// server without any of them, or whose counter went down, gives none.
+// has one, else from its prefix cache's hits, else from SGLang's or
+// llama-server's; a server without any of them, or whose counter went
+// down, gives none.
 func TestServerCachedPromptTokens(t *testing.T) {
 	// vLLM V1 without vllm:prompt_tokens_cached_total: the prefix cache's
 	// hits, 5180 − 1480.
@@ -123,8 +124,10 @@ sglang:cached_tokens_total{model_name="m",cache_source="host"} %d
 		t.Errorf("cached prompt tokens from reset counters: %v", *f.CachedPromptTokens)
 	}
 
+	// llama-server counts them in llamacpp:prompt_tokens_cached_total:
+	// none over these 20 requests.
 	d = Delta(parseFile(t, "llamacpp-before.txt"), parseFile(t, "llamacpp-after.txt"))
-	if f := DeriveServerFigures(d, 20); f.CachedPromptTokens != nil {
-		t.Errorf("llama-server counts no cached tokens, got %v", *f.CachedPromptTokens)
+	if f := DeriveServerFigures(d, 20); f.CachedPromptTokens == nil || *f.CachedPromptTokens != 0 || f.CachedPromptTokensFrom != "llamacpp:prompt_tokens_cached_total" {
+		t.Errorf("llama-server cached prompt tokens %v from %q, want 0 from llamacpp:prompt_tokens_cached_total", f.CachedPromptTokens, f.CachedPromptTokensFrom)
 	}
 }

@@ -236,9 +236,10 @@ type Config struct {
 	// cleared.
 	Reset ResetMode `env:"SIM_RESET"`
 
-	// NoMetrics (SIM_METRICS=0) turns GET /metrics off (404), for testing
-	// clients against servers without it. By default the server serves
-	// Prometheus metrics in vLLM's names.
+	// NoMetrics (SIM_METRICS=0) turns GET /metrics off (404; 501 and
+	// llama-server's error with FlavorLlamaCpp), for testing clients
+	// against servers without it. By default the server serves Prometheus
+	// metrics in vLLM's names (llama-server's with FlavorLlamaCpp).
 	NoMetrics bool
 
 	// NoPromptTokensDetails (SIM_PROMPT_TOKENS_DETAILS=0) sends the OpenAI
@@ -258,8 +259,8 @@ const (
 	// /tokenize, GET /version; VLLMFingerprint in the usage chunk.
 	FlavorVLLM Flavor = "vllm"
 	// FlavorLlamaCpp plays llama.cpp's llama-server: GET /props, GET
-	// /slots, POST /slots/{id}?action=erase, llama's POST /tokenize; no
-	// /version.
+	// /slots, POST /slots/{id}?action=erase, llama's POST /tokenize,
+	// /metrics in its names; no /version.
 	FlavorLlamaCpp Flavor = "llamacpp"
 	// FlavorPlain plays a server with none of those.
 	FlavorPlain Flavor = "plain"

@@ -25,10 +25,7 @@ func overlap(t *testing.T, c *http.Client, url string) {
 	r := chat(t, c, url, openaiPath, "second", 2, "")
 	require.True(t, r.ended)
 	cancel()
-	require.Eventually(t, func() bool {
-		e := scrape(t, c, url)
-		return e.get(t, `vllm:num_requests_running{model_name="sim-model"}`) == 0
-	}, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return runningNow(t, c, url) == 0 }, 5*time.Second, time.Millisecond)
 }
 
 // SIM_DEGRADE=F: once two chat requests have held a slot at once, every

@@ -691,8 +691,12 @@
 // GET /metrics serves Prometheus text exposition, format 0.0.4
 // (Content-Type "text/plain; version=0.0.4; charset=utf-8"), in vLLM's
 // names, with a model_name label, written as vLLM's Python client writes
-// them (values with a decimal point, "3.0"). SIM_METRICS=0
-// (Config.NoMetrics) turns it off: 404, as on a server without it.
+// them (values with a decimal point, "3.0"); with SIM_FLAVOR=llamacpp, in
+// llama-server's (below). SIM_METRICS=0 (Config.NoMetrics) turns it off:
+// 404, as on a server without it; with SIM_FLAVOR=llamacpp, 501 as
+// llama-server started without --metrics:
+//
+//	501 {"error":{"code":501,"message":"This server does not support metrics endpoint. Start it with `--metrics`","type":"not_supported_error"}}
 //
 // It follows what the server wrote. A chat reply counts once it is
 // complete: its final chunk(s) written and flushed (the done:true line;
@@ -738,6 +742,48 @@
 // vllm:kv_cache_usage_perc, the share of the KV cache the running hold, 0
 // to 1: running / SIM_SLOTS (running / 64 without a slot limit, at most 1).
 // It serves no speculative decoding counters: it drafts nothing.
+//
+// With SIM_FLAVOR=llamacpp it serves what llama-server b1-0c1e570
+// (llama.cpp commit 0c1e570, the build the e2e scripts run) started with
+// --metrics serves (testdata/llamacpp-metrics-b1-0c1e570.txt, captured
+// from it; a test holds the names, HELP, TYPE and order to it):
+// Content-Type "text/plain; version=0.0.4", a Process-Start-Time-Unix
+// header, no labels, values as C++ streams print a double (6 significant
+// digits: "1.23457e+06"), its counters then its gauges, in this order. It
+// counts the same replies (every model together), each with P, C, t0,
+// first and end as above:
+//
+//   - llamacpp:prompt_tokens_total (counter): + P − C, the prompt tokens
+//     evaluated.
+//   - llamacpp:prompt_tokens_cached_total (counter): + C, the prompt
+//     tokens reused from the cache.
+//   - llamacpp:prompt_seconds_total (counter): + first − t0 (end − t0 for
+//     a reply with no token), in whole microseconds.
+//   - llamacpp:tokens_predicted_total (counter): + the tokens it sent.
+//   - llamacpp:tokens_predicted_seconds_total (counter): + end − first,
+//     whole microseconds.
+//   - llamacpp:n_decode_total (counter): llama_decode() calls. A reply
+//     makes one for its prompt (one a 2048 tokens of P − C, llama-server's
+//     default batch) and one a token it sent after the first; each call is
+//     shared by the requests that held a slot when the reply got its own,
+//     it included (1/k of a call each when k did). Rounded to a whole
+//     number.
+//   - llamacpp:n_tokens_max (counter, as llama-server types it): the most
+//     of P + max(sent − 1, 0) (the tokens a slot held at its last call).
+//   - llamacpp:spec_decode_num_draft_tokens_total,
+//     llamacpp:spec_decode_num_accepted_tokens_total,
+//     llamacpp:spec_decode_num_drafts_total (counters): 0; it drafts
+//     nothing.
+//   - llamacpp:prompt_tokens_seconds, llamacpp:predicted_tokens_seconds
+//     (gauges): prompt tokens evaluated / prompt seconds and tokens sent /
+//     generation seconds of the replies counted since the previous scrape
+//     (0 when none).
+//   - llamacpp:requests_processing, llamacpp:requests_deferred (gauges):
+//     the requests holding a slot now, and waiting for one.
+//   - llamacpp:n_busy_slots_per_decode (gauge): the busy slots summed over
+//     the calls (each reply's calls) / max(n_decode_total, 1).
+//
+// No KV-cache gauge: llama-server serves none.
 //
 // # Faults
 //

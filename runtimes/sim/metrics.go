@@ -74,6 +74,7 @@ type metrics struct {
 
 	mu     sync.Mutex
 	models map[string]*series
+	llama  llamaCounts // llama-server's names (metrics_llamacpp.go)
 }
 
 func newMetrics(listed string) *metrics {
@@ -105,6 +106,7 @@ func (m *metrics) record(rep *reply) {
 		h[histDecode].observe(latencyBuckets, rep.end.Sub(rep.first))
 	}
 	h[histE2E].observe(latencyBuckets, rep.end.Sub(rep.arrival))
+	m.recordLlama(rep)
 }
 
 // serveMetrics answers GET /metrics: Prometheus text exposition 0.0.4.

@@ -38,3 +38,32 @@ func TestAppendFloat(t *testing.T) {
 		assert.Equal(t, want, string(appendFloat(nil, v)))
 	}
 }
+
+// llama-server's values print as its C++ streams print a double: 6
+// significant digits ("1.23457e+06" past a million); its times in whole
+// microseconds; a prompt longer than its batch in several decode calls;
+// the cached prompt tokens apart from the evaluated ones.
+func TestLlamaMetricsText(t *testing.T) {
+	m := newMetrics("listed")
+	now := time.Now()
+	m.record(&reply{p: 5000, cached: 100, sent: 1234567, running: 2, arrival: now, t0: now,
+		first: now.Add(1500*time.Microsecond + 400*time.Nanosecond), end: now.Add(61234567 * time.Microsecond), ended: true})
+	out := string(m.appendLlamaText(nil, 3, 4))
+	for _, want := range []string{
+		"llamacpp:prompt_tokens_total 4900\n",
+		"llamacpp:prompt_tokens_cached_total 100\n",
+		"llamacpp:prompt_seconds_total 0.0015\n",
+		"llamacpp:tokens_predicted_total 1.23457e+06\n",
+		"llamacpp:tokens_predicted_seconds_total 61.2331\n", // 61.233066 s
+		"llamacpp:n_decode_total 617285\n",                  // (3 + 1234566) / 2, rounded
+		"llamacpp:n_tokens_max 1.23957e+06\n",               // 5000 + 1234566
+		"llamacpp:n_busy_slots_per_decode 2\n",              // 1234569 / 617285
+		"llamacpp:predicted_tokens_seconds 20161.8\n",       // 1234567 / 61.233067
+		"llamacpp:requests_processing 3\n",
+		"llamacpp:requests_deferred 4\n",
+	} {
+		assert.Contains(t, out, want)
+	}
+	assert.True(t, strings.HasSuffix(out, "# TYPE llamacpp:n_busy_slots_per_decode gauge\nllamacpp:n_busy_slots_per_decode 2\n"), "the average last, a gauge:\n%s", out)
+	assert.Contains(t, out, "llamacpp:spec_decode_num_draft_tokens_total 0\n", "it drafts nothing")
+}

@@ -32,11 +32,19 @@ var sampleLine = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S
 // histograms' buckets cumulative up to +Inf = _count.
 func scrape(t *testing.T, c *http.Client, url string) exposition {
 	t.Helper()
+	e, _ := scrapeAs(t, c, url, "text/plain; version=0.0.4; charset=utf-8")
+	return e
+}
+
+// scrapeAs is scrape for a server whose /metrics answers with Content-Type
+// contentType; it returns the body too.
+func scrapeAs(t *testing.T, c *http.Client, url, contentType string) (exposition, string) {
+	t.Helper()
 	resp, err := c.Get(url + "/metrics")
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	assert.Equal(t, "text/plain; version=0.0.4; charset=utf-8", resp.Header.Get("Content-Type"))
+	assert.Equal(t, contentType, resp.Header.Get("Content-Type"))
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	require.True(t, strings.HasSuffix(string(body), "\n"))
@@ -77,7 +85,7 @@ func scrape(t *testing.T, c *http.Client, url string) exposition {
 	for key, inf := range last { // the +Inf bucket is the last
 		assert.Equal(t, e.values[strings.Replace(key, "{", "_count{", 1)], inf, "%s: +Inf bucket and _count", key)
 	}
-	return e
+	return e, string(body)
 }
 
 // get is a series' value; the series must exist.

@@ -29,6 +29,7 @@ type reply struct {
 
 	arrival time.Time // the handler started
 	t0      time.Time // the schedule started: it got a slot
+	running int       // the requests holding a slot then, itself included
 	pace    pacer
 	// endDue is the deadline of the last thing the reply did when it went
 	// to its planned end (the final chunk, a fault); zero otherwise.

@@ -187,7 +187,12 @@ func (s *Server) routes() *http.ServeMux {
 	if spec, ok := flavorSpecs[cfg.flavor()]; ok && spec.routes != nil {
 		spec.routes(s, mux)
 	}
-	if !cfg.NoMetrics {
+	switch {
+	case cfg.flavor() == FlavorLlamaCpp && cfg.NoMetrics:
+		mux.HandleFunc("GET /metrics", noLlamaMetrics)
+	case cfg.flavor() == FlavorLlamaCpp:
+		mux.HandleFunc("GET /metrics", s.serveLlamaMetrics)
+	case !cfg.NoMetrics:
 		mux.HandleFunc("GET /metrics", s.serveMetrics)
 	}
 	return mux

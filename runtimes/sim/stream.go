@@ -249,7 +249,7 @@ func (s *Server) begin(r *http.Request, rep *reply) error {
 	if err != nil {
 		return err
 	}
-	rep.t0, rep.pace.t0 = t0, t0
+	rep.t0, rep.pace.t0, rep.running = t0, t0, running
 	if wait := s.state.use(t0, rep.numCtx, s.cfg.numCtxDefault(), s.cfg.LoadTime); wait > 0 {
 		rep.load = wait
 		rep.pace.ttft = satAdd(rep.pace.ttft, wait)
