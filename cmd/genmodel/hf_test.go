@@ -728,7 +728,7 @@ func TestFlags(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"-format", "safetensors", "-o", filepath.Join(dir, "x")}, 2, `-format "safetensors": want gguf or hf`},
+		{[]string{"-format", "safetensors", "-o", filepath.Join(dir, "x")}, 2, `-format "safetensors": want gguf, hf or mmproj`},
 		{[]string{"-format", "hf"}, 2, "name it with -o DIR"},
 		{[]string{"-format", "hf", "-o", filepath.Join(dir, "m.gguf")}, 2, "names a .gguf file"},
 		{[]string{"-o", existing}, 2, "is a folder, and -format gguf writes a file"},

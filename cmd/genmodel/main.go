@@ -1,10 +1,13 @@
 // Command genmodel writes a small random-weight llama model, for running a
 // real runtime end to end where no model can be downloaded: as a GGUF file
 // for Ollama and llama.cpp, or as a Hugging Face folder of the same model
-// for vLLM, mlx_lm.server and transformers.
+// for vLLM, mlx_lm.server and transformers. It also writes a random-weight
+// CLIP vision projector that llama-server loads beside the GGUF with
+// --mmproj, for the images tests.
 //
-//	go run ./cmd/genmodel -o model.gguf            # GGUF, the default
-//	go run ./cmd/genmodel -format hf -o model-hf   # Hugging Face folder
+//	go run ./cmd/genmodel -o model.gguf                # GGUF, the default
+//	go run ./cmd/genmodel -format hf -o model-hf       # Hugging Face folder
+//	go run ./cmd/genmodel -format mmproj -o proj.gguf  # vision projector
 //
 // The output is the same, byte for byte, on every run with the same flags:
 // the weights come from a PCG generator with a fixed seed (-seed). All
@@ -68,6 +71,28 @@
 // else is an error, and so is an -o ending in .gguf with -format hf, or a
 // folder with -format gguf. The line printed names the folder, the bytes
 // of all its files and the sha256 of model.safetensors.
+//
+// # Vision projector
+//
+// -format mmproj -o FILE writes the GGUF of a CLIP vision encoder with
+// LLaVA's MLP projector, as llama.cpp's tools/mtmd (clip.cpp) reads it:
+// general.architecture "clip", clip.projector_type "mlp",
+// clip.has_vision_encoder, clip.use_gelu, and a ViT of embedding 64,
+// feed-forward 128, 2 blocks (the mlp graph runs all but the last), 4 heads,
+// layer-norm epsilon 1e-5, images resized to 32×32 and cut into 8×8
+// patches, mean and std 0.5. Its tensors are v.patch_embd.weight (the
+// convolution kernel, {8, 8, 3, 64}) and .bias, v.class_embd,
+// v.position_embd.weight (17 positions: the class embedding and 16
+// patches), v.pre_ln, v.blk.N.{attn_q,attn_k,attn_v,attn_out,ffn_up,
+// ffn_down,ln1,ln2}.{weight,bias}, and mm.0 (64 → E) and mm.2 (E → E),
+// where E (clip.vision.projection_dim) is -embd, the text model's
+// embedding length, which llama-server requires the projector's output to
+// match. All tensors are F32, weights from -seed (on another stream than
+// the text model's), norm weights 1, biases 0: about 650 kB, the same bytes
+// on every run. An image becomes 16 prompt tokens. The flags that shape
+// only the text model (-ff, -blocks, -heads, -kv-heads, -vocab, -ctx) are
+// an error with -format mmproj; so are a missing -o and an -o that names a
+// folder.
 package main
 
 import (
@@ -90,9 +115,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	c := DefaultConfig
 	fl := flag.NewFlagSet("genmodel", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	out := fl.String("o", "model.gguf", "output: the file (-format gguf) or the folder (-format hf)")
-	format := fl.String("format", "gguf", "gguf: a GGUF file; hf: a Hugging Face folder (config.json, model.safetensors, tokenizer.json, …)")
-	fl.IntVar(&c.Embedding, "embd", c.Embedding, "embedding length")
+	out := fl.String("o", "model.gguf", "output: the file (-format gguf, mmproj) or the folder (-format hf)")
+	format := fl.String("format", "gguf", "gguf: a GGUF file; hf: a Hugging Face folder (config.json, model.safetensors, tokenizer.json, …);\nmmproj: a CLIP vision projector GGUF for llama-server --mmproj beside the GGUF")
+	fl.IntVar(&c.Embedding, "embd", c.Embedding, "embedding length (with -format mmproj: the text model's, which the projector's output matches)")
 	fl.IntVar(&c.FeedForward, "ff", c.FeedForward, "feed-forward length")
 	fl.IntVar(&c.Blocks, "blocks", c.Blocks, "transformer blocks")
 	fl.IntVar(&c.Heads, "heads", c.Heads, "attention heads")
@@ -101,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.IntVar(&c.Context, "ctx", c.Context, "context length (llama.context_length, max_position_embeddings)")
 	fl.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the weights' generator")
 	fl.Usage = func() {
-		fmt.Fprintf(fl.Output(), "usage: genmodel [flags]\n\nWrites a random-weight llama model, the same bytes on every run: a GGUF file,\nor with -format hf -o DIR a Hugging Face folder of the same weights.\n\n")
+		fmt.Fprintf(fl.Output(), "usage: genmodel [flags]\n\nWrites a random-weight llama model, the same bytes on every run: a GGUF file,\nor with -format hf -o DIR a Hugging Face folder of the same weights, or with\n-format mmproj -o FILE a random-weight CLIP vision projector for llama-server\n--mmproj (of -embd and -seed only).\n\n")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -116,10 +141,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	setO := false
-	fl.Visit(func(f *flag.Flag) { setO = setO || f.Name == "o" })
+	var textOnly []string
+	fl.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "o":
+			setO = true
+		case "ff", "blocks", "heads", "kv-heads", "vocab", "ctx":
+			textOnly = append(textOnly, "-"+f.Name)
+		}
+	})
 	if err := checkOutput(*format, *out, setO); err != nil {
 		fmt.Fprintln(stderr, "genmodel:", err)
 		return 2
+	}
+	if *format == "mmproj" {
+		if len(textOnly) > 0 {
+			fmt.Fprintf(stderr, "genmodel: %s shape the text model; -format mmproj takes only -embd (the text model's) and -seed\n", strings.Join(textOnly, ", "))
+			return 2
+		}
+		p := DefaultProjector
+		p.TextEmbedding, p.Seed = c.Embedding, c.Seed
+		size, sum, err := writeFile(*out, p)
+		if err != nil {
+			fmt.Fprintln(stderr, "genmodel:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "genmodel: wrote %s (%d bytes, sha256 %x)\n", *out, size, sum)
+		return 0
 	}
 	if *format == "hf" {
 		size, sum, err := writeHFDir(*out, c)
@@ -150,6 +198,16 @@ func checkOutput(format, out string, setO bool) error {
 		if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
 			return fmt.Errorf("-o %s names a folder, and -format gguf writes a file (-format hf writes a folder)", out)
 		}
+	case "mmproj":
+		if !setO {
+			return errors.New("-format mmproj writes a projector file: name it with -o FILE")
+		}
+		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+			return fmt.Errorf("-o %s is a folder, and -format mmproj writes a file", out)
+		}
+		if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
+			return fmt.Errorf("-o %s names a folder, and -format mmproj writes a file", out)
+		}
 	case "hf":
 		if !setO {
 			return errors.New("-format hf writes a folder: name it with -o DIR")
@@ -158,14 +216,14 @@ func checkOutput(format, out string, setO bool) error {
 			return fmt.Errorf("-format hf writes a folder, and -o %s names a .gguf file (-format gguf writes that)", out)
 		}
 	default:
-		return fmt.Errorf("-format %q: want gguf or hf", format)
+		return fmt.Errorf("-format %q: want gguf, hf or mmproj", format)
 	}
 	return nil
 }
 
 // writeFile writes the model to path atomically: into a temporary file in
 // the same folder, renamed over path once complete.
-func writeFile(path string, c Config) (size int64, sum []byte, err error) {
+func writeFile(path string, c model) (size int64, sum []byte, err error) {
 	if err := c.Validate(); err != nil {
 		return 0, nil, err
 	}
@@ -194,6 +252,12 @@ func writeFile(path string, c Config) (size int64, sum []byte, err error) {
 		return 0, nil, err
 	}
 	return cw.n, h.Sum(nil), nil
+}
+
+// model is what writeFile writes: a Config or a Projector.
+type model interface {
+	Validate() error
+	Write(io.Writer) error
 }
 
 type countWriter struct {
