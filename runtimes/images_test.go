@@ -79,10 +79,10 @@ func TestTakesImages(t *testing.T) {
 	}
 }
 
-// Describe keeps llama-server's /props "modalities" (testdata: /props
-// bodies shaped after llama-server's source at commit 0c1e570, the same
-// model started with and without --mmproj; the build number is made
-// up), so that TakesImages knows; an older build's /props, without
+// Describe keeps llama-server's /props "modalities" (testdata: the /props
+// bodies a real llama-server b1-0c1e570 served here, cmd/genmodel's model
+// started with and without --mmproj and cmd/genmodel -format mmproj's
+// projector), so that TakesImages knows; an older build's /props, without
 // "modalities", leaves it unknown.
 func TestTakesImagesFromProps(t *testing.T) {
 	older := func(t *testing.T) string {
