@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
@@ -32,7 +33,8 @@ const (
 
 // checkServerCounters checks each row of w.runtime in f: the server
 // counted exactly the tokens the client received (successes ×
-// max_tokens), its decode time per request is within
+// max_tokens) and, where it counts them, the cached prompt tokens its
+// replies said, its decode time per request is within
 // [counterDecodeLow, counterDecodeHigh] of the client's total − TTFT,
 // its prefill time above 0 and at most counterPrefillHigh × TTFT; and the
 // run recorded the server's version.
@@ -73,6 +75,13 @@ func checkServerCounters(f *summary.File, w countersWant) (table, fails []string
 		if !(ratio >= counterDecodeLow && ratio <= counterDecodeHigh) {
 			fail("%s: the server's decode time per request is %.4f× the client's total − TTFT (%s s against %.6f s), want %.2f to %.2f",
 				name, ratio, floatOrNull(r.ServerDecodeSMean), clientDecode, counterDecodeLow, counterDecodeHigh)
+		}
+		// Cached prompt tokens: the server's counter against what its
+		// replies said (llama-server: timings.cache_n), request by request.
+		if r.ServerCachedPromptTokensMean != nil && (r.CachedPromptTokensMean == nil ||
+			math.Abs(*r.ServerCachedPromptTokensMean-*r.CachedPromptTokensMean) > 1e-9) {
+			fail("%s: the server counted %s cached prompt tokens a request, its replies %s", name,
+				floatOrNull(r.ServerCachedPromptTokensMean), floatOrNull(r.CachedPromptTokensMean))
 		}
 		if p := val(r.ServerPrefillSMean); !(p > 0 && p <= counterPrefillHigh*val(r.TTFTMean)) {
 			fail("%s: the server's prefill time per request is %s s against a TTFT of %s s: want above 0 and at most %.2f× TTFT",

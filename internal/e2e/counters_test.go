@@ -13,7 +13,8 @@ import (
 func countersRun() *summary.File {
 	row := summary.Row{Runtime: "llamacpp", Prompt: "short", Concurrency: 1, Requests: 3, Successes: 3,
 		TTFTMean: ptr(0.02165), TotalMean: ptr(0.07048), ServerPrefillSMean: ptr(0.01914),
-		ServerDecodeSMean: ptr(0.04880), ServerGeneratedTokens: ptr(192.0)}
+		ServerDecodeSMean: ptr(0.04880), ServerGeneratedTokens: ptr(192.0),
+		CachedPromptTokensMean: ptr(18.666666666666668), ServerCachedPromptTokensMean: ptr(18.666666666666668)}
 	return &summary.File{Versions: map[string]*string{"llamacpp": ptr("b1-0c1e570")},
 		Arguments: summary.Arguments{MaxTokens: 64, IgnoreEOS: true}, Summary: []summary.Row{row}}
 }
@@ -33,6 +34,8 @@ func TestCheckServerCounters(t *testing.T) {
 			"row llamacpp/short/conc=1: the server generated 193 tokens, the client received 192 (3 × 64)"},
 		{"decode measured two ways apart", func(f *summary.File) { f.Summary[0].ServerDecodeSMean = ptr(0.030) },
 			"row llamacpp/short/conc=1: the server's decode time per request is 0.6144× the client's total − TTFT"},
+		{"cached tokens counted otherwise", func(f *summary.File) { f.Summary[0].ServerCachedPromptTokensMean = ptr(0.0) },
+			"row llamacpp/short/conc=1: the server counted 0 cached prompt tokens a request, its replies 18.666666666666668"},
 		{"prefill longer than TTFT", func(f *summary.File) { f.Summary[0].ServerPrefillSMean = ptr(0.03) },
 			"the server's prefill time per request is 0.03 s against a TTFT of 0.02165 s"},
 		{"no server figures", func(f *summary.File) { f.Summary[0].ServerPrefillSMean = nil },

@@ -175,3 +175,23 @@ func TestServerCounters(t *testing.T) {
 			counterDecodeLow, counterDecodeHigh)
 	}
 }
+
+// TestImages checks a run with BENCH_IMAGES (E2E_IMAGES_SUMMARY) against
+// a vision model beside one of the same prompts and loads without images
+// on the same server (E2E_IMAGES_BASE): E2E_IMAGES_N images of
+// E2E_IMAGES_SIZE a request, each E2E_IMAGES_PATCHES prompt tokens (and
+// imageSlack at most) more than the text.
+func TestImages(t *testing.T) {
+	var env envVars
+	path, basePath := env.str("E2E_IMAGES_SUMMARY"), env.str("E2E_IMAGES_BASE")
+	w := imagesWant{n: env.integer("E2E_IMAGES_N"), size: env.str("E2E_IMAGES_SIZE"), perImage: float64(env.integer("E2E_IMAGES_PATCHES"))}
+	if err := env.err(); err != nil {
+		t.Fatal(err)
+	}
+	table, fails := checkImages(readSummary(t, path), readSummary(t, basePath), w)
+	t.Logf("BENCH_IMAGES=%d@%s: %s, without images: %s", w.n, w.size, path, basePath)
+	logChecks(t, table, fails)
+	if !t.Failed() {
+		t.Logf("images OK: every request answered, %d image(s) of %s counted as %.0f+ prompt tokens each", w.n, w.size, w.perImage)
+	}
+}
