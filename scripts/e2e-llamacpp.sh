@@ -14,23 +14,27 @@
 # pin is reused. The server reports its build as b1-0c1e570 (llama.cpp
 # commit 0c1e570).
 #
-# It starts two servers on loopback ports with the model: one generating
+# It starts three servers on loopback ports with the model: one generating
 # (2 slots, --metrics, --slot-save-path so that the suite can erase its
-# slots before each leaf) and one started with --embeddings (mean
-# pooling), as llama-server serves embeddings only when asked to. Then:
+# slots before each leaf), one started with --embeddings (mean pooling),
+# as llama-server serves embeddings only when asked to, and one with
+# --mmproj, the vision projector cmd/genmodel -format mmproj writes. Then:
 #
 #   - cold: chat completions, prompts short and medium, concurrency 1 and
 #     2, 64-token replies (BENCH_IGNORE_EOS=1), the control leaf;
 #   - other APIs (BENCH_API, concurrency 2, 32 tokens): completions,
 #     responses and messages on the generating server, embeddings on the
 #     other with batches of 4 inputs; the generating server's
-#     embeddings refused before any request, exit 2;
+#     embeddings refused before any request, exit 2, and images too (its
+#     /props modalities: no vision), its prompt counter unchanged;
+#   - images: one 64x64 PNG a request (BENCH_IMAGES=1@64x64) to the
+#     server with the projector, beside the same prompts without images;
 #   - the HTTP trace after a 2 s ramp (BENCH_HTTP_TRACE=1, BENCH_RAMP);
 #   - a metric series: llama-server's /metrics every 200 ms at
 #     concurrency 4 on 2 slots (BENCH_METRICS_INTERVAL): requests
 #     processing and deferred.
 #
-# TestAPIs, TestHTTPTrace, TestSeries and TestServerCounters
+# TestAPIs, TestHTTPTrace, TestSeries, TestServerCounters and TestImages
 # (internal/e2e, -tags e2e) check the runs and print their tables.
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
@@ -127,6 +131,7 @@ fi
 phase "build checks, write model"
 job go test -tags e2e -c -o "$tmp/e2e.test" ./internal/e2e/ || die "building the tests of internal/e2e (-tags e2e) failed"
 job go run ./cmd/genmodel -o "$tmp/model.gguf" || die "cmd/genmodel failed"
+job go run ./cmd/genmodel -format mmproj -o "$tmp/mmproj.gguf" || die "cmd/genmodel -format mmproj failed"
 
 # --- servers -------------------------------------------------------------------
 
@@ -162,10 +167,18 @@ server_pgids+=("$emb_pgid")
 gen_url=http://127.0.0.1:$gen_port
 emb_url=http://127.0.0.1:$emb_port
 wait_up llama-server "$gen_pgid" "$gen_url/health" 120
+vis_port=$(free_port)
+"${serve[@]}" --port "$vis_port" --mmproj "$tmp/mmproj.gguf" >"$tmp/serve-llamacpp-vision.log" 2>&1 &
+vis_pgid=$!
+server_pgids+=("$vis_pgid")
+vis_url=http://127.0.0.1:$vis_port
 wait_up "llama-server --embeddings" "$emb_pgid" "$emb_url/health" 120
+wait_up "llama-server --mmproj" "$vis_pgid" "$vis_url/health" 120
+vision=$(curl -sf "$vis_url/props" | python3 -c 'import json, sys; print(json.load(sys.stdin)["modalities"]["vision"])')
+[ "$vision" = True ] || die "llama-server --mmproj says modalities.vision $vision in /props, want true"
 build=$(curl -sf "$gen_url/props" | python3 -c 'import json, sys; print(json.load(sys.stdin)["build_info"])')
 [ "$build" = "$LLAMA_BUILD" ] || die "llama-server's /props build_info is $build, want $LLAMA_BUILD"
-log "llama-server $build answers on $gen_url, and with --embeddings on $emb_url"
+log "llama-server $build answers on $gen_url, with --embeddings on $emb_url and with --mmproj on $vis_url"
 
 bench_env=(BENCH_RUNTIMES=llamacpp LLAMACPP_URL="$gen_url" LLAMACPP_MODEL="$MODEL_NAME" BENCH_TEMPERATURE=0
   BENCH_WARMUPS=1 BENCH_TIMEOUT=120s)
@@ -185,8 +198,26 @@ for api in completions responses messages; do
   summaries+=",$json"
 done
 refused embeddings-refused "does not serve the embeddings API" "${api_env[@]}" BENCH_API=embeddings
+# Images to a model without a projector: refused from /props, and the
+# server processed no prompt meanwhile.
+gen_counter() { curl -sf "$gen_url/metrics" | awk -v m="llamacpp:$1" '$1 == m { print $2 }'; }
+before=$(gen_counter prompt_tokens_total)
+refused images-refused "/props modalities" "${api_env[@]}" BENCH_IMAGES=1@64x64
+after=$(gen_counter prompt_tokens_total)
+if [ -z "$before" ] || [ "$before" != "$after" ]; then
+  die "llama-server's prompt_tokens_total went from ${before:-nothing} to ${after:-nothing} during the refused images run"
+fi
 suite embeddings . "${ROUNDS}x" 1 "${api_env[@]}" BENCH_API=embeddings BENCH_EMBED_BATCH=4 LLAMACPP_URL="$emb_url"
 summaries+=",$json"
+
+phase "suite runs, images"
+# One image of 64x64 a request to the model with the projector (which
+# sees it as 32x32: 16 patches), and the same prompts without images.
+img_env=(BENCH_PROMPTS=short BENCH_CONCURRENCY="1,$SLOTS" BENCH_MAX_TOKENS=32 BENCH_CONTROL=off LLAMACPP_URL="$vis_url")
+suite images-none . "${ROUNDS}x" 1 "${img_env[@]}"
+images_base=$json
+suite images . "${ROUNDS}x" 1 "${img_env[@]}" BENCH_IMAGES=1@64x64
+images=$json
 
 phase "suite run, HTTP trace and ramp"
 suite httptrace . 3x 1 "${api_env[@]}" BENCH_HTTP_TRACE=1 BENCH_RAMP=2s
@@ -200,12 +231,14 @@ series=$json
 phase "check runs"
 e2e_env=(E2E_API_SUMMARIES="$summaries" E2E_API_ROUNDS="$ROUNDS"
   E2E_HTTP_SUMMARY="$httptrace" E2E_SERIES_SUMMARY="$series" E2E_SERIES_RUNTIMES=llamacpp E2E_SERIES_KV=none
-  E2E_COUNTERS_SUMMARY="$counters" E2E_COUNTERS_RUNTIME=llamacpp E2E_LLAMACPP_BUILD="$LLAMA_BUILD")
+  E2E_COUNTERS_SUMMARY="$counters" E2E_COUNTERS_RUNTIME=llamacpp E2E_LLAMACPP_BUILD="$LLAMA_BUILD"
+  E2E_IMAGES_SUMMARY="$images" E2E_IMAGES_BASE="$images_base" E2E_IMAGES_N=1 E2E_IMAGES_SIZE=64x64 E2E_IMAGES_PATCHES=16)
 e2e_test TestAPIs "$tmp/apis.log" "llama-server's APIs"
 e2e_test TestHTTPTrace "$tmp/httptrace.log" "HTTP trace and ramp"
 e2e_test TestSeries "$tmp/series.log" "llama-server's metric series"
 e2e_test TestServerCounters "$tmp/counters.log" "llama-server's /metrics against the client"
+e2e_test TestImages "$tmp/images.log" "images to llama-server --mmproj"
 
 end_phase
 printf '\n== figures\n'
-figures "$tmp/apis.log" "$tmp/httptrace.log" "$tmp/series.log" "$tmp/counters.log"
+figures "$tmp/apis.log" "$tmp/httptrace.log" "$tmp/series.log" "$tmp/counters.log" "$tmp/images.log"
