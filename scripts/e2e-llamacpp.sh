@@ -3,14 +3,14 @@
 # the GGUF model the project generates (cmd/genmodel), on this machine's
 # CPU.
 #
-#   bash scripts/e2e-llamacpp.sh    # about 25 s with the build cached, 10 more minutes to build
+#   bash scripts/e2e-llamacpp.sh    # about 25 s with the build cached, about 6 more minutes to build
 #
 # llama.cpp publishes no package that the reachable registries serve, but
 # llama-cpp-python's source distribution carries llama.cpp's whole source
 # tree (vendor/llama.cpp, tools/server among it): the script downloads
 # that file, pinned by version and SHA-256, and builds llama-server alone
 # from it with CMake (CPU backend, no web UI, no network features; about
-# 10 minutes on 2 cores), into the cache folder, where a build of the same
+# 6 minutes on 2 cores), into the cache folder, where a build of the same
 # pin is reused. The server reports its build as b1-0c1e570 (llama.cpp
 # commit 0c1e570).
 #
@@ -123,7 +123,7 @@ server=$server_dir/llama-server
 if [ "$(cat "$server_dir/.stamp" 2>/dev/null)" = "$LCP_VERSION $LCP_SHA256" ] && [ -x "$server" ]; then
   log "reusing $server"
 else
-  log "building llama-server from llama-cpp-python $LCP_VERSION's source (about 10 minutes on 2 cores)"
+  log "building llama-server from llama-cpp-python $LCP_VERSION's source (about 6 minutes on 2 cores)"
   build_server "$server_dir"
 fi
 "$server" --version 2>&1 | grep -E '^version' || die "$server --version failed"
