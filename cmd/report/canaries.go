@@ -12,9 +12,10 @@ import (
 // at temperature 0, whose reply tells whether a runtime's answers
 // changed between two runs, whatever its figures did.
 
-// hasCanary reports whether a row of r has a canary reply.
+// hasCanary reports whether a row of r has a canary reply with something
+// to compare: an embeddings run's has none (the row keeps no embedding).
 func hasCanary(r *run) bool {
-	return slices.ContainsFunc(r.Rows, func(rw row) bool { return rw.Canary != nil })
+	return !r.embeddings() && slices.ContainsFunc(r.Rows, func(rw row) bool { return rw.Canary != nil })
 }
 
 // readCanaryTexts reads the whole texts of r's canary replies from its
@@ -35,7 +36,7 @@ func readCanaryTexts(r *run) (map[string]string, error) {
 // from the base's of the same row (runtime, prompt and load), with the
 // runtime's versions in the two runs (canary.Describe); a reply that
 // changed alike at every load is said once. Nothing where fewer than two
-// runs have canaries.
+// runs have canaries; a run without (an embeddings run) is not compared.
 func writeCanaries(b *strings.Builder, runs []*run) {
 	if len(runs) < 2 || !hasCanary(runs[0]) || !slices.ContainsFunc(runs[1:], hasCanary) {
 		return
@@ -43,6 +44,9 @@ func writeCanaries(b *strings.Builder, runs []*run) {
 	base := runs[0]
 	var lines []string
 	for _, r := range runs[1:] {
+		if !hasCanary(r) {
+			continue
+		}
 		said := map[string]bool{}
 		for _, rw := range r.Rows {
 			old, ok := base.find(keyOf(rw))

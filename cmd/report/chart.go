@@ -62,14 +62,17 @@ const (
 // kneeLabel is the legend entry of the sweep's knee marker.
 const kneeLabel = "knee of the concurrency sweep"
 
-// charts draws the charts of the report's own sections, input length and
-// turns (under the key reportCharts), and each prompt's charts, in the
-// order report.md shows them. A chart with nothing to draw is left out.
+// charts draws the charts of the report's own sections, input length,
+// turns, server metrics and embeddings (under the key reportCharts), and
+// each prompt's charts, of the chat's rows, in the order report.md shows
+// them. A chart with nothing to draw is left out.
 // The warnings say what could not be read (a request records file), which
 // leaves lines out but is no error.
-func charts(runs []*run) (map[string][]chartFile, []string, error) {
+func charts(all []*run) (map[string][]chartFile, []string, error) {
+	names := runtimeNames(keys(all))
+	// The charts of rows are the chat's, but for the embeddings charts.
+	runs := apiView(all, false)
 	ks := keys(runs)
-	names := runtimeNames(ks)
 	out := map[string][]chartFile{}
 	input, err := chartsOfInput(runs)
 	if err != nil {
@@ -79,11 +82,17 @@ func charts(runs []*run) (map[string][]chartFile, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	series, warnings, err := chartsOfSeries(runs)
+	series, warnings, err := chartsOfSeries(all)
 	if err != nil {
 		return nil, warnings, err
 	}
-	if own := slices.Concat(input, turns, series); len(own) > 0 {
+	var embed []chartFile
+	if hasEmbedRows(all) {
+		if embed, err = chartsOfEmbeddings(apiView(all, true), names); err != nil {
+			return nil, warnings, err
+		}
+	}
+	if own := slices.Concat(input, turns, series, embed); len(own) > 0 {
 		out[reportCharts] = own
 	}
 	slugs := map[string]bool{}

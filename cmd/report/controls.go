@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/stats"
@@ -31,7 +32,11 @@ func writeControls(b *strings.Builder, runs []*run) {
 		"at the end each runtime's first leaf runs again (the control). A control drifted when a rank test of its requests " +
 		"against the first run's (Mann–Whitney, p below 0.005 for each figure) shows that TTFT or decode moved by more than " +
 		"its threshold (10%, or the leaf's own spread across -count; for TTFT at least 2 ms): the server's state or the machine " +
-		"changed during the run. A leaf with too few requests for the test is not judged.\n\n")
+		"changed during the run. A leaf with too few requests for the test is not judged.")
+	if slices.ContainsFunc(runs, (*run).embeddings) {
+		b.WriteString(" An embeddings run's TTFT is its whole reply, and it has no decode (" + missing + ").")
+	}
+	b.WriteString("\n\n")
 	writeHead(b, head{text: "run"}, head{text: "runtime"}, head{text: "fresh"}, head{text: "control leaf"},
 		head{ttftP50.Heading() + ", first → end", true}, head{decodeTPS.Heading() + ", first → end", true},
 		head{"requests, first / end", true}, head{"p, TTFT / decode", true}, head{text: "verdict"})

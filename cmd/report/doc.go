@@ -30,6 +30,8 @@
 //	                          tokens, of the same rows
 //	turns.svg                 TTFT p50 against the turn of the
 //	                          conversation, of the rows with turns
+//	embeddings-<prompt>.svg   requests/s against concurrency, of the rows
+//	                          of embeddings runs (BENCH_API=embeddings)
 //	series-<runtime>.svg      the server's KV-cache use, running and
 //	                          waiting requests over the run above the
 //	                          client's output tokens/s, from the metric
@@ -94,7 +96,14 @@
 // canary reply of prompt short changed at character 31". The whole texts
 // come from the runs' request records where they have them; else the
 // first 2,000 characters the rows keep are compared. "No canary reply
-// changed from the base's." where none did.
+// changed from the base's." where none did. An embeddings run's canary
+// keeps no reply to compare (no text, no embedding): its rows are not
+// compared, and a report whose base or every later run is one has no
+// such section.
+//
+// In the section "Server state between leaves", an embeddings run's
+// control leaf has its reply time as TTFT and no decode ("—"), and the
+// section says so.
 //
 // # Models
 //
@@ -191,6 +200,36 @@
 // waiting over its samples. docs/metrics.md defines the
 // series. A series file that cannot be read is a warning, and the charts
 // leave that run out.
+//
+// # Embeddings
+//
+// Where a file is of an embeddings run (arguments.api "embeddings":
+// BENCH_API=embeddings, each request some inputs to embed, one reply not
+// streamed), a section "Embeddings" follows (before the prompts'
+// sections), with one table of its rows by runtime (as the tables order
+// them), prompt and load and, with several files, the embeddings files,
+// the base first, as the prompts' tables: each later file's figures carry
+// their change against the base's row, tested on the .txt's leaf runs
+// where both have them, and a row it lacks says "not in this run":
+//
+//	requests/s            completed requests a second (embed_rps)
+//	input tok/s           their inputs' tokens a second (embed_input_tps)
+//	reply p50, p95 ms     the time to the whole reply (ttft_s_p50, _p95:
+//	                      an embeddings request's TTFT is its reply)
+//	prompt tok            a request's input tokens, all its inputs
+//	                      (prompt_tokens_mean); no change
+//	batch                 inputs a request (arguments.embed_batch, 1
+//	                      where absent)
+//	ok, failed            successful and failed requests
+//
+// Then a chart per prompt, embeddings-<prompt>.svg: requests/s against
+// concurrency, drawn as the prompts' charts are (a line per runtime and
+// file). An embeddings row has no output tokens: its rows are in no
+// other section of rows or their charts (the prompts', input length,
+// turns, images), which are the chat's and the other APIs'; where the
+// base is an embeddings run those sections show its rows as "not in this
+// run", and the Embeddings section likewise a chat base's. A report
+// without an embeddings file has no such section.
 //
 // # Tables
 //

@@ -75,6 +75,12 @@ import (
 //	          and loads, cold: vllm takes the prefix from its cache,
 //	          ollama reports nothing cached and prefills it every time.
 //	          No request records
+//
+// Beside them, not written here (-update leaves them alone), each
+// described where it is read: draws.json, by hand (lengthchart_test.go);
+// series/, by the suite on its simulator (serieschart_test.go); and
+// embeddings.json, a BENCH_API=embeddings run of the suite on its
+// simulator (embeddings_test.go).
 var (
 	oldCreated  = time.Date(2026, 12, 1, 2, 17, 0, 0, time.UTC)
 	newCreated  = oldCreated.Add(24 * time.Hour)

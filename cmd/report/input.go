@@ -79,6 +79,9 @@ type run struct {
 type row struct {
 	summary.Row
 	keys map[string]bool
+	// batch is the inputs each request of an embeddings row sent
+	// (arguments.embed_batch, 1 where absent), 0 in a row of another API.
+	batch int
 }
 
 // has reports whether the file wrote the key for the row.
@@ -168,7 +171,11 @@ func readRun(path string) (*run, error) {
 		if rw.Prompt == "" {
 			rw.Prompt = noPrompt
 		}
-		r.Rows = append(r.Rows, row{Row: rw, keys: keys[i]})
+		nr := row{Row: rw, keys: keys[i]}
+		if r.embeddings() {
+			nr.batch = r.EmbedBatch
+		}
+		r.Rows = append(r.Rows, nr)
 	}
 	r.CanaryTexts, r.CanaryErr = readCanaryTexts(r)
 	if r.Sweep != nil {
@@ -180,6 +187,14 @@ func readRun(path string) (*run, error) {
 	}
 	return r, nil
 }
+
+// apiEmbeddings is arguments.api of an embeddings run.
+const apiEmbeddings = "embeddings"
+
+// embeddings reports whether r is an embeddings run (BENCH_API=embeddings):
+// its rows have requests/s and input tokens/s, a reply time for TTFT, and
+// no figure of output tokens.
+func (r *run) embeddings() bool { return r.API == apiEmbeddings }
 
 // rowKeys returns, for each of the n rows of a summary JSON that
 // summary.Decode has read, the keys it wrote with a value other than null.

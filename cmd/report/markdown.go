@@ -13,16 +13,20 @@ import (
 
 // report.md: its sections in order, the warnings at its top, the charts'
 // links and the failures at its end. The sections are in runs.go,
-// controls.go, inputlength.go, turns.go and prompt.go; their tables are
+// controls.go, inputlength.go, turns.go, images.go, embeddings.go and
+// prompt.go; their tables are
 // drawn by table.go, of the figures in figures.go.
 
 // writeMarkdown writes report.md for runs (the first is the base) to w.
 // charts maps a prompt to its charts, in the order to show them, and
-// reportCharts to the charts of the input length and turns sections; nil
+// reportCharts to the charts of the input length, turns, server metrics
+// and embeddings sections; nil
 // leaves charts out.
 func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) error {
 	var b strings.Builder
-	ks := keys(runs)
+	// The sections of rows show the chat's; the embeddings section its own.
+	chat := apiView(runs, false)
+	ks := keys(chat)
 	b.WriteString("# Inference benchmark report\n\n")
 	if len(runs) == 1 {
 		b.WriteString("One run. TTFT is time to first token; decode, request and aggregate are mean output tokens/s " +
@@ -40,21 +44,24 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 	writeControls(&b, runs)
 	writeCanaries(&b, runs)
 
-	if len(ks) == 0 {
+	if len(keys(runs)) == 0 {
 		b.WriteString("The files have no rows.\n")
 	}
-	if hasInputRows(runs) {
-		writeInputLength(&b, runs, chartsIn(charts[reportCharts], secInput))
+	if hasInputRows(chat) {
+		writeInputLength(&b, chat, chartsIn(charts[reportCharts], secInput))
 	}
-	if hasTurnRows(runs) {
-		writeTurns(&b, runs, chartsIn(charts[reportCharts], secTurns))
+	if hasTurnRows(chat) {
+		writeTurns(&b, chat, chartsIn(charts[reportCharts], secTurns))
 	}
 	writeSeries(&b, chartsIn(charts[reportCharts], secSeries))
-	if hasImageRows(runs) {
-		writeImages(&b, runs)
+	if hasImageRows(chat) {
+		writeImages(&b, chat)
+	}
+	if hasEmbedRows(runs) {
+		writeEmbeddings(&b, apiView(runs, true), chartsIn(charts[reportCharts], secEmbed))
 	}
 	for _, p := range prompts(ks) {
-		writePrompt(&b, runs, ks, p, charts[p])
+		writePrompt(&b, chat, ks, p, charts[p])
 	}
 	writeFailures(&b, runs)
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")

@@ -51,6 +51,9 @@ func readSamples(r *run) (samples, error) {
 		if err != nil {
 			continue
 		}
+		// A run is of one API, whose leaves' names end in it where it is
+		// not the chat's (api=embeddings): the rows are found without it.
+		k.API = ""
 		levels := k.Levels()
 		if out[levels] == nil {
 			out[levels] = map[string][]float64{}

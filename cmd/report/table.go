@@ -116,9 +116,12 @@ func (c column) cell(rw, base row, baseOK, later bool, test func(figure) (stats.
 }
 
 // table is a table of rows, one line per key and run: the row's
-// runtime, load and run, then its columns.
+// runtime, prompt where asked (withPrompt), load and run, then its columns.
 type table struct {
-	load head // the load column
+	// prompt adds a prompt column after the runtime, for a table of
+	// several prompts' rows.
+	prompt bool
+	load   head // the load column
 	// loadOf names a key's load for the load column.
 	loadOf func(key) string
 	cols   []column
@@ -132,6 +135,12 @@ var (
 	anyLoad    = table{load: head{"load", false}, loadOf: key.load}
 )
 
+// withPrompt returns t with a prompt column.
+func (t table) withPrompt() table {
+	t.prompt = true
+	return t
+}
+
 // with returns t with the columns.
 func (t table) with(cols ...column) table {
 	t.cols = cols
@@ -142,7 +151,12 @@ func (t table) with(cols ...column) table {
 // same key's row of each later run, which says "not in this run" where
 // the run lacks it.
 func (t table) write(b *strings.Builder, runs []*run, ks []key) {
-	heads := []head{{text: "runtime"}, t.load}
+	heads := []head{{text: "runtime"}}
+	if t.prompt {
+		heads = append(heads, head{text: "prompt"})
+	}
+	heads = append(heads, t.load)
+	keyCols := len(heads)
 	if len(runs) > 1 {
 		heads = append(heads, head{text: "run"})
 	}
@@ -156,7 +170,11 @@ func (t table) write(b *strings.Builder, runs []*run, ks []key) {
 			rw, ok := r.find(k)
 			var cells []string
 			if i == 0 {
-				cells = append(cells, cell(k.Runtime), t.loadOf(k))
+				cells = append(cells, cell(k.Runtime))
+				if t.prompt {
+					cells = append(cells, cell(k.Prompt))
+				}
+				cells = append(cells, t.loadOf(k))
 			}
 			if len(runs) > 1 {
 				cells = append(cells, cell(r.Label))
@@ -174,7 +192,7 @@ func (t table) write(b *strings.Builder, runs []*run, ks []key) {
 			}
 			blank := 0
 			if i > 0 {
-				blank = 2 // the runtime and load of the base's line
+				blank = keyCols // the runtime, prompt and load of the base's line
 			}
 			writeLine(b, blank, cells...)
 		}
