@@ -51,7 +51,7 @@ func scrapeAs(t *testing.T, c *http.Client, url, contentType string) (exposition
 	e := exposition{values: map[string]float64{}, types: map[string]string{}}
 	var family string
 	done := map[string]bool{}
-	last := map[string]float64{} // a histogram's last bucket, by series
+	last := map[string]float64{}                                // a histogram's last bucket, by series
 	leLabel := regexp.MustCompile(`,le="[^"]*"|\{le="[^"]*"\}`) // among others, or alone
 	sc := bufio.NewScanner(strings.NewReader(string(body)))
 	for sc.Scan() {
