@@ -86,8 +86,8 @@
 //
 // # The server's own Prometheus counters
 //
-// vLLM (and vllm-metal), SGLang and llama-server (with --metrics) count
-// tokens and phase times on /metrics. Scrape it before and after the timed
+// vLLM (and vllm-metal), SGLang, llama-server (with --metrics) and
+// text-generation-inference count tokens and phase times on /metrics. Scrape it before and after the timed
 // rounds, [Parse] both, and [Delta] gives what happened in between;
 // [DeriveServerFigures] and [CheckGeneratedTokens] read it:
 //
@@ -95,8 +95,8 @@
 //	sf := telemetry.DeriveServerFigures(d, requestsSent)
 //	if err := telemetry.CheckGeneratedTokens(sf, clientOutputTokens); err != nil { /* log */ }
 //
-// [ServerDelta.Values] holds, for the metrics named vllm:*, sglang:* and
-// llamacpp:*, summed over their label sets: counters as after − before under
+// [ServerDelta.Values] holds, for the metrics named vllm:*, sglang:*,
+// llamacpp:* and tgi_*, summed over their label sets: counters as after − before under
 // their exposed name; histograms and summaries as X_sum and X_count, after −
 // before; gauges as their value after (and llamacpp:n_busy_slots_per_decode,
 // an average that older llama-server builds type counter; b1-0c1e570 types

@@ -14,8 +14,9 @@ import (
 )
 
 // ServerPrefixes are the metric name prefixes Delta keeps: vLLM (and
-// vllm-metal), SGLang and llama.cpp's llama-server.
-var ServerPrefixes = []string{"vllm:", "sglang:", "llamacpp:"}
+// vllm-metal), SGLang, llama.cpp's llama-server and text-generation-inference
+// (whose names have no colon: tgi_request_count).
+var ServerPrefixes = []string{"vllm:", "sglang:", "llamacpp:", "tgi_"}
 
 // averagesTypedCounter are metrics a server types counter that are not
 // counts but averages, which go down as well as up: Delta takes them as

@@ -20,11 +20,12 @@ import (
 const ExtSeries = ".metrics.jsonl"
 
 // The gauges and counters a ServerSample reads, by server, in the order tried:
-// vLLM (V1, then V0's names), SGLang, llama-server.
+// vLLM (V1, then V0's names), SGLang, llama-server, text-generation-inference
+// (which has no KV-cache share, prefix cache or speculative counters).
 var (
 	kvCacheGauges = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio"}
-	runningGauges = []string{"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing"}
-	waitingGauges = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred"}
+	runningGauges = []string{"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing", "tgi_batch_current_size"}
+	waitingGauges = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred", "tgi_queue_size"}
 	// A rate over the interval from counters (Δhits / Δqueries), else a
 	// gauge the server computes itself. llama-server counts the prompt
 	// tokens it evaluated and those it took from its cache apart: the
@@ -65,8 +66,8 @@ type ServerSample struct {
 	// Running and Waiting are the requests the server is running and
 	// has queued: vllm:num_requests_running / _waiting,
 	// sglang:num_running_reqs / num_queue_reqs,
-	// llamacpp:requests_processing / requests_deferred; summed over label
-	// sets.
+	// llamacpp:requests_processing / requests_deferred,
+	// tgi_batch_current_size / tgi_queue_size; summed over label sets.
 	Running *float64 `json:"running"`
 	Waiting *float64 `json:"waiting"`
 	// PrefixHitRate is the share of prompt tokens looked up in the prefix

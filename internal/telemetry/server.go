@@ -17,6 +17,7 @@ const (
 	llamaPredict     = "llamacpp:tokens_predicted_seconds_total"
 	llamaGenerated   = "llamacpp:tokens_predicted_total"
 	sglangGenerated  = "sglang:generation_tokens_total"
+	tgiGenerated     = "tgi_request_generated_tokens_sum" // a histogram's: the tokens of the requests that ended well
 	vllmCached       = "vllm:prompt_tokens_cached_total"
 	vllmPrefixHits   = "vllm:prefix_cache_hits_total"
 	sglangCached     = "sglang:cached_tokens_total"
@@ -38,8 +39,9 @@ type ServerFigures struct {
 	// Δllamacpp:tokens_predicted_seconds_total / the requests sent.
 	DecodeSMean *float64 `json:"server_decode_s_mean,omitempty"`
 	// GeneratedTokens is the server's count of generated tokens: Δ of
-	// vllm:generation_tokens_total, llamacpp:tokens_predicted_total or
-	// sglang:generation_tokens_total.
+	// vllm:generation_tokens_total, llamacpp:tokens_predicted_total,
+	// sglang:generation_tokens_total or tgi_request_generated_tokens_sum
+	// (text-generation-inference's histogram of them per request).
 	GeneratedTokens *float64 `json:"server_generated_tokens,omitempty"`
 	// GeneratedTokensSlack bounds the error in GeneratedTokens that comes
 	// from the server's printing: llama-server prints its counters with 6
@@ -98,7 +100,7 @@ func DeriveServerFigures(d ServerDelta, requests int) ServerFigures {
 	if f.DecodeSMean == nil {
 		f.DecodeSMean = perRequest(llamaPredict)
 	}
-	for _, name := range []string{vllmGenerated, llamaGenerated, sglangGenerated} {
+	for _, name := range []string{vllmGenerated, llamaGenerated, sglangGenerated, tgiGenerated} {
 		if v, ok := get(name); ok {
 			f.GeneratedTokens = &v
 			if name == llamaGenerated {

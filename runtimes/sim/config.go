@@ -239,7 +239,8 @@ type Config struct {
 	// NoMetrics (SIM_METRICS=0) turns GET /metrics off (404; 501 and
 	// llama-server's error with FlavorLlamaCpp), for testing clients
 	// against servers without it. By default the server serves Prometheus
-	// metrics in vLLM's names (llama-server's with FlavorLlamaCpp).
+	// metrics in vLLM's names (llama-server's with FlavorLlamaCpp, TGI's with
+	// FlavorTGI).
 	NoMetrics bool
 
 	// NoPromptTokensDetails (SIM_PROMPT_TOKENS_DETAILS=0) sends the OpenAI
@@ -291,6 +292,8 @@ type flavorSpec struct {
 	routes func(s *Server, mux *http.ServeMux)
 	// modelsEntry is its model's entry in GET /v1/models; nil: vLLM's.
 	modelsEntry func(s *Server) map[string]any
+	// metrics answers GET /metrics in its server's names; nil: vLLM's.
+	metrics func(s *Server) http.HandlerFunc
 }
 
 // flavorSpecs are the flavors of files of their own, by name.

@@ -692,7 +692,8 @@
 // (Content-Type "text/plain; version=0.0.4; charset=utf-8"), in vLLM's
 // names, with a model_name label, written as vLLM's Python client writes
 // them (values with a decimal point, "3.0"); with SIM_FLAVOR=llamacpp, in
-// llama-server's (below). SIM_METRICS=0 (Config.NoMetrics) turns it off:
+// llama-server's, with SIM_FLAVOR=tgi in text-generation-inference's
+// (below). SIM_METRICS=0 (Config.NoMetrics) turns it off:
 // 404, as on a server without it; with SIM_FLAVOR=llamacpp, 501 as
 // llama-server started without --metrics:
 //
@@ -784,6 +785,34 @@
 //     the calls (each reply's calls) / max(n_decode_total, 1).
 //
 // No KV-cache gauge: llama-server serves none.
+//
+// With SIM_FLAVOR=tgi it serves what text-generation-inference's router
+// serves (its names, types and HELP in router/src/server.rs, printed as
+// metrics-exporter-prometheus prints them): Content-Type "text/plain;
+// charset=utf-8", no labels, no "_total" suffix, counters as integers and
+// other values as Rust prints a float ("3", "0.0015"), a blank line after
+// each family; counters, then gauges, then histograms, each by name. The
+// page is empty until a chat request asks for a slot (a metric appears
+// once touched), and the histograms and tgi_request_success appear with the
+// first reply counted:
+//
+//   - tgi_request_count (counter): the chat requests that asked for a slot.
+//   - tgi_request_success (counter): + 1 a reply counted.
+//   - tgi_batch_current_size, tgi_queue_size (gauges): the requests
+//     holding a slot now, and waiting for one.
+//   - tgi_request_duration (histogram): end − arrival;
+//     tgi_request_queue_duration: t0 − arrival;
+//     tgi_request_inference_duration: end − t0;
+//     tgi_request_mean_time_per_token_duration: that / the tokens it sent;
+//     tgi_request_validation_duration: 0. Bounds 0.0001 × 1.5^k, k = 1…35.
+//   - tgi_request_input_length (histogram): P, in 100 steps to
+//     SIM_CONTEXT − 1 (max_input_tokens); tgi_request_generated_tokens:
+//     the tokens it sent, and tgi_request_max_new_tokens: the tokens it
+//     asked for (n), in 100 steps to SIM_CONTEXT (max_total_tokens).
+//
+// No KV-cache share, prefix cache or speculative counters: TGI serves
+// none (tgi_batch_current_max_tokens, its batch's token budget, is left
+// out).
 //
 // # Faults
 //

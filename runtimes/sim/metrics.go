@@ -51,10 +51,13 @@ type histogram struct {
 }
 
 func (h *histogram) observe(bounds []float64, d time.Duration) {
+	h.observeValue(bounds, d.Seconds())
+}
+
+func (h *histogram) observeValue(bounds []float64, v float64) {
 	if h.counts == nil {
 		h.counts = make([]uint64, len(bounds))
 	}
-	v := d.Seconds()
 	if i, _ := slices.BinarySearch(bounds, v); i < len(bounds) {
 		h.counts[i]++
 	}
@@ -75,10 +78,13 @@ type metrics struct {
 	mu     sync.Mutex
 	models map[string]*series
 	llama  llamaCounts // llama-server's names (metrics_llamacpp.go)
+	tgi    tgiCounts   // text-generation-inference's (metrics_tgi.go)
 }
 
-func newMetrics(listed string) *metrics {
-	return &metrics{listed: listed, models: map[string]*series{listed: {}}}
+// newMetrics follows the replies of a server listing the model listed,
+// of a context of ctx tokens.
+func newMetrics(listed string, ctx int) *metrics {
+	return &metrics{listed: listed, models: map[string]*series{listed: {}}, tgi: newTGICounts(ctx)}
 }
 
 // record counts a reply that was written to its end.
@@ -107,6 +113,7 @@ func (m *metrics) record(rep *reply) {
 	}
 	h[histE2E].observe(latencyBuckets, rep.end.Sub(rep.arrival))
 	m.recordLlama(rep)
+	m.recordTGI(rep)
 }
 
 // serveMetrics answers GET /metrics: Prometheus text exposition 0.0.4.

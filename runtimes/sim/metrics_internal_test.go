@@ -10,7 +10,7 @@ import (
 )
 
 func TestMetricsText(t *testing.T) {
-	m := newMetrics("listed")
+	m := newMetrics("listed", ContextLength)
 	now := time.Now()
 	rep := &reply{model: "a \"b\"\\c\nd", p: 3, sent: 2, arrival: now, t0: now, first: now.Add(time.Millisecond), end: now.Add(3 * time.Millisecond), ended: true}
 	m.record(rep)
@@ -44,7 +44,7 @@ func TestAppendFloat(t *testing.T) {
 // microseconds; a prompt longer than its batch in several decode calls;
 // the cached prompt tokens apart from the evaluated ones.
 func TestLlamaMetricsText(t *testing.T) {
-	m := newMetrics("listed")
+	m := newMetrics("listed", ContextLength)
 	now := time.Now()
 	m.record(&reply{p: 5000, cached: 100, sent: 1234567, running: 2, arrival: now, t0: now,
 		first: now.Add(1500*time.Microsecond + 400*time.Nanosecond), end: now.Add(61234567 * time.Microsecond), ended: true})

@@ -51,11 +51,14 @@ func scrapeAs(t *testing.T, c *http.Client, url, contentType string) (exposition
 	e := exposition{values: map[string]float64{}, types: map[string]string{}}
 	var family string
 	done := map[string]bool{}
-	last := map[string]float64{} // a histogram's last bucket, by series
-	leLabel := regexp.MustCompile(`,le="[^"]*"`)
+	last := map[string]float64{}                                // a histogram's last bucket, by series
+	leLabel := regexp.MustCompile(`,le="[^"]*"|\{le="[^"]*"\}`) // among others, or alone
 	sc := bufio.NewScanner(strings.NewReader(string(body)))
 	for sc.Scan() {
 		l := sc.Text()
+		if l == "" { // between families (TGI's)
+			continue
+		}
 		if rest, ok := strings.CutPrefix(l, "# HELP "); ok {
 			name, _, _ := strings.Cut(rest, " ")
 			require.False(t, done[name], "family %s twice", name)
@@ -83,7 +86,11 @@ func scrapeAs(t *testing.T, c *http.Client, url, contentType string) (exposition
 		}
 	}
 	for key, inf := range last { // the +Inf bucket is the last
-		assert.Equal(t, e.values[strings.Replace(key, "{", "_count{", 1)], inf, "%s: +Inf bucket and _count", key)
+		count := key + "_count"
+		if strings.Contains(key, "{") {
+			count = strings.Replace(key, "{", "_count{", 1)
+		}
+		assert.Equal(t, e.values[count], inf, "%s: +Inf bucket and _count", key)
 	}
 	return e, string(body)
 }

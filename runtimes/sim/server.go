@@ -126,7 +126,7 @@ func start(cfg Config, addr string, h hooks) (*Server, error) {
 		hooks:     h,
 		cache:     newPromptCache(cacheCap, cfg.prefixCacheMode() == PrefixCacheOff),
 		slots:     newSlots(cfg.Slots),
-		metrics:   newMetrics(cfg.listed()),
+		metrics:   newMetrics(cfg.listed(), cfg.ctxLen()),
 		state:     newState(cfg),
 		doomed:    make(map[net.Conn]*time.Timer),
 	}
@@ -192,6 +192,8 @@ func (s *Server) routes() *http.ServeMux {
 		mux.HandleFunc("GET /metrics", noLlamaMetrics)
 	case cfg.flavor() == FlavorLlamaCpp:
 		mux.HandleFunc("GET /metrics", s.serveLlamaMetrics)
+	case !cfg.NoMetrics && flavorSpecs[cfg.flavor()].metrics != nil:
+		mux.HandleFunc("GET /metrics", flavorSpecs[cfg.flavor()].metrics(s))
 	case !cfg.NoMetrics:
 		mux.HandleFunc("GET /metrics", s.serveMetrics)
 	}

@@ -16,7 +16,8 @@ type slots struct {
 	mu      sync.Mutex
 	free    []time.Time // when each free slot was freed (cap > 0)
 	queue   []*waiter
-	running int // requests holding a slot
+	running int    // requests holding a slot
+	asked   uint64 // requests that asked for one, since the start
 }
 
 type waiter struct {
@@ -40,6 +41,7 @@ func newSlots(n int) *slots { return &slots{cap: n, free: make([]time.Time, n)} 
 // ctx's error, and no slot, if ctx ends first.
 func (s *slots) acquire(ctx context.Context, arrival time.Time) (time.Time, int, error) {
 	s.mu.Lock()
+	s.asked++
 	if s.cap == 0 {
 		s.running++
 		running := s.running
@@ -103,6 +105,14 @@ func (s *slots) counts() (running, waiting int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.running, len(s.queue)
+}
+
+// requests is the number of requests that asked for a slot since the
+// start, and of those holding one and waiting for one now.
+func (s *slots) requests() (asked uint64, running, waiting int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.asked, s.running, len(s.queue)
 }
 
 func later(a, b time.Time) time.Time {

@@ -5,8 +5,9 @@ import "net/http"
 // FlavorTGI plays Hugging Face's text-generation-inference through its
 // OpenAI-compatible chat (its Messages API): GET /info (model_id,
 // version, max_input_tokens, max_total_tokens, …), GET /v1/models in its
-// shape (owned_by the model's id); no Ollama endpoints, no reset, no
-// tokenize of vLLM's or llama-server's shape.
+// shape (owned_by the model's id), GET /metrics in its names
+// (metrics_tgi.go); no Ollama endpoints, no reset, no tokenize of vLLM's
+// or llama-server's shape.
 const FlavorTGI Flavor = "tgi"
 
 func init() {
@@ -19,6 +20,7 @@ func init() {
 			model := s.cfg.listed()
 			return map[string]any{"id": model, "object": "model", "created": s.started.Unix(), "owned_by": model}
 		},
+		metrics: func(s *Server) http.HandlerFunc { return s.serveTGIMetrics },
 	})
 }
 
