@@ -93,28 +93,36 @@ func writeTestNote(b *strings.Builder, runs []*run) {
 	}
 }
 
-// writeCacheWarning warns, at the top, when the runs differ in cache
-// mode.
-func writeCacheWarning(b *strings.Builder, runs []*run) {
-	modes := map[string][]string{}
+// writeDiffWarning writes, at the top, the warning that the runs differ
+// in what of writes of each ("cold", "1 turn, no shared prefix"): what
+// in bold, the runs of each value, then why. Nothing when all are alike.
+func writeDiffWarning(b *strings.Builder, runs []*run, what string, of func(*run) string, why string) {
+	runsOf := map[string][]string{}
 	var order []string
 	for _, r := range runs {
-		if _, seen := modes[r.Cache]; !seen {
-			order = append(order, r.Cache)
+		v := of(r)
+		if _, seen := runsOf[v]; !seen {
+			order = append(order, v)
 		}
-		modes[r.Cache] = append(modes[r.Cache], cell(r.Label))
+		runsOf[v] = append(runsOf[v], cell(r.Label))
 	}
 	if len(order) < 2 {
 		return
 	}
 	var parts []string
-	for _, m := range order {
-		parts = append(parts, cell(m)+": "+strings.Join(modes[m], ", "))
+	for _, v := range order {
+		parts = append(parts, v+": "+strings.Join(runsOf[v], ", "))
 	}
-	b.WriteString("> **Warning: these runs differ in cache mode** (" + strings.Join(parts, "; ") + "). " +
-		"A cold request's prompt is new to the server, so its TTFT includes prefilling the whole prompt; " +
-		"a warm one's prompt was sent before, so its TTFT is a prompt-cache hit. " +
-		"Their TTFT, TTFC and prompt figures are not comparable, and neither are the changes in percent between them.\n\n")
+	b.WriteString("> **Warning: these runs differ in " + what + "** (" + strings.Join(parts, "; ") + "). " + why + "\n\n")
+}
+
+// writeCacheWarning warns, at the top, when the runs differ in cache
+// mode.
+func writeCacheWarning(b *strings.Builder, runs []*run) {
+	writeDiffWarning(b, runs, "cache mode", func(r *run) string { return cell(r.Cache) },
+		"A cold request's prompt is new to the server, so its TTFT includes prefilling the whole prompt; "+
+			"a warm one's prompt was sent before, so its TTFT is a prompt-cache hit. "+
+			"Their TTFT, TTFC and prompt figures are not comparable, and neither are the changes in percent between them.")
 }
 
 // writeWorkloadWarning warns, at the top, when the runs differ in turns
@@ -131,26 +139,10 @@ func writeWorkloadWarning(b *strings.Builder, runs []*run) {
 		}
 		return turns + ", " + prefix
 	}
-	runsOf := map[string][]string{}
-	var order []string
-	for _, r := range runs {
-		w := workload(r)
-		if _, seen := runsOf[w]; !seen {
-			order = append(order, w)
-		}
-		runsOf[w] = append(runsOf[w], cell(r.Label))
-	}
-	if len(order) < 2 {
-		return
-	}
-	var parts []string
-	for _, w := range order {
-		parts = append(parts, w+": "+strings.Join(runsOf[w], ", "))
-	}
-	b.WriteString("> **Warning: these runs differ in conversation turns or shared prefix** (" + strings.Join(parts, "; ") + "). " +
-		"A row of a run of several turns pools every turn, whose prompts grow with the conversation, and a shared prefix " +
-		"lengthens every prompt and may be cached; their TTFT and prompt figures are not comparable, " +
-		"and neither are the changes in percent between them.\n\n")
+	writeDiffWarning(b, runs, "conversation turns or shared prefix", workload,
+		"A row of a run of several turns pools every turn, whose prompts grow with the conversation, and a shared prefix "+
+			"lengthens every prompt and may be cached; their TTFT and prompt figures are not comparable, "+
+			"and neither are the changes in percent between them.")
 }
 
 // writeRequestWarning warns, at the top, when the runs differ in what
@@ -169,26 +161,10 @@ func writeRequestWarning(b *strings.Builder, runs []*run) {
 		}
 		return strings.Join(parts, ", ")
 	}
-	runsOf := map[string][]string{}
-	var order []string
-	for _, r := range runs {
-		w := request(r)
-		if _, seen := runsOf[w]; !seen {
-			order = append(order, w)
-		}
-		runsOf[w] = append(runsOf[w], cell(r.Label))
-	}
-	if len(order) < 2 {
-		return
-	}
-	var parts []string
-	for _, w := range order {
-		parts = append(parts, w+": "+strings.Join(runsOf[w], ", "))
-	}
-	b.WriteString("> **Warning: these runs differ in API, images or embeddings batch** (" + strings.Join(parts, "; ") + "). " +
-		"Each API stamps its first token at its own event (docs/metrics.md), images are prefilled with the prompt, " +
-		"and an embeddings request of more inputs is more work: their figures are not comparable, " +
-		"and neither are the changes in percent between them.\n\n")
+	writeDiffWarning(b, runs, "API, images or embeddings batch", request,
+		"Each API stamps its first token at its own event (docs/metrics.md), images are prefilled with the prompt, "+
+			"and an embeddings request of more inputs is more work: their figures are not comparable, "+
+			"and neither are the changes in percent between them.")
 }
 
 // writeCharts links the charts, and says their notes.
