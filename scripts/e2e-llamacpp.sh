@@ -79,15 +79,7 @@ command -v cmake >/dev/null || missing+=(cmake)
 command -v g++ >/dev/null || missing+=(g++)
 command -v make >/dev/null || missing+=(make)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
-if [ ${#missing[@]} -gt 0 ]; then
-  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    log "installing ${missing[*]}"
-    job apt-get update -qq
-    job env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  else
-    die "missing tools; install these packages (Debian names): ${missing[*]}"
-  fi
-fi
+install_missing "${missing[@]}"
 cmake --version | head -n 1
 
 # build_server: llama-server from llama-cpp-python $LCP_VERSION's source

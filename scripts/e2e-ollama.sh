@@ -177,15 +177,7 @@ if [ -z "$ollama_bin" ]; then
   command -v gcc >/dev/null || missing+=(gcc)
   command -v g++ >/dev/null || missing+=(g++)
 fi
-if [ ${#missing[@]} -gt 0 ]; then
-  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    log "installing ${missing[*]}"
-    job apt-get update -qq
-    job env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  else
-    die "missing tools; install these packages (Debian names): ${missing[*]}"
-  fi
-fi
+install_missing "${missing[@]}"
 
 phase "build ollama $OLLAMA_VERSION"
 if [ -n "$ollama_bin" ]; then

@@ -105,15 +105,7 @@ missing=()
 command -v pgrep >/dev/null || missing+=(procps)
 command -v curl >/dev/null || missing+=(curl)
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
-if [ ${#missing[@]} -gt 0 ]; then
-  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    log "installing ${missing[*]}"
-    job apt-get update -qq
-    job env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  else
-    die "missing tools; install these packages (Debian names): ${missing[*]}"
-  fi
-fi
+install_missing "${missing[@]}"
 python3 --version
 
 # uv resolves and installs the servers' packages: it can override

@@ -97,6 +97,19 @@ tee_to() {
   "$@" 2>&1 | tee "$out"
 }
 
+# install_missing [PACKAGE...]: installs the Debian packages named, with
+# apt-get as root, or fails naming them; nothing when none is named.
+install_missing() {
+  [ $# -gt 0 ] || return 0
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    log "installing $*"
+    job apt-get update -qq
+    job env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  else
+    die "missing tools; install these packages (Debian names): $*"
+  fi
+}
+
 # pause SECONDS: sleep as a job, so that Ctrl-C reaches the trap.
 pause() {
   sleep "$1" &
