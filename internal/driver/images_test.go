@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -81,14 +82,17 @@ func TestVisionRefusedBeforeAnyRequest(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			for _, vision := range []string{"off", "on"} {
-				url, requests := countingSim(t, c.flavor, "SIM_MODEL_VISION", vision, "SIM_MODEL", "e2e", "SIM_SERVED_MODEL", "e2e",
+				srv := flavoredSim(t, c.flavor, "SIM_MODEL_VISION", vision, "SIM_MODEL", "e2e", "SIM_SERVED_MODEL", "e2e",
 					"SIM_TTFT", "1ms", "SIM_TOKENS_PER_SEC", "4000")
-				env := merge(isolated(t), map[string]string{
-					"BENCH_RUNTIMES": c.name, strings.ToUpper(c.name) + "_URL": url, "BENCH_PROMPTS": "short",
-					"BENCH_IMAGES": "2@56x56", "BENCH_FRESH": "leaf", "BENCH_WARMUPS": "0",
-				})
+				url, requests := countingProxy(t, srv.URL)
+				settings := func(url string) map[string]string {
+					return merge(isolated(t), map[string]string{
+						"BENCH_RUNTIMES": c.name, strings.ToUpper(c.name) + "_URL": url, "BENCH_PROMPTS": "short",
+						"BENCH_IMAGES": "2@56x56", "BENCH_FRESH": "leaf", "BENCH_WARMUPS": "0",
+					})
+				}
 				var log bytes.Buffer
-				d, err := setup(context.Background(), env, &log, Options{})
+				d, err := setup(context.Background(), settings(url), &log, Options{})
 				if vision == "off" {
 					require.Error(t, err, log.String())
 					assert.Nil(t, d)
@@ -100,10 +104,14 @@ func TestVisionRefusedBeforeAnyRequest(t *testing.T) {
 					continue
 				}
 				require.NoError(t, err, log.String())
-				t.Cleanup(d.Close)
 				if c.flavor == sim.FlavorLlamaCpp { // Ollama's unload (BENCH_FRESH) is a chat
 					assert.Zero(t, requests.chats.Load(), "no chat request to find that the model takes images")
 				}
+				// The leaf against the simulator itself (countingProxy).
+				d.Close()
+				d, err = setup(context.Background(), settings(srv.URL), &log, Options{})
+				require.NoError(t, err, log.String())
+				t.Cleanup(d.Close)
 				out := runLeaf(t, d, slices.Collect(d.Leaves())[0], 2)
 				require.NoError(t, out.SaveErr)
 				recs, err := records.Read(d.files.records)
@@ -171,7 +179,7 @@ func TestImagesOnTheSimulator(t *testing.T) {
 
 func recordErr(r records.Record) error {
 	if r.Error != nil {
-		return assert.AnError
+		return fmt.Errorf("%s (%s)", *r.Error, *r.ErrorClass)
 	}
 	return nil
 }
