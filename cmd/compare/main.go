@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	suiteconfig "github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
@@ -45,6 +46,8 @@ type program struct {
 	// benchstat is the command that runs benchstat, given its arguments
 	// after these; empty means go tool benchstat.
 	benchstat []string
+	// minEffect is the smallest change the verdict calls (-min-effect).
+	minEffect float64
 }
 
 // Exit statuses other than benchstat's.
@@ -54,7 +57,26 @@ const (
 	// exitNoVerdict: benchstat compared, but there is no verdict to rely
 	// on: too few samples, or a run whose control drifted.
 	exitNoVerdict = 3
+	// exitRegression (judge.go): the verdict called a figure worse.
 )
+
+// effectFlag is -min-effect's value, a fraction: "3%" or "0.03".
+type effectFlag float64
+
+func (e *effectFlag) String() string { return pct(float64(*e)) }
+
+func (e *effectFlag) Set(v string) error {
+	s, isPct := strings.CutSuffix(strings.TrimSpace(v), "%")
+	f, err := strconv.ParseFloat(s, 64)
+	if isPct {
+		f /= 100
+	}
+	if err != nil || !(f >= 0) || f >= 1 {
+		return fmt.Errorf("-min-effect %q: want a share below 100%%: 3%% or 0.03 (0 calls any change beyond noise)", v)
+	}
+	*e = effectFlag(f)
+	return nil
+}
 
 // failure is an error whose lines are printed each after "compare: ".
 type failure []string
@@ -75,6 +97,8 @@ func (p program) run(ctx context.Context, args []string) int {
 	flags.Usage = func() {}
 	dir := flags.String("dir", "", "take relative paths from `DIR` (default: the current folder)")
 	listRuns := flags.Bool("list", false, "list the runs in BENCH_OUTPUT_DIR")
+	minEffect := effectFlag(stats.DefaultMinEffect)
+	flags.Var(&minEffect, "min-effect", "the smallest change the verdict calls: `3%` or 0.03")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(p.stderr, usageText)
@@ -83,6 +107,7 @@ func (p program) run(ctx context.Context, args []string) int {
 		return usage("%v", err)
 	}
 	args = flags.Args()
+	p.minEffect = float64(minEffect)
 	if len(args) > 0 && args[0] == "help" {
 		fmt.Fprint(p.stderr, usageText)
 		return 0
@@ -171,6 +196,10 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 		files = append(files, f)
 	}
 
+	if len(runs) == 2 && sameRun(runs[0].input, runs[1].input) {
+		return 0, fail("this is the same run: %s and %s hold the same results: nothing to compare; "+
+			"compare it with another run (scripts/compare.sh -list)", runs[0].input, runs[1].input)
+	}
 	var bsArgs []string
 	if len(runs) == 2 {
 		bsArgs, err = checkPair(runs[0], runs[1], settingsDiffer(files[0], files[1]))
@@ -259,6 +288,26 @@ func (p program) resolveAll(args []string, dir, root, outdir string, outdirErr e
 		return nil, "", fail("%s and %s are the same run (%s): nothing to compare", args[0], args[1], ins[0].label)
 	}
 	return ins, specs[0].runtime, nil
+}
+
+// sameRun reports whether two inputs are one run: one file, or a run
+// copied: its results and the summary beside them (or none beside
+// either) the same byte for byte.
+func sameRun(a, b input) bool {
+	if a.path == b.path {
+		return true
+	}
+	for _, ext := range []string{".txt", ".json"} {
+		x, errX := os.ReadFile(strings.TrimSuffix(a.path, ".txt") + ext)
+		y, errY := os.ReadFile(strings.TrimSuffix(b.path, ".txt") + ext)
+		if (errX == nil) != (errY == nil) || !bytes.Equal(x, y) {
+			return false
+		}
+		if ext == ".txt" && errX != nil {
+			return false // unreadable: readRun said why
+		}
+	}
+	return true
 }
 
 // findRoot returns the repository root: the nearest folder above dir (or

@@ -59,16 +59,18 @@ func TestScript(t *testing.T) {
 	assert.Equal(t, len(units), strings.Count(r.stdout, "vs base"))
 	assert.Contains(t, r.stdout, "cmd/compare/testdata/"+newID+".txt", "labelled from the repository root")
 
-	// 0: a relative path from the caller's folder; one run side by side.
+	// 4: a relative path from the caller's folder; one run side by side, sim2 slower.
 	r = script(t, filepath.Join(absRoot(t), "cmd", "compare"), nil, "testdata/warm-old.txt")
-	require.Equal(t, 0, r.code, "stderr:\n%s", r.stderr)
+	require.Equal(t, exitRegression, r.code, "stderr:\n%s", r.stderr)
 	assert.Regexp(t, `(?m)^\s+│\s+sim\s+│\s+sim2\s+│$`, r.stdout)
 
-	// 0: NAME@VERSION and -list, from elsewhere; the verdict at the end.
+	// 4: NAME@VERSION, from elsewhere; the verdict at the end, a
+	// regression, which fails a CI step.
 	runs := []string{"BENCH_OUTPUT_DIR=" + runsDir}
 	r = script(t, elsewhere, runs, "ollama@0.6.5", "ollama@0.7.0")
-	require.Equal(t, 0, r.code, "stderr:\n%s", r.stderr)
-	assert.Regexp(t, `\nverdict: ollama 0\.6\.5 → 0\.7\.0: worse: [^\n]+\n$`, r.stdout)
+	require.Equal(t, exitRegression, r.code, "stderr:\n%s", r.stderr)
+	assert.Regexp(t, `\nverdict: ollama 0\.6\.5 → 0\.7\.0: worse: [^\n]+\n(.+\n)+judged: [^\n]+\n$`, r.stdout)
+	// 0: -list.
 	r = script(t, elsewhere, runs, "-list")
 	require.Equal(t, 0, r.code, "stderr:\n%s", r.stderr)
 	assert.Contains(t, r.stdout, runThree+"  2026-12-06 04:05  mac-mini  3  ollama 0.7.1\n")

@@ -67,7 +67,7 @@ func TestVersionsAndCanaryChanges(t *testing.T) {
 	// The verdict line of the runtime says it; the other's does not.
 	v := verdicts(r.stdout)
 	require.Len(t, v, 2, r.stdout)
-	assert.Equal(t, "verdict: ollama 0.6.5 → 0.7.0: no change beyond noise; its canary reply changed (see above)", v[0])
+	assert.Equal(t, "verdict: ollama 0.6.5 → 0.7.0: no change (it would have seen decode p50 ±3.0%, TTFT mean ±3.0%, aggregate ±3.0%); its canary reply changed (see above)", v[0])
 	assert.True(t, strings.HasPrefix(v[1], "verdict: vllm-metal 0.28.0+cpu → 0.29.1: better: "), v[1])
 	assert.NotContains(t, v[1], "canary")
 
@@ -154,5 +154,5 @@ func TestVersionLookupNotesOneRuntime(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "\nversions: ollama 0.6.5 → 0.7.0\n")
 	assert.NotContains(t, r.stderr, "vllm-metal")
-	assert.Equal(t, []string{"verdict: ollama 0.6.5 → 0.7.0: no change beyond noise"}, verdicts(r.stdout))
+	assert.Equal(t, []string{"verdict: ollama 0.6.5 → 0.7.0: no change (it would have seen decode p50 ±3.0%, TTFT mean ±3.0%, aggregate ±3.0%)"}, verdicts(r.stdout))
 }

@@ -35,8 +35,9 @@ type change struct {
 	cmp    benchmath.Comparison
 	delta  string // benchmath's FormatDelta: "~" or "+12.34%"
 	// old and new are the two sides' centers (medians): benchstat's
-	// columns.
-	old, new float64
+	// columns; oldVals and newVals their samples.
+	old, new         float64
+	oldVals, newVals []float64
 }
 
 // percent is the change as the verdict says it: "+12.3%".
@@ -113,12 +114,14 @@ func compareFigures(root string, args []string) ([]change, error) {
 				s := benchmath.NewSample(v, &thresholds)
 				cmp := assumption.Compare(bs, s)
 				ch := change{
-					unit:   unit,
-					better: units.GetBetter(unit),
-					leaf:   row.Get(p.rowField),
-					cmp:    cmp,
-					old:    assumption.Summary(bs, 0.95).Center,
-					new:    assumption.Summary(s, 0.95).Center,
+					unit:    unit,
+					better:  units.GetBetter(unit),
+					leaf:    row.Get(p.rowField),
+					cmp:     cmp,
+					old:     assumption.Summary(bs, 0.95).Center,
+					new:     assumption.Summary(s, 0.95).Center,
+					oldVals: b,
+					newVals: v,
 				}
 				ch.delta = cmp.FormatDelta(ch.old, ch.new)
 				p.name(&ch, c, base)
@@ -291,6 +294,9 @@ type verdictGroup struct {
 	// blockers say why the changes are no verdict: a drifted control;
 	// notes are said at the end of the line: a changed canary reply.
 	blockers, notes []string
+	// leafBlocked says why a leaf is left out of the verdict (a side ran
+	// disturbed), by the change's leaf.
+	leafBlocked map[string]string
 }
 
 // groupChanges sorts changes into their lines, in the order benchstat
@@ -308,81 +314,9 @@ func groupChanges(changes []change) []*verdictGroup {
 	return groups
 }
 
-// line is the group's verdict: the figures that moved beyond noise, the
-// better ones first, each with the leaves it moved at, or "no change
-// beyond noise".
-func (g *verdictGroup) line() string {
-	where := leafNamer(g.changes)
-	var parts []string
-	for _, side := range []struct {
-		word string
-		sign int
-	}{{"better", 1}, {"worse", -1}, {"changed", 0}} {
-		// Each figure with the leaves it moved at, its p-value after
-		// the first and again where it differs.
-		var units []string
-		byUnit := map[string][]change{}
-		for _, c := range g.changes {
-			if !c.moved() || direction(c) != side.sign {
-				continue
-			}
-			if !slices.Contains(units, c.unit) {
-				units = append(units, c.unit)
-			}
-			byUnit[c.unit] = append(byUnit[c.unit], c)
-		}
-		var figures []string
-		for _, u := range units {
-			var each []string
-			lastP := ""
-			for _, c := range byUnit[u] {
-				s := c.percent()
-				if p := fmt.Sprintf("p=%.3f", c.cmp.P); p != lastP {
-					s += " (" + p + ")"
-					lastP = p
-				}
-				if w := where(c); w != "" {
-					s += " " + w
-				}
-				each = append(each, s)
-			}
-			figures = append(figures, u+" "+strings.Join(each, ", "))
-		}
-		if len(figures) > 0 {
-			parts = append(parts, side.word+": "+strings.Join(figures, "; "))
-		}
-	}
-	s := g.title + ": "
-	if len(g.blockers) > 0 {
-		s += "no verdict: " + strings.Join(g.blockers, "; ") + "; the tables show "
-	}
-	if len(parts) == 0 {
-		s += "no change beyond noise"
-	} else {
-		s += strings.Join(parts, "; ")
-	}
-	for _, n := range g.notes {
-		s += "; " + n
-	}
-	return s
-}
-
-// direction is +1 for a change for the better, -1 for the worse, 0 for a
-// figure that is neither (benchfmt's GetBetter: the Unit lines' better=,
-// sec/op lower).
-func direction(c change) int {
-	if c.better == 0 || c.delta == "?" {
-		return 0
-	}
-	if strings.HasPrefix(c.delta, "-") {
-		return -c.better
-	}
-	return c.better
-}
-
 // leafNamer returns how a change's leaf is said in its line: by the
-// levels that differ among the group's leaves ("at conc 4", "short at
-// conc 1"), nothing when there is one leaf, the row's name for a
+// levels that differ among the group's leaves ("at 4 users", "short at
+// 1 user"), nothing when there is one leaf, the row's name for a
 // benchmark that is not the suite's.
 func leafNamer(changes []change) func(change) string {
 	var prompts, loads []string
@@ -415,74 +349,17 @@ func leafNamer(changes []change) func(change) string {
 			s = append(s, c.key.Prompt)
 		}
 		if len(loads) > 1 {
-			load := "conc " + fmt.Sprint(c.key.Concurrency)
-			if c.key.Rate > 0 {
+			load := fmt.Sprintf("%d users", c.key.Concurrency)
+			switch {
+			case c.key.Rate > 0:
 				load = bench.FormatRate(c.key.Rate) + " req/s"
+			case c.key.Concurrency == 1:
+				load = "1 user"
 			}
 			s = append(s, "at "+load)
 		}
 		return strings.Join(s, " ")
 	}
-}
-
-// verdict prints the verdict lines after benchstat's tables and returns
-// compare's exit status: 0 with a verdict, exitNoVerdict with too few
-// samples or a run whose control drifted.
-func (p program) verdict(root string, bsArgs []string, runs []*runFile, files []beside) (int, error) {
-	changes, err := compareFigures(root, bsArgs)
-	if err != nil {
-		return 0, fail("the verdict: %v", err)
-	}
-	say := func(format string, args ...any) {
-		fmt.Fprintf(p.stdout, "verdict: "+format+"\n", args...)
-	}
-	fmt.Fprintln(p.stdout)
-	if n := fewestSamples(changes); n < minSamples {
-		say("no verdict: n=%d, need %d (go test -count=%d or more; with fewer, a change cannot be told from noise)", n, minSamples, minSamples)
-		return exitNoVerdict, nil
-	}
-	groups := groupChanges(changes)
-	status := 0
-	if len(runs) == 2 {
-		// Each runtime across the two runs.
-		canaries := canaryChanges(files[0], files[1])
-		for _, g := range groups {
-			g.title = versionTitle(g.name, files)
-			for i, f := range files {
-				for _, d := range drifts(f, g.name) {
-					what := "NEW's control drifted"
-					if i == 0 {
-						what = "OLD, the baseline, drifted"
-					}
-					g.blockers = append(g.blockers, fmt.Sprintf("%s (%s, see above)", what, d.short))
-					status = exitNoVerdict
-				}
-			}
-			if slices.ContainsFunc(canaries, func(c canaryChange) bool { return c.runtime == g.name }) {
-				g.notes = append(g.notes, "its canary reply changed (see above)")
-			}
-		}
-	} else {
-		// Each runtime against the run's first.
-		all := drifts(files[0], "")
-		for _, g := range groups {
-			other, base, _ := strings.Cut(g.name, " vs ")
-			for _, d := range all {
-				switch d.runtime {
-				case base:
-					g.blockers = append(g.blockers, fmt.Sprintf("%s, the baseline, drifted (%s, see above)", base, d.short))
-					status = exitNoVerdict
-				case other:
-					g.blockers = append(g.blockers, fmt.Sprintf("%s's control drifted (%s, see above)", other, d.short))
-					status = exitNoVerdict
-				}
-			}
-		}
-	}
-	for _, g := range groups {
-		say("%s", g.line())
-	}
-	return status, nil
 }
 
 // versionTitle names a runtime compared across two runs with its

@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/inferencebench/inferencebench/internal/figures"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,26 +62,20 @@ func TestVerdict(t *testing.T) {
 		want []string // the verdict lines, each whole
 	}{
 		// The runtimes of one run side by side: ollama against mlx,
-		// the first runtime, worse in every figure at both loads.
-		{"side-by-side", []string{runA}, 0, []string{
-			"verdict: ollama vs mlx: worse: sec/op +24.6% (p=0.002) at conc 1, +24.5% at conc 4; " +
-				"agg-tok/s -19.8% (p=0.002) at conc 1, -19.7% at conc 4; decode-tok/s -16.7% (p=0.002) at conc 1, -16.6% at conc 4; " +
-				"request-tok/s -19.8% (p=0.002) at conc 1, -19.8% at conc 4; tpot-sec +20.0% (p=0.002) at conc 1, +19.9% at conc 4; " +
-				"ttfc-sec +41.4% (p=0.002) at conc 1, +42.5% at conc 4; ttft-sec +41.4% (p=0.002) at conc 1, +42.5% at conc 4",
+		// the first runtime, worse in every headline figure at both
+		// loads: a regression, which fails a CI step.
+		{"side-by-side", []string{runA}, exitRegression, []string{
+			"verdict: ollama vs mlx: worse: decode -16.7% at 1 user, -16.6% at 4 users; " +
+				"TTFT mean +41.4% at 1 user, +42.5% at 4 users; aggregate -19.8% at 1 user, -19.7% at 4 users",
 		}},
 		// An upgrade, found by version: the newest run of each, ollama's
 		// figures alone: 340 tok/s and 60 ms against 400 and 50.
-		{"upgrade", []string{"ollama@0.6.5", "ollama@0.7.0"}, 0, []string{
-			"verdict: ollama 0.6.5 → 0.7.0: worse: sec/op +20.5% (p=0.002) at conc 1, +18.3% at conc 4; " +
-				"agg-tok/s -17.0% (p=0.002) at conc 1, -15.5% at conc 4; decode-tok/s -15.0% (p=0.002) at conc 1, -15.0% at conc 4; " +
-				"prompt-tok/s -16.7% (p=0.002) at conc 1, -16.7% at conc 4; " +
-				"request-tok/s -17.0% (p=0.002) at conc 1, -15.5% at conc 4; tpot-sec +19.7% (p=0.002) at conc 1, +17.1% at conc 4; " +
-				"ttfc-sec +25.4% (p=0.002) at conc 1, +21.6% at conc 4; ttft-sec +25.4% (p=0.002) at conc 1, +21.6% at conc 4",
+		{"upgrade", []string{"ollama@0.6.5", "ollama@0.7.0"}, exitRegression, []string{
+			"verdict: ollama 0.6.5 → 0.7.0: worse: decode -15.0% at 1 user, -15.0% at 4 users; " +
+				"TTFT mean +25.4% at 1 user, +21.6% at 4 users; aggregate -17.0% at 1 user, -15.5% at 4 users",
 		}},
 		// Two runs of one setup.
-		{"no-change", []string{runSteady1, runSteady2}, 0, []string{
-			"verdict: ollama 0.7.1, NEW vs OLD: no change beyond noise",
-		}},
+		{"no-change", []string{runSteady1, runSteady2}, 0, nil},
 		// -count 3: the table prints, the verdict is refused.
 		{"too-few", []string{runB, runThree}, exitNoVerdict, []string{
 			"verdict: no verdict: n=3, need 6 (go test -count=6 or more; with fewer, a change cannot be told from noise)",
@@ -92,8 +90,13 @@ func TestVerdict(t *testing.T) {
 			if tc.want != nil {
 				assert.Equal(t, tc.want, verdicts(r.stdout))
 			}
-			if r.code != exitNoVerdict || strings.HasPrefix(tc.name, "drifted") {
+			if r.code != exitNoVerdict {
 				assertAgrees(t, r.stdout)
+			}
+			if tc.name == "no-change" {
+				v := verdicts(r.stdout)
+				require.Len(t, v, 1)
+				assert.Regexp(t, `^verdict: ollama 0\.7\.1, NEW vs OLD: no change \(it would have seen decode ±\d+\.\d%, TTFT mean ±\d+\.\d%, aggregate ±\d+\.\d%\)$`, v[0])
 			}
 			golden(t, filepath.Join("testdata", "verdict", tc.name+".txt"), got)
 		})
@@ -111,40 +114,57 @@ func TestVerdictDrifted(t *testing.T) {
 	require.Len(t, v, 2, r.stdout)
 	assert.True(t, strings.HasPrefix(v[0], "verdict: mlx 0.32.2 (mlx 0.32.4), NEW vs OLD: "), v[0])
 	assert.NotContains(t, v[0], "drifted")
-	assert.True(t, strings.HasPrefix(v[1], "verdict: ollama 0.6.5 → 0.7.0: no verdict: OLD, the baseline, drifted (decode -50.0%, see above); "+
-		"the tables show better: sec/op -32.7% (p=0.002) at conc 4;"), v[1])
+	assert.Equal(t, "verdict: ollama 0.6.5 → 0.7.0: no verdict: OLD, the baseline, drifted (decode -50.0%, see above)", v[1])
 
 	_, r = transcript(t, runDrifted)
 	v = verdicts(r.stdout)
 	require.Len(t, v, 1, r.stdout)
-	assert.True(t, strings.HasPrefix(v[0], "verdict: ollama vs mlx: no verdict: ollama's control drifted (decode -50.0%, see above); the tables show worse: "), v[0])
+	assert.Equal(t, "verdict: ollama vs mlx: no verdict: ollama's control drifted (decode -50.0%, see above)", v[0])
 }
 
-// assertAgrees checks the verdict against benchstat's tables above it:
-// each figure with a row whose "vs base" is a percentage is in the
-// verdict, and a figure with "~" in every row is not.
+// assertAgrees checks the verdict's tests against benchstat's tables
+// above it: each headline figure's p-values in the details are the
+// tables' own for that unit, and a change called better or worse is one
+// the table shows as a percentage, not "~", with p ≤ 0.05.
 func assertAgrees(t *testing.T, out string) {
 	t.Helper()
-	v := strings.Join(verdicts(out), "\n")
 	unit := ""
-	moved := map[string]bool{}
-	row := regexp.MustCompile(`^Inference/\S+\s.*\s(~|[+-][0-9.]+%) \(p=[0-9.]+ n=`)
+	tables := map[string][]string{}
+	row := regexp.MustCompile(`^Inference/\S+\s.*\s(~|[+-][0-9.]+%) \(p=([0-9.]+) n=`)
 	for _, l := range strings.Split(out, "\n") {
 		if f := strings.Fields(l); len(f) >= 3 && f[0] == "│" && strings.Contains(l, "vs base") {
 			unit = f[1]
 			continue
 		}
 		if m := row.FindStringSubmatch(l); m != nil {
-			moved[unit] = moved[unit] || m[1] != "~"
+			tables[unit] = append(tables[unit], m[2])
 		}
 	}
-	require.NotEmpty(t, moved, "no table rows in:\n%s", out)
-	for u, m := range moved {
-		if m {
-			assert.Contains(t, v, " "+u+" ", "%s moved in the table: the verdict names it", u)
-		} else {
-			assert.NotContains(t, v, " "+u+" ", "%s is ~ in every row of the table", u)
+	require.NotEmpty(t, tables, "no table rows in:\n%s", out)
+	detail := regexp.MustCompile(`^  (.+?) (at .+)?: .* \(p=([0-9.]+), Holm [0-9.]+\): (better|worse|no change)`)
+	details := map[string][]string{}
+	for _, l := range strings.Split(out, "\n") {
+		m := detail.FindStringSubmatch(l)
+		if m == nil {
+			continue
 		}
+		name := strings.TrimSpace(m[1])
+		details[name] = append(details[name], m[3])
+		if m[4] != "no change" {
+			p, err := strconv.ParseFloat(m[3], 64)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, p, 0.05, "%s: called %s", l, m[4])
+		}
+	}
+	for _, f := range headlineOrder {
+		got := details[f.Name]
+		if len(got) == 0 && f == figures.Decode {
+			continue // the median's stand-in where there is none
+		}
+		want := tables[shownUnit(f.Unit)]
+		slices.Sort(got)
+		slices.Sort(want)
+		assert.Equal(t, want, got, "%s: the details' p-values are the table's", f.Name)
 	}
 }
 
@@ -176,7 +196,7 @@ func TestList(t *testing.T) {
 // runtimes are refused with the versions there are.
 func TestVersionLookup(t *testing.T) {
 	_, r := transcript(t, "ollama@0.6.5", "ollama@0.7.0")
-	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, exitRegression, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "run: ollama@0.6.5 is "+runA2+" (mac-mini, started 2026-12-06 04:04 UTC), the newest run of ollama at 0.6.5\n")
 	assert.Contains(t, r.stderr, "run: ollama@0.7.0 is "+runB+" (mac-mini, started 2026-12-06 04:05 UTC), the newest run of ollama at 0.7.0\n")
 	assert.Contains(t, r.stderr, "versions: ollama 0.6.5 → 0.7.0\n", "ollama's version alone")

@@ -149,6 +149,15 @@ var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP
 // Unit lines (a Tools figure's only where a result line has it).
 var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, TPOTP50, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power, ToolCallReplies, ToolArgsValid, TTFToolCallMean, EmbedRequests, EmbedInput}
 
+// Headline are the figures a verdict between two runs judges, in the
+// order it names them: the median request's decode rate (a leaf run's
+// mean moves with one slow request on a busy machine, its median does
+// not: docs/method.md), TTFT, the aggregate output rate and, for an
+// embeddings leaf, its requests a second. benchstat's tables show the
+// others, unjudged: they move with these, and every figure more in a
+// family of tests needs a larger change to be called.
+var Headline = []Figure{DecodeP50, TTFTMean, Aggregate, EmbedRequests}
+
 // The keys of a row's counts, which tell whether a file has the count at
 // all (a file written before a count existed lacks its key).
 const (
