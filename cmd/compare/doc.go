@@ -6,7 +6,7 @@
 //	scripts/compare.sh OLD NEW
 //	scripts/compare.sh RUN
 //	scripts/compare.sh -list
-//	go run ./cmd/compare [-dir DIR] OLD NEW | RUN | -list
+//	go run ./cmd/compare [-dir DIR] [-min-effect 3%] OLD NEW | RUN | -list
 //
 // With two runs it runs go tool benchstat OLD NEW: each benchmark's median
 // in both, the change and its p-value, in a "vs base" column. With one it
@@ -141,33 +141,40 @@
 //
 // # The verdict
 //
-// After benchstat's tables compare prints the answer, a line for each
-// thing compared: with two runs each runtime, OLD → NEW; with one run each
-// runtime against the first. A line names each figure (as benchstat's
-// tables name its unit) that moved beyond noise, better ones first, each
-// with the leaves it moved at and the p-value (said after the first leaf
-// and again where it differs):
+// After benchstat's tables compare prints the answer: first a headline
+// line for each thing compared (with two runs each runtime, OLD → NEW;
+// with one run each runtime against the first), then each test behind it,
+// then the rule:
 //
-//	verdict: ollama 0.6.5 → 0.7.0: worse: sec/op +20.5% (p=0.002) at conc 1, +18.3% at conc 4; agg-tok/s -17.0% (p=0.002) at conc 1, -15.5% at conc 4; …
-//	verdict: ollama vs mlx: worse: … ttft-sec +41.4% (p=0.002) at conc 1, +42.5% at conc 4
-//	verdict: ollama 0.7.1, NEW vs OLD: no change beyond noise
+//	verdict: ollama 0.6.5 → 0.7.0: worse: decode -15.0% at 1 user, -15.0% at 4 users; TTFT mean +25.4% at 1 user, +21.6% at 4 users; aggregate -17.0% at 1 user, -15.5% at 4 users
+//	ollama 0.6.5 → 0.7.0:
+//	  decode at 1 user: 400 → 340 tok/s, -15.0% (p=0.002, Holm 0.013): worse
+//	  …
+//	judged: 6 tests (decode-tok/s, ttft-sec, agg-tok/s at each leaf): a change is called where its Holm-adjusted p ≤ 0.05 (…) and it is 3% or more (-min-effect); the tables' other figures are not judged
 //
-// "Beyond noise" is benchstat's own: compare reads the files with
-// golang.org/x/perf's benchfmt, groups them with benchproc as benchstat's
-// flags say (the same -col, -ignore and -filter), and tests them with
-// benchmath's Mann–Whitney U-test at benchstat's alpha, 0.05 (benchmath's
-// DefaultThresholds, which benchstat uses unless given -alpha): a change is
-// in the verdict exactly where the table's "vs base" shows a percentage
-// rather than "~". The percentage is the medians', as in the table, to one
-// decimal. Which way is better is the unit's better= line of the .txt
-// (internal/figures says it for each figure; sec/op, the time of a round,
-// is lower-better as for any Go benchmark); a unit without one is listed
-// under "changed". Many figures are tested at once, so one in twenty
-// unchanged ones may show a small change by chance, and a change can be
-// significant and too small to matter (+0.2%): read its size as well.
+// The verdict judges the headline figures alone (internal/figures'
+// Headline): the median request's decode rate (decode-p50-tok/s; the mean,
+// decode-tok/s, in files that lack the median), TTFT (ttft-sec) and the
+// aggregate output rate (agg-tok/s), and an embeddings leaf's requests a
+// second; benchstat's tables show every figure. Each headline figure of
+// each leaf is one test, benchmath's Mann–Whitney U-test as benchstat's
+// table computes it (the p-values are the table's), and every test of
+// the comparison is one family: a change is called where its p-value,
+// adjusted by Holm's method over the family, is at most 0.05 (the chance
+// that a comparison of unchanged runs calls anything is then at most 5%)
+// and where it is at least the smallest change that counts, -min-effect
+// (3% by default: two runs of one setup differ by less; docs/method.md has
+// the data). A change beyond noise but smaller is listed as "no change
+// (beyond noise, but less than 3%)". Where nothing is called the
+// headline says what the comparison could have seen: the smallest change
+// of each figure its samples would have called ("no change (it would have
+// seen decode p50 ±5.4%, TTFT mean ±10.2%, aggregate ±5.9%)"). Six
+// samples against six give p = 0.0022 at best, so a family of more than
+// 23 tests can call nothing at -count=6: compare says so, with the -count
+// that could, and gives no verdict.
 //
 // A leaf is named by the levels that differ among the line's leaves: "at
-// conc 4", "code at conc 1", "at 2 req/s"; nothing when there is one.
+// 4 users", "code at 1 user", "at 2 req/s"; nothing when there is one.
 // Where a runtime's canary reply changed (above), its line ends "its
 // canary reply changed (see above)".
 //
@@ -178,10 +185,12 @@
 //	verdict: no verdict: n=3, need 6 (go test -count=6 or more; with fewer, a change cannot be told from noise)
 //
 // nor for a comparison with a runtime whose control drifted (see
-// Checks): its line says so first and then what the tables show, which
-// may be the drift's doing rather than a change between the runs:
+// Checks):
 //
-//	verdict: ollama 0.6.5 → 0.7.0: no verdict: OLD, the baseline, drifted (decode -50.0%, see above); the tables show better: …
+//	verdict: ollama 0.6.5 → 0.7.0: no verdict: OLD, the baseline, drifted (decode -50.0%, see above)
+//
+// A run compared with itself (one file, or a copy: the same results and
+// summary byte for byte) is refused: "this is the same run".
 //
 // # Finding runs
 //
@@ -215,16 +224,21 @@
 //
 // # Exit status
 //
-// benchstat's status when it ran (0 when it compared and there is a
-// verdict). 3 when benchstat compared but there is no verdict: too few
-// samples, or a drifted control (above). 1 when a run's file
-// is missing (the message names the path looked for), unreadable, would
-// compare nothing or runs of different settings (above), when a
-// NAME@VERSION finds no run or more than one version, when -list finds no
-// run, or when benchstat could not be run. 2 for a usage
-// error: no argument or more than two (any with -list), an empty one, or
-// one starting with "-" other than -dir, -list, -h and -help. -h prints
-// the usage and exits 0.
+// 0 when benchstat compared and the verdict called nothing worse; 4 when
+// it called a figure of one runtime's versions worse (two runs, or two
+// tagged names of one product in one run, ollama@old and ollama@new): a
+// regression, so that a CI step fails on it. Two runtimes of one run, one
+// slower than the other, are a comparison, not a regression: 0. 3 when
+// benchstat compared but there is no verdict: too few samples, a family
+// too large for them, a drifted control, or a leaf left out (above). 1
+// when a run's file is missing (the message names the path looked for),
+// unreadable, would compare nothing or runs of different settings
+// (above), when both are the same run, when a NAME@VERSION finds no run or
+// more than one version, when -list finds no run, or when benchstat could
+// not be run. 2 for a usage error: no argument or more than two (any with
+// -list), an empty one, one starting with "-" other than -dir, -list,
+// -min-effect, -h and -help, or a -min-effect that is not a share below
+// 100%. -h prints the usage and exits 0.
 //
 // go run reports any status other than 0 as 1 (and prints "exit status
 // 2"); scripts/compare.sh builds compare and runs the binary, which keeps

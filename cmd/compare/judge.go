@@ -115,11 +115,12 @@ func (j judgement) of(g *verdictGroup) []*test {
 }
 
 // status is compare's exit status for the judgement: exitRegression where
-// any figure was called worse, exitNoVerdict where a group or a leaf
-// could not be judged, else 0.
+// any figure of one runtime's versions was called worse (two runtimes of
+// one run, one slower than the other, are no regression), exitNoVerdict
+// where a group or a leaf could not be judged, else 0.
 func (j judgement) status() int {
 	for _, t := range j.tests {
-		if t.call.Verdict == stats.Regression {
+		if t.call.Verdict == stats.Regression && t.group.versions {
 			return exitRegression
 		}
 	}
@@ -365,6 +366,10 @@ func (p program) verdict(root string, bsArgs []string, runs []*runFile, files []
 	} else {
 		blockWithin(groups, files[0])
 	}
+	for _, g := range groups {
+		other, base, one := strings.Cut(g.name, " vs ")
+		g.versions = !one || product(other) == product(base)
+	}
 	j := judge(groups, p.minEffect)
 	for _, g := range groups {
 		say("%s", j.headline(g))
@@ -376,6 +381,13 @@ func (p program) verdict(root string, bsArgs []string, runs []*runFile, files []
 		fmt.Fprintln(p.stdout, "judged: "+j.rule())
 	}
 	return j.status(), nil
+}
+
+// product is a runtime name's product: ollama of ollama@0.17.4, the
+// name itself where it has no tag.
+func product(name string) string {
+	p, _, _ := strings.Cut(name, "@")
+	return p
 }
 
 // blockAcross titles each runtime compared across two runs with its

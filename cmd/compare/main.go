@@ -22,12 +22,13 @@ import (
 const usageText = `usage: scripts/compare.sh OLD NEW    compare two runs (old vs new, with significance)
        scripts/compare.sh RUN        one run's runtimes side by side (-col /runtime)
        scripts/compare.sh -list      the runs in $BENCH_OUTPUT_DIR: date, host, runtimes and versions
-   or: go run ./cmd/compare [-dir DIR] OLD NEW | RUN | -list
+   or: go run ./cmd/compare [-dir DIR] [-min-effect 3%] OLD NEW | RUN | -list
 
 OLD, NEW, RUN: a run ID (read from $BENCH_OUTPUT_DIR/<id>.txt, results/ if unset), a file path
 (relative to DIR, by default the current folder), or NAME@VERSION: the newest run of runtime NAME
-at VERSION (ollama@0.6.5 ollama@0.7.0 compares ollama's figures alone). It ends with a verdict:
-the figures that moved beyond noise. The manual: go doc ./cmd/compare
+at VERSION (ollama@0.6.5 ollama@0.7.0 compares ollama's figures alone). It ends with a verdict
+on the headline figures (decode, TTFT, aggregate rate; Holm over every leaf, changes of
+-min-effect or more) and exits 4 on a regression, 3 with no verdict. The manual: go doc ./cmd/compare
 `
 
 func main() {

@@ -297,6 +297,10 @@ type verdictGroup struct {
 	// leafBlocked says why a leaf is left out of the verdict (a side ran
 	// disturbed), by the change's leaf.
 	leafBlocked map[string]string
+	// versions says the group compares versions of one runtime (two runs,
+	// or two tagged names of one product in one run): a change for the
+	// worse there is a regression.
+	versions bool
 }
 
 // groupChanges sorts changes into their lines, in the order benchstat
