@@ -66,7 +66,12 @@
 //     the worse (better) direction from the window's median, and
 //   - on a log scale it lies outside the window's 99% prediction
 //     interval, mean ± t(n−1)·sd·√(1+1/n) (a two-sided p-value below
-//     0.01).
+//     0.01), and
+//   - that p-value, adjusted by Holm's method over every figure of every
+//     series judged in the latest run, is at most 0.05: the night is one
+//     family of tests, as compare's verdict is, so that sixty series
+//     judged at once do not raise a false alarm on most nights
+//     (verdicts.json's p_family; held_back where only this failed).
 //
 // With fewer than 4 earlier values the verdict is insufficient: the
 // window's spread says nothing yet (so -window 2 or 3 judges nothing).

@@ -46,6 +46,7 @@ func TestFixture(t *testing.T) {
 	v := readVerdicts(t, filepath.Join(out, verdictsJSON))
 	assert.Equal(t, "20261127T020000Z", v.LatestRun)
 	assert.Equal(t, 8, v.Runs)
+	assert.Equal(t, 0.05, v.FamilyAlpha)
 	require.Len(t, v.Series, 4)
 	conc1 := v.find(t, "ollama", 1, 0)
 	assert.Equal(t, "regression", conc1.Verdict)
@@ -56,6 +57,10 @@ func TestFixture(t *testing.T) {
 	assert.InDelta(t, 1.2, *ttft.Change, 1e-9, "the latest over the window's median")
 	assert.InDelta(t, 0.05, *ttft.Centre, 1e-12)
 	assert.Less(t, ttft.PValue, 0.01)
+	require.NotNil(t, ttft.PFamily, "tested: adjusted over the night's family")
+	assert.GreaterOrEqual(t, *ttft.PFamily, ttft.PValue)
+	assert.LessOrEqual(t, *ttft.PFamily, 0.05, "a regression of the family")
+	assert.False(t, ttft.HeldBack)
 	assert.Equal(t, 0.05, ttft.Threshold)
 	assert.Equal(t, "20261127T020000Z", ttft.LatestRun)
 	assert.Len(t, ttft.BaselineRuns, 7)
@@ -70,6 +75,7 @@ func TestFixture(t *testing.T) {
 	failed := v.find(t, "ollama", 4, 0)
 	assert.Equal(t, "insufficient", failed.Verdict, "no figure in the latest run")
 	assert.Nil(t, failed.figure(t, "ttft-p50").Latest)
+	assert.Nil(t, failed.figure(t, "ttft-p50").PFamily, "not tested: no p-value adjusted")
 	assert.Empty(t, failed.CanaryChanges, "no canary in the latest run: nothing compared")
 
 	vllm := v.find(t, "vllm", 1, 0)
@@ -282,9 +288,10 @@ func dirNames(t *testing.T, dir string) []string {
 
 // verdicts.json, as a reader would decode it.
 type verdictsDoc struct {
-	LatestRun string `json:"latest_run"`
-	Runs      int    `json:"runs"`
-	Series    []seriesDoc
+	LatestRun   string  `json:"latest_run"`
+	Runs        int     `json:"runs"`
+	FamilyAlpha float64 `json:"family_alpha"`
+	Series      []seriesDoc
 }
 
 type seriesDoc struct {
@@ -308,6 +315,8 @@ type figureDoc = struct {
 	Latest, Centre, Change *float64
 	Threshold              float64
 	PValue                 float64  `json:"p_value"`
+	PFamily                *float64 `json:"p_family"`
+	HeldBack               bool     `json:"held_back"`
 	LatestRun              string   `json:"latest_run"`
 	BaselineRuns           []string `json:"baseline_runs"`
 	VersionBefore          *string  `json:"version_before"`

@@ -15,6 +15,7 @@ type verdictsFile struct {
 	Window      int             `json:"window"`
 	Threshold   float64         `json:"threshold"`
 	Alpha       float64         `json:"alpha"`
+	FamilyAlpha float64         `json:"family_alpha"`
 	MinBaseline int             `json:"min_baseline"`
 	Series      []seriesVerdict `json:"series"`
 }
@@ -53,17 +54,23 @@ type seriesVerdict struct {
 }
 
 type figureVerdict struct {
-	Figure        string        `json:"figure"`
-	Verdict       stats.Verdict `json:"verdict"`
-	Latest        *float64      `json:"latest"`
-	Centre        *float64      `json:"centre"`
-	Change        *float64      `json:"change"`
-	Threshold     float64       `json:"threshold"`
-	PValue        float64       `json:"p_value"`
-	LatestRun     string        `json:"latest_run"`
-	BaselineRuns  []string      `json:"baseline_runs"`
-	VersionBefore *string       `json:"version_before"`
-	VersionAfter  *string       `json:"version_after"`
+	Figure    string        `json:"figure"`
+	Verdict   stats.Verdict `json:"verdict"`
+	Latest    *float64      `json:"latest"`
+	Centre    *float64      `json:"centre"`
+	Change    *float64      `json:"change"`
+	Threshold float64       `json:"threshold"`
+	PValue    float64       `json:"p_value"`
+	// PFamily is PValue adjusted by Holm's method over every figure
+	// judged in the night (null where the figure was not tested);
+	// HeldBack: the figure moved by the threshold beyond its window's
+	// noise, but not beyond the family's, so it is unchanged.
+	PFamily       *float64 `json:"p_family"`
+	HeldBack      bool     `json:"held_back"`
+	LatestRun     string   `json:"latest_run"`
+	BaselineRuns  []string `json:"baseline_runs"`
+	VersionBefore *string  `json:"version_before"`
+	VersionAfter  *string  `json:"version_after"`
 }
 
 type settingsJSON struct {
@@ -82,7 +89,7 @@ type canaryJSON struct {
 func (h *history) verdicts() ([]byte, error) {
 	f := verdictsFile{
 		LatestRun: h.latest.id, Runs: len(h.runs), Window: h.opts.window, Threshold: h.opts.threshold,
-		Alpha: stats.TrendAlpha, MinBaseline: stats.TrendMinBaseline, Series: []seriesVerdict{},
+		Alpha: stats.TrendAlpha, FamilyAlpha: stats.FamilyAlpha, MinBaseline: stats.TrendMinBaseline, Series: []seriesVerdict{},
 	}
 	for _, s := range h.series {
 		k := s.key
@@ -107,8 +114,11 @@ func (h *history) verdicts() ([]byte, error) {
 		for _, r := range s.results {
 			fv := figureVerdict{
 				Figure: r.fig.id, Verdict: r.trend.Verdict, Latest: finite(r.latest), Threshold: h.opts.threshold,
-				PValue: r.trend.P, LatestRun: r.latestRun, BaselineRuns: r.baselineRuns,
+				PValue: r.trend.P, HeldBack: r.heldBack, LatestRun: r.latestRun, BaselineRuns: r.baselineRuns,
 				VersionBefore: orNull(r.versionBefore), VersionAfter: orNull(r.versionAfter),
+			}
+			if r.trend.Verdict != stats.Insufficient {
+				fv.PFamily = finite(r.adjusted)
 			}
 			if fv.BaselineRuns == nil {
 				fv.BaselineRuns = []string{}
