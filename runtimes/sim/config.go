@@ -173,6 +173,13 @@ type Config struct {
 	// documentation.
 	Degrade float64 `env:"SIM_DEGRADE"`
 
+	// Jitter (SIM_JITTER, default 0: off; else at most 1) is the spread of
+	// each reply's timing, as a real server's varies from request to
+	// request: its TTFT and its decode rate are each multiplied by
+	// e^N(0, Jitter), drawn apart (0.03: about 3%). For tests of what a
+	// comparison calls a change.
+	Jitter float64 `env:"SIM_JITTER"`
+
 	// PrefillTPS (SIM_PREFILL_TPS, default 0: off) is the prompt rate: a
 	// reply's first token comes TTFT + (uncached prompt tokens)/PrefillTPS
 	// after its t0. Off, the first token comes at TTFT whatever the prompt.
@@ -520,8 +527,8 @@ func (c Config) faultErrors() []error {
 
 // generationErrors checks how replies are generated: SIM_TOKENS_PER_CHUNK,
 // SIM_SLOTS, SIM_BATCH_SLOWDOWN, SIM_REASONING_TOKENS,
-// SIM_REASONING_FIELD, SIM_DEGRADE, SIM_PREFILL_TPS, SIM_LOAD_TIME and
-// SIM_CONTEXT.
+// SIM_REASONING_FIELD, SIM_DEGRADE, SIM_JITTER, SIM_PREFILL_TPS,
+// SIM_LOAD_TIME and SIM_CONTEXT.
 func (c Config) generationErrors() []error {
 	var errs []error
 	if c.TokensPerChunk < 0 {
@@ -560,6 +567,12 @@ func (c Config) generationErrors() []error {
 		errs = append(errs, fmt.Errorf("SIM_DEGRADE=%s: not a number", f))
 	case c.Degrade < 0 || c.Degrade > 1:
 		errs = append(errs, fmt.Errorf("SIM_DEGRADE=%s: must be above 0 and at most 1", f))
+	}
+	switch f := strconv.FormatFloat(c.Jitter, 'g', -1, 64); {
+	case math.IsNaN(c.Jitter):
+		errs = append(errs, fmt.Errorf("SIM_JITTER=%s: not a number", f))
+	case c.Jitter < 0 || c.Jitter > 1:
+		errs = append(errs, fmt.Errorf("SIM_JITTER=%s: must be from 0 to 1 (0.03 spreads each reply's timing by about 3%%)", f))
 	}
 	switch f := strconv.FormatFloat(c.PrefillTPS, 'g', -1, 64); {
 	case math.IsNaN(c.PrefillTPS):
@@ -704,6 +717,7 @@ var settings = []Setting{
 	{Var: "SIM_SLOTS", Default: "0 (unlimited)", Usage: "at most N requests decode at once; the others queue"},
 	{Var: "SIM_BATCH_SLOWDOWN", Default: "0", Usage: "with m streams decoding, each at rate/(1 + f·(m−1))"},
 	{Var: "SIM_DEGRADE", Default: "0 (off)", Usage: "F in (0,1]: once two requests decoded at once, later ones decode at F × rate until a reset"},
+	{Var: "SIM_JITTER", Default: "0 (off)", Usage: "σ of each reply's TTFT and decode rate, a log-normal factor drawn apart (0.03: about 3%)"},
 	{Var: "SIM_PREFILL_TPS", Default: "0 (off)", Usage: "prompt rate: the first token also waits uncached prompt tokens / rate"},
 	{Var: "SIM_PREFIX_CACHE", Default: "on", Usage: "the prompt cache: on or off"},
 	{Var: "SIM_LOAD_TIME", Default: "0", Usage: "how long a model load takes (the first request after an unload waits it)"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"time"
 )
@@ -233,6 +234,11 @@ func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool
 		rep.pace.ttft = satAdd(s.cfg.TTFT, prefill)
 	} else {
 		rep.promptEval = evaluated(s.cfg.TTFT, p, cached)
+	}
+	if j := s.cfg.Jitter; j > 0 {
+		// Config.Jitter: the reply's own spread.
+		rep.pace.ttft = time.Duration(float64(rep.pace.ttft) * math.Exp(j*rand.NormFloat64()))
+		rep.pace.rate *= math.Exp(j * rand.NormFloat64())
 	}
 	if s.cfg.BatchSlowdown > 0 {
 		rep.pace.decoding = func() int { running, _ := s.slots.counts(); return running }
