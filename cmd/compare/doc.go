@@ -134,6 +134,13 @@
 //
 //	control: OLD (results/20261206T040305Z.txt): ollama's control drifted: its leaf runtime=ollama/prompt=short/conc=1, run again at the end of the run, moved from its first run (decode -50.0%): the server or the machine changed during the run, so its figures are no baseline
 //
+// and for each whose control went unjudged (its verdict "too few
+// requests": too few requests on a side for the test), why, as the run
+// said it (the control's unjudged_reason; in a file written before that,
+// from its requests), since a drift in that run would not show:
+//
+//	control: NEW (results/20261206T040649Z.txt): ollama's control was not judged: ran 3 requests at the end against 3 at the start, the test needs 12 (BENCH_CONTROL_MAX=10% allowed 6s): a drift during this run would not show
+//
 // The cpu example is real: go test prints the CPU's name as the processor
 // reports it, while the suite's results/<id>.txt has the kernel's name
 // for it (/proc/cpuinfo on Linux), so a saved go test output and a
@@ -197,8 +204,10 @@
 // -list lists the runs in $BENCH_OUTPUT_DIR (results/ by default), oldest
 // first, from their summary JSON files: run ID, start (UTC), host label
 // (BENCH_HOST_LABEL, else the machine's name), -count (N), and each
-// runtime with its version, marked where its control drifted; a run cut
-// short is marked "incomplete", one without its .txt "not comparable":
+// runtime with its version, marked "(control drifted)" where its control
+// drifted and "(control unjudged)" where it got no verdict (see Checks);
+// a run cut short is marked "incomplete", one without its .txt "not
+// comparable":
 //
 //	RUN               STARTED (UTC)     HOST      N  RUNTIMES
 //	20261206T040305Z  2026-12-06 04:03  mac-mini  6  mlx 0.32.2 (mlx 0.32.4), ollama 0.6.5 (control drifted)

@@ -221,6 +221,9 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 		for _, d := range drifts(f, only) {
 			fmt.Fprintf(p.stderr, "control: %s: %s\n", runs[i].input, d.long)
 		}
+		for _, u := range unjudged(f, only) {
+			fmt.Fprintf(p.stderr, "control: %s: %s\n", runs[i].input, u)
+		}
 	}
 	status, err := p.runBenchstat(ctx, root, bsArgs)
 	if err != nil || status != 0 {

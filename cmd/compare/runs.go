@@ -87,7 +87,8 @@ func isFile(path string) bool {
 }
 
 // listRuns writes the runs in dir, oldest first: id, start, host, -count,
-// and each runtime with its version, marked where its control drifted.
+// and each runtime with its version, marked where its control drifted or
+// went unjudged.
 func listRuns(w, warn io.Writer, dir, shown string) error {
 	runs, err := readRuns(dir, warn)
 	if err != nil {
@@ -112,6 +113,9 @@ func listRuns(w, warn io.Writer, dir, shown string) error {
 			s := rt.Name + " " + orUnknown(r.file.VersionOf(rt.Name))
 			if drifted(rt.Control) {
 				s += " (control drifted)"
+			}
+			if _, ok := controlUnjudged(r.file, rt.Name); ok {
+				s += " (control unjudged)"
 			}
 			rts = append(rts, s)
 		}

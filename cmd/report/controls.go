@@ -30,7 +30,7 @@ func writeControls(b *strings.Builder, runs []*run) {
 	b.WriteString("## Server state between leaves\n\n" +
 		"Before each leaf run the server is returned to a known state where it offers a way (BENCH_FRESH=leaf); " +
 		"at the end each runtime's first leaf runs again (the control). A control drifted when a rank test of its requests " +
-		"against the first run's (Mann–Whitney, p below 0.005 for each figure) shows that TTFT or decode moved by more than " +
+		"against those of its runs during the run (Mann–Whitney, p below 0.005 for each figure) shows that TTFT or decode moved by more than " +
 		"its threshold (10%, or the leaf's own spread across -count; for TTFT at least 2 ms): the server's state or the machine " +
 		"changed during the run. A leaf with too few requests for the test is not judged.")
 	if slices.ContainsFunc(runs, (*run).embeddings) {

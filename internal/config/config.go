@@ -252,9 +252,10 @@ const (
 const DefaultMaxFailures = 0.05
 
 // MinControlTime is the least a control's timed rounds may take when
-// BENCH_CONTROL_MAX is a share: a short run's 10% would not hold one round,
-// and 6 s holds the 12 rounds a 3-round leaf's control needs at 0.37 s a
-// round (go test -bench=. -count=6 on the simulator, README's quick start).
+// BENCH_CONTROL_MAX is a share: a short run's 10% would not hold one round.
+// Against all the first leaf's runs (-count=6 of 3 rounds: 18 requests) a
+// control needs 3 requests, a run's rounds, which 6 s holds up to 2 s a
+// round; it holds the 12 a single 3-round run needs up to 0.5 s a round.
 const MinControlTime = 6 * time.Second
 
 // ControlMax is BENCH_CONTROL_MAX: the most time a runtime's control

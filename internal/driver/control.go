@@ -13,19 +13,23 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
-// firstLeaf is a runtime's first leaf run: its leaf, how many timed
-// rounds (an open-loop leaf: arrivals) it ran and how long they took,
-// and its requests' values, which its control is tested against.
+// firstLeaf is a runtime's first leaf, the baseline of its control: its
+// leaf; how many timed rounds (an open-loop leaf: arrivals) its first run
+// ran; and over all its leaf runs during the run (its -count
+// repetitions), how many runs, rounds (arrivals) and how long they took,
+// and their requests' values, which its control is tested against.
 type firstLeaf struct {
 	key    bench.Key
-	rounds int
+	rounds int // of its first run
 	open   bool
+	runs   int
+	units  int // rounds (arrivals) of all its runs
 	wall   time.Duration
 	values stats.PerRequest
 }
 
 // noteFirst remembers l if it is the first leaf run of its runtime that
-// sent a request.
+// sent a request, and adds a later run of the same leaf to it.
 // It adds every leaf run's timed time to its runtime's, the base of its
 // control's budget.
 func (d *Driver) noteFirst(l *Leaf) {
@@ -38,24 +42,31 @@ func (d *Driver) noteFirst(l *Leaf) {
 	for _, r := range l.rounds {
 		d.timed[l.key.Runtime] += r.Wall
 	}
-	if d.first[l.key.Runtime] != nil {
+	f := d.first[l.key.Runtime]
+	if f != nil && f.key != l.key {
 		return
 	}
 	n := len(l.rounds)
-	if l.open != nil {
+	if l.open != nil && n > 0 {
 		n = l.rounds[0].Len()
 	}
 	if n == 0 {
 		return
 	}
-	if d.first == nil {
-		d.first = map[string]*firstLeaf{}
+	if f == nil {
+		if d.first == nil {
+			d.first = map[string]*firstLeaf{}
+		}
+		f = &firstLeaf{key: l.key, rounds: n, open: l.open != nil}
+		d.first[l.key.Runtime] = f
 	}
-	f := &firstLeaf{key: l.key, rounds: n, open: l.open != nil, values: stats.PerRequestOf(l.rounds)}
+	v := stats.PerRequestOf(l.rounds)
+	f.values.TTFT, f.values.Decode = append(f.values.TTFT, v.TTFT...), append(f.values.Decode, v.Decode...)
+	f.runs++
+	f.units += n
 	for _, r := range l.rounds {
 		f.wall += r.Wall
 	}
-	d.first[l.key.Runtime] = f
 }
 
 // controlPlan is how many timed rounds (an open-loop leaf: arrivals) a
@@ -63,12 +74,12 @@ func (d *Driver) noteFirst(l *Leaf) {
 type controlPlan struct {
 	rounds int
 	// need is how many rounds the control's test needs to be able to
-	// reach its level (stats.ControlRequestsNeeded) at the first run's
-	// requests a round; 0 for an open-loop leaf, which runs its first
-	// run's arrivals.
+	// reach its level (stats.ControlRequestsNeeded) against all the
+	// requests of the first leaf's runs, at their requests a round; 0
+	// for an open-loop leaf, which runs its first run's arrivals.
 	need int
 	// budget is the most the rounds may take (BENCH_CONTROL_MAX), and
-	// pace a round's time in the first run.
+	// pace a round's time in the first leaf's runs.
 	budget, pace time.Duration
 	// bounded is set when the budget cut the rounds below need: the
 	// control then runs at most its first run's rounds, as more would
@@ -76,22 +87,23 @@ type controlPlan struct {
 	bounded bool
 }
 
-// planControl plans f's control within budget: as many rounds as f had,
-// or, for a closed-loop leaf whose requests are too few for the test
-// (stats.ControlRequestsNeeded), as many as the test needs; never more
-// than budget holds at f's pace (at least one). Where the budget does
-// not hold the rounds the test needs, the control runs only f's rounds
-// (or fewer, as the budget holds): extra rounds would still give no
-// verdict.
+// planControl plans f's control within budget: as many rounds as f's
+// first run had, or, for a closed-loop leaf whose requests (all its runs')
+// are too few for the test against that many (stats.ControlRequestsNeeded),
+// as many as the test needs; never more than budget holds at f's pace
+// (at least one). Where the budget does not hold the rounds the test
+// needs, the control runs only f's first run's rounds (or fewer, as the
+// budget holds): extra rounds would still give no verdict.
 func planControl(f *firstLeaf, budget time.Duration) controlPlan {
-	p := controlPlan{rounds: f.rounds, budget: budget, pace: f.wall / time.Duration(max(f.rounds, 1))}
+	units := max(f.units, f.rounds, 1)
+	p := controlPlan{rounds: f.rounds, budget: budget, pace: f.wall / time.Duration(units)}
 	fits := f.rounds
 	if p.pace > 0 {
 		fits = max(1, int(budget/p.pace))
 	}
 	n := len(f.values.TTFT)
 	if !f.open && n > 0 {
-		perRound := float64(n) / float64(f.rounds)
+		perRound := float64(n) / float64(units)
 		p.need = int(math.Ceil(float64(stats.ControlRequestsNeeded(n)) / perRound))
 	}
 	target := max(f.rounds, p.need)
@@ -112,9 +124,10 @@ func planControl(f *firstLeaf, budget time.Duration) controlPlan {
 // BENCH_FRESH=leaf): its warm-ups and as many timed rounds as planControl
 // plans within BENCH_CONTROL_MAX. Its figures go in no row and no result
 // line, only in the runtime's control in the summary, which tests them
-// against the first run's (stats.NewControl); its requests are recorded
-// with "control": true. A drift is said on the log, and so is a control
-// that could not be judged, and why: its rounds cut by
+// against those of all the leaf's runs during the run (stats.NewControl);
+// its requests are recorded with "control": true. A drift is said on the
+// log, and so is a control that could not be judged, and why (also in
+// the summary's control, stats.Control.Unjudged): its rounds cut by
 // BENCH_CONTROL_MAX, a server that stopped answering, or too few timed
 // rounds in the run.
 func (d *Driver) controls(ctx context.Context) {
@@ -151,21 +164,18 @@ func (d *Driver) controls(ctx context.Context) {
 		}
 		m := stats.Compute(l.rounds, d.Run.SLO)
 		c := stats.NewControl(f.key, runs, m, f.values, stats.PerRequestOf(l.rounds))
-		d.runtimeInfo(rt.Name).Control = &summary.Control{Control: c}
-		what := plural(rounds, "round") + " again at the end"
-		switch {
-		case rounds > f.rounds:
-			what = fmt.Sprintf("%d rounds at the end (its first run's %d and %d more, for the test)", rounds, f.rounds, rounds-f.rounds)
-		case rounds < f.rounds:
-			what = fmt.Sprintf("%s at the end (of its first run's %d, as "+envControlMax+"=%s allows)", plural(rounds, "round"), f.rounds, d.Settings.ControlMax)
+		var tooFew string
+		if c.Verdict == stats.ControlTooFew {
+			tooFew, c.Unjudged = d.controlTooFew(rt.Name, c, m, plan)
 		}
-		d.logf("%s: control leaf %s, %s (%v): %s", rt.Name, f.key.Levels(), what,
+		d.runtimeInfo(rt.Name).Control = &summary.Control{Control: c}
+		d.logf("%s: control leaf %s, %s (%v): %s", rt.Name, f.key.Levels(), controlWhat(f, rounds, d.Settings.ControlMax),
 			time.Since(start).Round(time.Millisecond), controlLine(c))
 		if msg := c.Drift(rt.Name); msg != "" {
 			d.logf("%s", msg)
 		}
-		if c.Verdict == stats.ControlTooFew {
-			d.logf("%s", d.controlTooFew(rt.Name, c, m, plan))
+		if tooFew != "" {
+			d.logf("%s", tooFew)
 		}
 		if l.recordErr != nil {
 			d.logf("%v", l.recordErr)
@@ -173,23 +183,43 @@ func (d *Driver) controls(ctx context.Context) {
 	}
 }
 
-// controlTooFew says why the control c (of figures m, run as plan
-// planned) got no verdict, and what gives one: a server that stopped
+// controlWhat is what a control of rounds ran against f, for the log:
+// "3 rounds again at the end (against its 6 runs' 18 requests)".
+func controlWhat(f *firstLeaf, rounds int, limit config.ControlMax) string {
+	what := plural(rounds, "round") + " again at the end"
+	switch {
+	case rounds > f.rounds:
+		what = fmt.Sprintf("%d rounds at the end (its first run's %d and %d more, for the test)", rounds, f.rounds, rounds-f.rounds)
+	case rounds < f.rounds:
+		what = fmt.Sprintf("%s at the end (of its first run's %d, as "+envControlMax+"=%s allows)", plural(rounds, "round"), f.rounds, limit)
+	}
+	if f.runs > 1 {
+		what += fmt.Sprintf(", against its %d runs' %s", f.runs, plural(len(f.values.TTFT), "request"))
+	}
+	return what
+}
+
+// controlTooFew says, for the log, why the control c (of figures m, run
+// as plan planned) got no verdict, and what gives one, and, for the
+// summary (stats.Control.Unjudged), why in brief: a server that stopped
 // answering during it (its requests failed to connect, or were cut off);
-// rounds cut by BENCH_CONTROL_MAX; or a first run with too few requests.
-func (d *Driver) controlTooFew(runtime string, c stats.Control, m stats.Metrics, plan controlPlan) string {
+// rounds cut by BENCH_CONTROL_MAX; or too few requests in the run.
+func (d *Driver) controlTooFew(runtime string, c stats.Control, m stats.Metrics, plan controlPlan) (line, reason string) {
 	msg := c.TooFew(runtime)
 	if gone := serverGone(m); gone > 0 {
 		return fmt.Sprintf("%s: no verdict on its control (%s): the server stopped answering during it: %d of its %d requests failed (%s; the first: %v); the run's later figures may be cut short too",
-			runtime, c.Leaf, m.Failures, m.Requests, m.ErrorCounts(), m.FirstError)
+				runtime, c.Leaf, m.Failures, m.Requests, m.ErrorCounts(), m.FirstError),
+			fmt.Sprintf("the server stopped answering during it: %d of its %d requests failed (%s)", m.Failures, m.Requests, m.ErrorCounts())
 	}
+	reason = stats.UnjudgedBecause(c.RequestsFirst, c.RequestsEnd)
 	if plan.bounded {
 		need := time.Duration(plan.need) * plan.pace
-		return fmt.Sprintf("%s: the %d rounds it needs would take about %v at the first run's %v a round, more than "+envControlMax+"=%s allows (%v), so it ran %d; "+envControlMax+"=%v, or more timed rounds (-benchtime), gives one",
+		reason += fmt.Sprintf(" (%s=%s allowed %v)", envControlMax, d.Settings.ControlMax, plan.budget.Round(time.Second/10))
+		return fmt.Sprintf("%s: the %d rounds it needs would take about %v at the first leaf's %v a round, more than "+envControlMax+"=%s allows (%v), so it ran %d; "+envControlMax+"=%v, or more timed rounds (-benchtime, -count), gives one",
 			msg, plan.need, need.Round(time.Second/10), plan.pace.Round(time.Millisecond), d.Settings.ControlMax, plan.budget.Round(time.Millisecond),
-			plan.rounds, max(time.Second, (need+need/5).Round(time.Second)))
+			plan.rounds, max(time.Second, (need+need/5).Round(time.Second))), reason
 	}
-	return msg + " (more timed rounds, -benchtime, give one)"
+	return msg + " (more timed rounds, -benchtime or -count, give one)", reason
 }
 
 // serverGone is how many of m's requests could not connect: a server

@@ -29,7 +29,7 @@ func TestPlanControl(t *testing.T) {
 	const budget = 10 * time.Second
 	for _, tc := range []struct {
 		name    string
-		f       firstLeaf
+		f       firstLeaf // runs and units 0: its first run alone
 		budget  time.Duration
 		want    int
 		bounded bool
@@ -51,10 +51,25 @@ func TestPlanControl(t *testing.T) {
 		{"open loop", firstLeaf{rounds: 3, open: true, wall: time.Second, values: values(3)}, budget, 3, false},
 		{"open loop, cut", firstLeaf{rounds: 300, open: true, wall: 30 * time.Second, values: values(300)}, budget, 100, false},
 		{"no success", firstLeaf{rounds: 3, wall: time.Second}, budget, 3, false},
+		// The baseline is all the leaf's runs: six of 3 requests need 3
+		// at the end, a run's rounds, where the first alone needs 12.
+		{"-count=6 -benchtime=3x", firstLeaf{rounds: 3, runs: 6, units: 18, wall: 18 * 800 * time.Millisecond, values: values(18)}, 6 * time.Second, 3, false},
+		{"its first run alone", firstLeaf{rounds: 3, runs: 1, units: 3, wall: 3 * 800 * time.Millisecond, values: values(3)}, 6 * time.Second, 3, true},
+		{"-count=6 -benchtime=2x", firstLeaf{rounds: 2, runs: 6, units: 12, wall: 12 * 370 * time.Millisecond, values: values(12)}, 6 * time.Second, 3, false},
+		{"-count=6, rounds of 2.5 s", firstLeaf{rounds: 3, runs: 6, units: 18, wall: 18 * 2500 * time.Millisecond, values: values(18)}, 6 * time.Second, 2, true},
+		{"-count=6 at conc=4", firstLeaf{rounds: 3, runs: 6, units: 18, wall: 18 * time.Second, values: values(72)}, 6 * time.Second, 3, false},
+		{"-count=2 -benchtime=1x", firstLeaf{rounds: 1, runs: 2, units: 2, wall: 2 * 100 * time.Millisecond, values: values(2)}, 6 * time.Second, 27, false},
 	} {
 		p := planControl(&tc.f, tc.budget)
 		assert.Equal(t, tc.want, p.rounds, tc.name)
 		assert.Equal(t, tc.bounded, p.bounded, tc.name)
+		if n := len(tc.f.values.TTFT); n > 0 && !tc.f.open {
+			// The planned rounds reach a verdict exactly where not bounded.
+			perRound := n / max(tc.f.units, tc.f.rounds)
+			need := stats.ControlRequestsNeeded(n)
+			assert.Equal(t, !p.bounded, p.rounds*perRound >= need, "%s: %d rounds of %d against %d", tc.name, p.rounds, perRound, n)
+			assert.Less(t, (p.need-1)*perRound, need, "%s: need is the fewest rounds", tc.name)
+		}
 	}
 }
 
@@ -134,7 +149,8 @@ func TestControlBoundedByDefault(t *testing.T) {
 	assert.Equal(t, 2, c.RequestsEnd, "the first run's rounds, not the 27 the test needs")
 	assert.Equal(t, stats.ControlTooFew, c.Verdict)
 	assert.Contains(t, log.String(), "sim: control leaf runtime=sim/prompt=short/conc=1, 2 rounds again at the end (")
-	assert.Regexp(t, `no verdict: the 27 rounds it needs would take about [0-9.]+s at the first run's [0-9.]+ms a round, more than BENCH_CONTROL_MAX=10% allows \(6s\), so it ran 2; BENCH_CONTROL_MAX=[0-9]+s, or more timed rounds \(-benchtime\), gives one\n`, log.String())
+	assert.Regexp(t, `no verdict, so a drift during the run would not show: the 27 rounds it needs would take about [0-9.]+s at the first leaf's [0-9.]+ms a round, more than BENCH_CONTROL_MAX=10% allows \(6s\), so it ran 2; BENCH_CONTROL_MAX=[0-9]+s, or more timed rounds \(-benchtime, -count\), gives one\n`, log.String())
+	assert.Equal(t, "ran 2 requests at the end against 2 at the start, the test needs 27 (BENCH_CONTROL_MAX=10% allowed 6s)", c.Unjudged, "the summary says why")
 	assert.NotContains(t, log.String(), "stopped answering")
 }
 
@@ -196,4 +212,55 @@ func TestControlOnAServerThatStopped(t *testing.T) {
 
 	assert.Regexp(t, `sim: no verdict on its control \(runtime=sim/prompt=short/conc=1\): the server stopped answering during it: 12 of its 12 requests failed \(12 connect; the first: .*connection refused`, log.String())
 	assert.NotContains(t, log.String(), "more timed rounds")
+	f, err := summary.Read(d.files.json)
+	require.NoError(t, err)
+	require.NotNil(t, f.Runtimes[0].Control)
+	assert.Equal(t, "the server stopped answering during it: 12 of its 12 requests failed (12 connect)", f.Runtimes[0].Control.Unjudged)
+}
+
+// The quick start's shape (-count=6, 3 rounds a leaf run; here prompt
+// short at conc 1 then 4): the control is tested against all six runs of
+// the first leaf, 18 requests, so a run's 3 rounds at the end judge it,
+// within the default BENCH_CONTROL_MAX. The conc=4 leaf's runs are no
+// part of the baseline. A simulator that decodes at half its rate after
+// the conc=4 leaf, not reset between leaves, is caught by those 3 rounds.
+func TestControlAgainstAllTheFirstLeafsRuns(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		verdict string
+	}{
+		{"steady", nil, stats.ControlSteady},
+		{"degraded", map[string]string{"SIM_DEGRADE": "0.5", "BENCH_FRESH": "off"}, stats.ControlDrifted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d, log := startSim(t, map[string]string{
+				"BENCH_PROMPTS": "short", "BENCH_CONCURRENCY": "1,4", "BENCH_WARMUPS": "1", "BENCH_MAX_TOKENS": "32",
+				"SIM_TTFT": "20ms", "SIM_TOKENS_PER_SEC": "800",
+			}, tc.env)
+			for k := range d.Leaves() {
+				for range 6 { // -count=6, each leaf's runs in a row, as go test runs them
+					out := runLeaf(t, d, k, 3)
+					require.NoError(t, out.SaveErr)
+				}
+			}
+			require.NoError(t, d.Finish())
+
+			f, err := summary.Read(d.files.json)
+			require.NoError(t, err)
+			c := f.Runtimes[0].Control
+			require.NotNil(t, c)
+			assert.Equal(t, "runtime=sim/prompt=short/conc=1", c.Leaf)
+			assert.Equal(t, 18, c.RequestsFirst, "the six runs' requests")
+			assert.Equal(t, 18, c.First.Requests)
+			assert.Equal(t, 3, c.RequestsEnd, "a run's 3 rounds: enough against 18")
+			assert.Equal(t, tc.verdict, c.Verdict, log.String())
+			assert.Empty(t, c.Unjudged)
+			assert.Contains(t, log.String(), "sim: control leaf runtime=sim/prompt=short/conc=1, 3 rounds again at the end, against its 6 runs' 18 requests (")
+			assert.Contains(t, log.String(), "; 18 requests against 3: "+tc.verdict+"\n")
+			assert.NotContains(t, log.String(), "too few requests")
+		})
+	}
 }

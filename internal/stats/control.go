@@ -52,15 +52,15 @@ const (
 	ControlTooFew = "too few requests"
 )
 
-// Control is a runtime's control leaf: its first leaf (the first -count
-// repetition of it) against the same leaf run again, alone, at the end
-// of the run. A drift means the server's state or the machine changed
+// Control is a runtime's control leaf: its first leaf (all its -count
+// repetitions in the run, pooled) against the same leaf run again, alone,
+// at the end of the run. A drift means the server's state or the machine changed
 // during the run, so later leaves do not compare with earlier ones. Its
 // figures are plain values, NaN where there is none; the summary's
 // control, summary.Control, writes them.
 type Control struct {
 	Leaf  string         // runtime=…/prompt=…/conc=…
-	First ControlFigures // its first run
+	First ControlFigures // its runs during the run, pooled: the baseline
 	End   ControlFigures // the control, at the end
 	// TTFTChange and DecodeChange are End / First − 1 of TTFT p50 and
 	// of the mean decode rate: 0.1 is 10% more (slower to the first
@@ -79,10 +79,16 @@ type Control struct {
 	// files written before the control was tested.
 	Verdict string
 	// RequestsFirst and RequestsEnd are the requests the test compared:
-	// those of the first run and of the control that succeeded with a
-	// first token.
+	// those of the leaf's runs during the run (all its -count
+	// repetitions) and of the control that succeeded with a first token.
 	RequestsFirst int
 	RequestsEnd   int
+	// Unjudged says why a control whose Verdict is ControlTooFew got no
+	// verdict ("ran 3 requests at the end against 3 at the start, the
+	// test needs 12 (BENCH_CONTROL_MAX=10% allowed 6s)"); "" for one
+	// judged, and in files written before it was said (WhyUnjudged then
+	// says it from the requests).
+	Unjudged string
 	// TTFTP and DecodeP are the p-values of each figure's test: a
 	// two-sided Mann–Whitney U test of the per-request TTFTs (decode
 	// rates) at the start against those at the end scaled back by the
@@ -136,20 +142,21 @@ func PerRequestOf(rounds []Round) PerRequest {
 }
 
 // NewControl compares end, the control run of leaf k at the end of the
-// run, with runs, the figures of k's runs during it (the first is the one
-// compared; all of them give the spread), and tests first, the requests
-// of the first run, against last, the control's.
+// run, with runs, the figures of k's runs during it (all its -count
+// repetitions: together the baseline, and their spread the threshold),
+// and tests first, the requests of those runs, against last, the
+// control's.
 func NewControl(k bench.Key, runs []Metrics, end Metrics, first, last PerRequest) Control {
 	c := Control{Leaf: k.Levels(), End: controlFigures(end), Verdict: ControlTooFew, Alpha: ControlAlpha,
 		RequestsFirst: len(first.TTFT), RequestsEnd: len(last.TTFT)}
 	if len(runs) == 0 {
 		return c
 	}
-	c.First = controlFigures(runs[0])
+	c.First = pooledFigures(runs, first)
 	ttft := func(m Metrics) Stat { return m.TTFT }
 	decode := func(m Metrics) Stat { return m.Decode }
-	c.TTFTChange, c.TTFTThreshold = change(runs, end, ttft, func(s Stat) float64 { return s.P50 })
-	c.DecodeChange, c.DecodeThreshold = change(runs, end, decode, func(s Stat) float64 { return s.Mean })
+	c.TTFTChange, c.TTFTThreshold = change(runs, end, c.First.TTFTP50, ttft, func(s Stat) float64 { return s.P50 })
+	c.DecodeChange, c.DecodeThreshold = change(runs, end, c.First.DecodeTPSMean, decode, func(s Stat) float64 { return s.Mean })
 	ttftEffect := c.TTFTThreshold
 	if c.First.TTFTP50 != nil {
 		if c.End.TTFTP50 != nil && math.Abs(*c.End.TTFTP50-*c.First.TTFTP50) < controlTTFTFloor {
@@ -279,12 +286,13 @@ func ControlRequestsNeeded(n int) int {
 	return m
 }
 
-// change is end's figure against the first run's (end/first − 1), and the
-// threshold: the larger of controlThreshold and the spread of the figure
-// across runs, (max − min) / median. NaN where a run lacks the figure.
-func change(runs []Metrics, end Metrics, stat func(Metrics) Stat, fig func(Stat) float64) (ch, threshold float64) {
-	first, last := stat(runs[0]), stat(end)
-	if first.N == 0 || last.N == 0 || fig(first) <= 0 {
+// change is end's figure against base, the runs' pooled one (end/base −
+// 1), and the threshold: the larger of controlThreshold and the spread of
+// the figure across runs, (max − min) / median. NaN where base or end
+// lacks the figure.
+func change(runs []Metrics, end Metrics, base *float64, stat func(Metrics) Stat, fig func(Stat) float64) (ch, threshold float64) {
+	last := stat(end)
+	if base == nil || *base <= 0 || last.N == 0 {
 		return math.NaN(), math.NaN()
 	}
 	var xs []float64
@@ -298,7 +306,33 @@ func change(runs []Metrics, end Metrics, stat func(Metrics) Stat, fig func(Stat)
 	if med := quantile(xs, 0.5); len(xs) > 1 && med > 0 {
 		spread = (xs[len(xs)-1] - xs[0]) / med
 	}
-	return fig(last)/fig(first) - 1, max(controlThreshold, spread)
+	return fig(last) / *base - 1, max(controlThreshold, spread)
+}
+
+// pooledFigures are the figures of runs together, the control's
+// baseline: their requests, TTFT p50 of first, their requests' values,
+// and the mean decode rate of all their requests (each run's mean
+// weighted by its requests with a rate, as Compute counts them). With one
+// run, that run's figures.
+func pooledFigures(runs []Metrics, first PerRequest) ControlFigures {
+	var f ControlFigures
+	var n int
+	var sum float64
+	for _, m := range runs {
+		f.Requests += m.Requests
+		f.Successes += m.Successes
+		if m.Decode.N > 0 {
+			n += m.Decode.N
+			sum += float64(m.Decode.N) * m.Decode.Mean
+		}
+	}
+	if len(first.TTFT) > 0 {
+		f.TTFTP50 = num(Median(first.TTFT))
+	}
+	if n > 0 {
+		f.DecodeTPSMean = num(sum / float64(n))
+	}
+	return f
 }
 
 func moved(ch, threshold float64) bool {
@@ -364,11 +398,37 @@ func (c Control) TooFew(runtime string) string {
 	if c.Verdict != ControlTooFew {
 		return ""
 	}
-	msg := fmt.Sprintf("%s: too few requests to judge its control (%s): %s in its first run and %d at the end", runtime, c.Leaf, requests(c.RequestsFirst), c.RequestsEnd)
+	msg := fmt.Sprintf("%s: too few requests to judge its control (%s): %s in its leaf runs and %d at the end", runtime, c.Leaf, requests(c.RequestsFirst), c.RequestsEnd)
 	if need := ControlRequestsNeeded(c.RequestsFirst); need > 0 {
 		msg += fmt.Sprintf("; against %d, the test needs %d at the end to tell a drift from noise at p < %.3g", c.RequestsFirst, need, ControlAlpha/2)
 	}
-	return msg + "; no verdict"
+	return msg + "; no verdict, so a drift during the run would not show"
+}
+
+// WhyUnjudged says why the control got no verdict: Unjudged where the
+// run said it, else from its requests ("ran 2 requests at the end
+// against 2 at the start, the test needs 27"); "" for a control judged,
+// and for one written before controls had a verdict.
+func (c Control) WhyUnjudged() string {
+	if c.Verdict != ControlTooFew {
+		return ""
+	}
+	if c.Unjudged != "" {
+		return c.Unjudged
+	}
+	return UnjudgedBecause(c.RequestsFirst, c.RequestsEnd)
+}
+
+// UnjudgedBecause is why a control of n requests at the start and m at the
+// end got no verdict: "ran 2 requests at the end against 2 at the start,
+// the test needs 27" (ControlRequestsNeeded); "…: none to test against"
+// where there was none at the start.
+func UnjudgedBecause(n, m int) string {
+	msg := fmt.Sprintf("ran %s at the end against %d at the start", requests(m), n)
+	if need := ControlRequestsNeeded(n); need > 0 {
+		return fmt.Sprintf("%s, the test needs %d", msg, need)
+	}
+	return msg + ": none to test against"
 }
 
 // requests is "1 request" or "n requests".

@@ -129,8 +129,8 @@ func TestControl(t *testing.T) {
 	require.NotNil(t, c.DecodeP)
 	assert.InDelta(t, 1.0/3, *c.DecodeP, 1e-9, "2 against 2, all apart: 2 / C(4, 2)")
 	assert.Empty(t, c.Drift("ollama"))
-	assert.Equal(t, "ollama: too few requests to judge its control (runtime=ollama/prompt=short/conc=1): 2 requests in its first run and 2 at the end; "+
-		"against 2, the test needs 27 at the end to tell a drift from noise at p < 0.005; no verdict", c.TooFew("ollama"))
+	assert.Equal(t, "ollama: too few requests to judge its control (runtime=ollama/prompt=short/conc=1): 2 requests in its leaf runs and 2 at the end; "+
+		"against 2, the test needs 27 at the end to tell a drift from noise at p < 0.005; no verdict, so a drift during the run would not show", c.TooFew("ollama"))
 	assert.NotContains(t, c.TooFew("ollama"), "the control leaf (", "no warning")
 	// … and 3 against the 12 the driver then runs can.
 	c = control([2][]float64{ttft[:3], decode[:3]}, [2][]float64{ttft, around(200, 0.04, 12)})
@@ -158,9 +158,55 @@ func TestControlMinimumEffect(t *testing.T) {
 	end, v2 := leafRun(ttft, around(175, 0.02, 12))
 	c = NewControl(k, spread, end, v1, v2)
 	assert.InDelta(t, 80.0/250, float64(c.DecodeThreshold), 1e-6)
-	assert.InDelta(t, -0.3, float64(c.DecodeChange), 1e-6)
+	assert.InDelta(t, (250+200+280)/3.0, *c.First.DecodeTPSMean, 1e-6, "the baseline: the three runs' requests together")
+	assert.InDelta(t, 175/((250+200+280)/3.0)-1, float64(c.DecodeChange), 1e-6)
 	assert.Equal(t, 1.0, *c.DecodeP, "175 / (1 − 0.32) lies above 250")
-	assert.Equal(t, ControlSteady, c.Verdict, "a leaf whose runs spread by 32% is not called drifted for 30%")
+	assert.Equal(t, ControlSteady, c.Verdict, "a leaf whose runs spread by 32% is not called drifted for 28%")
+}
+
+// The baseline is all the leaf's runs during the run: their requests
+// together are tested against the control's, and their figures pooled
+// are what the control's change is of. Six runs of 3 requests (-count=6,
+// -benchtime=3x at conc=1) against a control of 3 are judged, where the
+// first run's 3 alone could not be.
+func TestControlPoolsTheLeafRuns(t *testing.T) {
+	k := bench.Key{Runtime: "ollama", Prompt: "short", Concurrency: 1}
+	var (
+		runs []Metrics
+		all  PerRequest
+	)
+	for i := range 6 {
+		m, v := leafRun(around(0.050+0.001*float64(i), 0.04, 3), around(400+4*float64(i), 0.04, 3))
+		runs = append(runs, m)
+		all.TTFT, all.Decode = append(all.TTFT, v.TTFT...), append(all.Decode, v.Decode...)
+	}
+	end, last := leafRun(around(0.0525, 0.04, 3), around(200, 0.04, 3))
+	c := NewControl(k, runs, end, all, last)
+	assert.Equal(t, 18, c.RequestsFirst)
+	assert.Equal(t, 18, c.First.Requests)
+	assert.Equal(t, 18, c.First.Successes)
+	assert.InDelta(t, Median(all.TTFT), *c.First.TTFTP50, 1e-12, "the median of all 18 requests")
+	assert.InDelta(t, 410, *c.First.DecodeTPSMean, 1e-6, "400 to 420 tok/s, six runs of three")
+	assert.InDelta(t, 200.0/410-1, float64(c.DecodeChange), 1e-6, "against the pooled mean, not the first run's 400")
+	assert.Equal(t, ControlDrifted, c.Verdict)
+	assert.InDelta(t, 2/1330.0, *c.DecodeP, 1e-12, "18 against 3, all apart: 2 / C(21, 3)")
+	assert.Empty(t, c.WhyUnjudged())
+
+	end, last = leafRun(around(0.0525, 0.04, 3), around(410, 0.04, 3))
+	c = NewControl(k, runs, end, all, last)
+	assert.Equal(t, ControlSteady, c.Verdict, "3 requests at the end are enough against 18")
+
+	first, v := leafRun(around(0.050, 0.04, 3), around(400, 0.04, 3))
+	c = NewControl(k, []Metrics{first}, end, v, last)
+	assert.Equal(t, ControlTooFew, c.Verdict, "the first run's 3 alone are too few against 3")
+	assert.Equal(t, "ran 3 requests at the end against 3 at the start, the test needs 12", c.WhyUnjudged())
+	c.Unjudged = "the server stopped answering"
+	assert.Equal(t, "the server stopped answering", c.WhyUnjudged(), "the run's own reason first")
+}
+
+func TestUnjudgedBecause(t *testing.T) {
+	assert.Equal(t, "ran 1 request at the end against 2 at the start, the test needs 27", UnjudgedBecause(2, 1))
+	assert.Equal(t, "ran 6 requests at the end against 0 at the start: none to test against", UnjudgedBecause(0, 6))
 }
 
 func TestControlWithoutRequests(t *testing.T) {
@@ -174,21 +220,21 @@ func TestControlWithoutRequests(t *testing.T) {
 	assert.False(t, c.Drifted)
 	assert.Nil(t, c.End.DecodeTPSMean)
 	assert.Equal(t, 0, c.RequestsEnd)
-	assert.Contains(t, c.TooFew("ollama"), "6 requests in its first run and 0 at the end; against 6, the test needs 5 at the end")
+	assert.Contains(t, c.TooFew("ollama"), "6 requests in its leaf runs and 0 at the end; against 6, the test needs 5 at the end")
 
 	c = NewControl(k, nil, m, PerRequest{}, v)
 	assert.Equal(t, ControlTooFew, c.Verdict, "no first run")
-	assert.Equal(t, "ollama: too few requests to judge its control (runtime=ollama/prompt=short/conc=1): 0 requests in its first run and 6 at the end; "+
-		"no verdict", c.TooFew("ollama"))
+	assert.Equal(t, "ollama: too few requests to judge its control (runtime=ollama/prompt=short/conc=1): 0 requests in its leaf runs and 6 at the end; "+
+		"no verdict, so a drift during the run would not show", c.TooFew("ollama"))
 }
 
 // The fewest requests the test can judge, against the library's exact
 // p-value of samples completely apart.
 func TestControlRequestsNeeded(t *testing.T) {
-	for n, want := range map[int]int{0: 0, 1: 400, 2: 27, 3: 12, 4: 8, 5: 6, 6: 5, 12: 3, 100: 2} {
+	for n, want := range map[int]int{0: 0, 1: 400, 2: 27, 3: 12, 4: 8, 5: 6, 6: 5, 9: 4, 12: 3, 18: 3, 100: 2} {
 		assert.Equal(t, want, ControlRequestsNeeded(n), "against %d", n)
 	}
-	for _, sides := range [][2]int{{3, 12}, {3, 11}, {6, 6}, {5, 5}, {2, 27}, {2, 26}, {4, 8}, {4, 7}} {
+	for _, sides := range [][2]int{{3, 12}, {3, 11}, {6, 6}, {5, 5}, {2, 27}, {2, 26}, {4, 8}, {4, 7}, {9, 4}, {9, 3}, {18, 3}, {18, 2}} {
 		low, high := make([]float64, sides[0]), make([]float64, sides[1])
 		for i := range low {
 			low[i] = float64(i)

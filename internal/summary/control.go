@@ -29,6 +29,10 @@ type controlJSON struct {
 	TTFTP           *float64           `json:"ttft_p_value"`
 	DecodeP         *float64           `json:"decode_p_value"`
 	Alpha           float64            `json:"alpha"`
+	// UnjudgedReason is why a control of verdict "too few requests" got
+	// none (stats.Control.Unjudged); absent for one judged, and from files
+	// written before it was said.
+	UnjudgedReason string `json:"unjudged_reason,omitempty"`
 }
 
 // controlFiguresJSON are one run of a control's leaf.
@@ -48,7 +52,7 @@ func (c Control) MarshalJSON() ([]byte, error) {
 		TTFTChange: number(c.TTFTChange), DecodeChange: number(c.DecodeChange),
 		TTFTThreshold: number(c.TTFTThreshold), DecodeThreshold: number(c.DecodeThreshold),
 		Drifted: c.Drifted, Verdict: c.Verdict, RequestsFirst: c.RequestsFirst, RequestsEnd: c.RequestsEnd,
-		TTFTP: c.TTFTP, DecodeP: c.DecodeP, Alpha: c.Alpha,
+		TTFTP: c.TTFTP, DecodeP: c.DecodeP, Alpha: c.Alpha, UnjudgedReason: c.Unjudged,
 	})
 }
 
@@ -65,7 +69,7 @@ func (c *Control) UnmarshalJSON(b []byte) error {
 		TTFTChange: float64(w.TTFTChange), DecodeChange: float64(w.DecodeChange),
 		TTFTThreshold: float64(w.TTFTThreshold), DecodeThreshold: float64(w.DecodeThreshold),
 		Drifted: w.Drifted, Verdict: w.Verdict, RequestsFirst: w.RequestsFirst, RequestsEnd: w.RequestsEnd,
-		TTFTP: w.TTFTP, DecodeP: w.DecodeP, Alpha: w.Alpha,
+		TTFTP: w.TTFTP, DecodeP: w.DecodeP, Alpha: w.Alpha, Unjudged: w.UnjudgedReason,
 	}
 	return nil
 }

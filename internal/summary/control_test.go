@@ -34,6 +34,20 @@ func TestControlJSONShape(t *testing.T) {
 	assert.Equal(t, written, string(back))
 }
 
+// A control that got no verdict says why, under a key of its own beside
+// the verdict; read back, stats says the same reason.
+func TestControlUnjudgedReason(t *testing.T) {
+	c := Control{stats.Control{Leaf: "runtime=ollama/prompt=short/conc=1", Verdict: stats.ControlTooFew, RequestsFirst: 3, RequestsEnd: 3,
+		Unjudged: "ran 3 requests at the end against 3 at the start, the test needs 12 (BENCH_CONTROL_MAX=10% allowed 6s)"}}
+	b, err := json.Marshal(&c)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"verdict":"too few requests",`)
+	assert.Contains(t, string(b), `"unjudged_reason":"ran 3 requests at the end against 3 at the start, the test needs 12 (BENCH_CONTROL_MAX=10% allowed 6s)"}`)
+	var back Control
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, c.Unjudged, back.WhyUnjudged())
+}
+
 // A change that is no number (a figure missing on a side) is written
 // null and read back as none, NaN, not as a change of 0.
 func TestControlNoChange(t *testing.T) {
