@@ -39,6 +39,11 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	d.HandleInterrupts() // Ctrl-C keeps the finished benchmarks' results
+	if d.Alternates() {
+		// The driver yields each leaf -count times (…/rep=N), alternating
+		// the runtimes' runs; go test runs each once.
+		_ = flag.Set("test.count", "1")
+	}
 	// Configuration lines go test does not print, before the ones it
 	// does: benchstat keeps runs whose lines differ in separate tables.
 	fmt.Print(d.ConfigLines())
@@ -51,12 +56,13 @@ func TestMain(m *testing.M) {
 }
 
 // BenchmarkInference runs one leaf per runtime × prompt × load, named
-// runtime=<name>/prompt=<prompt>/conc=<n> or …/rate=<r>. One iteration of
+// runtime=<name>/prompt=<prompt>/conc=<n> or …/rate=<r> (with
+// BENCH_ORDER=alternate each of its runs, …/rep=<n>). One iteration of
 // a conc=n leaf is one round: n requests sent at once, done when all are;
 // of a rate=r leaf, one arrival of an open loop of r requests per second.
 func BenchmarkInference(b *testing.B) {
-	for k := range d.Leaves() {
-		b.Run(k.Levels(), func(b *testing.B) { benchLeaf(b, k) })
+	for name, k := range d.LeafRuns() {
+		b.Run(name, func(b *testing.B) { benchLeaf(b, k) })
 	}
 }
 
