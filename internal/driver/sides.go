@@ -59,8 +59,12 @@ func (d *Driver) saySides(ctx context.Context) {
 		if len(unload) > 0 {
 			d.logf("%s: before each leaf run of another side of %s, its model is unloaded (keep_alive 0), so that one copy is in memory", strings.Join(unload, ", "), product)
 		}
-		if len(keep) > 0 {
-			d.logf("%s: no way to unload a model is known for its server (Ollama's keep_alive 0 is the one): it stays in memory during the other sides' leaf runs", strings.Join(keep, ", "))
+		switch len(keep) {
+		case 0:
+		case 1:
+			d.logf("%s: no way to unload a model is known for its server (Ollama's keep_alive 0 is the one): its model stays in memory during the other sides' leaf runs", keep[0])
+		default:
+			d.logf("%s: no way to unload a model is known for their servers (Ollama's keep_alive 0 is the one): their models stay in memory during the other sides' leaf runs", strings.Join(keep, ", "))
 		}
 	}
 }

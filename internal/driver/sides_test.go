@@ -163,7 +163,7 @@ func TestSidesInterleavedWhenAsked(t *testing.T) {
 func TestSidesThatCannotUnload(t *testing.T) {
 	t.Parallel()
 	_, _, log, sims := sidesRun(t, 1, map[string]string{"SIM_FLAVOR": "", "SIM_A_KIND": "", "SIM_B_KIND": "", "BENCH_FRESH": "off", "BENCH_CONCURRENCY": "1"})
-	assert.Contains(t, log, "sim@a, sim@b: no way to unload a model is known for its server (Ollama's keep_alive 0 is the one)")
+	assert.Contains(t, log, "sim@a, sim@b: no way to unload a model is known for their servers (Ollama's keep_alive 0 is the one)")
 	assert.Zero(t, sims["sim@a"].Resets())
 	assert.Zero(t, sims["sim@b"].Resets())
 }
