@@ -48,6 +48,7 @@ func TestSideBySideRun(t *testing.T) {
 	assert.Regexp(t, `│ +sim@a +│ +sim@b +│`, r.stdout, "the sides are the columns")
 	assert.Regexp(t, `Inference/prompt=short/conc=1-\d+ .*n=6\)`, r.stdout, "six runs a side, one row")
 	assert.NotContains(t, r.stdout, "rep=", "the .txt names each leaf run without its repetition")
+	assert.Regexp(t, `decode-tok/s +vs base[^\n]*\n[^\n]* -[1-9]\d*\.\d+% \(p=`, r.stdout, "sim@b decodes slower, as the client measured it")
 }
 
 // NAME@VERSION finds a side's runs by the last '@': ollama@new@0.17.4 is
