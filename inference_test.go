@@ -24,8 +24,7 @@ func TestMain(m *testing.M) {
 	}
 	count, _ := strconv.Atoi(flagValue("test.count"))
 	opts := driver.Options{Benchtime: flagValue("test.benchtime"), Count: count, CPU: flagValue("test.cpu")}
-	// The only place the run's variables are read: the suite's and the
-	// simulator's.
+	// The only place the run's variables are read (suite's, simulator's).
 	st, err := config.Load()
 	var simCfg sim.Config
 	if err == nil {
@@ -39,6 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	d.HandleInterrupts() // Ctrl-C keeps the finished benchmarks' results
+	alternateRuns()
 	// Configuration lines go test does not print, before the ones it
 	// does: benchstat keeps runs whose lines differ in separate tables.
 	fmt.Print(d.ConfigLines())
@@ -51,12 +51,12 @@ func TestMain(m *testing.M) {
 }
 
 // BenchmarkInference runs one leaf per runtime × prompt × load, named
-// runtime=<name>/prompt=<prompt>/conc=<n> or …/rate=<r>. One iteration of
-// a conc=n leaf is one round: n requests sent at once, done when all are;
-// of a rate=r leaf, one arrival of an open loop of r requests per second.
+// runtime=<name>/prompt=<prompt>/conc=<n> or …/rate=<r>, each run …/rep=<n>
+// under BENCH_ORDER=alternate. One iteration of a conc=n leaf is one round:
+// n requests at once, done when all are; of a rate=r leaf, one arrival.
 func BenchmarkInference(b *testing.B) {
-	for k := range d.Leaves() {
-		b.Run(k.Levels(), func(b *testing.B) { benchLeaf(b, k) })
+	for name, k := range d.LeafRuns() {
+		b.Run(name, func(b *testing.B) { benchLeaf(b, k) })
 	}
 }
 
@@ -81,6 +81,15 @@ func benchLeaf(b *testing.B, k bench.Key) {
 		if err != nil {
 			b.Error(err)
 		}
+	}
+}
+
+// alternateRuns sets go test's -count to 1 when the runtimes' leaf runs
+// alternate (BENCH_ORDER=alternate): the driver yields each leaf -count
+// times itself, as …/rep=N, in turn with the other runtimes'.
+func alternateRuns() {
+	if d.Alternates() {
+		_ = flag.Set("test.count", "1")
 	}
 }
 

@@ -134,6 +134,24 @@ func (rt *Runtime) post(ctx context.Context, path string) ([]byte, error) {
 	return rt.get(c, http.MethodPost, path, []byte("{}"))
 }
 
+// Unload asks the server to unload the model, where it can (FreshWay
+// FreshUnload: Ollama, native or its /v1), and waits, up to 30 s, until
+// it no longer lists it; ok is false, and nothing is sent, where it
+// cannot. The driver unloads the other side of a product (ollama@old)
+// before a leaf run of one (ollama@new), so that one copy of the model is
+// in memory.
+func (rt *Runtime) Unload(ctx context.Context) (ok bool, err error) {
+	if rt.FreshWay(ctx) != FreshUnload {
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, unloadWait+metaTimeout)
+	defer cancel()
+	if err := rt.unload(ctx); err != nil {
+		return true, rt.errorf("unloading the model (keep_alive 0): %w", err)
+	}
+	return true, nil
+}
+
 // unload asks Ollama to unload the model (no messages, keep_alive 0) and
 // waits, up to unloadWait, until /api/ps no longer lists it: Ollama answers
 // before its runner has stopped, and a request sent meanwhile would find

@@ -148,9 +148,12 @@ type versionSpec struct {
 	runtime, version string
 }
 
-// parseVersionSpec reads NAME@VERSION; ok is false for anything else.
+// parseVersionSpec reads NAME@VERSION, the version after the last '@'
+// (a side's name has one: ollama@new@0.17.4); ok is false for anything
+// else.
 func parseVersionSpec(arg string) (versionSpec, bool) {
-	name, version, ok := strings.Cut(arg, "@")
+	i := strings.LastIndexByte(arg, '@')
+	name, version, ok := arg[:max(i, 0)], arg[i+1:], i >= 0
 	if !ok || name == "" || version == "" || strings.ContainsAny(name, "/"+string(filepath.Separator)) {
 		return versionSpec{}, false
 	}

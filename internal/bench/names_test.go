@@ -1,10 +1,13 @@
 package bench
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchproc"
 )
 
 // A benchmark name reads back into the key that named it, with or
@@ -15,6 +18,7 @@ func TestParseName(t *testing.T) {
 		{Runtime: "ollama", Prompt: "in32768", Rate: 0.5},
 		{Runtime: "a_b", Prompt: "medium-long", Rate: 12.25},
 		{Runtime: "sim", Prompt: "short", Concurrency: 1, API: "messages"},
+		{Runtime: "ollama@0.6.5", Prompt: "short", Concurrency: 1}, // a side PRODUCT@TAG
 	} {
 		for _, form := range []struct{ name, procs string }{
 			{k.Name(), ""}, {"Benchmark" + k.Name() + "-2", "-2"}, {k.Name() + "-16", "-16"},
@@ -68,4 +72,31 @@ func TestFormatRate(t *testing.T) {
 	assert.Equal(t, "0.5", FormatRate(0.5))
 	assert.Equal(t, "12", FormatRate(12))
 	assert.Equal(t, "12.25", FormatRate(12.25))
+}
+
+// A side's name, ollama@0.6.5, stays one level, and benchstat's -col
+// /runtime and -ignore /rep (go test's output of BENCH_ORDER=alternate)
+// read it whole: its columns are the sides.
+func TestSideNamesForBenchstat(t *testing.T) {
+	k := Key{Runtime: "ollama@0.6.5", Prompt: "short", Concurrency: 1}
+	assert.Equal(t, "runtime=ollama@0.6.5/prompt=short/conc=1", k.Levels())
+	in := "Benchmark" + k.Name() + "/rep=2-2 3 1 ns/op\n" +
+		"Benchmark" + Key{Runtime: "ollama@0.17.4", Prompt: "short", Concurrency: 1}.Name() + "/rep=1-2 3 1 ns/op\n"
+	var p benchproc.ProjectionParser
+	col, err := p.Parse("/runtime", nil)
+	require.NoError(t, err)
+	row, err := p.Parse(".fullname", nil)
+	require.NoError(t, err)
+	_, err = p.Parse("/rep", nil) // -ignore /rep
+	require.NoError(t, err)
+	r := benchfmt.NewReader(strings.NewReader(in), "go-test.txt")
+	var cols, rows []string
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		require.True(t, ok, "%v", r.Result())
+		cols = append(cols, col.Project(res).StringValues())
+		rows = append(rows, row.Project(res).String())
+	}
+	assert.Equal(t, []string{"ollama@0.6.5", "ollama@0.17.4"}, cols)
+	assert.Equal(t, rows[0], rows[1], "with /runtime and /rep projected out, both sides' runs are one row")
 }

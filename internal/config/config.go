@@ -4,8 +4,10 @@
 // value is an error that names the variable and the value, returned before
 // any request is sent. Runtimes are configured per name: BENCH_RUNTIMES
 // lists names, and each name NAME has NAME_URL, NAME_MODEL, NAME_KIND,
-// NAME_API_KEY and NAME_VERSION, with NAME upper-cased and '-' and '.' turned into '_'
-// (vllm-metal → VLLM_METAL_URL).
+// NAME_API_KEY and NAME_VERSION, with NAME upper-cased and '-', '.' and '@' turned into '_'
+// (vllm-metal → VLLM_METAL_URL, ollama@0.6.5 → OLLAMA_0_6_5_URL). A name
+// PRODUCT@TAG is a side of a known server (or of the simulator): two
+// versions of one runtime served at once, on two ports (Product).
 package config
 
 // This file is long because Settings declares every BENCH_ setting in one
@@ -36,6 +38,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/workload"
 	"github.com/inferencebench/inferencebench/prompts"
 	"github.com/inferencebench/inferencebench/runtimes"
+	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
 // Settings are the BENCH_* variables.
@@ -160,7 +163,11 @@ type Settings struct {
 	// request of the run begins with (0: none), sized as an in<N> prompt.
 	SharedPrefix int `env:"BENCH_SHARED_PREFIX" envDefault:"0"`
 	// Order is interleaved (for each prompt and load, every runtime in
-	// turn) or grouped (every leaf of one runtime, then the next's).
+	// turn), grouped (every leaf of one runtime, then the next's) or
+	// alternate (for each prompt and load, the leaf runs of every runtime
+	// in turn, run by run: A1 B1 A2 B2 …). Unset, it is alternate when two
+	// runtimes of BENCH_RUNTIMES share a product (ollama@old,ollama@new),
+	// else interleaved: Load sets it so.
 	Order string `env:"BENCH_ORDER"`
 	// Fallback is what runs when BENCH_RUNTIMES is unset and no runtime
 	// answers on the known local ports: the simulator (sim), or nothing
@@ -206,6 +213,7 @@ const MaxIdlePowerS = 600
 const (
 	OrderInterleaved = "interleaved"
 	OrderGrouped     = "grouped"
+	OrderAlternate   = "alternate"
 )
 
 // The BENCH_FALLBACK modes.
@@ -445,7 +453,40 @@ type Runtime struct {
 	Version string
 	// Known is set for the names with built-in defaults.
 	Known bool
+	// Product is the part of Name before '@' (Name without one): a known
+	// server's name or the simulator's for a side PRODUCT@TAG, whose
+	// server's descriptor, kind and ways apply. Two runtimes with one
+	// product are two sides of it (two versions served at once).
+	Product string
+	// Sim is the simulator's configuration of a side sim@TAG: the SIM_
+	// settings, each SIM_<TAG>_ variable over its SIM_ one (loadSimSide);
+	// nil for others.
+	Sim *sim.Config
 }
+
+// Product is the product of the runtime name: the part before '@' of a
+// side PRODUCT@TAG (ollama@0.6.5 → ollama), else the name itself.
+func Product(name string) string {
+	product, _, _ := strings.Cut(name, "@")
+	return product
+}
+
+// SharesProduct reports whether two of names are sides of one product
+// (ollama@old and ollama@new, or ollama and ollama@new).
+func SharesProduct(names []string) bool {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[Product(n)] {
+			return true
+		}
+		seen[Product(n)] = true
+	}
+	return false
+}
+
+// products lists the products a side may name: the known servers and the
+// simulator, for a message.
+func products() string { return strings.Join(append(slices.Clone(ProbeOrder), Sim), ", ") }
 
 // Known runtimes and their defaults: runtimes.KnownServers' kinds and
 // local ports, and "sim", the built-in simulator, whose URL is wherever
@@ -519,6 +560,9 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	}
 	s.MaxTokens = s.MaxTokensDist.Bound()
 	s.InputTokens = s.InputLengths.Fixed
+	if v, _ := lookupIn(environ, Var("Order")); strings.TrimSpace(v) == "" && SharesProduct(s.Runtimes) {
+		s.Order = OrderAlternate
+	}
 	if err := s.validate(environ); err != nil {
 		return s, err
 	}
@@ -558,7 +602,7 @@ var Modes = map[string][]string{
 	"Power":    {PowerAuto, PowerOn, PowerOff},
 	"Fresh":    {FreshLeaf, FreshOff},
 	"Control":  {ControlOn, ControlOff},
-	"Order":    {OrderInterleaved, OrderGrouped},
+	"Order":    {OrderInterleaved, OrderGrouped, OrderAlternate},
 	"Fallback": {FallbackSim, FallbackNone},
 	"Canary":   {CanaryOn, CanaryOff},
 	"API":      apiNames(),
@@ -784,24 +828,36 @@ func (s Settings) promptNameProblems() []problem {
 }
 
 // runtimeNameProblems checks the names of BENCH_RUNTIMES: the letters
-// they use, none twice, and a known name in the wrong case.
+// they use, none twice, a known name in the wrong case, a side
+// PRODUCT@TAG of a product the suite does not know, and two names whose
+// variables would be one (ollama-old and ollama@old: OLLAMA_OLD_URL).
 func runtimeNameProblems(names Names) []problem {
 	var ps []problem
 	bad := func(variable, why string) { ps = append(ps, problem{variable, why}) }
 	dup := map[string]bool{}
+	prefixes := map[string]string{}
 	for _, n := range names {
-		if !prompts.ValidName.MatchString(n) {
+		product, tag, side := strings.Cut(n, "@")
+		switch {
+		case side && (!prompts.ValidName.MatchString(product) || !prompts.ValidName.MatchString(tag)):
+			bad(Var("Runtimes"), fmt.Sprintf("%q: a side is PRODUCT@TAG, each part of letters, digits, '.', '_' and '-' (ollama@0.6.5)", n))
+		case !side && !prompts.ValidName.MatchString(n):
 			bad(Var("Runtimes"), fmt.Sprintf("%q: a name may use only letters, digits, '.', '_' and '-'", n))
+		case side && Known[product].Kind == "":
+			bad(Var("Runtimes"), fmt.Sprintf("%q: %q before @ is not a known server; a side PRODUCT@TAG names one of %s", n, product, products()))
 		}
 		if dup[n] {
 			bad(Var("Runtimes"), fmt.Sprintf("%q is listed twice", n))
+		} else if other, ok := prefixes[EnvPrefix(n)]; ok {
+			bad(Var("Runtimes"), fmt.Sprintf("%q and %q would read the same variables (%sURL, …): rename one", other, n, EnvPrefix(n)))
 		}
-		if _, known := Known[n]; !known {
-			if _, lower := Known[strings.ToLower(n)]; lower {
+		if _, known := Known[product]; !known {
+			if _, lower := Known[strings.ToLower(product)]; lower {
 				bad(Var("Runtimes"), fmt.Sprintf("%q: runtime names are lower case: did you mean %s?", n, strings.ToLower(n)))
 			}
 		}
 		dup[n] = true
+		prefixes[EnvPrefix(n)] = n
 	}
 	return ps
 }
@@ -830,8 +886,15 @@ func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 	if err := parse(environ, &e, prefix); err != nil {
 		return Runtime{}, err
 	}
-	rt, known := Known[name]
-	rt.Name, rt.Known = name, known
+	product, tag, side := strings.Cut(name, "@")
+	rt, known := Known[product]
+	if side && !known {
+		return Runtime{}, fmt.Errorf("runtime %q: %q before @ is not a known server; a side PRODUCT@TAG names one of %s", name, product, products())
+	}
+	rt.Name, rt.Known, rt.Product = name, known, product
+	if side {
+		rt.URL = "" // two sides cannot share the default port
+	}
 	if e.Kind != "" {
 		k := runtimes.Kind(strings.ToLower(strings.TrimSpace(e.Kind)))
 		if _, ok := runtimes.ProtocolOf(k); !ok {
@@ -843,16 +906,12 @@ func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 		rt.Kind = runtimes.Protocols[0].Kind
 	}
 	if e.URL != "" {
-		if name == Sim {
+		if product == Sim {
 			return Runtime{}, fmt.Errorf("%sURL=%q: the simulator runs in-process and takes no URL", prefix, runtimes.RedactURL(e.URL))
 		}
 		rt.URL = strings.TrimSpace(e.URL)
 	}
-	if rt.URL == "" && name != Sim {
-		err := fmt.Errorf("runtime %q has no URL: set %sURL (names with defaults: %s, %s)", name, prefix, strings.Join(ProbeOrder, ", "), Sim)
-		if c, d := envvar.Closest(name, slices.Sorted(maps.Keys(Known))); d >= 0 && d <= 2 {
-			err = fmt.Errorf("%w; did you mean %s?", err, c)
-		}
+	if err := needURL(rt, prefix); err != nil {
 		return Runtime{}, err
 	}
 	if rt.URL != "" {
@@ -866,13 +925,38 @@ func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 	if !oneLine(e.Version, MaxVersion) {
 		return Runtime{}, fmt.Errorf("%sVERSION=%q: must be one line of at most %d characters", prefix, e.Version, MaxVersion)
 	}
+	if side && product == Sim {
+		c, err := loadSimSide(environ, tag)
+		if err != nil {
+			return Runtime{}, err
+		}
+		rt.Sim = &c
+	}
 	return rt, nil
 }
 
+// needURL is the error for a runtime without a URL other than the
+// simulator: a name of its own, or a side PRODUCT@TAG, which never takes
+// its product's default port (the other side is there, or would be).
+func needURL(rt Runtime, prefix string) error {
+	if rt.URL != "" || rt.Product == Sim {
+		return nil
+	}
+	if rt.Name != rt.Product {
+		s, _ := runtimes.KnownServer(rt.Product)
+		return fmt.Errorf("runtime %q has no URL: set %sURL; two sides of %s are two servers on two ports, so a side never takes its default, %s", rt.Name, prefix, rt.Product, s.URL())
+	}
+	err := fmt.Errorf("runtime %q has no URL: set %sURL (names with defaults: %s, %s)", rt.Name, prefix, strings.Join(ProbeOrder, ", "), Sim)
+	if c, d := envvar.Closest(rt.Name, slices.Sorted(maps.Keys(Known))); d >= 0 && d <= 2 {
+		err = fmt.Errorf("%w; did you mean %s?", err, c)
+	}
+	return err
+}
+
 // EnvPrefix returns the prefix of a runtime's environment variables:
-// "vllm-metal" → "VLLM_METAL_".
+// "vllm-metal" → "VLLM_METAL_", "ollama@0.6.5" → "OLLAMA_0_6_5_".
 func EnvPrefix(name string) string {
-	return strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToUpper(name)) + "_"
+	return strings.NewReplacer("-", "_", ".", "_", "@", "_").Replace(strings.ToUpper(name)) + "_"
 }
 
 func parse(environ map[string]string, v any, prefix string) error {

@@ -189,7 +189,7 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_TURNS", "2.5", `BENCH_TURNS="2.5": not a number`},
 		{"BENCH_SHARED_PREFIX", "1k", `BENCH_SHARED_PREFIX="1k": not a number`},
 		{"BENCH_SHARED_PREFIX", "-1", `BENCH_SHARED_PREFIX="-1": must be a whole number of tokens from 0 (none) to 1000000`},
-		{"BENCH_ORDER", "random", `BENCH_ORDER="random": must be interleaved or grouped`},
+		{"BENCH_ORDER", "random", `BENCH_ORDER="random": must be interleaved, grouped or alternate`},
 		{"BENCH_FALLBACK", "off", `BENCH_FALLBACK="off": must be sim or none`},
 		{"BENCH_CANARY", "1", `BENCH_CANARY="1": must be on or off`},
 		{"BENCH_RECORD_TEXT", "yes", `BENCH_RECORD_TEXT`},
@@ -323,7 +323,7 @@ func TestRuntimeFromEnv(t *testing.T) {
 	}, "vllm-metal")
 	require.NoError(t, err)
 	assert.Equal(t, Runtime{Name: "vllm-metal", Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:8001",
-		Model: "qwen3.8-27b-nvfp4", APIKey: "sk-secret"}, rt)
+		Model: "qwen3.8-27b-nvfp4", APIKey: "sk-secret", Product: "vllm-metal"}, rt)
 
 	rt, err = LoadRuntimeFrom(map[string]string{"OLLAMA_KIND": "OpenAI", "OLLAMA_URL": "http://127.0.0.1:11435"}, "ollama")
 	require.NoError(t, err)

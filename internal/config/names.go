@@ -108,6 +108,9 @@ func checkNames(environ map[string]string, names []string) error {
 	known := slices.Concat(Variables(), SimVariables(), RuntimeVariables(Sim))
 	for _, n := range names {
 		known = append(known, RuntimeVariables(n)...)
+		if product, tag, side := strings.Cut(n, "@"); side && product == Sim {
+			known = append(known, SimSideVariables(tag)...)
+		}
 	}
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(environ)) {
@@ -154,7 +157,7 @@ func unknown(k string, known []string) error {
 func nearMiss(k, name string) (string, bool) {
 	prefix := EnvPrefix(name)
 	rest, ok := strings.CutPrefix(k, prefix)
-	if !ok || name == Sim { // SIM_ is checked whole
+	if !ok || Product(name) == Sim { // SIM_ is checked whole
 		return "", false
 	}
 	for _, v := range RuntimeVariables(name) {

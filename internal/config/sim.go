@@ -1,11 +1,13 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -118,3 +120,44 @@ type simSwitches struct {
 func SimVariables() []string {
 	return append(envvar.Names(&sim.Config{}, ""), envvar.Names(&simSwitches{}, "")...)
 }
+
+// SimSideVariables are the variables of the simulator of the side
+// sim@tag: SIM_<TAG>_<SETTING> for each SIM_<SETTING> of SimVariables
+// (sim@b: SIM_B_TOKENS_PER_SEC).
+func SimSideVariables(tag string) []string {
+	prefix := EnvPrefix(Sim + "@" + tag)
+	var out []string
+	for _, v := range SimVariables() {
+		out = append(out, prefix+strings.TrimPrefix(v, "SIM_"))
+	}
+	return out
+}
+
+// loadSimSide is the simulator's Config of the side sim@tag, read from
+// environ (nil: the process's environment): each setting as its
+// SIM_<TAG>_ variable sets it, else as its SIM_ one does, so that one side
+// can decode slower (SIM_B_TOKENS_PER_SEC=360) or state another version
+// (SIM_B_VERSION=2). Errors name the variable as it was set.
+func loadSimSide(environ map[string]string, tag string) (sim.Config, error) {
+	merged := map[string]string{}
+	set := map[string]string{} // the SIM_ variable → the side's, where the side's was set
+	sides := SimSideVariables(tag)
+	for i, v := range SimVariables() {
+		val, _ := lookupIn(environ, v)
+		if own, _ := lookupIn(environ, sides[i]); own != "" {
+			val, set[v] = own, sides[i]
+		}
+		if val != "" {
+			merged[v] = val
+		}
+	}
+	c, err := loadSim(merged)
+	if err != nil && len(set) > 0 {
+		// The messages name the SIM_ variable; the user set the side's.
+		err = errors.New(simName.ReplaceAllStringFunc(err.Error(), func(k string) string { return cmp.Or(set[k], k) }))
+	}
+	return c, err
+}
+
+// simName matches a SIM_ variable's name in a message.
+var simName = regexp.MustCompile(`\bSIM_[A-Z0-9_]*[A-Z0-9]\b`)

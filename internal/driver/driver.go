@@ -65,6 +65,7 @@ type Driver struct {
 	opts        Options
 	unavailable map[string]error // runtime name → why it cannot be benchmarked
 	sim         *sim.Server
+	sides       map[string]*sim.Server // the simulators of sides sim@TAG, by name
 	simCfg      sim.Config
 	client      *http.Client
 	log         io.Writer
@@ -188,6 +189,7 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 	// After the checks, so that a run they refuse sends no reset (a slot
 	// erase, an unload) to the server.
 	d.startFresh(ctx)
+	d.saySides(ctx)
 	for _, p := range d.Prompts {
 		d.Run.Prompts = append(d.Run.Prompts, summary.Prompt{Name: p.Name, Text: d.promptText(p)})
 	}
@@ -230,30 +232,88 @@ func checkCPU(cpu string) error {
 }
 
 // Leaves yields the leaf benchmarks in the order they run. Interleaved
-// (BENCH_ORDER's default): for each prompt, each concurrency (or a
-// sweep's step, each runtime's sweep ending at its own knee: see
-// sweepStop) and then each rate, every runtime in turn, so that runtimes
-// alternate leaf by leaf and a machine that warms up through the run
-// favours none of them. Grouped: all of one runtime's leaves in that
+// (BENCH_ORDER's default) and alternate: for each prompt, each
+// concurrency (or a sweep's step, each runtime's sweep ending at its own
+// knee: see sweepStop) and then each rate, every runtime in turn, so that
+// runtimes alternate leaf by leaf and a machine that warms up through the
+// run favours none of them. Grouped: all of one runtime's leaves in that
 // order, then the next runtime's. The caller runs each leaf (all its
-// -count repetitions) before asking for the next.
+// -count repetitions) before asking for the next; BenchmarkInference asks
+// LeafRuns, which alternates the repetitions too.
 func (d *Driver) Leaves() iter.Seq[bench.Key] {
 	return func(yield func(bench.Key) bool) {
-		if d.Settings.Order == config.OrderGrouped {
-			for _, rt := range d.Runtimes {
-				if !d.leavesOf([]*runtimes.Runtime{rt}, yield) {
+		d.groups(func(keys []bench.Key) bool {
+			for _, k := range keys {
+				if !yield(k) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
+
+// RepLevel begins the level BENCH_ORDER=alternate adds to the name of
+// each leaf run go test runs, rep=<n>, n its repetition from 1: go test
+// cannot alternate the -count repetitions of two benchmarks, so the
+// driver yields each leaf -count times under names of their own. The
+// .txt names the leaf runs without it (benchstat on go test's own output
+// needs -ignore /rep).
+const RepLevel = "rep="
+
+// Alternates reports whether the leaf runs alternate (BENCH_ORDER=
+// alternate): LeafRuns yields each leaf Options.Count times, and go
+// test's -count must be 1 (TestMain sets it so).
+func (d *Driver) Alternates() bool { return d.Settings.Order == config.OrderAlternate }
+
+// LeafRuns yields the sub-benchmarks BenchmarkInference runs, each its
+// name under BenchmarkInference and its leaf, in the order of Leaves.
+// With BENCH_ORDER=alternate, the -count runs of every runtime's leaf at
+// one prompt and load take turns, A1 B1 A2 B2 …, named
+// <levels>/rep=<n>; otherwise each leaf once, named <levels>, and go test
+// runs it -count times in a row.
+func (d *Driver) LeafRuns() iter.Seq2[string, bench.Key] {
+	return func(yield func(string, bench.Key) bool) {
+		if !d.Alternates() {
+			for k := range d.Leaves() {
+				if !yield(k.Levels(), k) {
 					return
 				}
 			}
 			return
 		}
-		d.leavesOf(d.Runtimes, yield)
+		d.groups(func(keys []bench.Key) bool {
+			for rep := 1; rep <= max(d.opts.Count, 1); rep++ {
+				for _, k := range keys {
+					if !yield(k.Levels()+"/"+RepLevel+strconv.Itoa(rep), k) {
+						return false
+					}
+				}
+			}
+			return true
+		})
 	}
 }
 
-// leavesOf yields the leaves of rts, every runtime in turn at each prompt
-// and load. It reports whether to go on.
-func (d *Driver) leavesOf(rts []*runtimes.Runtime, yield func(bench.Key) bool) bool {
+// groups yields the leaves in groups that run together: every runtime's
+// leaf at one prompt and load (one runtime's alone when grouped). A
+// group's leaves have all run when it asks for the next group, which a
+// sweep's next step depends on.
+func (d *Driver) groups(yield func([]bench.Key) bool) {
+	if d.Settings.Order == config.OrderGrouped {
+		for _, rt := range d.Runtimes {
+			if !d.leavesOf([]*runtimes.Runtime{rt}, yield) {
+				return
+			}
+		}
+		return
+	}
+	d.leavesOf(d.Runtimes, yield)
+}
+
+// leavesOf yields the leaves of rts, every runtime's in one group at each
+// prompt and load. It reports whether to go on.
+func (d *Driver) leavesOf(rts []*runtimes.Runtime, yield func([]bench.Key) bool) bool {
 	for _, p := range d.Prompts {
 		keys := make([]bench.Key, len(rts))
 		for i, rt := range rts {
@@ -262,11 +322,8 @@ func (d *Driver) leavesOf(rts []*runtimes.Runtime, yield func(bench.Key) bool) b
 		if k := d.work[p.Name]; k != nil && k.trace() {
 			// A trace is one open loop at its recorded times, named by
 			// its mean rate: no other load.
-			for _, key := range keys {
-				key.Rate = k.rate
-				if !yield(key) {
-					return false
-				}
+			if !yield(withLoad(keys, 0, k.rate)) {
+				return false
 			}
 			continue
 		}
@@ -274,28 +331,31 @@ func (d *Driver) leavesOf(rts []*runtimes.Runtime, yield func(bench.Key) bool) b
 			return false
 		}
 		for _, r := range d.Settings.Rates {
-			for _, k := range keys {
-				k.Rate = r
-				if !yield(k) {
-					return false
-				}
+			if !yield(withLoad(keys, 0, r)) {
+				return false
 			}
 		}
 	}
 	return true
 }
 
-// closedLoop yields each of keys at each concurrency, or at each step of
-// a sweep until that key's sweep stops. It reports whether to go on.
-func (d *Driver) closedLoop(keys []bench.Key, yield func(bench.Key) bool) bool {
+// withLoad is keys at concurrency n or rate r.
+func withLoad(keys []bench.Key, n int, r float64) []bench.Key {
+	out := slices.Clone(keys)
+	for i := range out {
+		out[i].Concurrency, out[i].Rate = n, r
+	}
+	return out
+}
+
+// closedLoop yields keys at each concurrency, or at each step of a sweep
+// those whose sweep goes on. It reports whether to go on.
+func (d *Driver) closedLoop(keys []bench.Key, yield func([]bench.Key) bool) bool {
 	c := d.Settings.Concurrency
 	if c.Sweep == 0 {
 		for _, n := range c.Levels {
-			for _, k := range keys {
-				k.Concurrency = n
-				if !yield(k) {
-					return false
-				}
+			if !yield(withLoad(keys, n, 0)) {
+				return false
 			}
 		}
 		return true
@@ -306,14 +366,20 @@ func (d *Driver) closedLoop(keys []bench.Key, yield func(bench.Key) bool) bool {
 		sweeping[i] = true
 	}
 	for n := 1; slices.Contains(sweeping, true); n *= 2 {
+		var step []bench.Key
+		for i, k := range keys {
+			if sweeping[i] {
+				step = append(step, k)
+			}
+		}
+		if !yield(withLoad(step, n, 0)) {
+			return false
+		}
 		for i, k := range keys {
 			if !sweeping[i] {
 				continue
 			}
 			k.Concurrency = n
-			if !yield(k) {
-				return false
-			}
 			row := d.row(k)
 			if stop := sweepStop(row, prev[i], d.Run.SLO, n, c.Sweep); stop != nil {
 				stop.Runtime, stop.Prompt = k.Runtime, k.Prompt
@@ -425,6 +491,10 @@ func (d *Driver) Close() {
 	if d.sim != nil {
 		d.sim.Close()
 		d.sim = nil
+	}
+	for name, s := range d.sides {
+		s.Close()
+		delete(d.sides, name)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/inferencebench/inferencebench/internal/config"
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
@@ -56,7 +57,7 @@ func (d *Driver) checkImages(ctx context.Context) error {
 func (d *Driver) checkVision(ctx context.Context, rt *runtimes.Runtime) error {
 	spec := d.Settings.Images
 	hint := ""
-	if d.sim != nil && rt.BaseURL == d.sim.URL {
+	if config.Product(rt.Name) == config.Sim {
 		hint = "; the simulator plays a text model unless SIM_MODEL_VISION=on"
 	}
 	takes, known, source := runtimes.Info{Models: d.Run.ModelMetadata[rt.Name]}.TakesImages()

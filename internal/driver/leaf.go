@@ -129,7 +129,11 @@ func (d *Driver) begin(ctx context.Context, k bench.Key) (l *Leaf, skip bool, er
 		d.repetitions = map[bench.Key]int{}
 	}
 	d.repetitions[k]++
-	l, err = d.newLeaf(ctx, k, rt, d.repetitions[k], d.fixedRounds(), k.Levels())
+	name := k.Levels()
+	if d.opts.Count > 1 {
+		name += fmt.Sprintf(" (run %d of %d)", d.repetitions[k], d.opts.Count)
+	}
+	l, err = d.newLeaf(ctx, k, rt, d.repetitions[k], d.fixedRounds(), name)
 	if err != nil {
 		d.Run.AddNotRun(k, ClassSizing, err)
 		return nil, false, errors.Join(err, d.save())
@@ -179,7 +183,8 @@ func (d *Driver) newLeaf(ctx context.Context, k bench.Key, rt *runtimes.Runtime,
 	return l, nil
 }
 
-// WarmUp returns the server to a known state (BENCH_FRESH=leaf), runs the
+// WarmUp unloads the model of the other sides of the runtime's product
+// (sides.go), returns the server to a known state (BENCH_FRESH=leaf), runs the
 // BENCH_WARMUPS rounds, which count nowhere (an open-loop leaf's are
 // rounds of one request), sends the canary request (BENCH_CANARY), runs
 // the ramp (BENCH_RAMP, ramp.go), and then starts the timed part: after
@@ -187,6 +192,7 @@ func (d *Driver) newLeaf(ctx context.Context, k bench.Key, rt *runtimes.Runtime,
 // model it has loaded (see runtimes.Runtime.Loaded), and it reads the
 // server's counters.
 func (l *Leaf) WarmUp() {
+	l.d.unloadSides(l.ctx, l.rt)
 	l.d.fresh(l.ctx, l.rt)
 	n := l.d.Settings.Warmups
 	for i := range n {

@@ -191,20 +191,16 @@ func (d *Driver) discover(ctx context.Context, known []config.Runtime) []found {
 	return out
 }
 
-// open returns the runtime of spec, starting the simulator for "sim".
+// open returns the runtime of spec, starting the simulator for "sim" (a
+// side sim@TAG starts one of its own, with its own settings).
 func (d *Driver) open(spec config.Runtime) (*runtimes.Runtime, error) {
 	url := spec.URL
-	if spec.Name == config.Sim {
-		if p, ok := runtimes.ProtocolOf(spec.Kind); ok && p.Server == runtimes.ServerOllama && !d.simCfg.ServesOllama() {
-			return nil, fmt.Errorf("SIM_KIND=ollama: SIM_FLAVOR=%s plays a server without Ollama's API; use SIM_FLAVOR vllm, llamacpp or plain", d.simCfg.Flavor)
+	if config.Product(spec.Name) == config.Sim {
+		srv, err := d.startSim(spec)
+		if err != nil {
+			return nil, err
 		}
-		if d.sim == nil {
-			var err error
-			if d.sim, err = sim.Start(d.simCfg); err != nil {
-				return nil, fmt.Errorf("starting the simulator: %w", err)
-			}
-		}
-		url = d.sim.URL
+		url = srv.URL
 	}
 	return runtimes.New(runtimes.Config{
 		Name: spec.Name, Kind: spec.Kind, URL: url, Model: spec.Model, APIKey: spec.APIKey,
@@ -215,6 +211,39 @@ func (d *Driver) open(spec config.Runtime) (*runtimes.Runtime, error) {
 	})
 }
 
+// startSim starts, once, the simulator of spec: d.sim for "sim", with the
+// SIM_ settings, or a side's own for sim@TAG, with spec.Sim.
+func (d *Driver) startSim(spec config.Runtime) (*sim.Server, error) {
+	cfg := d.simCfg
+	if spec.Sim != nil {
+		cfg = *spec.Sim
+	}
+	if p, ok := runtimes.ProtocolOf(spec.Kind); ok && p.Server == runtimes.ServerOllama && !cfg.ServesOllama() {
+		prefix := config.EnvPrefix(spec.Name)
+		return nil, fmt.Errorf("%sKIND=ollama: %sFLAVOR=%s plays a server without Ollama's API; use %[2]sFLAVOR vllm, llamacpp or plain", prefix, prefix, cfg.Flavor)
+	}
+	srv := d.sim
+	if spec.Name != config.Sim {
+		srv = d.sides[spec.Name]
+	}
+	if srv != nil {
+		return srv, nil
+	}
+	srv, err := sim.Start(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("starting the simulator: %w", err)
+	}
+	if spec.Name == config.Sim {
+		d.sim = srv
+	} else {
+		if d.sides == nil {
+			d.sides = map[string]*sim.Server{}
+		}
+		d.sides[spec.Name] = srv
+	}
+	return srv, nil
+}
+
 // addRuntime adds rt to the run, with what it told of itself.
 func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 	d.Runtimes = append(d.Runtimes, rt)
@@ -222,7 +251,7 @@ func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 	r.Versions[rt.Name] = d.version(rt, info.Version)
 	r.ModelMetadata[rt.Name] = info.Models
 	limit, source := info.ContextLimit(rt.Model)
-	r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model,
+	r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Product: config.Product(rt.Name), Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model,
 		ContextLimit: limit, ContextSource: source})
 	d.describeServed(rt, info)
 	if none, source := info.TakesNoTools(); none {

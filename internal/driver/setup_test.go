@@ -341,7 +341,7 @@ func TestSeedArguments(t *testing.T) {
 	assert.Equal(t, []int{1, 4}, a.Concurrency)
 	assert.Equal(t, "0.28.0", *s.Run.Versions["vllm-metal"])
 	none := "none" // found at setup, where the run says it (a fake server offers no way back)
-	assert.Equal(t, []summary.RuntimeInfo{{Name: "vllm-metal", Kind: "openai", BaseURL: srv.URL, Model: "qwen3.8-27b-nvfp4",
+	assert.Equal(t, []summary.RuntimeInfo{{Name: "vllm-metal", Product: "vllm-metal", Kind: "openai", BaseURL: srv.URL, Model: "qwen3.8-27b-nvfp4",
 		Fresh: &none, ContextLimit: 8192, ContextSource: "/v1/models max_model_len"}}, s.Run.Runtimes, "the context its /v1/models states")
 }
 

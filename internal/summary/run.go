@@ -196,7 +196,12 @@ func (a Arguments) CacheMode() string {
 
 // RuntimeInfo is one runtime of the run.
 type RuntimeInfo struct {
-	Name    string `json:"name"`
+	Name string `json:"name"`
+	// Product is the part of Name before '@' (the whole Name without
+	// one): two runtimes of one product are two sides of it, such as two
+	// versions served at once (ollama@0.6.5 and ollama@0.17.4: "ollama").
+	// "" in files written before it.
+	Product string `json:"product"`
 	Kind    string `json:"kind"`
 	BaseURL string `json:"base_url"`
 	Model   string `json:"model"`

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat"
 )
 
 // SIM_JITTER spreads each reply's TTFT and decode rate by its own
@@ -25,7 +26,7 @@ func TestJitterSpreadsEachReply(t *testing.T) {
 			rate = append(rate, math.Log(rep.pace.rate/cfg.TokensPerSec))
 		}
 		for name, logs := range map[string][]float64{"TTFT": ttft, "decode rate": rate} {
-			mean, sd := meanSD(logs)
+			mean, sd := stat.MeanStdDev(logs, nil)
 			assert.InDelta(t, 0, mean, 0.01+sigma/5, "%s, σ %v: centred on the schedule", name, sigma)
 			assert.InDelta(t, sigma, sd, sigma/5+1e-12, "%s, σ %v: spread by σ", name, sigma)
 		}
@@ -33,15 +34,4 @@ func TestJitterSpreadsEachReply(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Jitter = 1.5
 	assert.ErrorContains(t, cfg.Validate(), "SIM_JITTER=1.5: must be from 0 to 1")
-}
-
-func meanSD(xs []float64) (mean, sd float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(xs)-1))
 }
