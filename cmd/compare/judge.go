@@ -369,6 +369,9 @@ func (p program) verdict(root string, bsArgs []string, runs []*runFile, files []
 	for _, g := range groups {
 		other, base, one := strings.Cut(g.name, " vs ")
 		g.versions = !one || product(other) == product(base)
+		if one && g.versions {
+			g.title = sidesTitle(base, other, files[0])
+		}
 	}
 	j := judge(groups, p.minEffect)
 	for _, g := range groups {
@@ -388,6 +391,21 @@ func (p program) verdict(root string, bsArgs []string, runs []*runFile, files []
 func product(name string) string {
 	p, _, _ := strings.Cut(name, "@")
 	return p
+}
+
+// sidesTitle names two sides of one product in one run by their
+// versions: "ollama 0.6.5 → 0.17.4 (ollama@old → ollama@new, side by
+// side)", or by their names where the versions do not tell them apart.
+func sidesTitle(base, other string, f beside) string {
+	names := base + " → " + other + ", side by side"
+	if f.file == nil {
+		return product(base) + " (" + names + ")"
+	}
+	vb, vo := f.file.VersionOf(base), f.file.VersionOf(other)
+	if vb == "" || vo == "" || vb == vo {
+		return product(base) + " " + orUnknown(vb) + " (" + names + ")"
+	}
+	return product(base) + " " + vb + " → " + vo + " (" + names + ")"
 }
 
 // blockAcross titles each runtime compared across two runs with its

@@ -43,7 +43,10 @@ func TestSideBySideRun(t *testing.T) {
 	require.NoError(t, d.Finish())
 
 	r := runCompare(t, opts{}, summary.PathsOf(dir, d.Run.ID).Bench)
-	require.Equal(t, 0, r.code, "stderr:\n%s", r.stderr)
+	require.Equal(t, exitRegression, r.code, "two versions of one product, the new one slower: a regression; stderr:\n%s", r.stderr)
+	v := verdicts(r.stdout)
+	require.Len(t, v, 1, r.stdout)
+	assert.Regexp(t, `^verdict: sim sim-1 → sim-2 \(sim@a → sim@b, side by side\): worse: decode p50 -\d+\.\d%`, v[0])
 	assert.Contains(t, r.stderr+r.stdout, "versions: sim@a sim-1, sim@b sim-2")
 	assert.Regexp(t, `│ +sim@a +│ +sim@b +│`, r.stdout, "the sides are the columns")
 	assert.Regexp(t, `Inference/prompt=short/conc=1-\d+ .*n=6\)`, r.stdout, "six runs a side, one row")
