@@ -709,7 +709,7 @@ var settings = []Setting{
 	{Var: "SIM_REASONING_FIELD", Default: "reasoning_content", Usage: "the OpenAI delta field of reasoning text: reasoning_content or reasoning"},
 	{Var: "SIM_TOOL_CALLS", Default: "1", Usage: "tool calls in a reply to a request with tools (0: text)"},
 	{Var: "SIM_MODEL_TOOLS", Default: "on", Usage: "off: the model takes no tools (Ollama's 400)"},
-	{Var: "SIM_MODEL_VISION", Default: "off", Usage: "on: the model takes images (BENCH_IMAGES); off, they are refused as Ollama, llama-server and vLLM refuse them"},
+	{Var: "SIM_MODEL_VISION", Default: "off", Usage: "on: the model takes images (a chat request's image parts); off, they are refused as Ollama, llama-server and vLLM refuse them"},
 	{Var: "SIM_TOOLS_HELD", Default: "0 (false)", Usage: "hold back a streamed reply to a request with tools until its end, as Ollama before 0.8", Bool: true},
 	{Var: "SIM_TOOL_ARGS_INVALID", Default: "0", Usage: "fraction, 0 to 1, of tool calls whose arguments are broken JSON"},
 	{Var: "SIM_TOKENS_PER_CHUNK", Default: "1", Usage: "tokens' text per chunk"},
