@@ -171,8 +171,12 @@ type Metrics struct {
 	// successful request (zero without successes); OutputTokens their sum.
 	MinTokens, MaxTokens, OutputTokens int
 	// FinishReasons counts the successful requests by the server's finish
-	// reason (those without one are not counted).
+	// reason (those without one are not counted), but a reply the server
+	// said "stop" of that produced every token asked for counts as
+	// "length", and in StopAtCap: the cap ended it, whatever the API's
+	// word (Ollama's /v1/responses says completed at the cap).
 	FinishReasons map[string]int
+	StopAtCap     int
 	// Short are the successful requests that produced fewer tokens than
 	// their round asked for.
 	Short ShortOutputs
@@ -441,6 +445,9 @@ func (m Metrics) Notes(requested string, set NoteSettings) []string {
 	}
 	if s := m.Short; s.Count > 0 {
 		notes = append(notes, fmt.Sprintf("%d of %d requests ended before %d tokens (%s): the runtimes did unequal work", s.Count, s.Of, s.Asked, s))
+	}
+	if m.StopAtCap > 0 {
+		notes = append(notes, fmt.Sprintf("%d replies said stop at the cap (every token asked for): counted as length in finish_reasons", m.StopAtCap))
 	}
 	if served := m.ServedModel(); served != "" && requested != "" && served != requested {
 		notes = append(notes, fmt.Sprintf("the server answered as model %q, not %q as asked; the summary keeps %q as the model and says served_model %q", served, requested, requested, served))

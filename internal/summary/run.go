@@ -476,8 +476,12 @@ type Row struct {
 	PromptTokensMean       *float64       `json:"prompt_tokens_mean"`
 	CachedPromptTokensMean *float64       `json:"cached_prompt_tokens_mean"`
 	FinishReasons          map[string]int `json:"finish_reasons"`
-	ShortOutputs           int            `json:"short_outputs"`
-	ServedModel            string         `json:"served_model"`
+	// StopAtCap is how many of finish_reasons' "length" the server
+	// called "stop" though they produced every token asked for (Ollama's
+	// /v1/responses); absent when none.
+	StopAtCap    int    `json:"stop_at_cap,omitempty"`
+	ShortOutputs int    `json:"short_outputs"`
+	ServedModel  string `json:"served_model"`
 
 	// The machine's power and memory over the timed rounds (macmon, on a
 	// Mac), null where there was no source.
@@ -736,6 +740,7 @@ func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	if row.FinishReasons == nil {
 		row.FinishReasons = map[string]int{}
 	}
+	row.StopAtCap = m.StopAtCap
 	row.ShortOutputs = m.Short.Count
 	row.ServedModel = m.ServedModel()
 	row.ModelLoads = m.ModelLoads
