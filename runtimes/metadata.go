@@ -73,6 +73,7 @@ func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	cancel()
 
 	bodies := rt.getAll(ctx, describePaths(proto))
+	rt.serverAnswered(bodies)
 	info.Version = version(bodies)
 	ollama := proto.Server == ServerOllama || ollamaAnswers(bodies)
 	if ollama {

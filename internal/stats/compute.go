@@ -314,6 +314,9 @@ func (m *Metrics) addPrompt(s *samples, rd Round, res Reply) {
 	}
 	if res.CachedReported {
 		s.cached = append(s.cached, float64(res.CachedTokens))
+		if src := res.CachedSource(); src != "" {
+			count(&m.CachedSources, string(src))
+		}
 		if res.PromptTokens > 0 {
 			m.Cached += int(res.CachedTokens)
 			m.CachedOf += int(res.PromptTokens)

@@ -158,6 +158,9 @@ type Metrics struct {
 	// ReasoningTokens, PromptTokens and CachedTokens are the server's
 	// counts, per request that has one.
 	ReasoningTokens, PromptTokens, CachedTokens Stat
+	// CachedSources counts the requests of CachedTokens by where their
+	// replies stated them (runtimes.CachedSource); see CachedSource.
+	CachedSources map[string]int
 	// PromptCountsCached is set when some successful request had a
 	// prompt evaluation time but no count of the tokens evaluated in it
 	// (Ollama) in a round whose prompts were not unique: its prompt rate
@@ -317,6 +320,14 @@ func (s ShortOutputs) String() string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// CachedSource says where the cached tokens were read: the source, or
+// the sources, most requests first, joined by ", " ("" for none).
+func (m Metrics) CachedSource() string {
+	srcs := slices.Sorted(maps.Keys(m.CachedSources))
+	slices.SortStableFunc(srcs, func(a, b string) int { return cmp.Compare(m.CachedSources[b], m.CachedSources[a]) })
+	return strings.Join(srcs, ", ")
 }
 
 // ServedModel is the model most successful requests' replies named ("" if

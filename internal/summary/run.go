@@ -473,9 +473,13 @@ type Row struct {
 	// ended, how many ended before the length asked for (a reply that
 	// called a tool is not counted: the call ends it), and the model the
 	// replies named.
-	PromptTokensMean       *float64       `json:"prompt_tokens_mean"`
-	CachedPromptTokensMean *float64       `json:"cached_prompt_tokens_mean"`
-	FinishReasons          map[string]int `json:"finish_reasons"`
+	PromptTokensMean       *float64 `json:"prompt_tokens_mean"`
+	CachedPromptTokensMean *float64 `json:"cached_prompt_tokens_mean"`
+	// CachedPromptTokensSource is where the replies stated their cached
+	// tokens (runtimes.CachedSource; several, most requests first,
+	// joined by ", "), absent where none did.
+	CachedPromptTokensSource *string        `json:"cached_prompt_tokens_source,omitempty"`
+	FinishReasons            map[string]int `json:"finish_reasons"`
 	// StopAtCap is how many of finish_reasons' "length" the server
 	// called "stop" though they produced every token asked for (Ollama's
 	// /v1/responses); absent when none.
@@ -736,6 +740,9 @@ func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	row.ReasoningTokensMean, _, _, _, _ = statPointers(m.ReasoningTokens)
 	row.PromptTokensMean, _, _, _, _ = statPointers(m.PromptTokens)
 	row.CachedPromptTokensMean, _, _, _, _ = statPointers(m.CachedTokens)
+	if src := m.CachedSource(); src != "" {
+		row.CachedPromptTokensSource = &src
+	}
 	row.FinishReasons = m.FinishReasons
 	if row.FinishReasons == nil {
 		row.FinishReasons = map[string]int{}

@@ -567,6 +567,11 @@
 // GET /version {"version":V} and usage fingerprint "vllm-V-sim",
 // llamacpp's /props build_info, mlx's fingerprint
 // "V-0.32.4-Linux-sim-x86_64"; lmstudio states none, as LM Studio's API.
+// With llamacpp, V = LlamaCachedByPromptN ("b1-4227c9b") plays that older
+// build: its usage chunk has no prompt_tokens_details and carries
+// llama's "timings" without cache_n, so that its cached tokens show only
+// as usage.prompt_tokens less timings.prompt_n, and its /metrics has no
+// llamacpp:prompt_tokens_cached_total (llamacpp_old.go).
 // A value of more than 100 characters, or with a quote, a backslash or a
 // control character, is an error. cmd/sim serves the simulator as a
 // process of its own, every setting a flag (-flavor ollama -version
