@@ -341,6 +341,15 @@
 //
 // # Connections
 //
+// SIM_HTTP_THREADS=N (Config.HTTPThreads) plays llama-server's HTTP
+// thread pool (--threads-http N): at most N connections are served at
+// once, each holding its thread while it is open, an idle one until it
+// has been idle 5 s (its keep-alive; the server then closes it), and a
+// connection beyond N waits, accepted by the system but unread, every
+// request on it unanswered, until one of the N closes (threads.go). A
+// client whose pool keeps N idle connections and opens another waits 5 s
+// for that one's answer.
+//
 // Connections are kept alive as net/http keeps them, unless
 // SIM_CLOSE_AFTER_STREAM=1 (Config.CloseAfterStream), which plays
 // llama-server: its stream writer ends the connection after the last chunk
