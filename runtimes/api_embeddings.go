@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -119,8 +120,21 @@ func readEmbeddingsOf(r io.Reader, start time.Time, now func() time.Time, res *R
 	return nil
 }
 
+// ErrToolsChatOnly is the error (errors.Is, and a *ToolsAPIError by
+// errors.As) of a request with tools sent through an API other than the
+// chat: this client sends tools with the chat only. It names no setting:
+// the caller that chose the tools and the API words that.
+var ErrToolsChatOnly = errors.New("tools are sent with the chat API only")
+
+// ToolsAPIError is a request with tools refused before it was sent: API
+// is the API it was to go through.
+type ToolsAPIError struct{ API API }
+
+func (e *ToolsAPIError) Error() string { return ErrToolsChatOnly.Error() + ", not " + string(e.API) }
+
+// Is makes errors.Is(err, ErrToolsChatOnly) true.
+func (e *ToolsAPIError) Is(target error) bool { return target == ErrToolsChatOnly }
+
 // errNoToolsAPI refuses tools with an API that this client sends none
 // with.
-func errNoToolsAPI(api API) error {
-	return fmt.Errorf("tools (BENCH_TOOLS) are sent with the chat API only, not %s", api)
-}
+func errNoToolsAPI(api API) error { return &ToolsAPIError{API: api} }

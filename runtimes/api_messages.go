@@ -165,7 +165,8 @@ func (p *messagesParser) finish() {
 	}
 	r.PromptTokens = p.input
 	if c := p.cached; c != nil && *c >= 0 {
-		r.CachedTokens, r.CachedReported = *c, true
+		r.stated.state(CachedReadInput, *c)
+		r.pickCached(DefaultCachedOrder)
 		r.PromptTokens += *c
 	}
 }

@@ -152,8 +152,9 @@ func (p *responsesParser) last(e *responsesEvent) {
 	if u.InputTokens > 0 {
 		r.PromptTokens = u.InputTokens
 	}
-	if d := u.InputTokensDetails; d != nil && d.CachedTokens != nil && *d.CachedTokens >= 0 {
-		r.CachedTokens, r.CachedReported = *d.CachedTokens, true
+	if d := u.InputTokensDetails; d != nil && d.CachedTokens != nil {
+		r.stated.state(CachedInputDetails, *d.CachedTokens)
+		r.pickCached(DefaultCachedOrder)
 	}
 	if d := u.OutputTokensDetails; d != nil && d.ReasoningTokens != nil && *d.ReasoningTokens >= 0 {
 		r.ReasoningTokens, r.ReasoningReported = *d.ReasoningTokens, true

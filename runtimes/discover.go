@@ -159,7 +159,11 @@ func foundOf(known []Candidate, ports []*port, names, whys []string) []Found {
 				continue
 			}
 			c.URL = p.url
-			out = append(out, Found{Candidate: c, Why: whys[i]})
+			why := whys[i]
+			if len(p.p.Unread) > 0 {
+				why += " (unread, so its name may be wrong: " + strings.Join(p.p.Unread, "; ") + ")"
+			}
+			out = append(out, Found{Candidate: c, Why: why})
 		}
 	}
 	return out

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -29,6 +28,11 @@ type Info struct {
 	Models json.RawMessage
 	// Served is what those say of the model, normalized (see Served).
 	Served Served
+	// Unread are the metadata GETs whose facts were lost, each "GET
+	// /path: why" (no answer in time, even asked again alone; no
+	// connection; HTTP 5xx): the caller says them. An endpoint the server
+	// does not have (HTTP 4xx) is not one.
+	Unread []string
 }
 
 // ErrNoModel is Describe's error for a server that lists no model while
@@ -47,9 +51,11 @@ const optTimeout = 3 * time.Second
 // Describe reads the server's version, model list and what it says of
 // the model. If Model is empty it becomes the first listed model; with
 // none listed that is an error naming the runtime, as is a server that
-// does not answer. The other endpoints (see Info) are asked at once, each
-// within optTimeout; one that fails or is missing leaves its facts
-// unknown, never an error.
+// does not answer. The other endpoints (see Info) are asked a few at a
+// time (metaParallel: a server of few HTTP threads answers them all),
+// each within optTimeout, one that timed out again alone; one that fails
+// or is missing leaves its facts unknown, never an error, and one whose
+// facts were lost is named in Info.Unread.
 func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	var info Info
 	proto := rt.Protocol()
@@ -72,7 +78,9 @@ func (rt *Runtime) Describe(ctx context.Context) (Info, error) {
 	}
 	cancel()
 
-	bodies := rt.getAll(ctx, describePaths(proto))
+	bodies, lostGets := rt.getAll(ctx, describePaths(proto))
+	info.Unread = lostGets
+	rt.serverAnswered(bodies)
 	info.Version = version(bodies)
 	ollama := proto.Server == ServerOllama || ollamaAnswers(bodies)
 	if ollama {
@@ -226,32 +234,27 @@ func listNames(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// getAll GETs paths at once, each within optTimeout, and returns the
-// bodies that came back as a JSON object without an "error" key (LM
-// Studio answers an unknown endpoint 200 {"error":…}), by path.
-func (rt *Runtime) getAll(ctx context.Context, paths []string) map[string]json.RawMessage {
-	bodies := make([]json.RawMessage, len(paths))
-	var wg sync.WaitGroup
-	for i, path := range paths {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, optTimeout)
-			defer cancel()
-			body, err := rt.get(ctx, http.MethodGet, path, nil)
-			var m map[string]json.RawMessage
-			if err != nil || json.Unmarshal(body, &m) != nil || m == nil || has(m, "error") {
-				return
-			}
-			bodies[i] = body
-		})
-	}
-	wg.Wait()
+// getAll GETs paths, a few at a time (getEach), each within optTimeout,
+// those that timed out again alone (retryAlone), and returns the bodies
+// that came back as a JSON object without an "error" key (LM Studio
+// answers an unknown endpoint 200 {"error":…}), by path, and the GETs
+// whose facts were lost, with why (unread).
+func (rt *Runtime) getAll(ctx context.Context, paths []string) (map[string]json.RawMessage, []string) {
+	return rt.getAllWithin(ctx, paths, optTimeout)
+}
+
+func (rt *Runtime) getAllWithin(ctx context.Context, paths []string, timeout time.Duration) (map[string]json.RawMessage, []string) {
+	got := rt.getEach(ctx, paths, timeout)
+	rt.retryAlone(ctx, paths, got)
 	out := map[string]json.RawMessage{}
-	for i, b := range bodies {
-		if b != nil {
-			out[paths[i]] = b
+	for i, g := range got {
+		var m map[string]json.RawMessage
+		if g.err != nil || json.Unmarshal(g.body, &m) != nil || m == nil || has(m, "error") {
+			continue
 		}
+		out[paths[i]] = g.body
 	}
-	return out
+	return out, unread(paths, got, timeout)
 }
 
 // Loaded returns what an Ollama server says of the model it has loaded

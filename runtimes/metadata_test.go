@@ -155,6 +155,12 @@ func TestDescribeSurvivesBadMetadata(t *testing.T) {
 	assert.Nil(t, info.Served.Family)
 	require.NotNil(t, info.Served.Context)
 	assert.Equal(t, 4096, *info.Served.Context)
+	// The facts lost are said: the 500 and the hang; not the 404s, nor
+	// the answer cut short (the server answered).
+	require.Len(t, info.Unread, 2, "%q", info.Unread)
+	assert.Contains(t, info.Unread[0], "GET /version: ")
+	assert.Contains(t, info.Unread[0], "HTTP 500")
+	assert.Equal(t, "GET /api/v0/models: no answer within 3s while others were in flight, nor within 1s asked again alone", info.Unread[1])
 }
 
 func TestQuantizationInName(t *testing.T) {

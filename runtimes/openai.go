@@ -384,21 +384,27 @@ func (p *openAIParser) finish() {
 		r.PromptTokens = tm.PromptN
 	}
 	if p.haveTimings && tm.CacheN != nil && *tm.CacheN >= 0 {
-		r.CachedTokens, r.CachedReported = *tm.CacheN, true
+		r.stated.state(CachedTimings, *tm.CacheN)
 		r.PromptTokens += *tm.CacheN
 	}
 	u := p.usage
 	if p.haveUsage {
 		if u.PromptTokens > 0 {
 			r.PromptTokens = u.PromptTokens
+			// An older llama-server states its cached tokens only so:
+			// every prompt token less those it evaluated.
+			if r.PromptEvalTokens > 0 && u.PromptTokens >= r.PromptEvalTokens {
+				r.stated.state(CachedPromptLessEvaluated, u.PromptTokens-r.PromptEvalTokens)
+			}
 		}
-		if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil && *d.CachedTokens >= 0 {
-			r.CachedTokens, r.CachedReported = *d.CachedTokens, true
+		if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+			r.stated.state(CachedUsage, *d.CachedTokens)
 		}
 		if d := u.CompletionTokensDetails; d != nil && d.ReasoningTokens != nil && *d.ReasoningTokens >= 0 {
 			r.ReasoningTokens, r.ReasoningReported = *d.ReasoningTokens, true
 		}
 	}
+	r.pickCached(DefaultCachedOrder)
 }
 
 // readOpenAI reads an SSE chat completion stream.

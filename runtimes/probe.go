@@ -3,8 +3,6 @@ package runtimes
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"sync"
 )
 
 // Probe is what a server's answers to Runtime.Probe say of it.
@@ -16,6 +14,10 @@ type Probe struct {
 	// the OpenAI endpoints (vLLM, SGLang, mlx_lm.server). The simulator,
 	// which serves Ollama's endpoints whatever its flavor, says two.
 	Says []string
+	// Unread are the endpoints that could not be read ("GET /props:
+	// why") from a server that answered others: what they would have
+	// said is unknown.
+	Unread []string
 }
 
 // Is reports whether the answers name server.
@@ -52,29 +54,27 @@ func has(m map[string]json.RawMessage, key string) bool {
 	return ok && string(v) != "null"
 }
 
-// Probe asks the server, all at once and within ctx's deadline, the
+// Probe asks the server, a few at a time (metaParallel: a server of few
+// HTTP threads answers them all) and within ctx's deadline, the
 // endpoints that tell servers apart, and says which answered how. A
-// server that does not answer in time is not Answered.
+// server that does not answer in time is not Answered; an endpoint that
+// could not be read while others were is in Unread.
 func (rt *Runtime) Probe(ctx context.Context) Probe {
-	said := make([]bool, len(probeEndpoints))
-	answered := make([]bool, len(probeEndpoints))
-	var wg sync.WaitGroup
+	paths := make([]string, len(probeEndpoints))
 	for i, e := range probeEndpoints {
-		wg.Go(func() {
-			body, err := rt.get(ctx, http.MethodGet, e.path, nil)
-			if err != nil {
-				return
-			}
-			var m map[string]json.RawMessage
-			if json.Unmarshal(body, &m) != nil {
-				return
-			}
-			answered[i] = !has(m, "error")
-			said[i] = e.is(m)
-		})
+		paths[i] = e.path
 	}
-	wg.Wait()
+	got := rt.getEach(ctx, paths, 0)
+	said := make([]bool, len(probeEndpoints))
 	var p Probe
+	for i, e := range probeEndpoints {
+		var m map[string]json.RawMessage
+		if got[i].err != nil || json.Unmarshal(got[i].body, &m) != nil {
+			continue
+		}
+		p.Answered = p.Answered || !has(m, "error")
+		said[i] = e.is(m)
+	}
 	for _, server := range IdentifiedServers {
 		for i, e := range probeEndpoints {
 			if e.server == server && said[i] {
@@ -82,8 +82,8 @@ func (rt *Runtime) Probe(ctx context.Context) Probe {
 			}
 		}
 	}
-	for i := range probeEndpoints {
-		p.Answered = p.Answered || answered[i]
+	if p.Answered {
+		p.Unread = unread(paths, got, 0)
 	}
 	return p
 }

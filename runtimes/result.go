@@ -157,6 +157,11 @@ type Result struct {
 	// cache_n), valid when CachedReported.
 	CachedTokens   int
 	CachedReported bool
+	// CachedSource is where CachedTokens was read (a reply may state
+	// them in several places: the first its server's order gives,
+	// Runtime.CachedOrder), "" when not reported.
+	CachedSource CachedSource
+	stated       statedCached // every source the reply stated
 	// PromptEval is the server's prompt evaluation time (Ollama
 	// prompt_eval_duration, llama.cpp prompt_ms), and PromptEvalTokens
 	// the tokens it evaluated in that time where the server says

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,6 +53,10 @@ type Runtime struct {
 
 	freshOnce sync.Once
 	fresh     FreshWay // found by FreshWay
+	// server is the known server this runtime is, once known (by its
+	// name, its protocol or Describe's answers): its descriptor orders
+	// the sources of cached tokens (CachedOrder).
+	server atomic.Pointer[Server]
 }
 
 // New returns the Runtime of c, or an error if c.URL is not a server root
@@ -65,10 +70,12 @@ func New(c Config) (*Runtime, error) {
 	if client == nil {
 		client = &http.Client{Transport: NewTransport(1)}
 	}
-	return &Runtime{
+	rt := &Runtime{
 		Name: c.Name, Kind: c.Kind, BaseURL: clean, Model: c.Model, API: c.API,
 		apiKey: c.APIKey, user: user, timeout: c.Timeout, idleTimeout: c.IdleTimeout, client: client,
-	}, nil
+	}
+	rt.knownFrom(c.Name)
+	return rt, nil
 }
 
 // ParseURL checks that raw is an http or https server root and returns it

@@ -99,9 +99,16 @@ type Server struct {
 	// MetricsPrefix is the prefix of its Prometheus /metrics names ("" for
 	// a server without /metrics).
 	MetricsPrefix string
-	// Cached is where its count of cached prompt tokens comes from ("" for
-	// none), and DecodeTiming its own timing of the decode.
-	Cached, DecodeTiming string
+	// Cached are where its replies state their cached prompt tokens, in
+	// the order they are read (the first stated wins; each version states
+	// some of them), and CachedNeeds what that needs of the way it was
+	// started; none: DefaultCachedOrder, for a server whose replies state
+	// none (Ollama counts them within prompt_eval_count, LM Studio and
+	// TGI state none).
+	Cached      []CachedSource
+	CachedNeeds string
+	// DecodeTiming is its own timing of the decode ("" for none).
+	DecodeTiming string
 }
 
 // Field is a field of an endpoint's JSON answer: a GET's path and the
@@ -134,7 +141,6 @@ var KnownServers = []Server{
 		Version: Field{pathOllamaVersion, "version"}, Models: "/api/tags",
 		Context: "/api/show model_info <architecture>.context_length", context: showContext,
 		Fresh: FreshUnload, freshCheck: answers(pathOllamaVersion),
-		Cached:       "none: prompt_eval_count counts them, prompt_eval_duration leaves them out",
 		DecodeTiming: "the final line's eval_count and eval_duration",
 	},
 	{
@@ -144,8 +150,8 @@ var KnownServers = []Server{
 		Fresh: FreshResetPrefixCache, FreshNeeds: "VLLM_SERVER_DEV_MODE=1 (POST /reset_prefix_cache is served in development mode only)",
 		freshCheck:    answers(pathVersion),
 		MetricsPrefix: "vllm:",
-		Cached:        "usage.prompt_tokens_details.cached_tokens, with --enable-prompt-tokens-details",
-		DecodeTiming:  "/metrics vllm:request_decode_time_seconds",
+		Cached:        []CachedSource{CachedUsage}, CachedNeeds: "--enable-prompt-tokens-details",
+		DecodeTiming: "/metrics vllm:request_decode_time_seconds",
 	},
 	{
 		Name: ServerLlamaCpp, Product: "llama-server", Kind: KindOpenAI, Port: 8080,
@@ -158,8 +164,10 @@ var KnownServers = []Server{
 		Fresh: FreshEraseSlots, FreshNeeds: "--slot-save-path DIR (slot actions are served only with it)",
 		freshCheck:    func(ctx context.Context, rt *Runtime) bool { return rt.slotCount(ctx) > 0 },
 		MetricsPrefix: "llamacpp:",
-		Cached:        "the last chunk's timings.cache_n, and usage.prompt_tokens_details.cached_tokens",
-		DecodeTiming:  "the last chunk's timings.predicted_n and predicted_ms",
+		// Recent builds state both of the first two; b1-4227c9b (August
+		// 2025) neither, only usage.prompt_tokens and timings.prompt_n.
+		Cached:       []CachedSource{CachedUsage, CachedTimings, CachedPromptLessEvaluated},
+		DecodeTiming: "the last chunk's timings.predicted_n and predicted_ms",
 	},
 	// LM Studio answers an unknown endpoint with 200 and {"error":…}:
 	// the shape, not the status, names the server.
@@ -179,12 +187,12 @@ var KnownServers = []Server{
 		Version: Field{pathVersion, "version"}, Models: "/v1/models",
 		Fresh: FreshFlushCache, freshCheck: answers(pathVersion),
 		MetricsPrefix: "sglang:",
-		Cached:        "usage.prompt_tokens_details.cached_tokens, with --enable-cache-report",
+		Cached:        []CachedSource{CachedUsage}, CachedNeeds: "--enable-cache-report",
 	},
 	{
 		Name: ServerMLX, Product: "mlx_lm.server", Kind: KindOpenAI, Port: 8080,
 		Models: "/v1/models", Fresh: FreshNone,
-		Cached: "usage.prompt_tokens_details.cached_tokens",
+		Cached: []CachedSource{CachedUsage},
 	},
 	// text-generation-inference's launcher listens on 3000 (its Docker
 	// image on 80, usually published as 8080: the probe names it there by

@@ -162,6 +162,7 @@ func (rt *Runtime) stream(ctx context.Context, cancel context.CancelCauseFunc, l
 	// of allocations, each after the stamp of the chunk that needs it.
 	res = Result{Gaps: make([]float32, 0, min(max(req.MaxTokens, 16), gapsRoom)), keep: req.KeepText}
 	defer func() {
+		res.pickCached(rt.CachedOrder()) // the server's order of what the reply stated
 		if res.keep {
 			// The builder's bytes become the string, uncopied; the
 			// Result keeps the string alone.

@@ -254,6 +254,9 @@ func (d *Driver) addRuntime(rt *runtimes.Runtime, info runtimes.Info) {
 	r.Runtimes = append(r.Runtimes, summary.RuntimeInfo{Name: rt.Name, Product: config.Product(rt.Name), Kind: string(rt.Kind), BaseURL: rt.BaseURL, Model: rt.Model,
 		ContextLimit: limit, ContextSource: source})
 	d.describeServed(rt, info)
+	for _, u := range info.Unread { // a fact lost at start (runtimes.Info.Unread) is said
+		d.logf("%s: could not read %s: what it says is unknown", rt.Name, u)
+	}
 	if none, source := info.TakesNoTools(); none {
 		d.noTools[rt.Name] = source
 	}

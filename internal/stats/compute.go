@@ -220,7 +220,13 @@ func (m *Metrics) countReply(rd Round, res Reply) {
 	}
 	m.MaxTokens = max(m.MaxTokens, out)
 	m.OutputTokens += out
-	if r := res.FinishReason(); r != "" {
+	if r := res.FinishReason(); r == "stop" && atCap(rd, res) {
+		// The API said stop, but the reply produced every token asked
+		// for (Ollama 0.17.4's /v1/responses: response.completed with
+		// incomplete_details null): the cap ended it.
+		count(&m.FinishReasons, "length")
+		m.StopAtCap++
+	} else if r != "" {
 		count(&m.FinishReasons, r)
 	}
 	if sm := res.ServedModel(); sm != "" {
@@ -242,6 +248,15 @@ func (m *Metrics) countReply(rd Round, res Reply) {
 			m.Short.add(res)
 		}
 	}
+}
+
+// atCap reports whether res, a reply of the server's own count of
+// tokens, produced exactly the tokens rd asked for (a count beyond them
+// is not the cap's: it counts otherwise): a reply that called a tool or
+// embedded is ended by that, not by the cap.
+func atCap(rd Round, res Reply) bool {
+	return rd.MaxTokens > 0 && !res.TokensApprox && int(res.OutputTokens) == rd.MaxTokens &&
+		res.ToolCalls == 0 && res.Embeddings == 0
 }
 
 // addTimes adds a successful reply's times and rates to the samples, and
@@ -299,6 +314,9 @@ func (m *Metrics) addPrompt(s *samples, rd Round, res Reply) {
 	}
 	if res.CachedReported {
 		s.cached = append(s.cached, float64(res.CachedTokens))
+		if src := res.CachedSource(); src != "" {
+			count(&m.CachedSources, string(src))
+		}
 		if res.PromptTokens > 0 {
 			m.Cached += int(res.CachedTokens)
 			m.CachedOf += int(res.PromptTokens)

@@ -158,6 +158,9 @@ type Metrics struct {
 	// ReasoningTokens, PromptTokens and CachedTokens are the server's
 	// counts, per request that has one.
 	ReasoningTokens, PromptTokens, CachedTokens Stat
+	// CachedSources counts the requests of CachedTokens by where their
+	// replies stated them (runtimes.CachedSource); see CachedSource.
+	CachedSources map[string]int
 	// PromptCountsCached is set when some successful request had a
 	// prompt evaluation time but no count of the tokens evaluated in it
 	// (Ollama) in a round whose prompts were not unique: its prompt rate
@@ -171,8 +174,12 @@ type Metrics struct {
 	// successful request (zero without successes); OutputTokens their sum.
 	MinTokens, MaxTokens, OutputTokens int
 	// FinishReasons counts the successful requests by the server's finish
-	// reason (those without one are not counted).
+	// reason (those without one are not counted), but a reply the server
+	// said "stop" of that produced every token asked for counts as
+	// "length", and in StopAtCap: the cap ended it, whatever the API's
+	// word (Ollama's /v1/responses says completed at the cap).
 	FinishReasons map[string]int
+	StopAtCap     int
 	// Short are the successful requests that produced fewer tokens than
 	// their round asked for.
 	Short ShortOutputs
@@ -315,6 +322,14 @@ func (s ShortOutputs) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// CachedSource says where the cached tokens were read: the source, or
+// the sources, most requests first, joined by ", " ("" for none).
+func (m Metrics) CachedSource() string {
+	srcs := slices.Sorted(maps.Keys(m.CachedSources))
+	slices.SortStableFunc(srcs, func(a, b string) int { return cmp.Compare(m.CachedSources[b], m.CachedSources[a]) })
+	return strings.Join(srcs, ", ")
+}
+
 // ServedModel is the model most successful requests' replies named ("" if
 // none named one); the first seen wins a tie.
 func (m Metrics) ServedModel() string {
@@ -441,6 +456,9 @@ func (m Metrics) Notes(requested string, set NoteSettings) []string {
 	}
 	if s := m.Short; s.Count > 0 {
 		notes = append(notes, fmt.Sprintf("%d of %d requests ended before %d tokens (%s): the runtimes did unequal work", s.Count, s.Of, s.Asked, s))
+	}
+	if m.StopAtCap > 0 {
+		notes = append(notes, fmt.Sprintf("%d replies said stop at the cap (every token asked for): counted as length in finish_reasons", m.StopAtCap))
 	}
 	if served := m.ServedModel(); served != "" && requested != "" && served != requested {
 		notes = append(notes, fmt.Sprintf("the server answered as model %q, not %q as asked; the summary keeps %q as the model and says served_model %q", served, requested, requested, served))

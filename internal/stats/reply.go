@@ -28,6 +28,7 @@ type Reply struct {
 	Embeddings                      int32 // the Result's (BENCH_API=embeddings)
 	TokensApprox, ReasoningReported bool
 	CachedReported                  bool
+	cachedFrom                      uint8                 // 1 + the index in runtimes.CachedSources of the Result's CachedSource; 0: none
 	finishReason, servedModel       unique.Handle[string] // zero: none
 	// Err is the Result's: nil for a request that completed.
 	Err error
@@ -46,9 +47,28 @@ func ReplyOf(res runtimes.Result) Reply {
 		CachedTokens: clamp32(res.CachedTokens), PromptEvalTokens: clamp32(res.PromptEvalTokens),
 		Conversation: clamp32(res.Conversation), Turn: clamp32(res.Turn), Embeddings: clamp32(res.Embeddings),
 		TokensApprox: res.TokensApprox, ReasoningReported: res.ReasoningReported, CachedReported: res.CachedReported,
+		cachedFrom:   cachedIndex(res.CachedSource),
 		finishReason: intern(res.FinishReason), servedModel: intern(res.ServedModel),
 		Err: res.Err, HTTP: res.HTTP,
 	}
+}
+
+// cachedIndex is src's cachedFrom.
+func cachedIndex(src runtimes.CachedSource) uint8 {
+	i := slices.Index(runtimes.CachedSources, src)
+	if i < 0 || i > 254 {
+		return 0
+	}
+	return uint8(i + 1)
+}
+
+// CachedSource is the Result's: where its CachedTokens were read, ""
+// when not reported.
+func (r Reply) CachedSource() runtimes.CachedSource {
+	if r.cachedFrom == 0 {
+		return ""
+	}
+	return runtimes.CachedSources[r.cachedFrom-1]
 }
 
 // Start is the Result's Start, on the wall clock (without the monotonic

@@ -478,11 +478,19 @@ type Row struct {
 	// ended, how many ended before the length asked for (a reply that
 	// called a tool is not counted: the call ends it), and the model the
 	// replies named.
-	PromptTokensMean       *float64       `json:"prompt_tokens_mean"`
-	CachedPromptTokensMean *float64       `json:"cached_prompt_tokens_mean"`
-	FinishReasons          map[string]int `json:"finish_reasons"`
-	ShortOutputs           int            `json:"short_outputs"`
-	ServedModel            string         `json:"served_model"`
+	PromptTokensMean       *float64 `json:"prompt_tokens_mean"`
+	CachedPromptTokensMean *float64 `json:"cached_prompt_tokens_mean"`
+	// CachedPromptTokensSource is where the replies stated their cached
+	// tokens (runtimes.CachedSource; several, most requests first,
+	// joined by ", "), absent where none did.
+	CachedPromptTokensSource *string        `json:"cached_prompt_tokens_source,omitempty"`
+	FinishReasons            map[string]int `json:"finish_reasons"`
+	// StopAtCap is how many of finish_reasons' "length" the server
+	// called "stop" though they produced every token asked for (Ollama's
+	// /v1/responses); absent when none.
+	StopAtCap    int    `json:"stop_at_cap,omitempty"`
+	ShortOutputs int    `json:"short_outputs"`
+	ServedModel  string `json:"served_model"`
 
 	// The machine's power and memory over the timed rounds (macmon, on a
 	// Mac), null where there was no source.
@@ -737,10 +745,14 @@ func newRow(k bench.Key, m stats.Metrics, tel *pooledTelemetry) Row {
 	row.ReasoningTokensMean, _, _, _, _ = statPointers(m.ReasoningTokens)
 	row.PromptTokensMean, _, _, _, _ = statPointers(m.PromptTokens)
 	row.CachedPromptTokensMean, _, _, _, _ = statPointers(m.CachedTokens)
+	if src := m.CachedSource(); src != "" {
+		row.CachedPromptTokensSource = &src
+	}
 	row.FinishReasons = m.FinishReasons
 	if row.FinishReasons == nil {
 		row.FinishReasons = map[string]int{}
 	}
+	row.StopAtCap = m.StopAtCap
 	row.ShortOutputs = m.Short.Count
 	row.ServedModel = m.ServedModel()
 	row.ModelLoads = m.ModelLoads

@@ -18,7 +18,8 @@ import (
 // response.output_text.done, response.content_part.done,
 // response.output_item.done and response.completed, or
 // response.incomplete (incomplete_details.reason "max_output_tokens")
-// for a reply cut at the length asked for, with usage {input_tokens,
+// for a reply cut at the length asked for (Ollama's: response.completed,
+// incomplete_details null, responses_ollama.go), with usage {input_tokens,
 // input_tokens_details.cached_tokens, output_tokens,
 // output_tokens_details.reasoning_tokens, total_tokens}.
 
@@ -62,10 +63,13 @@ type responsesEncoder struct {
 	rep       *reply
 	seq       int
 	q         []byte
+	// capCompleted: a reply cut at its length ends completed (Ollama's,
+	// responses_ollama.go).
+	capCompleted bool
 }
 
-func newResponsesEncoder(_ *Server, arrival time.Time, rep *reply, _ *apiRequest) apiEncoder {
-	return &responsesEncoder{id: apiID("resp_"), msgID: apiID("msg_"), created: arrival.Unix(), rep: rep}
+func newResponsesEncoder(s *Server, arrival time.Time, rep *reply, _ *apiRequest) apiEncoder {
+	return &responsesEncoder{id: apiID("resp_"), msgID: apiID("msg_"), created: arrival.Unix(), rep: rep, capCompleted: s.cfg.capSaysCompleted()}
 }
 
 // event appends one event: its type, and the data's fields after the
@@ -125,6 +129,9 @@ func (e *responsesEncoder) end(b []byte, reason string, think, n int) []byte {
 	b = e.event(b, "response.output_item.done", fmt.Sprintf(`"output_index":0,"item":{"id":%q,"type":"message","status":"completed","role":"assistant","content":[%s]}`, e.msgID, part))
 	p, c := e.rep.p, e.rep.cached
 	usage := fmt.Sprintf(`,"usage":{"input_tokens":%d,"input_tokens_details":{"cached_tokens":%d},"output_tokens":%d,"output_tokens_details":{"reasoning_tokens":%d},"total_tokens":%d}`, p, c, n, think, p+n)
+	if reason == "length" && e.capCompleted {
+		return e.completedAtCap(b, usage)
+	}
 	if reason == "length" {
 		return e.event(b, "response.incomplete", e.response("incomplete", `,"incomplete_details":{"reason":"max_output_tokens"}`+usage))
 	}

@@ -149,6 +149,13 @@ type Config struct {
 	// documentation.
 	CloseAfterStream bool `env:"SIM_CLOSE_AFTER_STREAM"`
 
+	// HTTPThreads (SIM_HTTP_THREADS, default 0: no limit) is how many
+	// connections the server serves at once, as llama-server's
+	// --threads-http: a connection holds its thread while it is open
+	// (idle ones until they have been idle 5 s), and one beyond the limit
+	// waits, its requests unanswered, until a thread is free (threads.go).
+	HTTPThreads int `env:"SIM_HTTP_THREADS"`
+
 	// LostAttempt (no variable: a test's instrument) is how long a request
 	// sent on a connection being closed after a streamed reply waits before
 	// the server closes it unanswered; 0 closes it at once, as llama-server
@@ -537,6 +544,9 @@ func (c Config) generationErrors() []error {
 	if c.Slots < 0 {
 		errs = append(errs, fmt.Errorf("SIM_SLOTS=%d: must be >= 0", c.Slots))
 	}
+	if c.HTTPThreads < 0 {
+		errs = append(errs, fmt.Errorf("SIM_HTTP_THREADS=%d: must be >= 0", c.HTTPThreads))
+	}
 	switch f := strconv.FormatFloat(c.BatchSlowdown, 'g', -1, 64); {
 	case math.IsNaN(c.BatchSlowdown):
 		errs = append(errs, fmt.Errorf("SIM_BATCH_SLOWDOWN=%s: not a number", f))
@@ -709,11 +719,12 @@ var settings = []Setting{
 	{Var: "SIM_REASONING_FIELD", Default: "reasoning_content", Usage: "the OpenAI delta field of reasoning text: reasoning_content or reasoning"},
 	{Var: "SIM_TOOL_CALLS", Default: "1", Usage: "tool calls in a reply to a request with tools (0: text)"},
 	{Var: "SIM_MODEL_TOOLS", Default: "on", Usage: "off: the model takes no tools (Ollama's 400)"},
-	{Var: "SIM_MODEL_VISION", Default: "off", Usage: "on: the model takes images (BENCH_IMAGES); off, they are refused as Ollama, llama-server and vLLM refuse them"},
+	{Var: "SIM_MODEL_VISION", Default: "off", Usage: "on: the model takes images (a chat request's image parts); off, they are refused as Ollama, llama-server and vLLM refuse them"},
 	{Var: "SIM_TOOLS_HELD", Default: "0 (false)", Usage: "hold back a streamed reply to a request with tools until its end, as Ollama before 0.8", Bool: true},
 	{Var: "SIM_TOOL_ARGS_INVALID", Default: "0", Usage: "fraction, 0 to 1, of tool calls whose arguments are broken JSON"},
 	{Var: "SIM_TOKENS_PER_CHUNK", Default: "1", Usage: "tokens' text per chunk"},
 	{Var: "SIM_CLOSE_AFTER_STREAM", Default: "0 (false)", Usage: "close the connection after every streamed reply, as llama-server", Bool: true},
+	{Var: "SIM_HTTP_THREADS", Default: "0 (no limit)", Usage: "serve at most N connections at once, as llama-server's --threads-http: one held open (idle up to 5s) keeps its thread, one beyond waits"},
 	{Var: "SIM_SLOTS", Default: "0 (unlimited)", Usage: "at most N requests decode at once; the others queue"},
 	{Var: "SIM_BATCH_SLOWDOWN", Default: "0", Usage: "with m streams decoding, each at rate/(1 + f·(m−1))"},
 	{Var: "SIM_DEGRADE", Default: "0 (off)", Usage: "F in (0,1]: once two requests decoded at once, later ones decode at F × rate until a reset"},

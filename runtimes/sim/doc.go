@@ -341,6 +341,15 @@
 //
 // # Connections
 //
+// SIM_HTTP_THREADS=N (Config.HTTPThreads) plays llama-server's HTTP
+// thread pool (--threads-http N): at most N connections are served at
+// once, each holding its thread while it is open, an idle one until it
+// has been idle 5 s (its keep-alive; the server then closes it), and a
+// connection beyond N waits, accepted by the system but unread, every
+// request on it unanswered, until one of the N closes (threads.go). A
+// client whose pool keeps N idle connections and opens another waits 5 s
+// for that one's answer.
+//
 // Connections are kept alive as net/http keeps them, unless
 // SIM_CLOSE_AFTER_STREAM=1 (Config.CloseAfterStream), which plays
 // llama-server: its stream writer ends the connection after the last chunk
@@ -567,6 +576,11 @@
 // GET /version {"version":V} and usage fingerprint "vllm-V-sim",
 // llamacpp's /props build_info, mlx's fingerprint
 // "V-0.32.4-Linux-sim-x86_64"; lmstudio states none, as LM Studio's API.
+// With llamacpp, V = LlamaCachedByPromptN ("b1-4227c9b") plays that older
+// build: its usage chunk has no prompt_tokens_details and carries
+// llama's "timings" without cache_n, so that its cached tokens show only
+// as usage.prompt_tokens less timings.prompt_n, and its /metrics has no
+// llamacpp:prompt_tokens_cached_total (llamacpp_old.go).
 // A value of more than 100 characters, or with a quote, a backslash or a
 // control character, is an error. cmd/sim serves the simulator as a
 // process of its own, every setting a flag (-flavor ollama -version

@@ -48,7 +48,7 @@ func TestLlamaMetricsText(t *testing.T) {
 	now := time.Now()
 	m.record(&reply{p: 5000, cached: 100, sent: 1234567, running: 2, arrival: now, t0: now,
 		first: now.Add(1500*time.Microsecond + 400*time.Nanosecond), end: now.Add(61234567 * time.Microsecond), ended: true})
-	out := string(m.appendLlamaText(nil, 3, 4))
+	out := string(m.appendLlamaText(nil, 3, 4, false))
 	for _, want := range []string{
 		"llamacpp:prompt_tokens_total 4900\n",
 		"llamacpp:prompt_tokens_cached_total 100\n",

@@ -64,7 +64,7 @@ func (m *metrics) recordLlama(rep *reply) {
 // double (6 significant digits, "1.23457e+06").
 func (s *Server) serveLlamaMetrics(w http.ResponseWriter, _ *http.Request) {
 	running, waiting := s.slots.counts()
-	b := s.metrics.appendLlamaText(nil, running, waiting)
+	b := s.metrics.appendLlamaText(nil, running, waiting, s.cfg.llamaCachedByPromptN())
 	h := w.Header()
 	h.Set("Process-Start-Time-Unix", strconv.FormatInt(s.started.Unix(), 10))
 	h.Set("Content-Type", "text/plain; version=0.0.4")
@@ -80,7 +80,9 @@ func noLlamaMetrics(w http.ResponseWriter, _ *http.Request) {
 
 // appendLlamaText writes llama-server's metrics and starts a new window for
 // its throughput gauges.
-func (m *metrics) appendLlamaText(b []byte, running, waiting int) []byte {
+// noCached leaves out llamacpp:prompt_tokens_cached_total, as build
+// b1-4227c9b's page has it not (llamacpp_old.go).
+func (m *metrics) appendLlamaText(b []byte, running, waiting int, noCached bool) []byte {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	l := &m.llama
@@ -114,6 +116,9 @@ func (m *metrics) appendLlamaText(b []byte, running, waiting int) []byte {
 		{"gauge", "requests_deferred", "Number of requests deferred", float64(waiting)},
 		{"gauge", "n_busy_slots_per_decode", "Average number of busy slots per llama_decode() call", float64(l.busySlots) / max(decodes, 1)},
 	} {
+		if noCached && c.name == "prompt_tokens_cached_total" {
+			continue
+		}
 		b = append(b, "# HELP llamacpp:"+c.name+" "+c.help+"\n"...)
 		b = append(b, "# TYPE llamacpp:"+c.name+" "+c.typ+"\n"...)
 		b = append(b, "llamacpp:"+c.name+" "...)

@@ -161,6 +161,7 @@ func (s *Server) newOpenAIEncoder(arrival time.Time, rep *reply, usage bool) (en
 		details: s.cfg.ReasoningTokens > 0,
 		// vLLM without --enable-prompt-tokens-details: no cached count.
 		noPromptDetails: s.cfg.NoPromptTokensDetails,
+		llamaOld:        s.cfg.llamaCachedByPromptN(),
 	}, roleTail
 }
 
@@ -184,6 +185,10 @@ type openaiEncoder struct {
 
 	// noPromptDetails: usage has "prompt_tokens_details":null.
 	noPromptDetails bool
+	// llamaOld: llama-server b1-4227c9b, whose usage has no
+	// prompt_tokens_details and whose usage chunk carries timings
+	// without cache_n (llamacpp_old.go).
+	llamaOld bool
 }
 
 func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
@@ -268,9 +273,11 @@ func (e *openaiEncoder) end(b []byte, reason string, n, reasoning int) []byte {
 		b = strconv.AppendInt(b, int64(p+n), 10)
 		b = append(b, `,"completion_tokens":`...)
 		b = strconv.AppendInt(b, int64(n), 10)
-		if e.noPromptDetails {
+		switch {
+		case e.llamaOld:
+		case e.noPromptDetails:
 			b = append(b, `,"prompt_tokens_details":null`...)
-		} else {
+		default:
 			b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
 			b = strconv.AppendInt(b, int64(e.rep.cached), 10)
 			b = append(b, '}')
@@ -280,7 +287,13 @@ func (e *openaiEncoder) end(b []byte, reason string, n, reasoning int) []byte {
 			b = strconv.AppendInt(b, int64(reasoning), 10)
 			b = append(b, '}')
 		}
-		b = append(b, e.usageTail...)
+		if e.llamaOld {
+			b = append(b, '}')
+			b = appendLlamaTimings(b, e.rep, n)
+			b = append(b, "}\n\n"...)
+		} else {
+			b = append(b, e.usageTail...)
+		}
 	}
 	return append(b, "data: [DONE]\n\n"...)
 }

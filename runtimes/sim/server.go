@@ -144,6 +144,11 @@ func start(cfg Config, addr string, h hooks) (*Server, error) {
 		ConnContext: withConn,
 		ConnState:   s.connState,
 	}
+	if n := cfg.HTTPThreads; n > 0 {
+		ln = newThreadListener(ln, n) // threads.go
+		s.ln = ln
+		s.srv.IdleTimeout = httpKeepAlive
+	}
 	go func() {
 		defer close(s.serveDone)
 		s.srv.Serve(ln) // returns http.ErrServerClosed on Close
