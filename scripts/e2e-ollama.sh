@@ -104,6 +104,10 @@
 #   E2E_PROMPTS     prompts for the suite run (default short,medium,code);
 #                   the later runs use the first
 #   E2E_KEEP=1      keep the temporary folder (logs, results) and say where
+#   E2E_OLLAMA_NEXT=1  also build (or reuse) the newer Ollama, 0.17.4
+#                   (OLLAMA_NEXT_VERSION), into the cache, as a phase of its
+#                   own (5 to 9 minutes on 2 cores); the run does not use it yet
+#   E2E_BUILD_ONLY=1   stop after the builds
 # The tests' own E2E_* variables (internal/e2e/doc.go lists them) are set
 # here, from the run; values of the caller's are replaced.
 set -euo pipefail
@@ -111,6 +115,14 @@ cd "$(dirname "$0")/.."
 
 OLLAMA_VERSION=0.6.5
 BENCH_TOOL_VERSION=0.17.4
+# The newer Ollama, beside 0.6.5 (E2E_OLLAMA_NEXT=1). Its module zip has no
+# llama/llama.cpp/vendor (Go leaves vendor folders out of module zips): the
+# headers its cgo includes from there come from elsewhere, nlohmann/json.hpp
+# and stb/stb_image.h from Debian's packages, miniaudio/miniaudio.h from the
+# miniaudio Python package's source distribution, pinned by SHA-256.
+OLLAMA_NEXT_VERSION=0.17.4
+MINIAUDIO_VERSION=1.71
+MINIAUDIO_SHA256=ff51e2887bb673e2e757752b586b3dc924d59aa5fbcae9bbc45f4a111bd3262b
 MODEL_NAME=inferencebench-e2e
 MAX_TOKENS=128
 CONCURRENCY=1,4
@@ -155,14 +167,19 @@ missing=()
 command -v pgrep >/dev/null || missing+=(procps)
 command -v tee >/dev/null || missing+=(coreutils)
 
-# ollama_ok BIN: BIN exists and reports version $OLLAMA_VERSION. The address
-# is one where nothing listens, so the binary reports its own version and
-# not that of a server that happens to run.
+# ollama_ok BIN [VERSION]: BIN exists and reports version VERSION (by
+# default $OLLAMA_VERSION). The address is one where nothing listens, so the
+# binary reports its own version and not that of a server that happens to
+# run.
 ollama_ok() {
   local out
   [ -x "$1" ] || return 1
   out=$(OLLAMA_HOST=127.0.0.1:9 "$1" --version 2>&1) || return 1
-  printf '%s\n' "$out" | grep -qx "Warning: client version is $OLLAMA_VERSION"
+  printf '%s\n' "$out" | grep -qx "Warning: client version is ${2:-$OLLAMA_VERSION}"
+}
+# has_header H: the C++ compiler finds <H>.
+has_header() {
+  command -v g++ >/dev/null && printf '#include <%s>\n' "$1" | g++ -std=c++17 -E -x c++ - >/dev/null 2>&1
 }
 
 ollama_bin=
@@ -172,7 +189,16 @@ for b in "${E2E_OLLAMA_BIN:-}" "$CACHE/ollama-$OLLAMA_VERSION/bin/ollama" "$(go 
     break
   fi
 done
-if [ -z "$ollama_bin" ]; then
+next_bin=$CACHE/ollama-$OLLAMA_NEXT_VERSION/bin/ollama
+build_next=
+if [ "${E2E_OLLAMA_NEXT:-}" = 1 ] && ! ollama_ok "$next_bin" "$OLLAMA_NEXT_VERSION"; then
+  build_next=1
+  command -v python3 >/dev/null || missing+=(python3)
+  python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+  has_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+  has_header stb/stb_image.h || missing+=(libstb-dev)
+fi
+if [ -z "$ollama_bin" ] || [ -n "$build_next" ]; then
   # Building Ollama compiles llama.cpp with cgo.
   command -v gcc >/dev/null || missing+=(gcc)
   command -v g++ >/dev/null || missing+=(g++)
@@ -208,6 +234,45 @@ else
       go install "github.com/ollama/ollama/cmd/bench@v$BENCH_TOOL_VERSION"
   }
   job build_bench || die "building Ollama's cmd/bench $BENCH_TOOL_VERSION failed (see above)"
+fi
+
+# build_ollama_next: Ollama $OLLAMA_NEXT_VERSION into $next_bin, with
+# miniaudio $MINIAUDIO_VERSION's header unpacked beside it (a fixed path, so
+# that a build cut short reuses Go's build cache).
+build_ollama_next() {
+  local dir src
+  dir=$(dirname "$(dirname "$next_bin")")
+  src=$dir/miniaudio-$MINIAUDIO_VERSION
+  mkdir -p "$dir/bin"
+  printf 'miniaudio==%s --hash=sha256:%s\n' "$MINIAUDIO_VERSION" "$MINIAUDIO_SHA256" >"$tmp/miniaudio-pin.txt"
+  job python3 -m pip download -q --no-deps --no-binary :all: --require-hashes -r "$tmp/miniaudio-pin.txt" -d "$tmp" ||
+    die "downloading miniaudio $MINIAUDIO_VERSION's source distribution failed (see above)"
+  rm -rf "$src"
+  job tar --no-same-owner -xzf "$tmp/miniaudio-$MINIAUDIO_VERSION.tar.gz" -C "$dir" || die "unpacking miniaudio-$MINIAUDIO_VERSION.tar.gz failed"
+  [ -f "$src/miniaudio/miniaudio.h" ] || die "miniaudio-$MINIAUDIO_VERSION.tar.gz has no miniaudio/miniaudio.h"
+  # llama.cpp's mtmd-helper.cpp includes "miniaudio/miniaudio.h".
+  go_install_next() {
+    cd "$tmp" && GOFLAGS='' CGO_ENABLED=1 CGO_CPPFLAGS="-I$src" GOBIN="$dir/bin" \
+      go install -ldflags "-X github.com/ollama/ollama/version.Version=$OLLAMA_NEXT_VERSION" \
+      "github.com/ollama/ollama@v$OLLAMA_NEXT_VERSION"
+  }
+  job go_install_next || die "building Ollama $OLLAMA_NEXT_VERSION failed (see above)"
+}
+
+if [ "${E2E_OLLAMA_NEXT:-}" = 1 ]; then
+  phase "build ollama $OLLAMA_NEXT_VERSION"
+  if [ -z "$build_next" ]; then
+    log "reusing $next_bin (version $OLLAMA_NEXT_VERSION)"
+  else
+    log "building github.com/ollama/ollama@v$OLLAMA_NEXT_VERSION into $(dirname "$next_bin") (cgo, llama.cpp: 5 to 9 minutes on 2 cores)"
+    build_ollama_next
+    ollama_ok "$next_bin" "$OLLAMA_NEXT_VERSION" ||
+      die "the Ollama just built does not report version $OLLAMA_NEXT_VERSION: $(OLLAMA_HOST=127.0.0.1:9 "$next_bin" --version 2>&1 | tr '\n' ' ')"
+  fi
+fi
+if [ "${E2E_BUILD_ONLY:-}" = 1 ]; then
+  log "E2E_BUILD_ONLY=1: the builds are done"
+  exit 0
 fi
 
 phase "build checks, write model"
