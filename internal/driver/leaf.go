@@ -14,6 +14,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/machine"
 	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
@@ -77,6 +78,9 @@ type Leaf struct {
 	// where the server has none).
 	timedFrom time.Time
 	before    *telemetry.Snapshot
+	// machineFrom is the machine's CPU time then (machine.go); nil where
+	// it is not measured.
+	machineFrom *machine.Snapshot
 	// series scrapes the server during the timed part
 	// (BENCH_METRICS_INTERVAL); nil when it does not.
 	series *seriesScraper
@@ -205,6 +209,7 @@ func (l *Leaf) WarmUp() {
 	l.d.describeLoaded(l.ctx, l.rt)
 	l.ramp()
 	l.before = l.d.scrape(l.ctx, l.rt)
+	l.takeMachine()
 	l.timedFrom = time.Now()
 	l.startSeries()
 }
@@ -440,6 +445,7 @@ func (l *Leaf) End() Outcome {
 		l.endOpen()
 	}
 	to := time.Now()
+	machineTo := l.takeMachineEnd()
 	tel := summary.Telemetry{WarmupLoads: l.warmupLoads, Canary: l.canary}
 	notes := l.endSeries()
 	if l.canaryNote != "" {
@@ -454,6 +460,7 @@ func (l *Leaf) End() Outcome {
 	if d.power != nil && !l.timedFrom.IsZero() {
 		tel.Power, tel.Energy, notes = l.measurePower(to, notes)
 	}
+	tel.Machine = l.machineRun(machineTo, tel.Power)
 	m := d.Run.Add(l.key, l.rounds, tel)
 	l.powerAdded(tel.Energy)
 	d.noteFirst(l)

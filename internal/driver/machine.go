@@ -1,0 +1,127 @@
+package driver
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/machine"
+	"github.com/inferencebench/inferencebench/internal/summary"
+	"github.com/inferencebench/inferencebench/internal/telemetry"
+	"github.com/inferencebench/inferencebench/runtimes"
+)
+
+// BusyMax is the most of the machine's cores that other processes may use
+// during a leaf run's timed part before it is marked disturbed: a share,
+// so that one busy core weighs on a 2-core machine as it does, and not on
+// a 16-core one. docs/method.md#the-machines-state says on which
+// measurements it was chosen.
+const BusyMax = 0.25
+
+// machineServer is what of rt's server the machine's state counts apart
+// from other processes: the ports its processes listen on (none for a
+// remote server, whose CPU is not this machine's), and whether its
+// processes can be told apart at all. A remote server is said once.
+func (d *Driver) machineServer(rt *runtimes.Runtime) (ports []int, ok bool) {
+	if d.servers == nil {
+		d.servers = map[string]machineServer{}
+	}
+	s, seen := d.servers[rt.Name]
+	if !seen {
+		srv, err := machine.ServerOf(rt.BaseURL)
+		switch {
+		case err != nil:
+			d.logf("%s: other processes' CPU cannot be told from its server's (%v): its leaf runs' other_cpu_cores are null", rt.Name, err)
+		case !srv.Local:
+			d.logf("%s: its server (%s) is not on this machine: other_cpu_cores counts this machine's other processes, not the server's", rt.Name, rt.BaseURL)
+			s.ok = true
+		default:
+			s.ports, s.ok = []int{srv.Port}, true
+		}
+		d.servers[rt.Name] = s
+	}
+	return s.ports, s.ok
+}
+
+type machineServer struct {
+	ports []int
+	ok    bool
+}
+
+// takeSnapshot is machine.Take, or the tests' stand-in (Driver.snapshot).
+func (d *Driver) takeSnapshot(ports []int) machine.Snapshot {
+	if d.snapshot != nil {
+		return d.snapshot(ports)
+	}
+	return machine.Take(ports)
+}
+
+// takeMachine reads the machine as the leaf run's timed part starts.
+func (l *Leaf) takeMachine() {
+	if l.control {
+		return
+	}
+	ports, ok := l.d.machineServer(l.rt)
+	if ok {
+		s := l.d.takeSnapshot(ports)
+		l.machineFrom = &s
+	}
+}
+
+// takeMachineEnd reads the machine as the leaf run's timed part ends; nil
+// where it is not measured.
+func (l *Leaf) takeMachineEnd() *machine.Snapshot {
+	if l.machineFrom == nil {
+		return nil
+	}
+	ports, _ := l.d.machineServer(l.rt)
+	s := l.d.takeSnapshot(ports)
+	return &s
+}
+
+// machineRun is the machine's state over the leaf run's timed part, to
+// end (nil: not measured), with the GPU's frequency from its power
+// figures (nil: none).
+func (l *Leaf) machineRun(end *machine.Snapshot, power *telemetry.Figures) *summary.LeafRun {
+	if l.control {
+		return nil
+	}
+	lr := &summary.LeafRun{}
+	if power != nil {
+		lr.GPUMHzMean = ptr(power.GPUMHzMean)
+	}
+	if l.machineFrom == nil || end == nil {
+		lr.Cores = runtime.NumCPU()
+		return lr
+	}
+	u := machine.Between(*l.machineFrom, *end)
+	lr.Cores = u.Cores
+	l.d.cores = u.Cores
+	other, ok := u.Other()
+	if !ok {
+		if !l.d.machineSaid {
+			l.d.machineSaid = true
+			l.d.logf("%s: other processes' CPU use is not measured (other_cpu_cores null): %v", l.key.Runtime, u.Err)
+		}
+		return lr
+	}
+	lr.OtherCPUCores = ptr(other)
+	if lr.Cores > 0 && other > BusyMax*float64(lr.Cores) {
+		lr.Disturbed = true
+		lr.Why = fmt.Sprintf("other processes used %.2f of %d cores", other, lr.Cores)
+		l.d.disturbed = append(l.d.disturbed, fmt.Sprintf("%s #%d (%.2f)", l.key.Levels(), l.count, other))
+	}
+	l.d.measuredRuns++
+	return lr
+}
+
+// sayDisturbed says at the end of the run which leaf runs ran while other
+// processes used more than BusyMax of the cores.
+func (d *Driver) sayDisturbed() {
+	if len(d.disturbed) == 0 {
+		return
+	}
+	cores := d.cores
+	d.logf("%d of %d leaf runs ran while other processes used more than %.2f of the %d cores (busy_max %g; other_cpu_cores in leaf_runs of %s): %s",
+		len(d.disturbed), d.measuredRuns, BusyMax*float64(cores), cores, BusyMax, d.files.json, strings.Join(d.disturbed, ", "))
+}
