@@ -143,4 +143,3 @@ func TestMachineServer(t *testing.T) {
 	assert.False(t, ok)
 	assert.Contains(t, log.String(), "odd: other processes' CPU cannot be told from its server's")
 }
-
