@@ -11,12 +11,13 @@ import (
 	"github.com/inferencebench/inferencebench/runtimes"
 )
 
-// BusyMax is the most of the machine's cores that other processes may use
-// during a leaf run's timed part before it is marked disturbed: a share,
-// so that one busy core weighs on a 2-core machine as it does, and not on
-// a 16-core one. docs/method.md#the-machines-state says on which
-// measurements it was chosen.
-const BusyMax = 0.25
+// BusyMax is the most CPU, in cores, that other processes may use on
+// average over a leaf run's timed part before it is marked disturbed: a
+// number of cores, not a share of them, because one busy neighbour takes
+// a core's worth whatever the machine's size (and on Apple silicon a part
+// of the power and heat the GPU shares). docs/method.md#the-machines-state
+// says on which measurements it was chosen.
+const BusyMax = 0.5
 
 // machineServer is what of rt's server the machine's state counts apart
 // from other processes: the ports its processes listen on (none for a
@@ -106,7 +107,7 @@ func (l *Leaf) machineRun(end *machine.Snapshot, power *telemetry.Figures) *summ
 		return lr
 	}
 	lr.OtherCPUCores = ptr(other)
-	if lr.Cores > 0 && other > BusyMax*float64(lr.Cores) {
+	if other > BusyMax {
 		lr.Disturbed = true
 		lr.Why = fmt.Sprintf("other processes used %.2f of %d cores", other, lr.Cores)
 		l.d.disturbed = append(l.d.disturbed, fmt.Sprintf("%s #%d (%.2f)", l.key.Levels(), l.count, other))
@@ -116,12 +117,11 @@ func (l *Leaf) machineRun(end *machine.Snapshot, power *telemetry.Figures) *summ
 }
 
 // sayDisturbed says at the end of the run which leaf runs ran while other
-// processes used more than BusyMax of the cores.
+// processes used more than BusyMax cores.
 func (d *Driver) sayDisturbed() {
 	if len(d.disturbed) == 0 {
 		return
 	}
-	cores := d.cores
-	d.logf("%d of %d leaf runs ran while other processes used more than %.2f of the %d cores (busy_max %g; other_cpu_cores in leaf_runs of %s): %s",
-		len(d.disturbed), d.measuredRuns, BusyMax*float64(cores), cores, BusyMax, d.files.json, strings.Join(d.disturbed, ", "))
+	d.logf("%d of %d leaf runs ran while other processes used more than %g of the machine's %d cores (busy_max; other_cpu_cores in leaf_runs of %s): %s",
+		len(d.disturbed), d.measuredRuns, BusyMax, d.cores, d.files.json, strings.Join(d.disturbed, ", "))
 }

@@ -141,8 +141,8 @@ type Arguments struct {
 	// Images is BENCH_IMAGES as the run read it, N@WxH with ":jpeg" for
 	// JPEG ("2@512x512"), absent when no image was sent.
 	Images string `json:"images,omitempty"`
-	// BusyMax is the share of the machine's cores other processes could
-	// use during a leaf run's timed part before it was marked disturbed
+	// BusyMax is the CPU, in cores, that other processes could use on
+	// average over a leaf run's timed part before it was marked disturbed
 	// (LeafRun.Disturbed); absent in files written before it.
 	BusyMax *float64 `json:"busy_max,omitempty"`
 }
