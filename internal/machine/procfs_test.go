@@ -17,8 +17,15 @@ import (
 // name has spaces and parentheses, 102 its grandchild; 200 the process
 // reading (self), serving port 45678 (0xB26E), and 201 its child; 300 a
 // bystander; 400 a server on port 8080 over IPv6; port 2024 (0x07E8) is
-// held by no readable process.
-var fixture = procFS{root: filepath.Join("testdata", "proc"), self: 200}
+// held by no readable process. Its fd entries are files whose text is
+// the link's.
+var fixture = procFS{root: filepath.Join("testdata", "proc"), self: 200, readlink: readText}
+
+// readText reads a captured fd entry: a file whose text is the link's.
+func readText(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
 
 func TestParseStat(t *testing.T) {
 	data, err := os.ReadFile(fixture.path("stat"))
@@ -108,7 +115,7 @@ func TestTakeFixture(t *testing.T) {
 	assert.NoError(t, none.ServersErr)
 	assert.Empty(t, none.Servers)
 
-	gone := procFS{root: filepath.Join("testdata", "nothing"), self: 200}.take([]int{11434}, now)
+	gone := procFS{root: filepath.Join("testdata", "nothing"), self: 200, readlink: readText}.take([]int{11434}, now)
 	assert.Nil(t, gone.Busy, "unknown, not 0")
 	assert.Error(t, gone.BusyErr)
 	assert.Nil(t, gone.Self)
