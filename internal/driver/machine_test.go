@@ -102,12 +102,12 @@ func TestLeafRunsInOrder(t *testing.T) {
 // nothing of it; a real run on Linux measures other processes' CPU.
 func TestLeafRunsMeasured(t *testing.T) {
 	t.Parallel()
-	env := merge(isolated(t), map[string]string{"BENCH_RUNTIMES": "sim", "BENCH_PROMPTS": "short", "BENCH_WARMUPS": "0", "BENCH_MAX_TOKENS": "2", "BENCH_CONCURRENCY": "1"})
+	env := merge(isolated(t), map[string]string{"BENCH_RUNTIMES": "sim", "BENCH_PROMPTS": "short", "BENCH_WARMUPS": "0", "BENCH_MAX_TOKENS": "40", "BENCH_CONCURRENCY": "1"})
 	var log bytes.Buffer
 	d, err := setup(context.Background(), env, &log, Options{Count: 1})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	runLeaf(t, d, slices.Collect(d.Leaves())[0], 2)
+	runLeaf(t, d, slices.Collect(d.Leaves())[0], 3) // 0.45 s timed: 50 ms + 40 tokens at 400/s a round
 	require.NoError(t, d.Finish())
 	w := readWritten(t, d)
 	require.Len(t, w.Summary, 1)
@@ -117,7 +117,9 @@ func TestLeafRunsMeasured(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		require.NotNil(t, lr.OtherCPUCores, "measured from /proc")
 		assert.GreaterOrEqual(t, *lr.OtherCPUCores, 0.0)
-		assert.LessOrEqual(t, *lr.OtherCPUCores, float64(lr.Cores)+0.2)
+		// Its counters tick every 10 ms on each core: over 0.45 s a
+		// reading can be a few ticks above the machine's cores.
+		assert.LessOrEqual(t, *lr.OtherCPUCores, float64(lr.Cores)+0.5)
 		assert.Equal(t, *lr.OtherCPUCores > BusyMax, lr.Disturbed)
 		assert.Equal(t, lr.Disturbed, strings.Contains(log.String(), "leaf runs ran while other processes used"))
 	}
