@@ -114,12 +114,12 @@ type Driver struct {
 	// servers are, by runtime, what of its server the machine's state
 	// counts apart (machine.go); disturbed the leaf runs that other
 	// processes disturbed, said at the end, of measuredRuns measured;
-	// machineSaid is set once a measurement that failed is said.
+	// machineSaid the runtimes whose measurement failed, said once.
 	servers      map[string]machineServer
 	disturbed    []string
 	measuredRuns int
 	cores        int // the machine's, as last measured
-	machineSaid  bool
+	machineSaid  map[string]bool
 	snapshot     func(ports []int) machine.Snapshot // nil: machine.Take; tests set it
 }
 

@@ -97,11 +97,17 @@ func (l *Leaf) machineRun(end *machine.Snapshot, power *telemetry.Figures) *summ
 	}
 	u := machine.Between(*l.machineFrom, *end)
 	lr.Cores = u.Cores
-	l.d.cores = u.Cores
+	if lr.Cores == 0 {
+		lr.Cores = runtime.NumCPU()
+	}
+	l.d.cores = lr.Cores
 	other, ok := u.Other()
 	if !ok {
-		if !l.d.machineSaid {
-			l.d.machineSaid = true
+		if !l.d.machineSaid[l.key.Runtime] {
+			if l.d.machineSaid == nil {
+				l.d.machineSaid = map[string]bool{}
+			}
+			l.d.machineSaid[l.key.Runtime] = true
 			l.d.logf("%s: other processes' CPU use is not measured (other_cpu_cores null): %v", l.key.Runtime, u.Err)
 		}
 		return lr

@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -25,6 +26,8 @@ import (
 type fakeMachine struct {
 	calls int
 	ports [][]int
+	// serversErr, when set, is why the server's processes were not found.
+	serversErr error
 }
 
 func (f *fakeMachine) take(ports []int) machine.Snapshot {
@@ -42,7 +45,7 @@ func (f *fakeMachine) take(ports []int) machine.Snapshot {
 		}
 		self.CPU += 500 * time.Millisecond
 	}
-	return machine.Snapshot{At: at, Cores: 2, Busy: &busy, Self: &self}
+	return machine.Snapshot{At: at, Cores: 2, Busy: &busy, Self: &self, ServersErr: f.serversErr}
 }
 
 // Each leaf run with a result line gets the machine's state over its
@@ -148,4 +151,31 @@ func TestMachineServer(t *testing.T) {
 	_, ok = d.machineServer(&runtimes.Runtime{Name: "odd", BaseURL: "unix:///tmp/sock"})
 	assert.False(t, ok)
 	assert.Contains(t, log.String(), "odd: other processes' CPU cannot be told from its server's")
+}
+
+// A local server whose processes cannot be found leaves other_cpu_cores
+// null (not 0, not undisturbed by measure), said once for the run.
+func TestLeafRunsNotMeasured(t *testing.T) {
+	t.Parallel()
+	env := merge(isolated(t), map[string]string{"BENCH_RUNTIMES": "sim", "BENCH_PROMPTS": "short", "BENCH_WARMUPS": "0", "BENCH_MAX_TOKENS": "2", "BENCH_CONCURRENCY": "1"})
+	var log bytes.Buffer
+	d, err := setup(context.Background(), env, &log, Options{Count: 2})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	fake := &fakeMachine{serversErr: errors.New("the process listening on TCP port 11434 could not be found")}
+	d.snapshot = fake.take
+	k := slices.Collect(d.Leaves())[0]
+	runLeaf(t, d, k, 1)
+	runLeaf(t, d, k, 1)
+	require.NoError(t, d.Finish())
+	w := readWritten(t, d)
+	require.Len(t, w.Summary, 1)
+	require.Len(t, w.Summary[0].LeafRuns, 2)
+	for _, lr := range w.Summary[0].LeafRuns {
+		assert.Nil(t, lr.OtherCPUCores)
+		assert.Equal(t, 2, lr.Cores)
+		assert.False(t, lr.Disturbed)
+	}
+	assert.Equal(t, 1, strings.Count(log.String(), "sim: other processes' CPU use is not measured (other_cpu_cores null): the servers' CPU time: the process listening on TCP port 11434 could not be found"), log.String())
+	assert.NotContains(t, log.String(), "leaf runs ran while")
 }
