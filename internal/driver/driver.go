@@ -120,7 +120,10 @@ type Driver struct {
 	measuredRuns int
 	cores        int // the machine's, as last measured
 	machineSaid  map[string]bool
-	snapshot     func(ports []int) machine.Snapshot // nil: machine.Take; tests set it
+	// find and snapshot stand in for machine.Find and machine.Take in
+	// tests; nil: those.
+	find     func(ports []int) machine.Servers
+	snapshot func(machine.Servers) machine.Snapshot
 }
 
 // nextConversation is the id of a new conversation: its number in the run.

@@ -78,8 +78,10 @@ type Leaf struct {
 	// where the server has none).
 	timedFrom time.Time
 	before    *telemetry.Snapshot
-	// machineFrom is the machine's CPU time then (machine.go); nil where
-	// it is not measured.
+	// servers are the server's processes, found before the warm-ups, and
+	// machineFrom the machine's CPU time as the timed part began
+	// (machine.go); nil where it is not measured.
+	servers     *machine.Servers
 	machineFrom *machine.Snapshot
 	// series scrapes the server during the timed part
 	// (BENCH_METRICS_INTERVAL); nil when it does not.
@@ -191,6 +193,7 @@ func (d *Driver) newLeaf(ctx context.Context, k bench.Key, rt *runtimes.Runtime,
 // model it has loaded (see runtimes.Runtime.Loaded), and it reads the
 // server's counters.
 func (l *Leaf) WarmUp() {
+	l.findServers()
 	l.d.fresh(l.ctx, l.rt)
 	n := l.d.Settings.Warmups
 	for i := range n {
@@ -209,7 +212,7 @@ func (l *Leaf) WarmUp() {
 	l.d.describeLoaded(l.ctx, l.rt)
 	l.ramp()
 	l.before = l.d.scrape(l.ctx, l.rt)
-	l.takeMachine()
+	l.machineFrom = l.takeMachine()
 	l.timedFrom = time.Now()
 	l.startSeries()
 }
@@ -445,7 +448,7 @@ func (l *Leaf) End() Outcome {
 		l.endOpen()
 	}
 	to := time.Now()
-	machineTo := l.takeMachineEnd()
+	machineTo := l.takeMachine()
 	tel := summary.Telemetry{WarmupLoads: l.warmupLoads, Canary: l.canary}
 	notes := l.endSeries()
 	if l.canaryNote != "" {

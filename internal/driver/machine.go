@@ -49,34 +49,36 @@ type machineServer struct {
 	ok    bool
 }
 
-// takeSnapshot is machine.Take, or the tests' stand-in (Driver.snapshot).
-func (d *Driver) takeSnapshot(ports []int) machine.Snapshot {
-	if d.snapshot != nil {
-		return d.snapshot(ports)
-	}
-	return machine.Take(ports)
-}
-
-// takeMachine reads the machine as the leaf run's timed part starts.
-func (l *Leaf) takeMachine() {
+// findServers finds the processes of the leaf's server (machine.Find),
+// before its warm-ups: reading the listening sockets can take tens of
+// milliseconds, which the edges of the timed part must not wait for.
+func (l *Leaf) findServers() {
 	if l.control {
 		return
 	}
 	ports, ok := l.d.machineServer(l.rt)
-	if ok {
-		s := l.d.takeSnapshot(ports)
-		l.machineFrom = &s
+	if !ok {
+		return
 	}
+	find := machine.Find
+	if l.d.find != nil {
+		find = l.d.find
+	}
+	s := find(ports)
+	l.servers = &s
 }
 
-// takeMachineEnd reads the machine as the leaf run's timed part ends; nil
-// where it is not measured.
-func (l *Leaf) takeMachineEnd() *machine.Snapshot {
-	if l.machineFrom == nil {
+// takeMachine reads the machine (machine.Take, or the tests' stand-in),
+// at an edge of the leaf run's timed part; nil where it is not measured.
+func (l *Leaf) takeMachine() *machine.Snapshot {
+	if l.servers == nil {
 		return nil
 	}
-	ports, _ := l.d.machineServer(l.rt)
-	s := l.d.takeSnapshot(ports)
+	take := machine.Take
+	if l.d.snapshot != nil {
+		take = l.d.snapshot
+	}
+	s := take(*l.servers)
 	return &s
 }
 

@@ -22,7 +22,7 @@ import (
 // run's start and end) is one second apart, on 2 cores, and other
 // processes use 0.1 core more in each leaf run than in the one before
 // (0.1, 0.2, … 0.5, which is not over BusyMax, and 0.7 for the sixth,
-// which is); it keeps the ports it was asked for.
+// which is); it keeps the ports whose servers it was asked to find.
 type fakeMachine struct {
 	calls int
 	ports [][]int
@@ -30,9 +30,13 @@ type fakeMachine struct {
 	serversErr error
 }
 
-func (f *fakeMachine) take(ports []int) machine.Snapshot {
-	f.calls++
+func (f *fakeMachine) find(ports []int) machine.Servers {
 	f.ports = append(f.ports, ports)
+	return machine.Servers{}
+}
+
+func (f *fakeMachine) take(machine.Servers) machine.Snapshot {
+	f.calls++
 	run := (f.calls + 1) / 2 // leaf run 1, 2, …
 	at := time.Date(2026, 12, 7, 0, 0, run*10, 0, time.UTC)
 	busy := time.Duration(run) * time.Minute
@@ -60,7 +64,7 @@ func TestLeafRunsInOrder(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	fake := &fakeMachine{}
-	d.snapshot = fake.take
+	d.find, d.snapshot = fake.find, fake.take
 	keys := slices.Collect(d.Leaves())
 	require.Len(t, keys, 2, "conc=1 and conc=4")
 	for range 3 { // as go test -count=3 runs them
@@ -70,6 +74,7 @@ func TestLeafRunsInOrder(t *testing.T) {
 	}
 	require.NoError(t, d.Finish())
 	assert.Equal(t, 12, fake.calls, "a snapshot at each leaf run's timed start and end")
+	require.Len(t, fake.ports, 6, "the server's processes found once a leaf run")
 	for _, ports := range fake.ports {
 		require.Len(t, ports, 1, "the simulator's port: its processes are this one")
 	}
@@ -163,7 +168,7 @@ func TestLeafRunsNotMeasured(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	fake := &fakeMachine{serversErr: errors.New("the process listening on TCP port 11434 could not be found")}
-	d.snapshot = fake.take
+	d.find, d.snapshot = fake.find, fake.take
 	k := slices.Collect(d.Leaves())[0]
 	runLeaf(t, d, k, 1)
 	runLeaf(t, d, k, 1)

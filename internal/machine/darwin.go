@@ -15,11 +15,11 @@ import (
 // commandTimeout bounds ps and lsof: a snapshot must never hang a run.
 const commandTimeout = 5 * time.Second
 
-// takeDarwin is a Snapshot on macOS, from ps (every process's CPU time;
-// the machine's is their sum) and lsof (the processes listening on
-// ports). Not tested on a Mac here: its parsing is (parsePS).
-func takeDarwin(ports []int, self int) Snapshot {
-	s := Snapshot{At: time.Now(), Cores: runtime.NumCPU()}
+// takeDarwin is a Snapshot on macOS, from ps: every process's CPU time,
+// the machine's their sum. Not tested on a Mac here: its parsing is
+// (parsePS).
+func takeDarwin(servers Servers, self int) Snapshot {
+	s := Snapshot{At: time.Now(), Cores: runtime.NumCPU(), ServersErr: servers.err}
 	out, err := command("ps", "-A", "-o", "pid=,ppid=,time=")
 	var procs []Proc
 	if err == nil {
@@ -27,7 +27,7 @@ func takeDarwin(ports []int, self int) Snapshot {
 	}
 	if err != nil {
 		s.BusyErr = err
-		if len(ports) > 0 {
+		if len(servers.roots) > 0 {
 			s.ServersErr = err
 		}
 		return s
@@ -42,8 +42,8 @@ func takeDarwin(ports []int, self int) Snapshot {
 		}
 	}
 	s.Busy = &busy
-	if len(ports) > 0 {
-		s.Servers, s.ServersErr = darwinServers(procs, ports, self)
+	if servers.err == nil && len(servers.roots) > 0 {
+		s.Servers, s.ServersErr = descend(procs, servers.roots, self)
 	}
 	return s
 }
@@ -58,33 +58,42 @@ func command(name string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// darwinServers are the processes lsof says listen on ports, and their
-// descendants among procs, self left out.
-func darwinServers(procs []Proc, ports []int, self int) ([]Proc, error) {
-	roots := map[int]bool{}
+// findDarwin finds the processes lsof says listen on ports, self left
+// out.
+func findDarwin(ports []int, self int) Servers {
+	var s Servers
 	for _, port := range ports {
 		out, err := command("lsof", "-nP", "-iTCP:"+strconv.Itoa(port), "-sTCP:LISTEN", "-t")
 		pids, perr := parsePIDs(out)
 		if err != nil || perr != nil || len(pids) == 0 {
-			return nil, fmt.Errorf("no process found listening on TCP port %d: %w", port, errors.Join(err, perr))
+			return Servers{err: fmt.Errorf("no process found listening on TCP port %d: %w", port, errors.Join(err, perr))}
 		}
 		for _, pid := range pids {
-			roots[pid] = pid != self
+			if pid != self {
+				s.roots = append(s.roots, Proc{PID: pid})
+			}
 		}
 	}
-	return tree(procs, roots, self), nil
+	return s
 }
 
-// tree are the processes of procs that are roots (those marked true) or
-// below one, self and its descendants left out.
-func tree(procs []Proc, roots map[int]bool, self int) []Proc {
+// descend are the roots among procs, matched by PID and Start, and every
+// process below them, self and its descendants left out; a root that is
+// no longer there has ended, and what it used is unknown.
+func descend(procs []Proc, roots []Proc, self int) ([]Proc, error) {
 	children := map[int][]Proc{}
-	var queue []Proc
+	now := map[int]Proc{}
 	for _, p := range procs {
 		children[p.PPID] = append(children[p.PPID], p)
-		if roots[p.PID] {
-			queue = append(queue, p)
+		now[p.PID] = p
+	}
+	var queue []Proc
+	for _, r := range roots {
+		p, ok := now[r.PID]
+		if !ok || p.Start != r.Start {
+			return nil, fmt.Errorf("the server process %d ended", r.PID)
 		}
+		queue = append(queue, p)
 	}
 	var out []Proc
 	seen := map[int]bool{}
@@ -99,7 +108,7 @@ func tree(procs []Proc, roots map[int]bool, self int) []Proc {
 		queue = append(queue, children[p.PID]...)
 	}
 	slices.SortFunc(out, func(a, b Proc) int { return a.PID - b.PID })
-	return out
+	return out, nil
 }
 
 // parsePS reads `ps -A -o pid=,ppid=,time=`: a process a line, its CPU

@@ -1,9 +1,11 @@
 // Package machine measures what else loaded the machine while a leaf run
 // ran: the whole machine's busy CPU time, this process's, and that of the
 // processes serving the benchmarked ports on this machine with their
-// descendants (Ollama's `ollama runner` is a child of its server). A
-// Snapshot holds them at one moment, Between the CPU time spent between
-// two, and Use.Other what neither this process nor the servers used.
+// descendants (Ollama's `ollama runner` is a child of its server). Find
+// finds the servers' processes once (the slow part), Take reads a
+// Snapshot of them all at one moment (fast), Between is the CPU time
+// spent between two, and Use.Other what neither this process nor the
+// servers used.
 //
 // Linux reads /proc: /proc/stat for the machine, /proc/net/tcp and tcp6
 // for the listening sockets, /proc/<pid>/fd for the processes that hold

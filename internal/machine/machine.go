@@ -38,10 +38,10 @@ type Snapshot struct {
 	BusyErr error
 	// Self is this process; nil where unknown.
 	Self *Proc
-	// Servers are the processes listening on the ports asked for, and
-	// their descendants, this process left out (it is Self: a server in
-	// it, the simulator, is counted there). ServersErr says why some
-	// could not be found: then what they used is unknown.
+	// Servers are the processes Find found listening on the ports asked
+	// for, and their descendants, this process left out (it is Self: a
+	// server in it, the simulator, is counted there). ServersErr says why
+	// some could not be found or read: then what they used is unknown.
 	Servers    []Proc
 	ServersErr error
 
@@ -51,22 +51,47 @@ type Snapshot struct {
 	all map[key]time.Duration
 }
 
-// Take reads the machine now: its busy CPU time, this process's, and
-// that of the processes listening on ports (TCP, on this machine) and
-// their descendants. Errors are in the Snapshot, never a panic.
-func Take(ports []int) Snapshot {
+// Servers are the processes serving some TCP ports on this machine, as
+// Find found them: the roots of the process trees whose CPU time Take
+// counts apart. The zero Servers is none: no port asked for (a server on
+// another machine), or a server in this process.
+type Servers struct {
+	roots []Proc // their PID and Start; this process left out
+	err   error
+}
+
+// Err is why the servers could not be found; nil when they were.
+func (s Servers) Err() error { return s.err }
+
+// Find finds the processes listening on ports (TCP, on this machine),
+// this process left out. On Linux it reads /proc/net/tcp, which takes
+// milliseconds, tens of them on a machine with many connections: call it
+// before a timed part, not at its edges.
+func Find(ports []int) Servers {
+	if len(ports) == 0 {
+		return Servers{}
+	}
 	switch runtime.GOOS {
 	case "linux":
-		return procFS{root: "/proc", self: os.Getpid()}.take(ports, time.Now())
+		return procFS{root: "/proc", self: os.Getpid()}.find(ports)
 	case "darwin":
-		return takeDarwin(ports, os.Getpid())
+		return findDarwin(ports, os.Getpid())
+	}
+	return Servers{err: fmt.Errorf("no way to find the processes listening on TCP ports on %s", runtime.GOOS)}
+}
+
+// Take reads the machine now: its busy CPU time, this process's, and that
+// of the servers' processes and their descendants. Errors are in the
+// Snapshot, never a panic.
+func Take(servers Servers) Snapshot {
+	switch runtime.GOOS {
+	case "linux":
+		return procFS{root: "/proc", self: os.Getpid()}.take(servers, time.Now())
+	case "darwin":
+		return takeDarwin(servers, os.Getpid())
 	}
 	err := fmt.Errorf("no way to read CPU time on %s", runtime.GOOS)
-	s := Snapshot{At: time.Now(), Cores: runtime.NumCPU(), BusyErr: err}
-	if len(ports) > 0 {
-		s.ServersErr = err
-	}
-	return s
+	return Snapshot{At: time.Now(), Cores: runtime.NumCPU(), BusyErr: err, ServersErr: servers.err}
 }
 
 // Use is the CPU time spent between two snapshots, over all cores. A nil

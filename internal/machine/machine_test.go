@@ -115,14 +115,20 @@ func TestParsePS(t *testing.T) {
 	assert.ErrorContains(t, err, `"COMMAND" is not a PID`)
 }
 
-func TestTree(t *testing.T) {
-	procs := []Proc{{PID: 1}, {PID: 10, PPID: 1}, {PID: 11, PPID: 10}, {PID: 12, PPID: 11}, {PID: 20, PPID: 1}, {PID: 30, PPID: 10}, {PID: 31, PPID: 30}}
-	got := tree(procs, map[int]bool{10: true}, 30)
+func TestDescend(t *testing.T) {
+	procs := []Proc{{PID: 1}, {PID: 10, PPID: 1, Start: 7}, {PID: 11, PPID: 10}, {PID: 12, PPID: 11}, {PID: 20, PPID: 1}, {PID: 30, PPID: 10}, {PID: 31, PPID: 30}}
+	got, err := descend(procs, []Proc{{PID: 10, Start: 7}}, 30)
+	require.NoError(t, err)
 	var pids []int
 	for _, p := range got {
 		pids = append(pids, p.PID)
 	}
 	assert.Equal(t, []int{10, 11, 12}, pids, "the server and below it, not self (30) and its child")
+
+	_, err = descend(procs, []Proc{{PID: 10, Start: 8}}, 30)
+	assert.ErrorContains(t, err, "the server process 10 ended", "its PID is another process's now")
+	_, err = descend(procs, []Proc{{PID: 99}}, 30)
+	assert.ErrorContains(t, err, "the server process 99 ended")
 }
 
 func TestServerOf(t *testing.T) {

@@ -33,8 +33,8 @@ func (fs procFS) path(parts ...string) string {
 }
 
 // take is the Snapshot of fs at now.
-func (fs procFS) take(ports []int, now time.Time) Snapshot {
-	s := Snapshot{At: now}
+func (fs procFS) take(servers Servers, now time.Time) Snapshot {
+	s := Snapshot{At: now, ServersErr: servers.err}
 	if data, err := os.ReadFile(fs.path("stat")); err != nil {
 		s.BusyErr = err
 	} else if busy, cores, err := parseStat(data); err != nil {
@@ -45,8 +45,8 @@ func (fs procFS) take(ports []int, now time.Time) Snapshot {
 	if p, err := fs.proc(fs.self); err == nil {
 		s.Self = &p
 	}
-	if len(ports) > 0 {
-		s.Servers, s.ServersErr = fs.servers(ports)
+	if servers.err == nil && len(servers.roots) > 0 {
+		s.Servers, s.ServersErr = fs.descendants(servers.roots)
 	}
 	return s
 }
@@ -148,9 +148,9 @@ func parseListening(r io.Reader, ports []int, into map[int][]uint64) error {
 	return sc.Err()
 }
 
-// servers are the processes that hold the sockets listening on ports, and
-// their descendants, this process left out.
-func (fs procFS) servers(ports []int) ([]Proc, error) {
+// find finds the processes that hold the sockets listening on ports,
+// this process left out.
+func (fs procFS) find(ports []int) Servers {
 	inodes := map[int][]uint64{}
 	for _, name := range []string{"tcp", "tcp6"} {
 		f, err := os.Open(fs.path("net", name))
@@ -158,18 +158,18 @@ func (fs procFS) servers(ports []int) ([]Proc, error) {
 			continue // no IPv6
 		}
 		if err != nil {
-			return nil, err
+			return Servers{err: err}
 		}
 		err = parseListening(f, ports, inodes)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", fs.path("net", name), err)
+			return Servers{err: fmt.Errorf("%s: %w", fs.path("net", name), err)}
 		}
 	}
 	wanted := map[uint64]int{} // inode → port
 	for _, port := range ports {
 		if len(inodes[port]) == 0 {
-			return nil, fmt.Errorf("no process on this machine listens on TCP port %d", port)
+			return Servers{err: fmt.Errorf("no process on this machine listens on TCP port %d", port)}
 		}
 		for _, ino := range inodes[port] {
 			wanted[ino] = port
@@ -178,21 +178,24 @@ func (fs procFS) servers(ports []int) ([]Proc, error) {
 	holders, unreadable := fs.holders(wanted)
 	for ino, port := range wanted {
 		if _, ok := holders[ino]; !ok {
-			return nil, fmt.Errorf("the process listening on TCP port %d could not be found: %d processes' open files are not readable (another user's?)", port, unreadable)
+			return Servers{err: fmt.Errorf("the process listening on TCP port %d could not be found: %d processes' open files are not readable (another user's?)", port, unreadable)}
 		}
 	}
-	roots := map[int]bool{}
+	var s Servers
 	for _, pids := range holders {
 		for _, pid := range pids {
-			if pid != fs.self {
-				roots[pid] = true
+			if pid == fs.self || slices.ContainsFunc(s.roots, func(p Proc) bool { return p.PID == pid }) {
+				continue
 			}
+			p, err := fs.proc(pid)
+			if err != nil {
+				return Servers{err: fmt.Errorf("the server process %d: %w", pid, err)}
+			}
+			s.roots = append(s.roots, p)
 		}
 	}
-	if len(roots) == 0 {
-		return nil, nil // the server is this process
-	}
-	return fs.descendants(roots)
+	slices.SortFunc(s.roots, func(a, b Proc) int { return a.PID - b.PID })
+	return s
 }
 
 // holders are the processes whose open files include the sockets wanted,
@@ -254,22 +257,14 @@ func (fs procFS) pids() []int {
 	return pids
 }
 
-// descendants are the processes roots and every process below them.
-func (fs procFS) descendants(roots map[int]bool) ([]Proc, error) {
+// descendants are the processes roots, as they are now, and every
+// process below them.
+func (fs procFS) descendants(roots []Proc) ([]Proc, error) {
 	var procs []Proc
 	for _, pid := range fs.pids() {
-		p, err := fs.proc(pid)
-		if err != nil {
-			if roots[pid] {
-				return nil, fmt.Errorf("the server process %d: %w", pid, err)
-			}
-			continue // ended meanwhile
+		if p, err := fs.proc(pid); err == nil {
+			procs = append(procs, p) // else it ended meanwhile
 		}
-		procs = append(procs, p)
 	}
-	all := tree(procs, roots, fs.self)
-	if len(all) == 0 {
-		return nil, errors.New("the server processes ended")
-	}
-	return all, nil
+	return descend(procs, roots, fs.self)
 }

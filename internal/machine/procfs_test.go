@@ -83,7 +83,9 @@ func TestParseListening(t *testing.T) {
 
 func TestTakeFixture(t *testing.T) {
 	now := time.Date(2026, 12, 7, 14, 0, 0, 0, time.UTC)
-	s := fixture.take([]int{11434}, now)
+	servers := fixture.find([]int{11434})
+	require.NoError(t, servers.Err())
+	s := fixture.take(servers, now)
 	require.NoError(t, s.BusyErr)
 	require.NoError(t, s.ServersErr)
 	assert.Equal(t, now, s.At)
@@ -96,30 +98,34 @@ func TestTakeFixture(t *testing.T) {
 		pids = append(pids, p.PID)
 	}
 	assert.Equal(t, []int{100, 101, 102}, pids, "the server, its child and grandchild; not self's child 201 nor the bystander")
+	assert.Equal(t, 15*time.Second, s.Servers[0].CPU, "the server's utime 1200 + stime 300 ticks")
 
-	self := fixture.take([]int{45678}, now)
-	assert.NoError(t, self.ServersErr)
-	assert.Empty(t, self.Servers, "a server in this process is Self's")
+	self := fixture.find([]int{45678})
+	assert.NoError(t, self.Err())
+	assert.Empty(t, fixture.take(self, now).Servers, "a server in this process is Self's")
 
-	v6 := fixture.take([]int{8080, 45678}, now)
+	v6 := fixture.take(fixture.find([]int{8080, 45678}), now)
 	require.NoError(t, v6.ServersErr)
 	require.Len(t, v6.Servers, 1)
 	assert.Equal(t, 400, v6.Servers[0].PID)
 
-	assert.ErrorContains(t, fixture.take([]int{9999}, now).ServersErr, "no process on this machine listens on TCP port 9999")
-	hidden := fixture.take([]int{2024}, now).ServersErr
-	assert.ErrorContains(t, hidden, "the process listening on TCP port 2024 could not be found")
-	assert.ErrorContains(t, hidden, "not readable")
+	assert.ErrorContains(t, fixture.find([]int{9999}).Err(), "no process on this machine listens on TCP port 9999")
+	hidden := fixture.find([]int{2024})
+	assert.ErrorContains(t, hidden.Err(), "the process listening on TCP port 2024 could not be found")
+	assert.ErrorContains(t, hidden.Err(), "not readable")
+	assert.Equal(t, hidden.Err(), fixture.take(hidden, now).ServersErr, "servers not found are unknown in every snapshot")
 
-	none := fixture.take(nil, now)
+	none := fixture.take(Servers{}, now)
 	assert.NoError(t, none.ServersErr)
 	assert.Empty(t, none.Servers)
 
-	gone := procFS{root: filepath.Join("testdata", "nothing"), self: 200, readlink: readText}.take([]int{11434}, now)
-	assert.Nil(t, gone.Busy, "unknown, not 0")
-	assert.Error(t, gone.BusyErr)
-	assert.Nil(t, gone.Self)
-	assert.Error(t, gone.ServersErr)
-	_, ok := Between(gone, gone).Other()
+	gone := procFS{root: filepath.Join("testdata", "nothing"), self: 200, readlink: readText}
+	assert.Error(t, gone.find([]int{11434}).Err())
+	snap := gone.take(servers, now)
+	assert.Nil(t, snap.Busy, "unknown, not 0")
+	assert.Error(t, snap.BusyErr)
+	assert.Nil(t, snap.Self)
+	assert.ErrorContains(t, snap.ServersErr, "the server process 100 ended")
+	_, ok := Between(snap, snap).Other()
 	assert.False(t, ok)
 }

@@ -14,9 +14,11 @@ import (
 // other measures Other over d, with the servers on ports counted apart.
 func other(t *testing.T, d time.Duration, ports ...int) float64 {
 	t.Helper()
-	a := Take(ports)
+	servers := Find(ports)
+	require.NoError(t, servers.Err())
+	a := Take(servers)
 	time.Sleep(d)
-	u := Between(a, Take(ports))
+	u := Between(a, Take(servers))
 	require.NoError(t, u.Err)
 	o, ok := u.Other()
 	require.True(t, ok)
