@@ -29,6 +29,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/machine"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
 	"github.com/inferencebench/inferencebench/prompts"
@@ -111,6 +112,19 @@ type Driver struct {
 	// images are BENCH_IMAGES, drawn once for the run and sent with every
 	// request (checkImages); nil: none.
 	images []runtimes.Image
+	// servers are, by runtime, what of its server the machine's state
+	// counts apart (machine.go); disturbed the leaf runs that other
+	// processes disturbed, said at the end, of measuredRuns measured;
+	// machineSaid the runtimes whose measurement failed, said once.
+	servers      map[string]machineServer
+	disturbed    []string
+	measuredRuns int
+	cores        int // the machine's, as last measured
+	machineSaid  map[string]bool
+	// find and snapshot stand in for machine.Find and machine.Take in
+	// tests; nil: those.
+	find     func(ports []int) machine.Servers
+	snapshot func(machine.Servers) machine.Snapshot
 }
 
 // nextConversation is the id of a new conversation: its number in the run.
@@ -435,6 +449,7 @@ func (d *Driver) Finish() error {
 		d.files.remove() // the warm-ups' records, if any
 		return errors.New("no benchmark sent a request: every runtime was skipped or could not be benchmarked; no files were written")
 	}
+	d.sayDisturbed()
 	d.Run.Complete = true
 	if err := d.save(); err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/canary"
 	"github.com/inferencebench/inferencebench/internal/config"
+	"github.com/inferencebench/inferencebench/internal/machine"
 	"github.com/inferencebench/inferencebench/internal/records"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
@@ -77,6 +78,11 @@ type Leaf struct {
 	// where the server has none).
 	timedFrom time.Time
 	before    *telemetry.Snapshot
+	// servers are the server's processes, found before the warm-ups, and
+	// machineFrom the machine's CPU time as the timed part began
+	// (machine.go); nil where it is not measured.
+	servers     *machine.Servers
+	machineFrom *machine.Snapshot
 	// series scrapes the server during the timed part
 	// (BENCH_METRICS_INTERVAL); nil when it does not.
 	series *seriesScraper
@@ -193,6 +199,7 @@ func (d *Driver) newLeaf(ctx context.Context, k bench.Key, rt *runtimes.Runtime,
 // server's counters.
 func (l *Leaf) WarmUp() {
 	l.d.unloadSides(l.ctx, l.rt)
+	l.findServers()
 	l.d.fresh(l.ctx, l.rt)
 	n := l.d.Settings.Warmups
 	for i := range n {
@@ -211,6 +218,7 @@ func (l *Leaf) WarmUp() {
 	l.d.describeLoaded(l.ctx, l.rt)
 	l.ramp()
 	l.before = l.d.scrape(l.ctx, l.rt)
+	l.machineFrom = l.takeMachine()
 	l.timedFrom = time.Now()
 	l.startSeries()
 }
@@ -446,6 +454,7 @@ func (l *Leaf) End() Outcome {
 		l.endOpen()
 	}
 	to := time.Now()
+	machineTo := l.takeMachine()
 	tel := summary.Telemetry{WarmupLoads: l.warmupLoads, Canary: l.canary}
 	notes := l.endSeries()
 	if l.canaryNote != "" {
@@ -460,6 +469,7 @@ func (l *Leaf) End() Outcome {
 	if d.power != nil && !l.timedFrom.IsZero() {
 		tel.Power, tel.Energy, notes = l.measurePower(to, notes)
 	}
+	tel.Machine = l.machineRun(machineTo, tel.Power)
 	m := d.Run.Add(l.key, l.rounds, tel)
 	l.powerAdded(tel.Energy)
 	d.noteFirst(l)

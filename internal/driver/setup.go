@@ -446,6 +446,8 @@ func (d *Driver) arguments() summary.Arguments {
 	if d.opts.Count > 0 {
 		a.Count = &d.opts.Count
 	}
+	busyMax := BusyMax
+	a.BusyMax = &busyMax
 	if st.Workload != "" {
 		path := st.Workload
 		a.Workload = &path

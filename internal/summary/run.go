@@ -141,6 +141,10 @@ type Arguments struct {
 	// Images is BENCH_IMAGES as the run read it, N@WxH with ":jpeg" for
 	// JPEG ("2@512x512"), absent when no image was sent.
 	Images string `json:"images,omitempty"`
+	// BusyMax is the CPU, in cores, that other processes could use on
+	// average over a leaf run's timed part before it was marked disturbed
+	// (LeafRun.Disturbed); absent in files written before it.
+	BusyMax *float64 `json:"busy_max,omitempty"`
 }
 
 // ArgumentsOf is the Arguments that copy settings st: every field tagged
@@ -633,6 +637,10 @@ type Row struct {
 	// without images.
 	Images    int    `json:"images,omitempty"`
 	ImageSize string `json:"image_size,omitempty"`
+	// LeafRuns are the machine's state during each leaf run of the row
+	// that has a result line, in the .txt's order (LeafRun); absent where
+	// it was not measured, as in files written before it.
+	LeafRuns []LeafRun `json:"leaf_runs,omitempty"`
 }
 
 // TurnFigures are the figures of one turn of a row's conversations, over
@@ -699,6 +707,7 @@ func (r *Run) Rows() []Row {
 		row := newRow(k, m, &tel)
 		row.addHTTPTrace(rounds)
 		row.Images, row.ImageSize = ImagesOf(r.Arguments.Images)
+		row.LeafRuns = leafRuns(ls)
 		for _, l := range ls {
 			if l.tel.Canary != nil {
 				row.Canary = l.tel.Canary

@@ -26,6 +26,9 @@ type Telemetry struct {
 	// Canary is the reply to the leaf run's canary request (nil: none
 	// sent, or it failed); the row keeps the first leaf run's.
 	Canary *canary.Reply
+	// Machine is what else loaded the machine during the timed part;
+	// nil where the driver did not measure it.
+	Machine *LeafRun
 }
 
 // pooledTelemetry is the telemetry of a row's leaf runs together.

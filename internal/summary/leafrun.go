@@ -1,0 +1,46 @@
+package summary
+
+// LeafRun is the machine's state during one leaf run's timed part (from
+// its first timed round's start to its end, the warm-ups left out): what
+// other processes used, so that a comparison can refuse a verdict on runs
+// that ran disturbed. A row's LeafRuns are in the order of its result
+// lines in the .txt.
+type LeafRun struct {
+	// OtherCPUCores is the CPU time of the machine's other processes (its
+	// busy time less this process's and the benchmarked server's, with
+	// the server's descendants) over the wall time, in cores; nil where it
+	// could not be measured (no /proc or ps, a local server whose
+	// processes could not be found).
+	OtherCPUCores *float64 `json:"other_cpu_cores"`
+	// Cores are the machine's CPUs; 0 where unknown.
+	Cores int `json:"cores"`
+	// GPUMHzMean is the GPU's mean frequency over the timed part
+	// (macmon, on a Mac); nil without it.
+	GPUMHzMean *float64 `json:"gpu_mhz_mean"`
+	// Disturbed is set when other processes used more than the run's
+	// arguments.busy_max allows; Why says so for people.
+	Disturbed bool   `json:"disturbed"`
+	Why       string `json:"why,omitempty"`
+}
+
+// leafRuns are the machine's state during the leaf runs ls that have a
+// result line (some successful request), in order; nil when none was
+// measured (a run made up, or whose driver measured nothing).
+func leafRuns(ls []leaf) []LeafRun {
+	var out []LeafRun
+	measured := false
+	for _, l := range ls {
+		if l.notRun != nil || l.m.Successes == 0 {
+			continue // no result line (see Benchfmt)
+		}
+		lr := LeafRun{}
+		if l.tel.Machine != nil {
+			lr, measured = *l.tel.Machine, true
+		}
+		out = append(out, lr)
+	}
+	if !measured {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+package summary
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/resulttest"
+	"github.com/inferencebench/inferencebench/internal/stats"
+	"github.com/inferencebench/inferencebench/runtimes"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func other(x float64) *LeafRun {
+	lr := &LeafRun{OtherCPUCores: &x, Cores: 2}
+	if x > 0.5 {
+		lr.Disturbed, lr.Why = true, "other processes used much"
+	}
+	return lr
+}
+
+// A row's leaf_runs are its leaf runs that have a result line, in the
+// .txt's order: a leaf run whose every request failed has none, and
+// none here either.
+func TestRowLeafRunsFollowResultLines(t *testing.T) {
+	a := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
+	b := a
+	b.Concurrency = 4
+	ok := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 1000*ms, 40)}}}
+	failed := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Failed()}}}
+	r := NewRun(time.Unix(0, 0))
+	r.Add(a, ok, Telemetry{Machine: other(0.1)})
+	r.Add(b, ok, Telemetry{Machine: other(0.2)})
+	r.Add(a, failed, Telemetry{Machine: other(0.9)})
+	r.Add(b, ok, Telemetry{Machine: other(0.7)})
+	r.Add(a, ok, Telemetry{Machine: other(0.3)})
+	rows := r.Rows()
+	require.Len(t, rows, 2)
+	cores := func(lrs []LeafRun) []float64 {
+		var out []float64
+		for _, lr := range lrs {
+			out = append(out, *lr.OtherCPUCores)
+		}
+		return out
+	}
+	assert.Equal(t, []float64{0.1, 0.3}, cores(rows[0].LeafRuns), "the failed leaf run has no result line")
+	assert.Equal(t, []float64{0.2, 0.7}, cores(rows[1].LeafRuns))
+	assert.True(t, rows[1].LeafRuns[1].Disturbed)
+
+	txt, err := r.Benchfmt()
+	require.NoError(t, err)
+	back := readBenchfmt(t, txt)
+	assert.Len(t, back.results, len(rows[0].LeafRuns)+len(rows[1].LeafRuns), "one leaf run per result line")
+}
+
+// A run whose driver measured nothing (made-up rows, files before the
+// key) has no leaf_runs: not measured, which is not "undisturbed".
+func TestRowLeafRunsAbsentWhenNotMeasured(t *testing.T) {
+	a := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
+	r := NewRun(time.Unix(0, 0))
+	r.Add(a, []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 1000*ms, 40)}}}, Telemetry{})
+	js, err := r.File().Encode()
+	require.NoError(t, err)
+	assert.NotContains(t, string(js), "leaf_runs")
+	assert.NotContains(t, string(js), "busy_max")
+
+	data, err := os.ReadFile(filepath.Join("testdata", "golden.json"))
+	require.NoError(t, err)
+	f, err := Decode(data)
+	require.NoError(t, err)
+	require.NotEmpty(t, f.Summary)
+	for _, row := range f.Summary {
+		assert.Nil(t, row.LeafRuns, "a file without the key reads as not measured")
+	}
+	assert.Nil(t, f.Arguments.BusyMax)
+}
+
+// The written keys, as cmd/compare and cmd/history read them: null where
+// unknown, why only when disturbed.
+func TestLeafRunsJSON(t *testing.T) {
+	a := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
+	r := NewRun(time.Unix(0, 0))
+	busyMax := 0.25
+	r.Arguments.BusyMax = &busyMax
+	ok := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 1000*ms, 40)}}}
+	mhz := 1290.0
+	r.Add(a, ok, Telemetry{Machine: &LeafRun{OtherCPUCores: ptr(0.93), Cores: 2, GPUMHzMean: &mhz, Disturbed: true, Why: "other processes used 0.93 of 2 cores"}})
+	r.Add(a, ok, Telemetry{Machine: &LeafRun{Cores: 2}})
+	js, err := r.File().Encode()
+	require.NoError(t, err)
+	var raw struct {
+		Arguments map[string]any `json:"arguments"`
+		Summary   []struct {
+			LeafRuns []map[string]any `json:"leaf_runs"`
+		} `json:"summary"`
+	}
+	require.NoError(t, json.Unmarshal(js, &raw))
+	assert.Equal(t, 0.25, raw.Arguments["busy_max"])
+	require.Len(t, raw.Summary, 1)
+	assert.Equal(t, []map[string]any{
+		{"other_cpu_cores": 0.93, "cores": 2.0, "gpu_mhz_mean": 1290.0, "disturbed": true, "why": "other processes used 0.93 of 2 cores"},
+		{"other_cpu_cores": nil, "cores": 2.0, "gpu_mhz_mean": nil, "disturbed": false},
+	}, raw.Summary[0].LeafRuns)
+
+	f, err := Decode(js)
+	require.NoError(t, err)
+	assert.Equal(t, r.Rows()[0].LeafRuns, f.Summary[0].LeafRuns, "read back as written")
+}
+
+func ptr(x float64) *float64 { return &x }
