@@ -367,6 +367,9 @@ func (p program) verdict(root string, bsArgs []string, runs []*runFile, files []
 		blockWithin(groups, files[0])
 	}
 	for _, g := range groups {
+		blockDisturbed(g, sidesOf(g, runs, files))
+	}
+	for _, g := range groups {
 		other, base, one := strings.Cut(g.name, " vs ")
 		g.versions = !one || product(other) == product(base)
 		if one && g.versions {
@@ -391,6 +394,16 @@ func (p program) verdict(root string, bsArgs []string, runs []*runFile, files []
 func product(name string) string {
 	p, _, _ := strings.Cut(name, "@")
 	return p
+}
+
+// sidesOf are the two sides group g compares: each run's row of its
+// runtime, or one run's rows of its two runtimes.
+func sidesOf(g *verdictGroup, runs []*runFile, files []beside) []side {
+	if len(runs) == 2 {
+		return []side{{runs[0].role, files[0].file, g.name}, {runs[1].role, files[1].file, g.name}}
+	}
+	other, base, _ := strings.Cut(g.name, " vs ")
+	return []side{{base + "'s", files[0].file, base}, {other + "'s", files[0].file, other}}
 }
 
 // sidesTitle names two sides of one product in one run by their

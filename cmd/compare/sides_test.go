@@ -41,6 +41,9 @@ func TestSideBySideRun(t *testing.T) {
 		require.NoError(t, l.End().SaveErr)
 	}
 	require.NoError(t, d.Finish())
+	// The machine here is shared: as on an idle one, no leaf run counts
+	// as disturbed (TestVerdictDisturbed has those).
+	undisturbed(t, summary.PathsOf(dir, d.Run.ID).JSON)
 
 	r := runCompare(t, opts{}, summary.PathsOf(dir, d.Run.ID).Bench)
 	require.Equal(t, exitRegression, r.code, "two versions of one product, the new one slower: a regression; stderr:\n%s", r.stderr)

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/bench"
+	"github.com/inferencebench/inferencebench/internal/summary"
+)
+
+// A leaf whose runs on either side ran while other processes loaded the
+// machine (the summary's leaf_runs, marked disturbed above its busy_max:
+// docs/method.md, "The machine's state") is left out of the verdict: its
+// figures measured the machine as much as the runtime.
+
+// side is one side of a comparison at a leaf: a run's summary and the
+// runtime whose row it is.
+type side struct {
+	role    string // OLD, NEW, or the runtime's name in one run
+	file    *summary.File
+	runtime string
+}
+
+// blockDisturbed sets g.leafBlocked for each leaf of g at which a side
+// ran disturbed.
+func blockDisturbed(g *verdictGroup, sides []side) {
+	for _, c := range g.changes {
+		if !c.parsed || g.leafBlocked[c.leaf] != "" {
+			continue
+		}
+		var why []string
+		for _, s := range sides {
+			if w := disturbedAt(s, c.key); w != "" {
+				why = append(why, w)
+			}
+		}
+		if len(why) == 0 {
+			continue
+		}
+		if g.leafBlocked == nil {
+			g.leafBlocked = map[string]string{}
+		}
+		g.leafBlocked[c.leaf] = strings.Join(why, "; ") + ": the machine, not only the runtime, is in its figures"
+	}
+}
+
+// disturbedAt says how the side's leaf runs at leaf k were disturbed:
+// "during 5 of 6 NEW leaf runs other processes used up to 0.93 of 2
+// cores"; "" where none was (or none was measured).
+func disturbedAt(s side, k bench.Key) string {
+	if s.file == nil {
+		return ""
+	}
+	row := rowOf(s.file, s.runtime, k)
+	if row == nil {
+		return ""
+	}
+	n, most, cores := 0, 0.0, 0
+	for _, lr := range row.LeafRuns {
+		if !lr.Disturbed {
+			continue
+		}
+		n++
+		if lr.OtherCPUCores != nil {
+			most = max(most, *lr.OtherCPUCores)
+		}
+		cores = max(cores, lr.Cores)
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("during %d of %d %s leaf runs other processes used up to %.2f of %d cores",
+		n, len(row.LeafRuns), s.role, most, cores)
+}
+
+// rowOf is f's row of runtime at leaf k's prompt and load, nil if none.
+func rowOf(f *summary.File, runtime string, k bench.Key) *summary.Row {
+	for i := range f.Summary {
+		r := &f.Summary[i]
+		rate := 0.0
+		if r.RateRPS != nil {
+			rate = *r.RateRPS
+		}
+		if r.Runtime == runtime && r.Prompt == k.Prompt && rate == k.Rate && (k.Rate > 0 || r.Concurrency == k.Concurrency) {
+			return r
+		}
+	}
+	return nil
+}
