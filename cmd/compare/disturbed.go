@@ -55,17 +55,7 @@ func disturbedAt(s side, k bench.Key) string {
 	if row == nil {
 		return ""
 	}
-	n, most, cores := 0, 0.0, 0
-	for _, lr := range row.LeafRuns {
-		if !lr.Disturbed {
-			continue
-		}
-		n++
-		if lr.OtherCPUCores != nil {
-			most = max(most, *lr.OtherCPUCores)
-		}
-		cores = max(cores, lr.Cores)
-	}
+	n, most, cores := row.Disturbance()
 	if n == 0 {
 		return ""
 	}

@@ -196,6 +196,13 @@
 //
 //	verdict: ollama 0.6.5 → 0.7.0: no verdict: OLD, the baseline, drifted (decode -50.0%, see above)
 //
+// nor at a leaf where either side ran disturbed (the summary's
+// leaf_runs: other processes used more of the machine than its busy_max
+// during some of the leaf's runs; docs/method.md). The leaf is left out
+// of the family and the line says why; the other leaves are judged:
+//
+//	verdict: sim sim-1, NEW vs OLD: worse: decode p50 -9.9% at 4 users; no verdict at 1 user: during 5 of 6 NEW leaf runs other processes used up to 0.93 of 2 cores: the machine, not only the runtime, is in its figures
+//
 // A run compared with itself (one file, or a copy: the same results and
 // summary byte for byte) is refused: "this is the same run".
 //

@@ -197,6 +197,12 @@ func (h *history) mdSeries(w writef) {
 		if len(s.drifted) > 0 {
 			w(" Not used as a baseline, their control having drifted: %s.", strings.Join(s.drifted, ", "))
 		}
+		if s.latestDisturbed != "" {
+			w(" **The latest run ran disturbed**, %s: not judged.", mdEscape(s.latestDisturbed))
+		}
+		if len(s.disturbed) > 0 {
+			w(" Not used as a baseline, having run disturbed: %s.", strings.Join(s.disturbed, ", "))
+		}
 		w("\n\n")
 		if len(s.results) == 0 {
 			w("No figure in any run (every request failed).\n\n")

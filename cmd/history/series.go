@@ -185,6 +185,10 @@ type point struct {
 	// drift says the runtime's control leaf drifted in the run (the
 	// control's own words), "" if not: the run is no baseline.
 	drift string
+	// disturbed says the row's leaf runs ran while other processes
+	// loaded the machine (its leaf_runs), "" if not: the run is no
+	// baseline, and a latest run so is not judged.
+	disturbed string
 }
 
 // clientDecode returns row as the history judges it: a row of a native
@@ -239,9 +243,15 @@ type series struct {
 	// drifted are the runs of the window before the latest whose
 	// runtime's control drifted, left out of every baseline, oldest
 	// first; latestDrift is the latest run's drift, "" if none.
-	drifted     []string
-	latestDrift string
-	canary      []canaryChange
+	// disturbed are the runs of the window before the latest that ran
+	// disturbed (point.disturbed), left out of every baseline too;
+	// latestDisturbed is how the latest did, "" if it did not: its
+	// figures are not judged.
+	disturbed       []string
+	latestDisturbed string
+	drifted         []string
+	latestDrift     string
+	canary          []canaryChange
 	// settings are the settings of its rows (the key's); shown those of
 	// them that tell it from the other series of its leaf and workload,
 	// for its label; started how it began, if where a setting changed.
@@ -334,7 +344,7 @@ func build(runs []*run, o options) *history {
 				h.series = append(h.series, s)
 			}
 			s.points = append(s.points, point{run: r, row: clientDecode(r.file, row), version: version(r.file, row.Runtime),
-				drift: driftOf(r.file, row.Runtime)})
+				drift: driftOf(r.file, row.Runtime), disturbed: disturbedOf(row)})
 		}
 	}
 	slices.SortFunc(h.series, func(a, b *series) int { return a.key.compare(b.key) })
@@ -435,14 +445,19 @@ func (s *series) judge(o options) {
 	s.latestDrift = latest.drift
 	// A run whose control drifted measured the machine as much as the
 	// runtime: it is no baseline (history.md says which were left out).
+	s.latestDisturbed = latest.disturbed
 	for i, n := last-1, 0; i >= 0 && n < o.window; i-- {
-		if s.points[i].drift != "" {
-			s.drifted = append(s.drifted, s.points[i].run.id)
-			continue
+		switch p := s.points[i]; {
+		case p.drift != "":
+			s.drifted = append(s.drifted, p.run.id)
+		case p.disturbed != "":
+			s.disturbed = append(s.disturbed, p.run.id)
+		default:
+			n++
 		}
-		n++
 	}
 	slices.Reverse(s.drifted)
+	slices.Reverse(s.disturbed)
 	for _, f := range trended {
 		has := false
 		for _, p := range s.points {
@@ -458,7 +473,7 @@ func (s *series) judge(o options) {
 		var window []float64
 		var runs []string
 		for i := last - 1; i >= 0 && len(window) < o.window; i-- {
-			if s.points[i].drift != "" {
+			if s.points[i].drift != "" || s.points[i].disturbed != "" {
 				continue
 			}
 			if v := f.value(s.points[i].row); v != nil {
@@ -473,7 +488,7 @@ func (s *series) judge(o options) {
 		slices.Reverse(runs)
 		res.baselineRuns = runs
 		res.trend = stats.DetectTrend(window, res.latest, f.Better, o.threshold)
-		if s.stale {
+		if s.stale || latest.disturbed != "" {
 			res.trend.Verdict = stats.Insufficient
 		}
 		s.results = append(s.results, res)

@@ -51,6 +51,12 @@ type seriesVerdict struct {
 	// how the latest run's drifted, null if it did not.
 	DriftedRuns []string `json:"drifted_runs"`
 	LatestDrift *string  `json:"latest_drift"`
+	// DisturbedRuns are the runs of the window that ran while other
+	// processes loaded the machine (leaf_runs), left out of every
+	// baseline, [] if none; LatestDisturbed says how the latest run did,
+	// null if it did not: its figures are insufficient.
+	DisturbedRuns   []string `json:"disturbed_runs"`
+	LatestDisturbed *string  `json:"latest_disturbed"`
 }
 
 type figureVerdict struct {
@@ -100,6 +106,7 @@ func (h *history) verdicts() ([]byte, error) {
 			EmbedBatch: k.EmbedBatch, Verdict: s.verdict(),
 			LatestRun: latest.run.id, Version: orNull(latest.version), Figures: []figureVerdict{}, CanaryChanges: []canaryJSON{},
 			Settings: map[string]string{}, DriftedRuns: []string{}, LatestDrift: orNull(s.latestDrift),
+			DisturbedRuns: append([]string{}, s.disturbed...), LatestDisturbed: orNull(s.latestDisturbed),
 		}
 		sv.DriftedRuns = append(sv.DriftedRuns, s.drifted...)
 		for _, v := range s.settings {

@@ -44,3 +44,20 @@ func leafRuns(ls []leaf) []LeafRun {
 	}
 	return out
 }
+
+// Disturbance says how the row's leaf runs ran disturbed: how many did,
+// the most other processes used in them (cores) and the machine's cores;
+// n is 0 where none did, or none was measured.
+func (r *Row) Disturbance() (n int, most float64, cores int) {
+	for _, lr := range r.LeafRuns {
+		if !lr.Disturbed {
+			continue
+		}
+		n++
+		if lr.OtherCPUCores != nil {
+			most = max(most, *lr.OtherCPUCores)
+		}
+		cores = max(cores, lr.Cores)
+	}
+	return n, most, cores
+}

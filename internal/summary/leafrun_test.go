@@ -112,3 +112,22 @@ func TestLeafRunsJSON(t *testing.T) {
 }
 
 func ptr(x float64) *float64 { return &x }
+
+// A row's disturbance: its disturbed leaf runs counted, the most other
+// processes used among them, the machine's cores; none for a row whose
+// leaf runs were quiet or not measured.
+func TestRowDisturbance(t *testing.T) {
+	cores := func(v float64) *float64 { return &v }
+	r := Row{LeafRuns: []LeafRun{
+		{OtherCPUCores: cores(0.1), Cores: 2},
+		{OtherCPUCores: cores(0.9), Cores: 2, Disturbed: true},
+		{OtherCPUCores: cores(1.4), Cores: 2, Disturbed: true},
+		{OtherCPUCores: nil, Cores: 2},
+	}}
+	n, most, c := r.Disturbance()
+	assert.Equal(t, 2, n)
+	assert.Equal(t, 1.4, most)
+	assert.Equal(t, 2, c)
+	n, _, _ = (&Row{}).Disturbance()
+	assert.Zero(t, n, "not measured: not disturbed")
+}
