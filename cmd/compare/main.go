@@ -183,20 +183,7 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 		runs = append(runs, r)
 	}
 
-	var files []beside
-	for _, r := range runs {
-		f, err := summaryBeside(r.input)
-		if err != nil {
-			// benchstat needs only the .txt: say it, and compare.
-			what := "no versions or canary replies from it"
-			if f.file != nil {
-				what = "its canary replies compared by the first 2,000 characters its rows keep"
-			}
-			fmt.Fprintf(p.stderr, "compare: %v; %s\n", err, what)
-		}
-		files = append(files, f)
-	}
-
+	files := p.summariesBeside(runs)
 	if len(runs) == 2 && sameRun(runs[0].input, runs[1].input) {
 		return 0, fail("this is the same run: %s and %s hold the same results: nothing to compare; "+
 			"compare it with another run (scripts/compare.sh -list)", runs[0].input, runs[1].input)
@@ -230,6 +217,24 @@ func (p program) compare(ctx context.Context, dir string, args []string) (int, e
 		return status, err
 	}
 	return p.verdict(root, bsArgs, runs, files)
+}
+
+// summariesBeside reads the summary beside each run; one it cannot read
+// is said, and the comparison goes on, as benchstat needs only the .txt.
+func (p program) summariesBeside(runs []*runFile) []beside {
+	var files []beside
+	for _, r := range runs {
+		f, err := summaryBeside(r.input)
+		if err != nil {
+			what := "no versions or canary replies from it"
+			if f.file != nil {
+				what = "its canary replies compared by the first 2,000 characters its rows keep"
+			}
+			fmt.Fprintf(p.stderr, "compare: %v; %s\n", err, what)
+		}
+		files = append(files, f)
+	}
+	return files
 }
 
 // resolveAll finds the file of each argument (resolve), a NAME@VERSION
