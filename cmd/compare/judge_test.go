@@ -114,3 +114,19 @@ func TestVerdictCannotSee(t *testing.T) {
 	require.Len(t, v, 1, r.stdout)
 	assert.Equal(t, "verdict: sim, NEW vs OLD: no verdict: with 24 tests a change needs p ≤ 0.0021, which 6 against 6 samples cannot reach (0.0022 at best): run -count=7, or fewer leaves", v[0])
 }
+
+// A real Ollama 0.17.4 run twice with nothing changed, a neighbour
+// burning a core through the first run's first 40 s and four other
+// engineers' builds on the machine throughout (testdata/ollama-busy):
+// before, compare called it "better: … agg-tok/s +204.6% (p=0.002) at
+// conc 1; decode-tok/s +33.7% …" and exited 0. Every leaf run of both
+// recorded the machine loaded, so there is no verdict, and it says why.
+func TestVerdictRealOllamaBusy(t *testing.T) {
+	r := runCompare(t, opts{env: map[string]string{"BENCH_OUTPUT_DIR": "cmd/compare/testdata/ollama-busy"}}, "20261207T150415Z", "20261207T150633Z")
+	assert.Equal(t, exitNoVerdict, r.code, r.stderr)
+	v := verdicts(r.stdout)
+	require.Len(t, v, 1, r.stdout)
+	assert.True(t, strings.HasPrefix(v[0], "verdict: ollama 0.17.4, NEW vs OLD: no verdict: at 1 user: during 6 of 6 OLD leaf runs other processes used up to 1.76 of 2 cores;"), v[0])
+	assert.NotContains(t, v[0], "better")
+	assert.NotContains(t, r.stdout, "\njudged: ", "no leaf left to judge")
+}
