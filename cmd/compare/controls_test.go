@@ -116,9 +116,9 @@ func TestUnjudgedControl(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	require.Len(t, lines, 8, r.stdout)
 	assert.Regexp(t, `^`+runDrifted+`\s.*, ollama 0\.6\.5 \(control drifted\)$`, lines[1])
-	assert.Regexp(t, `^`+runThree+`\s.*\s3\s+ollama 0\.7\.1$`, lines[5], "judged: no mark")
-	assert.Regexp(t, `^`+runSteady1+`\s.*\s6\s+ollama 0\.7\.1 \(control unjudged\)$`, lines[6])
-	assert.Regexp(t, `^`+runSteady2+`\s.*\s6\s+ollama 0\.7\.1 \(control unjudged\)$`, lines[7])
+	assert.Regexp(t, `^`+runThree+`\s.*\s3\s+prompts=short\s+ollama 0\.7\.1$`, lines[5], "judged: no mark")
+	assert.Regexp(t, `^`+runSteady1+`\s.*\s6\s+prompts=short\s+ollama 0\.7\.1 \(control unjudged\)$`, lines[6])
+	assert.Regexp(t, `^`+runSteady2+`\s.*\s6\s+prompts=short\s+ollama 0\.7\.1 \(control unjudged\)$`, lines[7])
 	golden(t, filepath.Join("testdata", "verdict", "list-unjudged.txt"),
 		fmt.Sprintf("$ BENCH_OUTPUT_DIR=$TMP compare -list\n%sexit status %d\n", r.stdout, r.code))
 }

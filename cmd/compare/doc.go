@@ -210,16 +210,19 @@
 //
 // -list lists the runs in $BENCH_OUTPUT_DIR (results/ by default), oldest
 // first, from their summary JSON files: run ID, start (UTC), host label
-// (BENCH_HOST_LABEL, else the machine's name), -count (N), and each
-// runtime with its version, marked "(control drifted)" where its control
+// (BENCH_HOST_LABEL, else the machine's name), -count (N), the work
+// (WORK: the prompts, and where not the default the API, the loads, the
+// cache mode, turns, shared prefix, workload, images, tools and the
+// server's settings, NAME_SERVER_ENV), and each runtime with its version
+// (and its kind, where one name ran as two kinds), marked "(control drifted)" where its control
 // drifted and "(control unjudged)" where it got no verdict (see Checks);
 // a run cut short is marked "incomplete", one without its .txt "not
 // comparable":
 //
-//	RUN               STARTED (UTC)     HOST      N  RUNTIMES
-//	20261206T040305Z  2026-12-06 04:03  mac-mini  6  mlx 0.32.2 (mlx 0.32.4), ollama 0.6.5 (control drifted)
-//	20261206T040505Z  2026-12-06 04:05  mac-mini  6  mlx 0.32.2 (mlx 0.32.4), ollama 0.7.0
-//	20261206T040546Z  2026-12-06 04:05  mac-mini  3  ollama 0.7.1
+//	RUN               STARTED (UTC)     HOST      N  WORK           RUNTIMES
+//	20261206T040305Z  2026-12-06 04:03  mac-mini  6  prompts=short  mlx 0.32.2 (mlx 0.32.4), ollama 0.6.5 (control drifted)
+//	20261206T040505Z  2026-12-06 04:05  mac-mini  6  prompts=short  mlx 0.32.2 (mlx 0.32.4), ollama 0.7.0
+//	20261206T040546Z  2026-12-06 04:05  mac-mini  3  prompts=short  ollama 0.7.1
 //
 // An argument NAME@VERSION that is not a file is the newest run (by its
 // start) in that folder that ran runtime NAME (its name in BENCH_RUNTIMES)
@@ -233,7 +236,11 @@
 // With two arguments, one of them NAME@VERSION, compare compares runtime
 // NAME's rows alone (benchstat -filter /runtime:"NAME"), and says NAME's
 // versions and canary replies alone; both must name the same runtime.
-// One NAME@VERSION alone is that run's runtimes side by side. It fails
+// The second NAME@VERSION is the newest run of its version whose work
+// (WORK, with NAME's kind) is the first argument's; compare names the
+// runs of other work it left out, or, where none did that work, says it
+// took the newest and lists the others. One NAME@VERSION alone is that
+// run's runtimes side by side. It fails
 // when no run ran NAME, or none at that version (naming the versions
 // there are), when the version is ambiguous (naming the ones it matches),
 // and when both arguments are the same run.

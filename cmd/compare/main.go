@@ -271,7 +271,7 @@ func (p program) resolveAll(args []string, dir, root, outdir string, outdirErr e
 			}
 			read = true
 		}
-		r, err := findVersion(saved, spec, displayOutdir(abs, root))
+		r, why, err := findVersion(saved, spec, displayOutdir(abs, root), likeOf(ins))
 		if err != nil {
 			return nil, "", err
 		}
@@ -279,8 +279,8 @@ func (p program) resolveAll(args []string, dir, root, outdir string, outdirErr e
 		if err != nil {
 			return nil, "", err
 		}
-		fmt.Fprintf(p.stderr, "run: %s is %s (%s, started %s UTC), the newest run of %s at %s\n",
-			spec, r.id, orUnknown(r.host()), r.created.UTC().Format("2006-01-02 15:04"), spec.runtime, orUnknown(r.file.VersionOf(spec.runtime)))
+		fmt.Fprintf(p.stderr, "run: %s is %s (%s, started %s UTC), %s\n",
+			spec, r.id, orUnknown(r.host()), r.created.UTC().Format("2006-01-02 15:04"), why)
 		ins = append(ins, in)
 		specs = append(specs, spec)
 	}

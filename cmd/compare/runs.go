@@ -87,7 +87,7 @@ func isFile(path string) bool {
 }
 
 // listRuns writes the runs in dir, oldest first: id, start, host, -count,
-// and each runtime with its version, marked where its control drifted or
+// the work where not the default (work), and each runtime with its version, marked where its control drifted or
 // went unjudged.
 func listRuns(w, warn io.Writer, dir, shown string) error {
 	runs, err := readRuns(dir, warn)
@@ -97,8 +97,9 @@ func listRuns(w, warn io.Writer, dir, shown string) error {
 	if len(runs) == 0 {
 		return fail("no runs in %s (BENCH_OUTPUT_DIR=%s): a run writes <id>.json and <id>.txt there", dir, shown)
 	}
+	kinds := kindsByName(runs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tHOST\tN\tRUNTIMES")
+	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tHOST\tN\tWORK\tRUNTIMES")
 	for _, r := range runs {
 		started := "?"
 		if !r.created.IsZero() {
@@ -111,6 +112,9 @@ func listRuns(w, warn io.Writer, dir, shown string) error {
 		var rts []string
 		for _, rt := range r.file.Runtimes {
 			s := rt.Name + " " + orUnknown(r.file.VersionOf(rt.Name))
+			if len(kinds[rt.Name]) > 1 {
+				s += " (kind " + orUnknown(rt.Kind) + ")"
+			}
 			if drifted(rt.Control) {
 				s += " (control drifted)"
 			}
@@ -133,9 +137,30 @@ func listRuns(w, warn io.Writer, dir, shown string) error {
 		if len(marks) > 0 {
 			line += " [" + strings.Join(marks, "; ") + "]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.id, started, orUnknown(r.host()), n, line)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.id, started, orUnknown(r.host()), n, orDash(work(r.file)), line)
 	}
 	return tw.Flush()
+}
+
+// kindsByName are the kinds each runtime name ran as in runs: a name
+// that ran as more than one shows its kind in -list.
+func kindsByName(runs []savedRun) map[string][]string {
+	kinds := map[string][]string{}
+	for _, r := range runs {
+		for _, rt := range r.file.Runtimes {
+			if !slices.Contains(kinds[rt.Name], rt.Kind) {
+				kinds[rt.Name] = append(kinds[rt.Name], rt.Kind)
+			}
+		}
+	}
+	return kinds
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // drifted reports whether a control drifted.
@@ -166,7 +191,9 @@ func (s versionSpec) String() string { return s.runtime + "@" + s.version }
 // s.runtime at s.version: the version as the run recorded it (tidied), or
 // one that starts with it followed by ".", "-", "+" or " " where exactly
 // one recorded version does ("0.7" for 0.7.0 but not for 0.7.0 and 0.7.1).
-func findVersion(runs []savedRun, s versionSpec, dir string) (savedRun, error) {
+// With like (the other side's summary, nil for none), it is the newest of
+// those whose work is like's (likeRun); why says how it was chosen.
+func findVersion(runs []savedRun, s versionSpec, dir string, like *summary.File) (r savedRun, why string, err error) {
 	type seen struct {
 		version string
 		runs    []savedRun // oldest first
@@ -194,7 +221,7 @@ func findVersion(runs []savedRun, s versionSpec, dir string) (savedRun, error) {
 		}
 	}
 	if len(versions) == 0 {
-		return savedRun{}, fail("%s: no run in %s has a runtime named %s; their runtimes: %s (see scripts/compare.sh -list)",
+		return savedRun{}, "", fail("%s: no run in %s has a runtime named %s; their runtimes: %s (see scripts/compare.sh -list)",
 			s, dir, s.runtime, orNone(names))
 	}
 	var match []*seen
@@ -216,13 +243,53 @@ func findVersion(runs []savedRun, s versionSpec, dir string) (savedRun, error) {
 	}
 	switch len(match) {
 	case 0:
-		return savedRun{}, fail("%s: no run in %s has %s at version %s; it ran at %s (see scripts/compare.sh -list)",
+		return savedRun{}, "", fail("%s: no run in %s has %s at version %s; it ran at %s (see scripts/compare.sh -list)",
 			s, dir, s.runtime, s.version, describe(versions))
 	case 1:
 	default:
-		return savedRun{}, fail("%s is ambiguous: %s ran at %s; name one of them", s, s.runtime, describe(match))
+		return savedRun{}, "", fail("%s is ambiguous: %s ran at %s; name one of them", s, s.runtime, describe(match))
 	}
-	return match[0].runs[len(match[0].runs)-1], nil
+	r, why = likeRun(match[0].runs, s.runtime, like)
+	return r, fmt.Sprintf("the newest run of %s at %s%s", s.runtime, orUnknown(r.file.VersionOf(s.runtime)), why), nil
+}
+
+// likeRun returns the newest of runs (oldest first) whose work for
+// runtime (workOf) is like's, and why it was chosen where that is not
+// plainly the newest: the runs of other work it left out, or, where none
+// did like's work, that it took the newest and which others there are.
+func likeRun(runs []savedRun, runtime string, like *summary.File) (savedRun, string) {
+	newest := runs[len(runs)-1]
+	if like == nil {
+		return newest, ""
+	}
+	want := workOf(savedRun{file: like}, runtime)
+	var same, other []savedRun
+	for _, r := range runs {
+		if workOf(r, runtime) == want {
+			same = append(same, r)
+		} else {
+			other = append(other, r)
+		}
+	}
+	list := func(rs []savedRun) string {
+		var out []string
+		for i := len(rs) - 1; i >= 0; i-- {
+			out = append(out, fmt.Sprintf("%s (%s)", rs[i].id, orDash(workOf(rs[i], runtime))))
+		}
+		return strings.Join(out, ", ")
+	}
+	switch {
+	case len(same) > 0 && len(other) == 0:
+		return same[len(same)-1], ""
+	case len(same) > 0:
+		return same[len(same)-1], fmt.Sprintf(" whose work is the other side's (%s); left out, of other work: %s", want, list(other))
+	}
+	others := list(runs[:len(runs)-1])
+	if others == "" {
+		others = "none"
+	}
+	return newest, fmt.Sprintf(": none of its runs did the other side's work (%s), so the newest, whose work is %s; the others: %s",
+		want, orDash(workOf(newest, runtime)), others)
 }
 
 func orNone(items []string) string {

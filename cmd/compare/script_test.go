@@ -73,7 +73,7 @@ func TestScript(t *testing.T) {
 	// 0: -list.
 	r = script(t, elsewhere, runs, "-list")
 	require.Equal(t, 0, r.code, "stderr:\n%s", r.stderr)
-	assert.Contains(t, r.stdout, runThree+"  2026-12-06 04:05  mac-mini  3  ollama 0.7.1\n")
+	assert.Contains(t, r.stdout, runThree+"  2026-12-06 04:05  mac-mini  3  prompts=short  ollama 0.7.1\n")
 
 	// 3: benchstat compared, but 3 samples are no verdict: a CI step
 	// does not go green on them.

@@ -169,16 +169,16 @@ func assertAgrees(t *testing.T, out string) {
 }
 
 // -list shows the runs in BENCH_OUTPUT_DIR, oldest first, with their
-// host, -count, runtimes and versions, a drifted control marked.
+// host, -count, work, runtimes and versions, a drifted control marked.
 func TestList(t *testing.T) {
 	got, r := transcript(t, "-list")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Empty(t, r.stderr)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	require.Len(t, lines, 8, r.stdout)
-	assert.Regexp(t, `^RUN\s+STARTED \(UTC\)\s+HOST\s+N\s+RUNTIMES$`, lines[0])
-	assert.Regexp(t, `^`+runDrifted+`\s+2026-12-06 04:03\s+mac-mini\s+6\s+mlx 0\.32\.2 \(mlx 0\.32\.4\), ollama 0\.6\.5 \(control drifted\)$`, lines[1])
-	assert.Regexp(t, `^`+runThree+`\s+2026-12-06 04:05\s+mac-mini\s+3\s+ollama 0\.7\.1$`, lines[5])
+	assert.Regexp(t, `^RUN\s+STARTED \(UTC\)\s+HOST\s+N\s+WORK\s+RUNTIMES$`, lines[0])
+	assert.Regexp(t, `^`+runDrifted+`\s+2026-12-06 04:03\s+mac-mini\s+6\s+prompts=short\s+mlx 0\.32\.2 \(mlx 0\.32\.4\), ollama 0\.6\.5 \(control drifted\)$`, lines[1])
+	assert.Regexp(t, `^`+runThree+`\s+2026-12-06 04:05\s+mac-mini\s+3\s+prompts=short\s+ollama 0\.7\.1$`, lines[5])
 	golden(t, filepath.Join("testdata", "verdict", "list.txt"), got)
 
 	r = runCompare(t, opts{env: map[string]string{"BENCH_OUTPUT_DIR": "cmd/compare/testdata/messages"}}, "-list")
