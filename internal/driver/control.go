@@ -246,12 +246,18 @@ func controlLine(c stats.Control) string {
 		return fmt.Sprintf("%.1f", *p)
 	}
 	// A change the rounding shows, with p = 1, is within the figure's
-	// minimum effect: the test's p says so, and the line why.
+	// minimum effect: the test's p says so, and the line why; none at
+	// all, with p = 1, is said as such.
 	test := func(ch float64, p *float64, effect float64) string {
 		if p == nil {
 			return signed(ch)
 		}
 		s := signed(ch) + ", p = " + stats.FormatP(p)
+		if *p == 1 && ch == 0 {
+			// Read as a fact, not as an error: the two runs' requests
+			// rank alike.
+			return s + ": no difference at all"
+		}
 		if *p == 1 && math.Round(100*ch) != 0 && effect > 0 && !math.IsInf(effect, 0) {
 			if math.Abs(ch) <= effect {
 				s += fmt.Sprintf(": within the ±%.0f%% a drift must pass", 100*effect)

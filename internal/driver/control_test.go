@@ -110,7 +110,7 @@ func TestControlRunsTheRoundsItsTestNeeds(t *testing.T) {
 	}
 	assert.Equal(t, 12, control, "the control's timed requests are recorded")
 	assert.Contains(t, log.String(), "sim: control leaf runtime=sim/prompt=short/conc=1, 12 rounds at the end (its first run's 3 and 9 more, for the test) (")
-	assert.Regexp(t, `\), decode [0-9.]+ → [0-9.]+ tok/s \([+-][0-9]+%, p = [0-9.e<-]+(: (request by request, )?within the ±[0-9]+% a drift must pass)?\); 3 requests against 12: (steady|drifted)\n`, log.String())
+	assert.Regexp(t, `\), decode [0-9.]+ → [0-9.]+ tok/s \([+-][0-9]+%, p = [0-9.e<-]+(: (request by request, )?within the ±[0-9]+% a drift must pass|: no difference at all)?\); 3 requests against 12: (steady|drifted)\n`, log.String())
 }
 
 func TestControlLine(t *testing.T) {
@@ -125,6 +125,7 @@ func TestControlLine(t *testing.T) {
 	c2 := stats.Control{First: stats.ControlFigures{TTFTP50: x(0.05), DecodeTPSMean: x(400)}, End: stats.ControlFigures{TTFTP50: x(0.05), DecodeTPSMean: x(328)},
 		TTFTChange: 0, DecodeChange: -0.18, DecodeThreshold: 0.1, TTFTThreshold: 0.1, TTFTP: x(1), DecodeP: x(1), RequestsFirst: 2, RequestsEnd: 2, Verdict: stats.ControlTooFew}
 	assert.Contains(t, controlLine(c2), "decode 400.0 → 328.0 tok/s (-18%, p = 1: request by request, within the ±10% a drift must pass)")
+	assert.Contains(t, controlLine(c2), "TTFT p50 50.0 ms → 50.0 ms (+0%, p = 1: no difference at all), ", "a steady figure reads as a fact")
 	assert.Equal(t, "TTFT p50 50.0 ms → none (+0%), decode none → none tok/s (no change to compute); 1 request against 0: too few requests", controlLine(c))
 }
 

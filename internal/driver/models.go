@@ -27,7 +27,11 @@ func (d *Driver) describeServed(rt *runtimes.Runtime, info runtimes.Info) {
 		return
 	}
 	d.Run.SetMetadata(rt.Name, summary.ServedKey, raw)
-	d.logf("%s serves %s: %s", rt.Name, rt.Model, summary.ServedFacts(info.Served))
+	if summary.NoneStated(info.Served) {
+		d.logf("%s serves %s (%s)", rt.Name, rt.Model, summary.NothingStated)
+	} else {
+		d.logf("%s serves %s: %s", rt.Name, rt.Model, summary.ServedFacts(info.Served))
+	}
 }
 
 // warnWeights warns, once every runtime is described, of each pair whose

@@ -278,7 +278,7 @@ func TestFormatsSideBySide(t *testing.T) {
 	t.Cleanup(s.Close)
 	out := log.String()
 	assert.Contains(t, out, "[inference] mlx serves mlx-community/Qwen3-0.6B: format MLX; not stated: family, parameters, quantization, context\n")
-	assert.Contains(t, out, "[inference] openai serves /models/Qwen3-0.6B: nothing stated\n")
+	assert.Contains(t, out, "[inference] openai serves /models/Qwen3-0.6B (its server states no family, parameters, quantization, format or context)\n")
 	assert.Contains(t, out, "[inference] warning: ollama serves GGUF weights, mlx serves MLX: not the same weights (the quantization of mlx is not stated)\n")
 	assert.Equal(t, 1, strings.Count(out, "warning:"), "a format not stated warns of nothing: %s", out)
 }

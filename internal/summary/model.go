@@ -70,8 +70,9 @@ func NotSameWeights(nameA string, a Served, nameB string, b Served) string {
 
 // ServedFacts writes s for a line or a cell: "family qwen3, 8.2B
 // parameters, Q4_K_M, GGUF, context 40960", with what the server did not
-// say named at the end ("; not stated: family, parameters"), or
-// "nothing stated".
+// say named at the end ("; not stated: family, parameters"), or, where
+// it stated none (NoneStated), NothingStated, which reads as a fact
+// about the server, not as an error.
 func ServedFacts(s Served) string {
 	var said, unsaid []string
 	add := func(name string, v *string, text func(string) string) {
@@ -93,9 +94,17 @@ func ServedFacts(s Served) string {
 	out := strings.Join(said, ", ")
 	switch {
 	case len(said) == 0:
-		return "nothing stated"
+		return NothingStated
 	case len(unsaid) > 0:
 		out += "; not stated: " + strings.Join(unsaid, ", ")
 	}
 	return out
+}
+
+// NothingStated is ServedFacts of a server that states none of the facts.
+const NothingStated = "its server states no family, parameters, quantization, format or context"
+
+// NoneStated reports whether the server stated none of the facts.
+func NoneStated(s Served) bool {
+	return s.Family == nil && s.Parameters == nil && s.Quantization == nil && s.Format == nil && s.Context == nil
 }

@@ -50,5 +50,5 @@ func TestServedIn(t *testing.T) {
 		assert.False(t, ok, raw)
 	}
 	assert.Equal(t, "family qwen3, quantization Q4_K_M, format GGUF, context 4096; not stated: parameters", ServedFacts(s))
-	assert.Equal(t, "nothing stated", ServedFacts(Served{}))
+	assert.Equal(t, "its server states no family, parameters, quantization, format or context", ServedFacts(Served{}))
 }
