@@ -245,27 +245,24 @@ func controlLine(c stats.Control) string {
 		}
 		return fmt.Sprintf("%.1f", *p)
 	}
-	// A change the rounding shows, with p = 1, is within the figure's
-	// minimum effect: the test's p says so, and the line why; none at
-	// all, with p = 1, is said as such.
+	// p = 1 is said as a fact, never bare: no difference at all, or a
+	// change within the figure's minimum effect (the test's p says so,
+	// and the line why), however small the rounding shows it.
 	test := func(ch float64, p *float64, effect float64) string {
 		if p == nil {
 			return signed(ch)
 		}
 		s := signed(ch) + ", p = " + stats.FormatP(p)
-		if *p == 1 && ch == 0 {
-			// Read as a fact, not as an error: the two runs' requests
-			// rank alike.
-			return s + ": no difference at all"
-		}
-		if *p == 1 && math.Round(100*ch) != 0 && effect > 0 && !math.IsInf(effect, 0) {
-			if math.Abs(ch) <= effect {
-				s += fmt.Sprintf(": within the ±%.0f%% a drift must pass", 100*effect)
-			} else {
-				// The figure moved with a few requests; the test ranks
-				// them all, scaled back by the minimum effect.
-				s += fmt.Sprintf(": request by request, within the ±%.0f%% a drift must pass", 100*effect)
-			}
+		switch finite := effect > 0 && !math.IsInf(effect, 0); {
+		case *p != 1:
+		case ch == 0:
+			s += ": no difference at all"
+		case finite && math.Abs(ch) <= effect:
+			s += fmt.Sprintf(": within the ±%.0f%% a drift must pass", 100*effect)
+		case finite:
+			// The figure moved with a few requests; the test ranks
+			// them all, scaled back by the minimum effect.
+			s += fmt.Sprintf(": request by request, within the ±%.0f%% a drift must pass", 100*effect)
 		}
 		return s
 	}

@@ -126,6 +126,8 @@ func TestControlLine(t *testing.T) {
 		TTFTChange: 0, DecodeChange: -0.18, DecodeThreshold: 0.1, TTFTThreshold: 0.1, TTFTP: x(1), DecodeP: x(1), RequestsFirst: 2, RequestsEnd: 2, Verdict: stats.ControlTooFew}
 	assert.Contains(t, controlLine(c2), "decode 400.0 → 328.0 tok/s (-18%, p = 1: request by request, within the ±10% a drift must pass)")
 	assert.Contains(t, controlLine(c2), "TTFT p50 50.0 ms → 50.0 ms (+0%, p = 1: no difference at all), ", "a steady figure reads as a fact")
+	c2.DecodeChange, c2.End.DecodeTPSMean = 0.002, x(400.8)
+	assert.Contains(t, controlLine(c2), "decode 400.0 → 400.8 tok/s (+0%, p = 1: within the ±10% a drift must pass)", "a change the rounding hides, said")
 	assert.Equal(t, "TTFT p50 50.0 ms → none (+0%), decode none → none tok/s (no change to compute); 1 request against 0: too few requests", controlLine(c))
 }
 
