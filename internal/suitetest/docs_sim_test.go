@@ -56,8 +56,13 @@ type docSim struct {
 
 var docPort = regexp.MustCompile(`-port[= ](\d+)`)
 
+// simBuild is a doc's go build of cmd/sim to a path, whose commands then
+// start it.
+var simBuild = regexp.MustCompile(`^go build -o (\S+) \./cmd/sim$`)
+
 // The docs' examples with simulators run as written: every command of
-// their ```sh blocks that starts cmd/sim (go run ./cmd/sim …) serves, and
+// their ```sh blocks that starts cmd/sim (go run ./cmd/sim …, or the
+// binary a "go build -o PATH ./cmd/sim" before it made) serves, and
 // the suite, run as the docs run it against them (go test … -bench …
 // with a NAME_URL of a local port; shorter: one
 // round of short replies, no control leaf), benchmarks the runtimes it
@@ -86,9 +91,19 @@ func TestDocsSimulatorCommandsRun(t *testing.T) {
 			})
 			var last []string // the last suite command
 			runs, started, since := 0, 0, false
+			built := "" // where a doc's go build -o put cmd/sim
 			for _, c := range shCommands(string(b)) {
+				starts := strings.HasPrefix(c, "go run ./cmd/sim")
+				if m := simBuild.FindStringSubmatch(c); m != nil {
+					built = m[1]
+					continue
+				}
+				prog, rest, _ := strings.Cut(c, " ")
+				if built != "" && prog == built {
+					starts, c = true, "go run ./cmd/sim "+rest
+				}
 				switch {
-				case strings.HasPrefix(c, "go run ./cmd/sim"):
+				case starts:
 					args := strings.Fields(strings.TrimPrefix(c, "go run ./cmd/sim"))
 					m := docPort.FindStringSubmatch(c)
 					require.NotNil(t, m, "%s: %q names no -port, so a later command cannot name its URL", doc, c)
@@ -108,6 +123,7 @@ func TestDocsSimulatorCommandsRun(t *testing.T) {
 					since = false
 				}
 			}
+			t.Logf("%s: %d simulators started, %d suite runs", doc, started, runs)
 			require.Positive(t, started, "%s starts no simulator with go run ./cmd/sim", doc)
 			require.Positive(t, runs, "%s runs no suite", doc)
 			if since {
@@ -259,6 +275,31 @@ func runDocSuite(t *testing.T, doc string, words []string, sims map[string]*docS
 				n, _ := strconv.Atoi(c)
 				assert.Contains(t, concs, n, "%s: %s at concurrency %d", doc, name, n)
 			}
+		}
+	}
+}
+
+// A doc never starts go run ./cmd/sim in the background: kill %1 (or a
+// script's end) stops go run, not the simulator it started, which goes on
+// serving on its port. A doc builds it (go build -o /tmp/sim ./cmd/sim)
+// and starts the binary instead, or runs it in a terminal of its own.
+func TestDocsNoBackgroundGoRun(t *testing.T) {
+	bg := regexp.MustCompile(`(?m)^\s*(//\s*)?go run \./cmd/sim\b[^\n#]*&\s*(#.*)?$`)
+	var files []string
+	for _, glob := range []string{"README.md", "docs/*.md", "docs/*/*.md", "cmd/*/*.go", "scripts/*"} {
+		m, err := filepath.Glob(at(glob))
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, line := range bg.FindAllString(string(b), -1) {
+			t.Errorf("%s: %q: go run's child outlives kill %%1: build cmd/sim (go build -o /tmp/sim ./cmd/sim) and start the binary", f, strings.TrimSpace(line))
 		}
 	}
 }
