@@ -254,9 +254,14 @@
 // benchstat uses (golang.org/x/perf/benchmath, internal/stats
 // CompareRuns) of the base's leaf runs against the later run's; n is
 // their numbers ("n=6+3" where they differ). p below 0.05 is a change
-// beyond noise; fewer than 4 leaf runs a side cannot reach it. A
-// percentile's change, which the .txt has no leaf-run values of, carries
-// no p, and report.md says which runs have no .txt. Counts, shares and the tables that set the server's
+// beyond noise; fewer than 4 leaf runs a side cannot reach it. Where
+// both runs have their .txt, a change that has no test says so in its
+// cell, with why, so that it is not taken for one that passed it: "3.97
+// (+75.7%, untested: a percentile)" (the .txt has no leaf-run values of a
+// percentile), "untested: not in the .txt" (a figure of no result line),
+// "untested: no leaf runs in the .txt" (a row the .txt lacks). Where a
+// run has no .txt, none of its changes has a p, and report.md says so of
+// the run once. Counts, shares and the tables that set the server's
 // figures beside the client's carry no change. A row that a file lacks
 // says "not in this run". A figure that is missing or null in a file
 // (prompt_tps where the server reports no prompt timing, any figure of a

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -87,7 +88,26 @@ func (s samples) of(k key, f figure) []float64 {
 }
 
 // runChange tests f's change in the row of key k from the base run to r,
-// on their leaf runs; false where either has none.
-func runChange(base, r *run, k key, f figure) (stats.RunChange, bool) {
-	return stats.CompareRuns(base.Samples.of(k, f), r.Samples.of(k, f))
+// on their leaf runs. Where both runs have their .txt but the change
+// cannot be tested, why says why, for the cell: "a percentile" (the .txt
+// has the figure's mean alone), "not in the .txt" (a figure of no result
+// line), "no leaf runs in the .txt" (the leaf is not on its result
+// lines). Where either has none, ok is false and why "": report.md says
+// so of the run once (markdown.go), not in every cell.
+func runChange(base, r *run, k key, f figure) (c stats.RunChange, why string, ok bool) {
+	switch {
+	case base.Samples == nil || r.Samples == nil:
+		return c, "", false
+	case f.Unit == "" && percentile.MatchString(f.Key):
+		return c, "a percentile", false
+	case f.Unit == "":
+		return c, "not in the .txt", false
+	}
+	if c, ok = stats.CompareRuns(base.Samples.of(k, f), r.Samples.of(k, f)); !ok {
+		return c, "no leaf runs in the .txt", false
+	}
+	return c, "", true
 }
+
+// percentile matches the key of a percentile's figure (ttft_s_p99).
+var percentile = regexp.MustCompile(`_p\d+$`)

@@ -101,13 +101,18 @@ func (c column) say(rw row) string {
 // cell is what the column says of rw; for a later run, with its change
 // against base when baseOK, and the test of the change on the two runs'
 // leaf runs where test has one (stats.CompareRuns): "70.6 (-12.7%,
-// p=0.002 n=6)".
-func (c column) cell(rw, base row, baseOK, later bool, test func(figure) (stats.RunChange, bool)) string {
+// p=0.002 n=6)", else, where the runs have leaf runs to test on, why
+// this change has none, so that it is not read as one that passed the
+// test: "3.97 (+75.7%, untested: a percentile)".
+func (c column) cell(rw, base row, baseOK, later bool, test func(figure) (stats.RunChange, string, bool)) string {
 	s := c.say(rw)
 	if c.isFigure() && c.change && later && baseOK {
 		if ch := change(c.fig.of(base.Row), c.fig.of(rw.Row)); ch != "" {
-			if t, ok := test(c.fig); ok {
+			switch t, why, ok := test(c.fig); {
+			case ok:
 				ch += ", " + t.String()
+			case why != "":
+				ch += ", untested: " + why
 			}
 			s += " (" + ch + ")"
 		}
@@ -186,7 +191,7 @@ func (t table) write(b *strings.Builder, runs []*run, ks []key) {
 				case !ok:
 					cells = append(cells, missing)
 				default:
-					test := func(f figure) (stats.RunChange, bool) { return runChange(runs[0], r, k, f) }
+					test := func(f figure) (stats.RunChange, string, bool) { return runChange(runs[0], r, k, f) }
 					cells = append(cells, c.cell(rw, base, baseOK, i > 0, test))
 				}
 			}

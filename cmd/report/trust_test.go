@@ -70,11 +70,11 @@ func TestChangesCarryPValues(t *testing.T) {
 	// The columns: model, TTFT mean, p50, p95, p99, decode, …
 	cells := strings.Split(next, " | ")
 	assert.Equal(t, "301.5 (-9.1%, p=0.699 n=6)", cells[3], "TTFT mean: leaf runs that overlap are no change beyond noise")
-	assert.Equal(t, "301.5 (-9.1%)", cells[4], "TTFT p50: no leaf runs to test it on")
+	assert.Equal(t, "301.5 (-9.1%, untested: a percentile)", cells[4], "TTFT p50: no leaf runs to test it on, said")
 	assert.Equal(t, "27.4 (+10.0%, p=0.002 n=6)", cells[7], "decode: every leaf run apart")
 	// A row the .txt does not have (code): its changes carry no test.
 	next = lineAfter(t, s, "| vllm-metal | 1 | 20261201T021700Z | qwen3.8-27b-nvfp4 | 497.5 |")
-	assert.Contains(t, next, "| 27.4 (+10.0%) |")
+	assert.Contains(t, next, "| 27.4 (+10.0%, untested: no leaf runs in the .txt) |")
 
 	// Three leaf runs against six, all apart: n says the sides, and p is
 	// the exact test's, 2 / C(9, 3) = 0.024.
