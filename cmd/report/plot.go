@@ -176,7 +176,9 @@ func single(title string, x xAxis, pn panel) ([]byte, error) {
 	}
 	p.Title.Text = title
 	c := vgsvg.New(chartWidth, chartHeight)
-	p.Draw(draw.New(c))
+	dc := draw.New(c)
+	clearLegend(p, dc, pn)
+	p.Draw(dc)
 	return plotkit.SVG(c)
 }
 
@@ -210,6 +212,9 @@ func grid(title string, x xAxis, panels []panel) ([]byte, error) {
 		PadX: vg.Centimeter, PadY: vg.Points(12),
 	}
 	canvases := plot.Align(plots, tiles, dc)
+	last := len(panels) - 1 // the panel with the legend
+	clearLegend(plots[last/2][last%2], canvases[last/2][last%2], panels[last])
+	canvases = plot.Align(plots, tiles, dc) // its axis may be wider
 	for i, row := range plots {
 		for j, p := range row {
 			if p != nil {

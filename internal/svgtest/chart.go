@@ -118,3 +118,54 @@ type TestingT interface {
 	require.TestingT
 	Helper()
 }
+
+// Box is a rectangle in a path's coordinates: points, y up from the
+// picture's bottom.
+type Box struct{ MinX, MinY, MaxX, MaxY float64 }
+
+// LegendBox is what the chart c's legend covers in s, the same picture
+// read by Read: its samples, each with the text right of it at its height
+// as wide as width says, and half a line above and below. ok is false
+// where the chart has no legend.
+func LegendBox(c Chart, s SVG, width func(text string, size float64) float64) (b Box, ok bool) {
+	for i, l := range c.Legend {
+		x0, x1, y := min(l.XY[0][0], l.XY[1][0]), max(l.XY[0][0], l.XY[1][0]), l.XY[0][1]
+		right, half := x1, 6.0
+		for _, t := range s.Placed {
+			ty := s.Height - t.Y // the text's baseline, y up
+			if t.X >= x1 && t.X <= x1+t.Size && math.Abs(ty-y) <= t.Size {
+				right, half = max(right, t.Right(width(t.S, t.Size))), max(half, t.Size/2+1)
+			}
+		}
+		lb := Box{MinX: x0, MinY: y - half, MaxX: right, MaxY: y + half}
+		if i == 0 {
+			b = lb
+			continue
+		}
+		b = Box{MinX: min(b.MinX, lb.MinX), MinY: min(b.MinY, lb.MinY), MaxX: max(b.MaxX, lb.MaxX), MaxY: max(b.MaxY, lb.MaxY)}
+	}
+	return b, len(c.Legend) > 0
+}
+
+// Covered returns the points of c's lines, and the rings' centres, that
+// b covers, or comes within r points of: a marker of radius r there is
+// hidden in part or whole.
+func (c Chart) Covered(b Box, r float64) [][2]float64 {
+	var out [][2]float64
+	in := func(x, y float64) bool {
+		return x >= b.MinX-r && x <= b.MaxX+r && y >= b.MinY-r && y <= b.MaxY+r
+	}
+	for _, l := range c.Lines {
+		for _, p := range l.XY {
+			if in(p[0], p[1]) {
+				out = append(out, p)
+			}
+		}
+	}
+	for _, g := range c.Rings {
+		if in(g.X, g.Y) {
+			out = append(out, [2]float64{g.X, g.Y})
+		}
+	}
+	return out
+}

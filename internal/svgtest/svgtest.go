@@ -31,8 +31,11 @@ type Path struct {
 // SVG is what a chart shows.
 type SVG struct {
 	Width float64 // the <svg> element's width, in points
-	Paths []Path
-	Texts []string // every <text>, blanks around it left out
+	// Height is its height, in points: a path's y counts up from the
+	// bottom (gonum's), a placed text's down from the top.
+	Height float64
+	Paths  []Path
+	Texts  []string // every <text>, blanks around it left out
 	// Placed are the texts again, in order, each where the picture shows
 	// it.
 	Placed []Text
@@ -159,6 +162,10 @@ func Read(t require.TestingT, path string) SVG {
 				if w := svgWidth.FindStringSubmatch(attr["width"]); w != nil {
 					s.Width, err = strconv.ParseFloat(w[1], 64)
 					require.NoError(t, err, attr["width"])
+				}
+				if h := svgWidth.FindStringSubmatch(attr["height"]); h != nil {
+					s.Height, err = strconv.ParseFloat(h[1], 64)
+					require.NoError(t, err, attr["height"])
 				}
 			}
 			inText = e.Name.Local == "text"
