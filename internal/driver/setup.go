@@ -18,7 +18,9 @@ import (
 )
 
 // addNamed adds the runtimes of BENCH_RUNTIMES. A model its server does
-// not serve (runtimes.ErrNotServed) stops the run before any request.
+// not serve (runtimes.ErrNotServed), or a server that answers as another
+// than the one named where that fails every request (checkIdentity),
+// stops the run before any request.
 // Another runtime that cannot be described stays, marked unreachable (it does not answer) or unavailable
 // (it answers, but with an error or no model): its benchmarks fail with the
 // reason, or are skipped if unreachable and BENCH_SKIP_UNREACHABLE=1, and
@@ -30,6 +32,9 @@ func (d *Driver) addNamed(ctx context.Context, specs []config.Runtime) error {
 	for _, spec := range specs {
 		rt, err := d.open(spec)
 		if err != nil {
+			return err
+		}
+		if err := d.checkIdentity(ctx, rt, spec); err != nil {
 			return err
 		}
 		info, err := rt.Describe(ctx)

@@ -22,6 +22,7 @@ var (
 	envProgress        = config.Var("Progress")
 	envPrompts         = config.Var("Prompts")
 	envPromptsDir      = config.Var("PromptsDir")
+	envRuntimes        = config.Var("Runtimes")
 	envSharedPrefix    = config.Var("SharedPrefix")
 	envSkipUnreachable = config.Var("SkipUnreachable")
 	envTools           = config.Var("Tools")
