@@ -30,8 +30,7 @@ const identityTimeout = 5 * time.Second
 // for each request). A server that does not answer at all is left to
 // Describe's messages.
 func (d *Driver) checkIdentity(ctx context.Context, rt *runtimes.Runtime, spec config.Runtime) error {
-	product, _, _ := strings.Cut(spec.Name, "@")
-	named, ok := runtimes.KnownServer(product)
+	named, ok := runtimes.KnownServer(config.Product(spec.Name))
 	if !ok || named.Endpoint == "" || spec.URL == "" {
 		return nil
 	}
