@@ -946,11 +946,13 @@ func needURL(rt Runtime, prefix string) error {
 		s, _ := runtimes.KnownServer(rt.Product)
 		return fmt.Errorf("runtime %q has no URL: set %sURL; two sides of %s are two servers on two ports, so a side never takes its default, %s", rt.Name, prefix, rt.Product, s.URL())
 	}
-	err := fmt.Errorf("runtime %q has no URL: set %sURL (names with defaults: %s, %s)", rt.Name, prefix, strings.Join(ProbeOrder, ", "), Sim)
+	defaults := strings.Join(ProbeOrder, ", ") + ", " + Sim
+	// A near miss of a known name is most likely a typo: the fix first,
+	// the runtime of its own it would otherwise be second.
 	if c, d := envvar.Closest(rt.Name, slices.Sorted(maps.Keys(Known))); d >= 0 && d <= 2 {
-		err = fmt.Errorf("%w; did you mean %s?", err, c)
+		return fmt.Errorf("runtime %q is not a known runtime: did you mean %s? (a runtime of its own needs %sURL; names with defaults: %s)", rt.Name, c, prefix, defaults)
 	}
-	return err
+	return fmt.Errorf("runtime %q has no URL: set %sURL (names with defaults: %s)", rt.Name, prefix, defaults)
 }
 
 // EnvPrefix returns the prefix of a runtime's environment variables:

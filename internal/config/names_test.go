@@ -59,11 +59,15 @@ func TestRuntimeNameCase(t *testing.T) {
 		assert.Contains(t, err.Error(), `BENCH_RUNTIMES="`+name+`": "`+name+`": runtime names are lower case: did you mean `+strings.ToLower(name)+"?")
 		assert.NotContains(t, err.Error(), "_URL", name)
 	}
-	// A near miss of a known name without a URL is named too.
+	// A near miss of a known name without a URL is a typo first: the fix
+	// leads, the runtime of its own it could be follows.
 	_, err := LoadFrom(map[string]string{"BENCH_RUNTIMES": "olama"})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `runtime "olama" has no URL: set OLAMA_URL`)
-	assert.Contains(t, err.Error(), "did you mean ollama?")
+	assert.Contains(t, err.Error(), `runtime "olama" is not a known runtime: did you mean ollama? (a runtime of its own needs OLAMA_URL; names with defaults: ollama, `)
+	assert.NotContains(t, err.Error(), "has no URL", "the likely fix first")
+	// With its URL it is a runtime of its own.
+	_, err = LoadFrom(map[string]string{"BENCH_RUNTIMES": "olama", "OLAMA_URL": "http://127.0.0.1:11435"})
+	require.NoError(t, err)
 }
 
 // Every variable the suite reads, every one other tools of the
