@@ -21,7 +21,9 @@ import (
 // sends Request.EmbedBatch inputs, each the prompt after its number
 // ("1: …"), so that no two are the same. The Result's TTFT, TTFC and
 // Total are all the time until the whole reply was read, Chunks is 1,
-// PromptTokens the server's count of the inputs' tokens, OutputTokens 0.
+// PromptTokens the server's count of the inputs' tokens, OutputTokens 0;
+// with Request.KeepText (the canary), Embedding is the first input's
+// embedding, its numbers as the server sent them.
 
 type embeddingsRequest struct {
 	Model          string   `json:"model"`
@@ -71,14 +73,15 @@ type embeddingsReply struct {
 
 // readEmbeddings is the reader of the reply to an embeddings request of
 // want inputs: it reads the whole reply and checks that it has one
-// embedding per input.
-func readEmbeddings(want int) streamReader {
+// embedding per input; with keep, it keeps the first in
+// Result.Embedding.
+func readEmbeddings(want int, keep bool) streamReader {
 	return func(r io.Reader, start time.Time, now func() time.Time, res *Result) error {
-		return readEmbeddingsOf(r, start, now, res, max(want, 1))
+		return readEmbeddingsOf(r, start, now, res, max(want, 1), keep)
 	}
 }
 
-func readEmbeddingsOf(r io.Reader, start time.Time, now func() time.Time, res *Result, want int) error {
+func readEmbeddingsOf(r io.Reader, start time.Time, now func() time.Time, res *Result, want int, keep bool) error {
 	body, err := io.ReadAll(io.LimitReader(r, maxLineSize+1))
 	t := now()
 	res.Total = t.Sub(start)
@@ -116,6 +119,15 @@ func readEmbeddingsOf(r io.Reader, start time.Time, now func() time.Time, res *R
 	res.TTFT, res.TTFC, res.Chunks, res.Embeddings = res.Total, res.Total, 1, n
 	if n != want {
 		return fail(ClassMalformed, fmt.Sprintf("embeddings reply has %d embeddings for %d inputs", n, want))
+	}
+	if keep {
+		first := rep.Embeddings
+		if len(first) == 0 {
+			first = []json.RawMessage{rep.Data[0].Embedding}
+		}
+		if err := json.Unmarshal(first[0], &res.Embedding); err != nil {
+			return fail(ClassMalformed, fmt.Sprintf("embedding %s is not a list of numbers: %s", quote(first[0]), jsonError(err)))
+		}
 	}
 	return nil
 }

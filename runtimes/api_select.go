@@ -72,7 +72,7 @@ func (rt *Runtime) apiExchange(req Request) (func(context.Context, Request) (*ht
 	case APIMessages:
 		return rt.messagesRequest, readMessages
 	case APIEmbeddings:
-		return rt.embeddingsRequest, readEmbeddings(req.EmbedBatch)
+		return rt.embeddingsRequest, readEmbeddings(req.EmbedBatch, req.KeepText)
 	}
 	return nil, nil
 }

@@ -132,20 +132,30 @@ func TestAPIEmbeddingsReply(t *testing.T) {
 	}{{"embeddings-openai.json", 14, "nomic-embed-text"}, {"embed-ollama.json", 8, "all-minilm"}} {
 		f := readFixture(t, c.file)
 		var res Result
-		if err := readEmbeddings(2)(strings.NewReader(f), start, tick(start), &res); err != nil {
+		if err := readEmbeddings(2, false)(strings.NewReader(f), start, tick(start), &res); err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
 		if res.Embeddings != 2 || res.PromptTokens != c.prompt || res.ServedModel != c.model || res.Chunks != 1 ||
 			res.TTFT != 10*time.Millisecond || res.Total != res.TTFT || res.OutputTokens != 0 {
 			t.Errorf("%s: got %+v", c.file, res)
 		}
-		err := readEmbeddings(3)(strings.NewReader(f), start, tick(start), &Result{})
+		if res.Embedding != nil {
+			t.Errorf("%s: the vector kept without KeepText", c.file)
+		}
+		var kept Result
+		if err := readEmbeddings(2, true)(strings.NewReader(f), start, tick(start), &kept); err != nil {
+			t.Fatalf("%s, kept: %v", c.file, err)
+		}
+		if len(kept.Embedding) < 2 || kept.Embedding[0] == 0 {
+			t.Errorf("%s: kept the first embedding as %v, want its numbers", c.file, kept.Embedding)
+		}
+		err := readEmbeddings(3, false)(strings.NewReader(f), start, tick(start), &Result{})
 		if ErrorClass(err) != ClassMalformed || !strings.Contains(err.Error(), "2 embeddings for 3 inputs") {
 			t.Errorf("%s for 3 inputs: %v, want malformed, 2 embeddings for 3 inputs", c.file, err)
 		}
 	}
 	var fe *failure
-	err := readEmbeddings(1)(strings.NewReader(`{"error":"model \"x\" not found"}`), start, tick(start), &Result{})
+	err := readEmbeddings(1, false)(strings.NewReader(`{"error":"model \"x\" not found"}`), start, tick(start), &Result{})
 	if !errors.As(err, &fe) || ErrorClass(err) != ClassStreamError {
 		t.Errorf("an error body with status 200: %v, want a stream error", err)
 	}

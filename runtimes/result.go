@@ -115,6 +115,10 @@ type Result struct {
 	// Embeddings is how many embeddings an embeddings reply carried
 	// (BENCH_API=embeddings); 0 for the other APIs.
 	Embeddings int
+	// Embedding is the first input's embedding of an embeddings reply,
+	// kept only when Request.KeepText was set (the canary): an
+	// embeddings reply has no text, its vector is its answer.
+	Embedding []float64
 
 	// ToolCalls is how many tool calls the reply made: OpenAI's
 	// delta.tool_calls, whose parts (the name, then the arguments in

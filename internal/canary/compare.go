@@ -17,6 +17,9 @@ import (
 //   - The kept texts (the first TextMax characters) the same but
 //     the hashes not: the replies differ after them, and at is the kept
 //     text's length in runes.
+//   - Embeddings (Reply.Embedding): changed where their lengths differ
+//     or their cosine similarity is below SameCosine, at -1; against a
+//     reply without one (a file of before it), nothing to compare.
 //   - The same text in another number of output tokens: (true, -1). The
 //     text is the answer, reasoning left out, so a reasoning model whose
 //     answer did not change (or is empty: every token went to reasoning)
@@ -24,6 +27,14 @@ import (
 func Change(before, after *Reply) (changed bool, at int) {
 	if before == nil || after == nil {
 		return false, -1
+	}
+	if before.Embedding != nil || after.Embedding != nil {
+		// Embeddings by their vectors; a file of before them kept the
+		// hash of an empty text, which tells nothing.
+		if before.Embedding == nil || after.Embedding == nil {
+			return false, -1
+		}
+		return !before.Embedding.same(after.Embedding), -1
 	}
 	same := before.Text == after.Text
 	if before.TextSHA256 != "" && after.TextSHA256 != "" {
@@ -66,6 +77,8 @@ func Describe(runtime, prompt, versionBefore, versionAfter string, before, after
 	}
 	where := fmt.Sprintf("at character %d", at+1)
 	switch {
+	case before.Embedding != nil:
+		where = before.Embedding.describe(after.Embedding)
 	case at < 0:
 		where = fmt.Sprintf("in length: the same answer text in %d output tokens, was %d", after.OutputTokens, before.OutputTokens)
 	case before.Text == after.Text:

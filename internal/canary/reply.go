@@ -24,11 +24,16 @@ func New(text string, outputTokens int) *Reply {
 
 // Reply is a canary request's reply, so that a run whose answers
 // changed is seen: the SHA-256 of its whole text (hex), its output
-// tokens, and its first TextMax characters.
+// tokens, and its first TextMax characters; of an embeddings reply, its
+// vector (OfEmbedding).
 type Reply struct {
 	TextSHA256   string `json:"text_sha256"`
 	OutputTokens int    `json:"output_tokens"`
 	Text         string `json:"text"`
+	// Embedding is the canary of an embeddings reply, which has no text
+	// (its TextSHA256 and Text are empty): its vector; absent for the
+	// other APIs.
+	Embedding *Embedding `json:"embedding,omitempty"`
 }
 
 // TextMax is how many characters of a canary's reply a row keeps.

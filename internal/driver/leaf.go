@@ -251,6 +251,10 @@ func (l *Leaf) sendCanary() {
 		text += "[tool calls: " + strings.Join(res.ToolNames, ", ") + "]"
 	}
 	l.canary = canary.New(text, res.OutputTokens)
+	if res.Embedding != nil {
+		// An embedding has no text: its vector is its answer.
+		l.canary = canary.OfEmbedding(res.Embedding)
+	}
 	if res.Text == "" && res.OutputTokens > 0 && res.ToolCalls == 0 {
 		l.canaryNote = fmt.Sprintf("the canary's answer is empty: its %d output tokens were all reasoning (or sent no text), so only their number can show a changed reply; a larger "+envMaxTokens+" leaves room for the answer", res.OutputTokens)
 	}
@@ -264,6 +268,9 @@ func (l *Leaf) sendCanary() {
 	}
 	if changed, _ := canary.Change(first, l.canary); changed && l.canaryNote == "" {
 		l.canaryNote = fmt.Sprintf("the canary reply differs from this leaf's first run's (%d tokens, was %d): the server does not answer the same at temperature 0", l.canary.OutputTokens, first.OutputTokens)
+		if first.Embedding != nil {
+			l.canaryNote = fmt.Sprintf("the canary embedding differs from this leaf's first run's (cosine %.4f): the server does not embed the same text the same", first.Embedding.Cosine(l.canary.Embedding))
+		}
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 // "prompt_tokens","total_tokens"}}; Ollama's POST /api/embed answers
 // {"model","embeddings":[[…],…],"total_duration","load_duration",
 // "prompt_eval_count"}. Each embedding has EmbedDims numbers drawn from
-// its input's text. The reply goes out SIM_TTFT after the request
+// its input's text and SIM_TEXT_SEED (another seed is another model: every
+// vector changes). The reply goes out SIM_TTFT after the request
 // arrived, plus its inputs' tokens at SIM_PREFILL_TPS when that is set;
 // embeddings take no slot.
 
@@ -60,7 +61,7 @@ func (s *Server) embeddings(ollama bool) http.HandlerFunc {
 		if s.clock.sleepUntil(r.Context(), newSleeper(), due) != nil {
 			return
 		}
-		writeJSON(w, http.StatusOK, embedReply(s.cfg.replyModel(req.Model), inputs, p, ollama, time.Since(arrival)))
+		writeJSON(w, http.StatusOK, embedReply(s.cfg.replyModel(req.Model), inputs, s.cfg.TextSeed, p, ollama, time.Since(arrival)))
 	}
 }
 
@@ -78,8 +79,10 @@ func embedInputs(raw json.RawMessage) ([]string, error) {
 	return list, nil
 }
 
-// embedReply is the body of the reply to inputs, p tokens in all.
-func embedReply(model string, inputs []string, p int, ollama bool, took time.Duration) []byte {
+// embedReply is the body of the reply to inputs, p tokens in all, their
+// vectors seeded by each input's text and textSeed (SIM_TEXT_SEED), as
+// replies' words are (lastSeed).
+func embedReply(model string, inputs []string, textSeed uint64, p int, ollama bool, took time.Duration) []byte {
 	b := []byte(`{"model":`)
 	b = append(b, mustJSON(model)...)
 	if ollama {
@@ -96,7 +99,7 @@ func embedReply(model string, inputs []string, p int, ollama bool, took time.Dur
 			b = strconv.AppendInt(b, int64(i), 10)
 			b = append(b, `,"embedding":`...)
 		}
-		b = appendVector(b, replySeed(in))
+		b = appendVector(b, replySeed(in)^textSeed*0x9e3779b97f4a7c15)
 		if !ollama {
 			b = append(b, '}')
 		}

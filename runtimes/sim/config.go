@@ -79,7 +79,8 @@ type Config struct {
 
 	// TextSeed (SIM_TEXT_SEED), if not 0, changes the words of every
 	// reply: the same chat gets another reply than with 0 (Token and
-	// ReplyText's), as a new model or runtime version would answer.
+	// ReplyText's), and the same input another embedding, as a new model
+	// or runtime version would answer.
 	TextSeed uint64 `env:"SIM_TEXT_SEED"`
 
 	// StopAfter (SIM_STOP_AFTER), if > 0, makes every reply end after
@@ -713,7 +714,7 @@ var settings = []Setting{
 	{Var: "SIM_FAULT", Default: "(none)", Usage: "misbehave on purpose: reset, stall, truncate, malformed, keepalive, … or http-NNN"},
 	{Var: "SIM_FAULT_EVERY", Default: "1", Usage: "the fault hits every N-th chat request"},
 	{Var: "SIM_SERVED_MODEL", Default: "(echo the request)", Usage: "every reply names this model, and the listings list it"},
-	{Var: "SIM_TEXT_SEED", Default: "0", Usage: "another number gives every reply other words, as a new model or version"},
+	{Var: "SIM_TEXT_SEED", Default: "0", Usage: "another number gives every reply other words and every embedding other numbers, as a new model or version"},
 	{Var: "SIM_STOP_AFTER", Default: "(off)", Usage: "replies end after N tokens with finish reason stop"},
 	{Var: "SIM_REASONING_TOKENS", Default: "0", Usage: "the first N tokens of every reply are reasoning text"},
 	{Var: "SIM_REASONING_FIELD", Default: "reasoning_content", Usage: "the OpenAI delta field of reasoning text: reasoning_content or reasoning"},
