@@ -65,9 +65,11 @@
 //     both ran an OpenAI-kind runtime), num_ctx (an Ollama one),
 //     burstiness (where both ran BENCH_RATES), max_inflight (where both
 //     ran an open loop, a trace's or BENCH_RATES'), tools_sha256
-//     (BENCH_TOOLS' file), trace_speed (where both replayed a trace), and
-//     the text of each prompt both ran (internal/summary's Differences has the
-//     rule). A run asked for 64 tokens answers sooner, and its canary
+//     (BENCH_TOOLS' file), trace_speed (where both replayed a trace),
+//     the text of each prompt both ran, and a runtime's server settings
+//     where both runs stated some (NAME_SERVER_ENV, runtimes[].server_env:
+//     "not comparable: ollama server OLLAMA_NUM_PARALLEL 1 in OLD, 4 in
+//     NEW") (internal/summary's Differences has the rule). A run asked for 64 tokens answers sooner, and its canary
 //     reply is shorter, than one asked for 128: the figures measure other
 //     work. compare names each setting that differs with both values
 //     ("not comparable: max_tokens 128 in OLD, 256 in NEW"), and suggests

@@ -115,6 +115,9 @@ func listRuns(w, warn io.Writer, dir, shown string) error {
 			if len(kinds[rt.Name]) > 1 {
 				s += " (kind " + orUnknown(rt.Kind) + ")"
 			}
+			if env := serverEnv(rt); env != "" {
+				s += " (" + env + ")"
+			}
 			if drifted(rt.Control) {
 				s += " (control drifted)"
 			}

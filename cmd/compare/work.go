@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,9 +90,23 @@ func workOf(r savedRun, runtime string) string {
 	for _, rt := range r.file.Runtimes {
 		if rt.Name == runtime {
 			w += " kind=" + rt.Kind
+			if env := serverEnv(rt); env != "" {
+				w += " " + env
+			}
 		}
 	}
 	return w
+}
+
+// serverEnv is the server settings a runtime's run stated
+// (NAME_SERVER_ENV), KEY=VALUE space apart in the keys' order; "" for
+// none.
+func serverEnv(rt summary.RuntimeInfo) string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(rt.ServerEnv)) {
+		kv = append(kv, k+"="+rt.ServerEnv[k])
+	}
+	return strings.Join(kv, " ")
 }
 
 // likeOf is the summary beside the first of ins, the other side a second

@@ -458,6 +458,9 @@ type Runtime struct {
 	// server's descriptor, kind and ways apply. Two runtimes with one
 	// product are two sides of it (two versions served at once).
 	Product string
+	// ServerEnv is NAME_SERVER_ENV: the server's own settings as the
+	// user states them, KEY=VALUE (serverenv.go); nil when unset.
+	ServerEnv map[string]string
 	// Sim is the simulator's configuration of a side sim@TAG: the SIM_
 	// settings, each SIM_<TAG>_ variable over its SIM_ one (loadSimSide);
 	// nil for others.
@@ -863,11 +866,12 @@ func runtimeNameProblems(names Names) []problem {
 }
 
 type runtimeEnv struct {
-	URL     string `env:"URL"`
-	Model   string `env:"MODEL"`
-	Kind    string `env:"KIND"`
-	APIKey  string `env:"API_KEY"`
-	Version string `env:"VERSION"`
+	URL       string `env:"URL"`
+	Model     string `env:"MODEL"`
+	Kind      string `env:"KIND"`
+	APIKey    string `env:"API_KEY"`
+	Version   string `env:"VERSION"`
+	ServerEnv string `env:"SERVER_ENV"`
 }
 
 // LoadRuntime reads one runtime's settings from the process's
@@ -883,7 +887,8 @@ func LoadRuntimeFrom(environ map[string]string, name string) (Runtime, error) {
 func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 	prefix := EnvPrefix(name)
 	var e runtimeEnv
-	if err := parse(environ, &e, prefix); err != nil {
+	err := parse(environ, &e, prefix)
+	if err != nil {
 		return Runtime{}, err
 	}
 	product, tag, side := strings.Cut(name, "@")
@@ -924,6 +929,9 @@ func loadRuntime(environ map[string]string, name string) (Runtime, error) {
 	rt.Version = strings.TrimSpace(e.Version)
 	if !oneLine(e.Version, MaxVersion) {
 		return Runtime{}, fmt.Errorf("%sVERSION=%q: must be one line of at most %d characters", prefix, e.Version, MaxVersion)
+	}
+	if rt.ServerEnv, err = parseServerEnv(prefix+"SERVER_ENV", e.ServerEnv); err != nil {
+		return Runtime{}, err
 	}
 	if side && product == Sim {
 		c, err := loadSimSide(environ, tag)

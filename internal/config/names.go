@@ -23,9 +23,10 @@ import (
 // and OLLAMA_NUM_PARALLEL configure the Ollama server, VLLM_* vLLM,
 // VLLM_METAL_* the vllm-metal plugin, SGLANG_* SGLang, MLX_* MLX, and a
 // user's shell often has them. Of a runtime's NAME_ variables only near
-// misses of the five the suite reads are refused: a name within one edit
-// of NAME_URL, NAME_MODEL or NAME_KIND, or within two of NAME_API_KEY or
-// NAME_VERSION, and not one of them with more after it (OLLAMA_MODELS, the
+// misses of the six the suite reads are refused: a name within one edit
+// of NAME_URL, NAME_MODEL or NAME_KIND, within two of NAME_API_KEY or
+// NAME_VERSION, or three of NAME_SERVER_ENV, and not one of them with more
+// after it (OLLAMA_MODELS, the
 // server's models folder, begins with OLLAMA_MODEL). The servers' own
 // variables are theirs to add to, so the suite keeps no list of them.
 

@@ -27,7 +27,7 @@ func TestSides(t *testing.T) {
 	assert.Equal(t, Runtime{Name: "ollama@0.6.5", Kind: runtimes.KindOllama, URL: "http://127.0.0.1:11434", Known: true, Product: "ollama"}, old)
 	assert.Equal(t, Runtime{Name: "ollama@new", Kind: runtimes.KindOllama, URL: "http://127.0.0.1:11435", Model: "qwen3:8b", Known: true, Product: "ollama"}, new)
 	assert.Equal(t, OrderAlternate, st.Order, "two sides of one product alternate unless BENCH_ORDER says otherwise")
-	assert.Equal(t, []string{"OLLAMA_0_6_5_URL", "OLLAMA_0_6_5_MODEL", "OLLAMA_0_6_5_KIND", "OLLAMA_0_6_5_API_KEY", "OLLAMA_0_6_5_VERSION"}, RuntimeVariables("ollama@0.6.5"))
+	assert.Equal(t, []string{"OLLAMA_0_6_5_URL", "OLLAMA_0_6_5_MODEL", "OLLAMA_0_6_5_KIND", "OLLAMA_0_6_5_API_KEY", "OLLAMA_0_6_5_VERSION", "OLLAMA_0_6_5_SERVER_ENV"}, RuntimeVariables("ollama@0.6.5"))
 	assert.Equal(t, "MLX_OLD_VENV_", EnvPrefix("mlx@old-venv"))
 
 	// A side of an OpenAI-kind server keeps its kind; a plain name with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,8 +55,23 @@ func (d *Driver) addNamed(ctx context.Context, specs []config.Runtime) error {
 			}
 		}
 		d.addRuntime(rt, info)
+		d.stateServerEnv(spec)
 	}
 	return nil
+}
+
+// stateServerEnv keeps, in the last runtime added, the server settings
+// its NAME_SERVER_ENV states, and says them.
+func (d *Driver) stateServerEnv(spec config.Runtime) {
+	if len(spec.ServerEnv) == 0 {
+		return
+	}
+	d.Run.Runtimes[len(d.Run.Runtimes)-1].ServerEnv = spec.ServerEnv
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(spec.ServerEnv)) {
+		kv = append(kv, k+"="+spec.ServerEnv[k])
+	}
+	d.logf("%s: its server's settings, as %sSERVER_ENV states them: %s", spec.Name, config.EnvPrefix(spec.Name), strings.Join(kv, " "))
 }
 
 // checkSameServer refuses, before any request, two runtimes of
@@ -147,6 +163,7 @@ func (d *Driver) addProbed(ctx context.Context, known []config.Runtime, simSpec 
 		}
 		d.logf("BENCH_RUNTIMES is unset; found %s at %s%s", spec.Name, rt.BaseURL, f.why)
 		d.addRuntime(rt, info)
+		d.stateServerEnv(spec)
 	}
 	if len(d.Runtimes) > 0 {
 		return nil

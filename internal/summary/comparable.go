@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +27,13 @@ import (
 // config.Settings field that sets it (whose env tag, config.Var, is the
 // variable) and the rows it shapes. A prompt's text (BENCH_PROMPTS_DIR, or
 // the suite's own) is one more setting, for that prompt's rows.
+//
+// The server's own settings a run states (NAME_SERVER_ENV, kept as
+// runtimes[].server_env: Ollama's OLLAMA_NUM_PARALLEL, …) shape its
+// runtime's rows too: where both runs stated some, one that differs (or
+// that one stated and the other left at its default) makes the runs not
+// comparable, and a series of history is its runtime's with those
+// settings.
 //
 // The workload keys — cache mode, turns, shared prefix — are settings of
 // the same kind, but they are configuration lines of the benchstat file
@@ -105,10 +114,13 @@ type Settings struct {
 	names   []string          // the prompts, in the file's order
 	prompts map[string]string // their texts
 	kinds   map[string]string // the runtimes' kinds, by name
-	rates   bool              // BENCH_RATES' open loops ran (arguments.rates)
-	traced  bool              // a trace was replayed (trace_speed)
-	trace   string            // at this prompt; "" if the file does not say
-	slo     *string
+	// serverEnv are the runtimes' servers' settings as stated
+	// (runtimes[].server_env), by name; a runtime that stated none has none.
+	serverEnv map[string]map[string]string
+	rates     bool   // BENCH_RATES' open loops ran (arguments.rates)
+	traced    bool   // a trace was replayed (trace_speed)
+	trace     string // at this prompt; "" if the file does not say
+	slo       *string
 }
 
 // SettingsOf reads the settings of the summary f, decoded from data (the
@@ -139,6 +151,12 @@ func SettingsOf(f *File, data []byte) (Settings, error) {
 	}
 	for _, rt := range f.Runtimes {
 		s.kinds[rt.Name] = rt.Kind
+		if len(rt.ServerEnv) > 0 {
+			if s.serverEnv == nil {
+				s.serverEnv = map[string]map[string]string{}
+			}
+			s.serverEnv[rt.Name] = rt.ServerEnv
+		}
 	}
 	return s, nil
 }
@@ -222,7 +240,8 @@ type Difference struct {
 	Old, New string
 }
 
-// Differences returns the settings in which old and new differ, of those
+// Differences returns the settings in which old and new differ (the
+// server settings both stated last, serverEnvDifferences), of those
 // both files have (a file without one compares as before the key existed)
 // and that shape rows both runs could share: ignore_eos only where both
 // ran an OpenAI-kind runtime of the same name, num_ctx an Ollama one,
@@ -246,7 +265,47 @@ func Differences(old, new Settings) []Difference {
 			out = append(out, Difference{Setting: "prompt " + name, Env: promptEnv, Old: so, New: sn})
 		}
 	}
+	return append(out, serverEnvDifferences(old, new)...)
+}
+
+// serverEnvUnset is a server setting's value, in a run that stated its
+// server's settings, where it stated not that one: the server's default.
+const serverEnvUnset = "(unset)"
+
+// serverEnvDifferences are the server settings (runtimes[].server_env) in
+// which a runtime of both runs differs, where both runs stated some: a
+// key one of them left out is the server's default there. A run that
+// stated none of its server's settings compares as before they were
+// kept: unknown, not different.
+func serverEnvDifferences(old, new Settings) []Difference {
+	var out []Difference
+	for _, name := range slices.Sorted(maps.Keys(old.serverEnv)) {
+		o, n := old.serverEnv[name], new.serverEnv[name]
+		if n == nil {
+			continue
+		}
+		keys := slices.Sorted(maps.Keys(o))
+		for k := range n {
+			if _, ok := o[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			ov, nv := orUnset(o, k), orUnset(n, k)
+			if ov != nv {
+				out = append(out, Difference{Setting: name + " server " + k, Env: config.EnvPrefix(name) + "SERVER_ENV", Old: ov, New: nv})
+			}
+		}
+	}
 	return out
+}
+
+func orUnset(env map[string]string, k string) string {
+	if v, ok := env[k]; ok {
+		return v
+	}
+	return serverEnvUnset
 }
 
 // bothApply says whether st shapes some row both runs could have: a
@@ -332,6 +391,10 @@ func (s Settings) Of(runtime, prompt string, open bool) []Value {
 	}
 	if prompt != "" {
 		out = append(out, Value{Setting: "prompt " + prompt, Value: s.prompts[prompt]})
+	}
+	env := s.serverEnv[runtime]
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		out = append(out, Value{Setting: "server " + k, Value: env[k]})
 	}
 	return out
 }

@@ -229,6 +229,11 @@ type RuntimeInfo struct {
 	// did not.
 	ContextLimit  int    `json:"context_limit"`
 	ContextSource string `json:"context_source"`
+	// ServerEnv is NAME_SERVER_ENV: the server's own settings that change
+	// results as the user stated them (OLLAMA_NUM_PARALLEL=4, …), absent
+	// where none were stated. Two runs that both state them and differ
+	// in one are not comparable (Differences).
+	ServerEnv map[string]string `json:"server_env,omitempty"`
 }
 
 // InputSize is how an in<N> prompt was sized for one runtime: the words
