@@ -21,8 +21,8 @@ func TestSideBySideRun(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{
 		"BENCH_OUTPUT_DIR": dir, "BENCH_RUNTIMES": "sim@a,sim@b", "BENCH_CONTROL": "off", "BENCH_CANARY": "off",
-		"BENCH_PROMPTS": "short", "BENCH_CONCURRENCY": "1", "BENCH_WARMUPS": "1", "BENCH_MAX_TOKENS": "32",
-		"SIM_TTFT": "2ms", "SIM_TOKENS_PER_SEC": "2000", "SIM_B_TOKENS_PER_SEC": "1000", "SIM_B_VERSION": "sim-2",
+		"BENCH_PROMPTS": "short", "BENCH_CONCURRENCY": "1", "BENCH_WARMUPS": "1", "BENCH_MAX_TOKENS": "16",
+		"SIM_TTFT": "20ms", "SIM_TOKENS_PER_SEC": "400", "SIM_B_TOKENS_PER_SEC": "200", "SIM_B_VERSION": "sim-2",
 	}
 	st, err := suiteconfig.LoadFrom(env)
 	require.NoError(t, err)
