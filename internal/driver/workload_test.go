@@ -258,13 +258,16 @@ func TestTraceReplayedWithSharedPrefixes(t *testing.T) {
 		assert.InDelta(t, want.InputTokens, *r.PromptTokens, 0.05*float64(want.InputTokens), "request %d sized to its input_length", i)
 	}
 	// Arrival times: no request is sent before its arrival, counted from
-	// the first request's send. (How late a busy machine sends them is
-	// the timing tests' to bound; order alone is not checked, as two
-	// arrivals 2.5 ms apart can be stamped out of order on two busy
-	// cores.)
+	// the first request's send, less 10 ms: on a busy machine the first
+	// request itself goes out late (1.5 ms was seen), which makes every
+	// later one look early by as much; sending ahead of the schedule
+	// would be early by the trace's gaps, up to 0.1 s here. (How late a
+	// busy machine sends them is the timing tests' to bound; order alone
+	// is not checked, as two arrivals 2.5 ms apart can be stamped out of
+	// order on two busy cores.)
 	for i := 1; i < len(got); i++ {
 		due := (w.Requests[i].Arrival - w.Requests[0].Arrival).Seconds()
-		assert.GreaterOrEqual(t, got[i].StartS-got[0].StartS, due-0.001, "request %d sent before its arrival", i)
+		assert.GreaterOrEqual(t, got[i].StartS-got[0].StartS, due-0.010, "request %d sent before its arrival", i)
 	}
 	// Shared blocks: a request whose first blocks an earlier one sent
 	// finds them in the cache; the first of each family and those with
