@@ -20,7 +20,7 @@ const commandTimeout = 5 * time.Second
 // (parsePS).
 func takeDarwin(servers Servers, self int) Snapshot {
 	s := Snapshot{At: time.Now(), Cores: runtime.NumCPU(), ServersErr: servers.err}
-	out, err := command("ps", "-A", "-o", "pid=,ppid=,time=")
+	out, err := command("ps", "-A", "-o", "pid=,ppid=,time=,rss=")
 	var procs []Proc
 	if err == nil {
 		procs, err = parsePS(out)
@@ -40,6 +40,9 @@ func takeDarwin(servers Servers, self int) Snapshot {
 		if p.PID == self {
 			s.Self = &p
 		}
+	}
+	if s.Self == nil {
+		s.MemErr = errors.New("ps did not list this process")
 	}
 	s.Busy = &busy
 	if servers.err == nil && len(servers.roots) > 0 {
@@ -111,8 +114,9 @@ func descend(procs []Proc, roots []Proc, self int) ([]Proc, error) {
 	return out, nil
 }
 
-// parsePS reads `ps -A -o pid=,ppid=,time=`: a process a line, its CPU
-// time as [[dd-]hh:]mm:ss[.cc].
+// parsePS reads `ps -A -o pid=,ppid=,time=,rss=`: a process a line, its
+// CPU time as [[dd-]hh:]mm:ss[.cc], its resident memory in KiB (macOS
+// states no peak: HWM stays 0).
 func parsePS(out string) ([]Proc, error) {
 	var procs []Proc
 	for line := range strings.SplitSeq(out, "\n") {
@@ -120,16 +124,17 @@ func parsePS(out string) ([]Proc, error) {
 		if len(f) == 0 {
 			continue
 		}
-		if len(f) != 3 {
-			return nil, fmt.Errorf("ps: a line of %d fields, want pid, ppid and time: %q", len(f), line)
+		if len(f) != 4 {
+			return nil, fmt.Errorf("ps: a line of %d fields, want pid, ppid, time and rss: %q", len(f), line)
 		}
 		pid, err1 := strconv.Atoi(f[0])
 		ppid, err2 := strconv.Atoi(f[1])
 		cpu, err3 := parseCPUTime(f[2])
-		if err := errors.Join(err1, err2, err3); err != nil {
+		kb, err4 := strconv.ParseUint(f[3], 10, 64)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
 			return nil, fmt.Errorf("ps: %q: %w", line, err)
 		}
-		procs = append(procs, Proc{PID: pid, PPID: ppid, CPU: cpu})
+		procs = append(procs, Proc{PID: pid, PPID: ppid, CPU: cpu, RSS: kb * 1024})
 	}
 	if len(procs) == 0 {
 		return nil, errors.New("ps listed no process")

@@ -9,12 +9,15 @@
 //
 // Linux reads /proc: /proc/stat for the machine, /proc/net/tcp and tcp6
 // for the listening sockets, /proc/<pid>/fd for the processes that hold
-// them, /proc/<pid>/stat for each process's parent and CPU time. macOS
-// runs `ps -A -o pid=,ppid=,time=` (every process's CPU time, summed for
-// the machine) and `lsof -nP -iTCP:<port> -sTCP:LISTEN -t`; that path is
+// them, /proc/<pid>/stat for each process's parent and CPU time,
+// /proc/<pid>/status for the servers' and this process's memory (VmRSS,
+// VmHWM). macOS runs `ps -A -o pid=,ppid=,time=,rss=` (every process's CPU
+// time, summed for the machine, and resident memory) and `lsof -nP -iTCP:<port> -sTCP:LISTEN -t`; that path is
 // not tested on a Mac here. Elsewhere nothing is read. What could not be
 // read is unknown (a nil pointer, an error), never 0.
 //
-// A Snapshot keeps each process (Proc) so that more of it, its memory,
-// can be added beside its CPU time.
+// A Snapshot keeps each process (Proc) with its memory beside its CPU
+// time: Snapshot.Memory is the servers' resident memory (or this
+// process's, for a server in it), and RSS reads it again for the
+// processes a Snapshot found, cheaply enough to sample during a run.
 package machine

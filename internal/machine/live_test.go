@@ -21,8 +21,15 @@ import (
 const helperEnv = "MACHINE_TEST_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "server" {
+	switch os.Getenv(helperEnv) {
+	case "server":
 		serve()
+		return
+	case "hold":
+		hold(holdServer)
+		return
+	case "holdchild":
+		hold(holdChild)
 		return
 	}
 	os.Exit(m.Run())

@@ -16,6 +16,10 @@ type Proc struct {
 	Start uint64
 	// CPU is its user and system CPU time since it started.
 	CPU time.Duration
+	// RSS is its resident memory and HWM the most it has had since it
+	// started (Linux VmHWM), in bytes; read for the servers' processes
+	// and this one only, 0 where not read (Snapshot.MemErr says why).
+	RSS, HWM uint64
 }
 
 // key is a process across snapshots: its PID and start.
@@ -44,6 +48,9 @@ type Snapshot struct {
 	// some could not be found or read: then what they used is unknown.
 	Servers    []Proc
 	ServersErr error
+	// MemErr says why the servers' or this process's memory (Proc.RSS)
+	// could not be read; see Memory.
+	MemErr error
 
 	// all is every process, where the machine's busy time is their sum
 	// (macOS), so that one that ends between snapshots does not take its

@@ -88,22 +88,23 @@ func TestBetweenAllProcesses(t *testing.T) {
 }
 
 func TestParsePS(t *testing.T) {
-	procs, err := parsePS("    0     0  12:03.51\n    1     0   0:31.07\n  512     1 1-02:03:04.50\n  600   512   0:00.00\n")
+	procs, err := parsePS("    0     0  12:03.51      0\n    1     0   0:31.07  12800\n  512     1 1-02:03:04.50 1843200\n  600   512   0:00.00   1536\n")
 	require.NoError(t, err)
 	assert.Equal(t, []Proc{
 		{PID: 0, PPID: 0, CPU: 12*time.Minute + at(3.51)},
-		{PID: 1, PPID: 0, CPU: at(31.07)},
-		{PID: 512, PPID: 1, CPU: 26*time.Hour + 3*time.Minute + at(4.5)},
-		{PID: 600, PPID: 512},
+		{PID: 1, PPID: 0, CPU: at(31.07), RSS: 12800 << 10},
+		{PID: 512, PPID: 1, CPU: 26*time.Hour + 3*time.Minute + at(4.5), RSS: 1843200 << 10},
+		{PID: 600, PPID: 512, RSS: 1536 << 10},
 	}, procs)
 	for out, want := range map[string]string{
-		"":                 "no process",
-		"1 0":              "2 fields",
-		"1 0 12":           "want [[dd-]hh:]mm:ss",
-		"1 0 x:00.1":       `"x" is not a number`,
-		"1 0 0:zz":         "its seconds",
-		"x 0 0:01.00":      "x",
-		"1 0 q-01:00:00.0": "its days",
+		"":                   "no process",
+		"1 0":                "2 fields",
+		"1 0 12 5":           "want [[dd-]hh:]mm:ss",
+		"1 0 x:00.1 5":       `"x" is not a number`,
+		"1 0 0:zz 5":         "its seconds",
+		"x 0 0:01.00 5":      "x",
+		"1 0 q-01:00:00.0 5": "its days",
+		"1 0 0:01.00 -5":     `"-5"`,
 	} {
 		_, err := parsePS(out)
 		assert.ErrorContains(t, err, want, "%q", out)

@@ -44,9 +44,18 @@ func (fs procFS) take(servers Servers, now time.Time) Snapshot {
 	}
 	if p, err := fs.proc(fs.self); err == nil {
 		s.Self = &p
+		p.RSS, p.HWM, s.MemErr = fs.memory(fs.self)
 	}
 	if servers.err == nil && len(servers.roots) > 0 {
 		s.Servers, s.ServersErr = fs.descendants(servers.roots)
+		s.MemErr = nil // the servers' memory, not this process's, is asked for
+		for i := range s.Servers {
+			p := &s.Servers[i]
+			var err error
+			if p.RSS, p.HWM, err = fs.memory(p.PID); err != nil && s.MemErr == nil {
+				s.MemErr = err
+			}
+		}
 	}
 	return s
 }

@@ -18,7 +18,9 @@ import (
 // reading (self), serving port 45678 (0xB26E), and 201 its child; 300 a
 // bystander; 400 a server on port 8080 over IPv6; port 2024 (0x07E8) is
 // held by no readable process. Its fd entries are files whose text is
-// the link's.
+// the link's. The status files of 100, 101, 102 and 200 are this
+// machine's /proc/self/status with their name, PID, VmRSS and VmHWM
+// changed; 400 has none.
 var fixture = procFS{root: filepath.Join("testdata", "proc"), self: 200, readlink: readText}
 
 // readText reads a captured fd entry: a file whose text is the link's.
@@ -128,4 +130,51 @@ func TestTakeFixture(t *testing.T) {
 	assert.ErrorContains(t, snap.ServersErr, "the server process 100 ended")
 	_, ok := Between(snap, snap).Other()
 	assert.False(t, ok)
+}
+
+func TestParseStatus(t *testing.T) {
+	data, err := os.ReadFile(fixture.path("101", "status"))
+	require.NoError(t, err)
+	rss, hwm, err := parseStatus(string(data))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1843200*1024), rss, "VmRSS: 1843200 kB")
+	assert.Equal(t, uint64(1901056*1024), hwm, "VmHWM: 1901056 kB")
+
+	for text, want := range map[string]string{
+		"Name:\tkthreadd\nPid:\t2\n":            "no VmRSS and VmHWM",
+		"VmHWM:\t 10 kB\nVmRSS:\t 9 MB\n":       `VmRSS: "9 MB", want a number of kB`,
+		"VmHWM:\t 1x kB\nVmRSS:\t 9 kB\n":       "VmHWM",
+		"VmRSS:\t 9 kB\n":                       "no VmRSS and VmHWM",
+		"VmHWM:\t 10 kB\nVmRSS:\t 9 kB extra\n": `VmRSS: "9 kB extra"`,
+	} {
+		_, _, err := parseStatus(text)
+		assert.ErrorContains(t, err, want, "%q", text)
+	}
+}
+
+// The servers' memory is their processes' summed; a server in this
+// process is this process's, said as such; a process whose status cannot
+// be read makes it unknown, never 0.
+func TestMemoryFixture(t *testing.T) {
+	now := time.Date(2026, 12, 7, 14, 0, 0, 0, time.UTC)
+	s := fixture.take(fixture.find([]int{11434}), now)
+	m, err := s.Memory()
+	require.NoError(t, err)
+	// 100, 101 and 102: 52340 + 1843200 + 1536 kB resident, peaks
+	// 61200 + 1901056 + 1536 kB.
+	assert.Equal(t, Memory{RSS: 1897076 << 10, HWM: 1963792 << 10, Pids: []int{100, 101, 102}}, m)
+
+	in := fixture.take(fixture.find([]int{45678}), now)
+	m, err = in.Memory()
+	require.NoError(t, err)
+	assert.Equal(t, Memory{RSS: 30720 << 10, HWM: 41984 << 10, Pids: []int{200}, InSelf: true}, m)
+
+	v6 := fixture.take(fixture.find([]int{8080}), now) // 400 has no status
+	require.NoError(t, v6.ServersErr)
+	_, err = v6.Memory()
+	assert.ErrorContains(t, err, "the memory of process 400")
+
+	hidden := fixture.take(fixture.find([]int{2024}), now)
+	_, err = hidden.Memory()
+	assert.ErrorContains(t, err, "could not be found")
 }
