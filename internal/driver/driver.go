@@ -125,6 +125,12 @@ type Driver struct {
 	// tests; nil: those.
 	find     func(ports []int) machine.Servers
 	snapshot func(machine.Servers) machine.Snapshot
+	// rss stands in for machine.RSS in tests; nil: it. memorySaid are
+	// the runtimes whose memory figures were explained (memory.go).
+	// memRun is the sampler running, if any, which Close stops.
+	rss        func([]machine.Proc) (machine.Memory, error)
+	memorySaid map[string]bool
+	memRun     *memSampler
 }
 
 // nextConversation is the id of a new conversation: its number in the run.
@@ -496,6 +502,10 @@ func (d *Driver) Close() {
 		d.progress.close()
 	}
 	d.closeSeries()
+	if d.memRun != nil { // a leaf run that never ended
+		d.memRun.stop()
+		d.memRun = nil
+	}
 	if d.files != nil {
 		d.files.close()
 	}

@@ -83,6 +83,11 @@ type Leaf struct {
 	// (machine.go); nil where it is not measured.
 	servers     *machine.Servers
 	machineFrom *machine.Snapshot
+	// remote is set for a server on another machine, whose memory is
+	// not this machine's; mem reads the server's memory during the timed
+	// part (memory.go).
+	remote bool
+	mem    *memSampler
 	// series scrapes the server during the timed part
 	// (BENCH_METRICS_INTERVAL); nil when it does not.
 	series *seriesScraper
@@ -220,6 +225,7 @@ func (l *Leaf) WarmUp() {
 	l.before = l.d.scrape(l.ctx, l.rt)
 	l.machineFrom = l.takeMachine()
 	l.timedFrom = time.Now()
+	l.startMemory()
 	l.startSeries()
 }
 
@@ -461,6 +467,7 @@ func (l *Leaf) End() Outcome {
 		l.endOpen()
 	}
 	to := time.Now()
+	memPeak := l.stopMemory()
 	machineTo := l.takeMachine()
 	tel := summary.Telemetry{WarmupLoads: l.warmupLoads, Canary: l.canary}
 	notes := l.endSeries()
@@ -477,6 +484,9 @@ func (l *Leaf) End() Outcome {
 		tel.Power, tel.Energy, notes = l.measurePower(to, notes)
 	}
 	tel.Machine = l.machineRun(machineTo, tel.Power)
+	if tel.Machine != nil {
+		l.memoryRun(tel.Machine, machineTo, memPeak)
+	}
 	m := d.Run.Add(l.key, l.rounds, tel)
 	l.powerAdded(tel.Energy)
 	d.noteFirst(l)

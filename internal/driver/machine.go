@@ -34,7 +34,7 @@ func (d *Driver) machineServer(rt *runtimes.Runtime) (ports []int, ok bool) {
 		case err != nil:
 			d.logf("%s: other processes' CPU cannot be told from its server's (%v): its leaf runs' other_cpu_cores are null", rt.Name, err)
 		case !srv.Local:
-			d.logf("%s: its server (%s) is not on this machine: other_cpu_cores counts this machine's other processes, not the server's", rt.Name, rt.BaseURL)
+			d.logf("%s: its server (%s) is not on this machine: other_cpu_cores counts this machine's other processes, not the server's, and its memory is not this machine's (server_rss_bytes absent)", rt.Name, rt.BaseURL)
 			s.ok = true
 		default:
 			s.ports, s.ok = []int{srv.Port}, true
@@ -65,7 +65,7 @@ func (l *Leaf) findServers() {
 		find = l.d.find
 	}
 	s := find(ports)
-	l.servers = &s
+	l.servers, l.remote = &s, len(ports) == 0
 }
 
 // takeMachine reads the machine (machine.Take, or the tests' stand-in),

@@ -21,6 +21,56 @@ type LeafRun struct {
 	// arguments.busy_max allows; Why says so for people.
 	Disturbed bool   `json:"disturbed"`
 	Why       string `json:"why,omitempty"`
+	// The benchmarked server's resident memory, in bytes: its processes
+	// listening on its port with their descendants (Ollama's runner) at
+	// the timed part's end; the most they held together at its edges and
+	// every 200 ms between; and the sum of their own peaks since each
+	// started (Linux VmHWM; absent on macOS), which a peak between two
+	// readings cannot escape. Absent where not measured. ServerMemory
+	// says whose memory they are (MemoryServer, MemorySelf) or why there
+	// are none (MemoryRemote).
+	ServerRSSBytes     *uint64 `json:"server_rss_bytes,omitempty"`
+	ServerRSSPeakBytes *uint64 `json:"server_rss_peak_bytes,omitempty"`
+	ServerRSSHWMBytes  *uint64 `json:"server_rss_hwm_bytes,omitempty"`
+	ServerMemory       string  `json:"server_memory,omitempty"`
+}
+
+// The ServerMemory words.
+const (
+	// MemoryServer: the processes serving the runtime's port on this
+	// machine, with their descendants.
+	MemoryServer = "server processes"
+	// MemorySelf: the server is the suite's own process (the simulator):
+	// the figures are this process's, the benchmark's client with it.
+	MemorySelf = "this process (the client with the server)"
+	// MemoryRemote: the server is on another machine: no figure.
+	MemoryRemote = "not this machine's"
+)
+
+// addMemory sets the row's memory from its leaf runs: the mean of their
+// resident memory at the timed part's end, the most any held, and whose
+// memory it is; nothing where no leaf run measured it.
+func (row *Row) addMemory() {
+	var sum, n, peak uint64
+	for _, lr := range row.LeafRuns {
+		if lr.ServerMemory != "" {
+			row.ServerMemory = lr.ServerMemory
+		}
+		if lr.ServerRSSBytes != nil {
+			sum += *lr.ServerRSSBytes
+			n++
+		}
+		if lr.ServerRSSPeakBytes != nil {
+			peak = max(peak, *lr.ServerRSSPeakBytes)
+		}
+	}
+	if n > 0 {
+		mean := sum / n
+		row.ServerRSSBytes = &mean
+	}
+	if peak > 0 {
+		row.ServerRSSPeakBytes = &peak
+	}
 }
 
 // leafRuns are the machine's state during the leaf runs ls that have a

@@ -131,3 +131,33 @@ func TestRowDisturbance(t *testing.T) {
 	n, _, _ = (&Row{}).Disturbance()
 	assert.Zero(t, n, "not measured: not disturbed")
 }
+
+// A row's memory is its leaf runs': the mean at the timed parts' ends,
+// the most any held; a server on another machine has none, said.
+func TestRowMemory(t *testing.T) {
+	a := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
+	far := a
+	far.Runtime = "remote"
+	ok := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 1000*ms, 40)}}}
+	mem := func(end, peak uint64) *LeafRun {
+		return &LeafRun{Cores: 2, ServerMemory: MemoryServer, ServerRSSBytes: &end, ServerRSSPeakBytes: &peak}
+	}
+	r := NewRun(time.Unix(0, 0))
+	r.Add(a, ok, Telemetry{Machine: mem(1000, 1500)})
+	r.Add(a, ok, Telemetry{Machine: mem(3000, 3100)})
+	r.Add(far, ok, Telemetry{Machine: &LeafRun{Cores: 2, ServerMemory: MemoryRemote}})
+	rows := r.Rows()
+	require.Len(t, rows, 2)
+	require.NotNil(t, rows[0].ServerRSSBytes)
+	assert.Equal(t, uint64(2000), *rows[0].ServerRSSBytes)
+	assert.Equal(t, uint64(3100), *rows[0].ServerRSSPeakBytes)
+	assert.Equal(t, MemoryServer, rows[0].ServerMemory)
+	assert.Nil(t, rows[1].ServerRSSBytes, "not this machine's: no figure, not 0")
+	assert.Nil(t, rows[1].ServerRSSPeakBytes)
+	assert.Equal(t, MemoryRemote, rows[1].ServerMemory)
+
+	b, err := json.Marshal(rows[1])
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"server_memory":"not this machine's"`)
+	assert.NotContains(t, string(b), "server_rss_bytes")
+}

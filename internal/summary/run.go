@@ -646,6 +646,14 @@ type Row struct {
 	// that has a result line, in the .txt's order (LeafRun); absent where
 	// it was not measured, as in files written before it.
 	LeafRuns []LeafRun `json:"leaf_runs,omitempty"`
+	// The benchmarked server's resident memory (LeafRun): the mean over
+	// the leaf runs of what it held at the timed part's end, the most it
+	// held in any, in bytes, and whose memory it is (LeafRun.ServerMemory:
+	// MemoryRemote, with no figure, for a server on another machine).
+	// Absent where not measured, as in files written before them.
+	ServerRSSBytes     *uint64 `json:"server_rss_bytes,omitempty"`
+	ServerRSSPeakBytes *uint64 `json:"server_rss_peak_bytes,omitempty"`
+	ServerMemory       string  `json:"server_memory,omitempty"`
 }
 
 // TurnFigures are the figures of one turn of a row's conversations, over
@@ -713,6 +721,7 @@ func (r *Run) Rows() []Row {
 		row.addHTTPTrace(rounds)
 		row.Images, row.ImageSize = ImagesOf(r.Arguments.Images)
 		row.LeafRuns = leafRuns(ls)
+		row.addMemory()
 		for _, l := range ls {
 			if l.tel.Canary != nil {
 				row.Canary = l.tel.Canary
