@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/figures"
+	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 // The columns of the prompts' tables: which figures each shows, in what
@@ -32,10 +33,36 @@ func showCacheHit(runs []*run) bool {
 	return slices.ContainsFunc(runs, func(r *run) bool { return r.SharedPrefix > 0 || r.Turns > 1 })
 }
 
+// memoryCol is the benchmarked server's resident memory (server_rss_bytes,
+// its peak beside it), in MiB: "97.7 (peak 98.1)"; for a server in the
+// suite's process, the simulator, "97.7 (this process)"; for one on
+// another machine, "not this machine's".
+var memoryCol = countCol("server MiB", func(r row) string {
+	const mib = 1 << 20
+	switch {
+	case r.ServerMemory == summary.MemoryRemote:
+		return "not this machine's"
+	case r.ServerRSSBytes == nil:
+		return ""
+	}
+	s := strconv.FormatFloat(float64(*r.ServerRSSBytes)/mib, 'f', 1, 64)
+	if r.ServerMemory == summary.MemorySelf {
+		return s + " (this process)"
+	}
+	if p := r.ServerRSSPeakBytes; p != nil {
+		s += " (peak " + strconv.FormatFloat(float64(*p)/mib, 'f', 1, 64) + ")"
+	}
+	return s
+})
+
+// hasMemory reports whether r says what the server's memory was, or
+// why it has none.
+func hasMemory(r row) bool { return r.ServerRSSBytes != nil || r.ServerMemory != "" }
+
 // mainColumns are the closed-loop table's columns; with the cache-hit
-// ratio where the report shows it (showCacheHit), with goodput where a
-// row has it.
-func mainColumns(withCache, withGoodput bool) []column {
+// ratio where the report shows it (showCacheHit), with goodput and the
+// server's memory where a row has them.
+func mainColumns(withCache, withGoodput, withMemory bool) []column {
 	cols := []column{modelCol, fig(ttftMean), fig(ttftP50), fig(ttftP95), fig(ttftP99)}
 	if withCache {
 		cols = append(cols, cacheHitCol)
@@ -44,18 +71,24 @@ func mainColumns(withCache, withGoodput bool) []column {
 	if withGoodput {
 		cols = append(cols, goodputCols...)
 	}
+	if withMemory {
+		cols = append(cols, memoryCol)
+	}
 	return append(cols, okCol, failedCol)
 }
 
 // openColumns are the open-loop table's columns; with the cache-hit
-// ratio and goodput as mainColumns.
-func openColumns(withCache, withGoodput bool) []column {
+// ratio, goodput and memory as mainColumns.
+func openColumns(withCache, withGoodput, withMemory bool) []column {
 	cols := []column{modelCol, fig(achievedRPS), fig(sendLagP99), fig(throughputRPS), fig(ttftP50), fig(ttftP99)}
 	if withCache {
 		cols = append(cols, cacheHitCol)
 	}
 	if withGoodput {
 		cols = append(cols, goodputCols...)
+	}
+	if withMemory {
+		cols = append(cols, memoryCol)
 	}
 	return append(cols, okCol, failedCol)
 }

@@ -287,6 +287,13 @@
 //	goodput req/s, SLO met    where the run has an SLO (arguments.slo): the
 //	                          requests/s that met every target, and their
 //	                          share of all requests (failures are misses)
+//	server MiB                where a row has it (server_rss_bytes): the
+//	                          server's resident memory at the timed part's
+//	                          end, its processes and their children summed,
+//	                          with its peak, "102.5 (peak 102.7)"; "(this
+//	                          process)" for the simulator, whose memory is
+//	                          the client's too; "not this machine's" for a
+//	                          server elsewhere; no change is shown
 //	ok, failed                successful and failed requests
 //
 // Under it, where the run swept its concurrency (BENCH_CONCURRENCY=sweep,

@@ -22,7 +22,7 @@ func writePrompt(b *strings.Builder, runs []*run, ks []key, p string, charts []c
 	closed, open, all := promptKeys(ks, p)
 	s := promptSection{runs: runs, charts: charts}
 	if len(closed) > 0 {
-		closedLoad.with(mainColumns(showCacheHit(runs), s.anyRow(closed, goodputRPS.has))...).write(b, runs, closed)
+		closedLoad.with(mainColumns(showCacheHit(runs), s.anyRow(closed, goodputRPS.has), s.anyRow(closed, hasMemory))...).write(b, runs, closed)
 		writeSweep(b, runs, p)
 	}
 	writeCharts(b, s.chartsOf(secMain))
@@ -128,7 +128,7 @@ func (s promptSection) writeOpen(b *strings.Builder, open []key) {
 		b.WriteString(", and goodput: the requests/s that met the run's SLO, and their share of all requests")
 	}
 	b.WriteString(".\n\n")
-	rateLoad.with(openColumns(showCacheHit(s.runs), s.anyRow(open, goodputRPS.has))...).write(b, s.runs, open)
+	rateLoad.with(openColumns(showCacheHit(s.runs), s.anyRow(open, goodputRPS.has), s.anyRow(open, hasMemory))...).write(b, s.runs, open)
 	writeCapped(b, s.runs, open)
 	writeCharts(b, s.chartsOf(secOpen))
 }
