@@ -11,10 +11,11 @@ import (
 // fresh returns rt's server to a known state before a leaf run
 // (BENCH_FRESH=leaf), the way its server offers (runtimes.FreshWay). The
 // way, and the first refusal, go in the runtime's entry of the summary and
-// are said once on the log; a refusal never stops the leaf.
-func (d *Driver) fresh(ctx context.Context, rt *runtimes.Runtime) {
+// are said once on the log; a refusal never stops the leaf. It reports
+// whether the model was unloaded (the next request loads it).
+func (d *Driver) fresh(ctx context.Context, rt *runtimes.Runtime) (unloaded bool) {
 	if d.Settings.Fresh != config.FreshLeaf {
-		return
+		return false
 	}
 	found := rt.FreshWay(ctx)
 	way, err := rt.Fresh(ctx)
@@ -36,6 +37,7 @@ func (d *Driver) fresh(ctx context.Context, rt *runtimes.Runtime) {
 		info.FreshError = &msg
 		d.logf("%v; the run goes on, and its leaves may depend on the ones before them", err)
 	}
+	return err == nil && way == runtimes.FreshUnload
 }
 
 func describeWay(w runtimes.FreshWay) string {

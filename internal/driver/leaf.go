@@ -37,8 +37,10 @@ type Leaf struct {
 	count   int // this leaf's -count repetition, from 1
 	warmups int // warm-up rounds run
 	// warmupLoads counts the warm-up requests during which the server
-	// loaded the model.
+	// loaded the model; load is what they showed of its load time
+	// (load.go).
 	warmupLoads int
+	load        loadWatch
 	// input is N of an in<N> prompt, 0 for others.
 	input int
 	// control is set for a control leaf run (see Driver.controls): its
@@ -205,7 +207,7 @@ func (d *Driver) newLeaf(ctx context.Context, k bench.Key, rt *runtimes.Runtime,
 func (l *Leaf) WarmUp() {
 	l.d.unloadSides(l.ctx, l.rt)
 	l.findServers()
-	l.d.fresh(l.ctx, l.rt)
+	l.load.unloaded = l.d.fresh(l.ctx, l.rt)
 	n := l.d.Settings.Warmups
 	for i := range n {
 		l.warmups++
@@ -215,6 +217,7 @@ func (l *Leaf) WarmUp() {
 				l.warmupLoads++
 			}
 		}
+		l.load.warmUpRound(l.warmups, r.Results)
 		l.progress.warmUp(i+1, n, r)
 	}
 	if l.d.Settings.Canary == config.CanaryOn && !l.control {
@@ -470,6 +473,7 @@ func (l *Leaf) End() Outcome {
 	memPeak := l.stopMemory()
 	machineTo := l.takeMachine()
 	tel := summary.Telemetry{WarmupLoads: l.warmupLoads, Canary: l.canary}
+	tel.LoadS, tel.LoadFrom = l.load.loadTime(l.rounds)
 	notes := l.endSeries()
 	if l.canaryNote != "" {
 		notes = append(notes, l.canaryNote)

@@ -553,6 +553,13 @@ type Row struct {
 	// BENCH_FRESH=leaf on Ollama, the requests of each leaf run's first
 	// warm-up round.
 	WarmupModelLoads int `json:"warmup_model_loads"`
+	// LoadSMean is the model's load time, in seconds, over the leaf runs
+	// whose warm-ups saw one (Telemetry.LoadS), apart from every TTFT;
+	// LoadSFrom says whose figure it is ("server": load_duration; "client
+	// ttft": the first warm-up's TTFT above the timed requests'). Absent
+	// where no load was seen.
+	LoadSMean *float64 `json:"load_s_mean,omitempty"`
+	LoadSFrom string   `json:"load_s_source,omitempty"`
 	// InputTokensTarget is the prompt length an in<N> prompt was sized
 	// to, N, null for other prompts; TruncatedPrompts counts the
 	// successful requests whose prompt the server cut (more than 5% short
@@ -838,6 +845,9 @@ func (row *Row) addTelemetry(tel *pooledTelemetry) {
 		return
 	}
 	row.WarmupModelLoads = tel.warmupLoads
+	if tel.loads > 0 {
+		row.LoadSMean, row.LoadSFrom = num(tel.loadS/float64(tel.loads)), tel.loadFrom
+	}
 	if f := tel.figures(); f != nil {
 		row.PowerWMean, row.GPUPowerWMean, row.SysPowerWMean = num(f.AllPowerWMean), num(f.GPUPowerWMean), f.SysPowerWMean
 		row.GPUMHzMean = num(f.GPUMHzMean) // the energy figures: addEnergy

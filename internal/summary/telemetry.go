@@ -23,6 +23,15 @@ type Telemetry struct {
 	// loaded the model (see Loaded): after a fresh start (BENCH_FRESH=leaf
 	// on Ollama) the requests of the first warm-up round.
 	WarmupLoads int
+	// LoadS is the model's load time in the leaf run's warm-ups, in
+	// seconds, and LoadFrom whose figure it is: the mean load_duration of
+	// the warm-up requests that waited for a load (LoadFromServer), or,
+	// where the server states none and the model was unloaded before the
+	// warm-ups (BENCH_FRESH=leaf through Ollama's /v1), the first warm-up
+	// round's mean TTFT above the timed requests' (LoadFromClient). Nil
+	// where no load was seen.
+	LoadS    *float64
+	LoadFrom string
 	// Canary is the reply to the leaf run's canary request (nil: none
 	// sent, or it failed); the row keeps the first leaf run's.
 	Canary *canary.Reply
@@ -31,9 +40,23 @@ type Telemetry struct {
 	Machine *LeafRun
 }
 
+// The LoadFrom words: whose figure a load time is.
+const (
+	// LoadFromServer: the server's own (Ollama's load_duration).
+	LoadFromServer = "server"
+	// LoadFromClient: the client's, the first warm-up's TTFT above the
+	// timed requests' (an estimate, with their noise).
+	LoadFromClient = "client ttft"
+	// LoadFromMixed: a row's leaf runs had both.
+	LoadFromMixed = "server and client ttft"
+)
+
 // pooledTelemetry is the telemetry of a row's leaf runs together.
 type pooledTelemetry struct {
 	warmupLoads    int
+	loadS          float64 // the leaf runs' load times, summed
+	loads          int
+	loadFrom       string
 	power          *telemetry.Figures // sums and maxima; means weighted by covered time
 	sysCovered     float64            // covered time of the samples that had sys_power
 	server         *telemetry.ServerDelta
@@ -52,6 +75,15 @@ type pooledTelemetry struct {
 func (p *pooledTelemetry) add(t Telemetry, m stats.Metrics) {
 	requests := m.Requests
 	p.warmupLoads += t.WarmupLoads
+	if t.LoadS != nil {
+		p.loadS += *t.LoadS
+		p.loads++
+		if p.loadFrom == "" || p.loadFrom == t.LoadFrom {
+			p.loadFrom = t.LoadFrom
+		} else {
+			p.loadFrom = LoadFromMixed
+		}
+	}
 	if f := t.Power; f != nil {
 		if p.power == nil {
 			p.power = &telemetry.Figures{}
