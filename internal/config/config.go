@@ -187,6 +187,11 @@ type Settings struct {
 	// IdlePowerS is how long, in seconds, power is sampled with nothing
 	// in flight before the first leaf, for the idle baseline; 0: none.
 	IdlePowerS float64 `env:"BENCH_IDLE_POWER_S" envDefault:"5"`
+	// Cooldown is a wait before each leaf run after the first
+	// (BENCH_COOLDOWN): none (0), a fixed duration ("30s"), or "idle":
+	// until the machine's power and temperature return near the idle
+	// baseline, at most Cooldown.Max ("idle:5m").
+	Cooldown Cooldown `env:"BENCH_COOLDOWN" envDefault:"0"`
 	// API is the API every request goes through (runtimes.API): chat,
 	// completions, responses, messages or embeddings.
 	API string `env:"BENCH_API"`
@@ -208,6 +213,66 @@ const MaxTurns = 100
 
 // MaxIdlePowerS bounds BENCH_IDLE_POWER_S.
 const MaxIdlePowerS = 600
+
+// MaxCooldown bounds BENCH_COOLDOWN's wait and its idle cap;
+// DefaultCooldownMax is the cap of "idle" without one.
+const (
+	MaxCooldown        = time.Hour
+	DefaultCooldownMax = 5 * time.Minute
+)
+
+// CooldownIdle is the BENCH_COOLDOWN word for a wait until the machine
+// is back near its idle baseline.
+const CooldownIdle = "idle"
+
+// Cooldown is BENCH_COOLDOWN: a fixed Wait before each leaf run after the
+// first, or, with Idle, a wait until the machine's power and temperature
+// are back near the idle baseline, ended after Max. The zero Cooldown
+// waits for nothing.
+type Cooldown struct {
+	Wait time.Duration
+	Idle bool
+	Max  time.Duration
+	text string
+}
+
+func (c *Cooldown) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	*c = Cooldown{text: s}
+	if rest, ok := strings.CutPrefix(s, CooldownIdle); ok {
+		c.Idle, c.Max = true, DefaultCooldownMax
+		if rest == "" {
+			return nil
+		}
+		cap, ok := strings.CutPrefix(rest, ":")
+		var d Duration
+		if !ok || d.UnmarshalText([]byte(cap)) != nil || d <= 0 || time.Duration(d) > MaxCooldown {
+			return fmt.Errorf("idle's cap must be a duration above 0 and at most %v (idle:5m)", MaxCooldown)
+		}
+		c.Max = time.Duration(d)
+		return nil
+	}
+	var d Duration
+	if err := d.UnmarshalText(b); err != nil || d < 0 || time.Duration(d) > MaxCooldown {
+		return fmt.Errorf("want a duration from 0 (none) to %v (30s), or idle (idle:5m caps it)", MaxCooldown)
+	}
+	c.Wait = time.Duration(d)
+	return nil
+}
+
+// Set reports whether the cooldown waits at all.
+func (c Cooldown) Set() bool { return c.Idle || c.Wait > 0 }
+
+// String is the setting as given ("30s", "idle").
+func (c Cooldown) String() string {
+	switch {
+	case c.text != "":
+		return c.text
+	case c.Idle:
+		return CooldownIdle + ":" + c.Max.String()
+	}
+	return c.Wait.String()
+}
 
 // The BENCH_ORDER modes.
 const (
@@ -1057,5 +1122,6 @@ var (
 	_ encoding.TextUnmarshaler = (*Ints)(nil)
 	_ encoding.TextUnmarshaler = (*Duration)(nil)
 	_ encoding.TextUnmarshaler = (*ControlMax)(nil)
+	_ encoding.TextUnmarshaler = (*Cooldown)(nil)
 	_ encoding.TextUnmarshaler = (*MetricsInterval)(nil)
 )

@@ -406,3 +406,39 @@ func TestLoadFrom(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `runtime "mine" has no URL: set MINE_URL`)
 }
+
+// BENCH_COOLDOWN: a duration, idle with its default cap or its own, and
+// refusals that name the variable and the value.
+func TestCooldown(t *testing.T) {
+	for val, want := range map[string]Cooldown{
+		"":          {},
+		"0":         {},
+		"30s":       {Wait: 30 * time.Second},
+		"90":        {Wait: 90 * time.Second},
+		"idle":      {Idle: true, Max: DefaultCooldownMax},
+		"idle:90s":  {Idle: true, Max: 90 * time.Second},
+		" idle:2m ": {Idle: true, Max: 2 * time.Minute},
+	} {
+		s, err := LoadFrom(map[string]string{"BENCH_COOLDOWN": val})
+		require.NoError(t, err, "%q", val)
+		got := s.Cooldown
+		assert.Equal(t, want.Wait, got.Wait, "%q", val)
+		assert.Equal(t, want.Idle, got.Idle, "%q", val)
+		assert.Equal(t, want.Max, got.Max, "%q", val)
+		assert.Equal(t, want.Wait > 0 || want.Idle, got.Set(), "%q", val)
+	}
+	for val, want := range map[string]string{
+		"-1s":      `BENCH_COOLDOWN="-1s": want a duration from 0 (none) to 1h0m0s (30s), or idle (idle:5m caps it)`,
+		"2h":       `BENCH_COOLDOWN="2h": want a duration from 0`,
+		"cool":     `BENCH_COOLDOWN="cool": want a duration`,
+		"idle:":    `BENCH_COOLDOWN="idle:": idle's cap must be a duration above 0 and at most 1h0m0s (idle:5m)`,
+		"idle:0":   `idle's cap must be a duration above 0`,
+		"idle:2h":  `idle's cap must be`,
+		"idlest":   `idle's cap must be`,
+		"idle:ten": `idle's cap must be`,
+	} {
+		_, err := LoadFrom(map[string]string{"BENCH_COOLDOWN": val})
+		require.Error(t, err, "%q", val)
+		assert.Contains(t, err.Error(), want)
+	}
+}
