@@ -131,6 +131,11 @@ type Driver struct {
 	rss        func([]machine.Proc) (machine.Memory, error)
 	memorySaid map[string]bool
 	memRun     *memSampler
+	// cool is what the cooldowns between leaves took (BENCH_COOLDOWN),
+	// and idleTempC the CPU's temperature in the idle baseline, the most
+	// it read (nil: none), which an idle cooldown waits to return near.
+	cool      cooling
+	idleTempC *float64
 }
 
 // nextConversation is the id of a new conversation: its number in the run.
@@ -456,6 +461,7 @@ func (d *Driver) Finish() error {
 		return errors.New("no benchmark sent a request: every runtime was skipped or could not be benchmarked; no files were written")
 	}
 	d.sayDisturbed()
+	d.sayCooldown()
 	d.Run.Complete = true
 	if err := d.save(); err != nil {
 		return err

@@ -137,6 +137,7 @@ func (d *Driver) begin(ctx context.Context, k bench.Key) (l *Leaf, skip bool, er
 		}
 		return nil, false, fmt.Errorf("%w (set "+envSkipUnreachable+"=1 to skip runtimes that do not answer)", why)
 	}
+	d.cooldown(ctx)
 	d.leafRuns++
 	if d.repetitions == nil {
 		d.repetitions = map[bench.Key]int{}

@@ -174,6 +174,7 @@ func (d *Driver) idleBaseline(s *telemetry.Sampler) {
 	h := &d.Run.Host
 	h.IdlePowerW, h.IdleCPUPowerW, h.IdleGPUPowerW, h.IdleANEPowerW = ptr(f.AllPowerWMean), ptr(f.CPUPowerWMean), ptr(f.GPUPowerWMean), ptr(f.ANEPowerWMean)
 	h.IdlePowerWSD = ptr(f.AllPowerWSD)
+	d.idleTempC = f.CPUTempCMax
 	d.logf("idle power %.2f W (CPU %.2f, GPU %.2f, ANE %.2f; sd %.2f W) over %gs with nothing in flight: net figures subtract it ("+envIdlePowerS+")",
 		f.AllPowerWMean, f.CPUPowerWMean, f.GPUPowerWMean, f.ANEPowerWMean, f.AllPowerWSD, secs)
 	if f.Coverage() < telemetry.MinCoverage {

@@ -7,6 +7,7 @@ import "github.com/inferencebench/inferencebench/internal/config"
 // variable the suite does not read.
 var (
 	envControlMax      = config.Var("ControlMax")
+	envCooldown        = config.Var("Cooldown")
 	envFresh           = config.Var("Fresh")
 	envIdlePowerS      = config.Var("IdlePowerS")
 	envImages          = config.Var("Images")
