@@ -11,8 +11,9 @@ import (
 
 // Memory is the resident memory of a server's processes at one moment:
 // the sum of their RSS, and of their own peaks since each started (Linux
-// VmHWM; 0 where unknown, as on macOS). A process's peak is its own: the
-// sum of the peaks is at least the peak of the sum, and no less than RSS.
+// VmHWM; 0 where unknown, as on macOS). A process's peak is its own, and
+// the kernel raises it lazily (when memory is unmapped, or as status is
+// read): a peak of the sum read earlier can exceed the sum of the peaks.
 type Memory struct {
 	RSS  uint64
 	HWM  uint64

@@ -25,8 +25,9 @@ type LeafRun struct {
 	// listening on its port with their descendants (Ollama's runner) at
 	// the timed part's end; the most they held together at its edges and
 	// every 200 ms between; and the sum of their own peaks since each
-	// started (Linux VmHWM; absent on macOS), which a peak between two
-	// readings cannot escape. Absent where not measured. ServerMemory
+	// started (Linux VmHWM, at the end; absent on macOS), which the kernel
+	// updates lazily, so that a peak read between can exceed it. Absent
+	// where not measured. ServerMemory
 	// says whose memory they are (MemoryServer, MemorySelf) or why there
 	// are none (MemoryRemote).
 	ServerRSSBytes     *uint64 `json:"server_rss_bytes,omitempty"`
