@@ -125,17 +125,7 @@ type Driver struct {
 	// tests; nil: those.
 	find     func(ports []int) machine.Servers
 	snapshot func(machine.Servers) machine.Snapshot
-	// rss stands in for machine.RSS in tests; nil: it. memorySaid are
-	// the runtimes whose memory figures were explained (memory.go).
-	// memRun is the sampler running, if any, which Close stops.
-	rss        func([]machine.Proc) (machine.Memory, error)
-	memorySaid map[string]bool
-	memRun     *memSampler
-	// cool is what the cooldowns between leaves took (BENCH_COOLDOWN),
-	// and idleTempC the CPU's temperature in the idle baseline, the most
-	// it read (nil: none), which an idle cooldown waits to return near.
-	cool      cooling
-	idleTempC *float64
+	costs    // the server's memory and the cooldowns (servermem.go, cooldown.go)
 }
 
 // nextConversation is the id of a new conversation: its number in the run.
@@ -508,10 +498,7 @@ func (d *Driver) Close() {
 		d.progress.close()
 	}
 	d.closeSeries()
-	if d.memRun != nil { // a leaf run that never ended
-		d.memRun.stop()
-		d.memRun = nil
-	}
+	d.closeMemory()
 	if d.files != nil {
 		d.files.close()
 	}

@@ -15,6 +15,31 @@ import (
 // takes well under a millisecond.
 const memEvery = 200 * time.Millisecond
 
+// costs is what the driver keeps of what a runtime costs beside its
+// figures: its server's memory (here) and the cooldowns (cooldown.go).
+type costs struct {
+	// rss stands in for machine.RSS in tests; nil: it. memorySaid are
+	// the runtimes whose memory figures were explained; memRun is the
+	// sampler running, if any, which Close stops.
+	rss        func([]machine.Proc) (machine.Memory, error)
+	memorySaid map[string]bool
+	memRun     *memSampler
+	// cool is what the cooldowns between leaves took (BENCH_COOLDOWN),
+	// and idleTempC the CPU's temperature in the idle baseline, the most
+	// it read (nil: none), which an idle cooldown waits to return near.
+	cool      cooling
+	idleTempC *float64
+}
+
+// closeMemory stops a sampler still running: a leaf run that never
+// ended (an interrupt, a failed benchmark).
+func (d *Driver) closeMemory() {
+	if d.memRun != nil {
+		d.memRun.stop()
+		d.memRun = nil
+	}
+}
+
 // memSampler reads the server's memory during one leaf run's timed part
 // and keeps the most it held.
 type memSampler struct {

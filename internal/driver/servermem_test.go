@@ -59,7 +59,8 @@ func TestServerMemoryOfTheSimulator(t *testing.T) {
 func TestServerMemorySampled(t *testing.T) {
 	read := make(chan struct{})
 	var once bool
-	d := &Driver{rss: func(procs []machine.Proc) (machine.Memory, error) {
+	d := &Driver{}
+	d.rss = func(procs []machine.Proc) (machine.Memory, error) {
 		if len(procs) != 2 || procs[0].PID != 100 || procs[1].PID != 101 {
 			return machine.Memory{}, errors.New("not the server's processes")
 		}
@@ -68,7 +69,7 @@ func TestServerMemorySampled(t *testing.T) {
 			close(read)
 		}
 		return machine.Memory{RSS: 900 << 20}, nil
-	}}
+	}
 	start := &machine.Snapshot{Servers: []machine.Proc{{PID: 100, RSS: 100 << 20}, {PID: 101, RSS: 400 << 20, HWM: 700 << 20}}}
 	l := &Leaf{d: d, ctx: context.Background(), machineFrom: start}
 	l.key.Runtime = "ollama"
