@@ -115,9 +115,10 @@ func (l *Leaf) stopMemory() uint64 {
 }
 
 // memoryRun sets lr's memory figures from the snapshot at the timed
-// part's end and the most read during it (peak); a server on another
-// machine is said to have none here, and a failure is said once per
-// runtime.
+// part's end and the most read during it (peak), and whose memory they
+// are (summary.MemorySelf for a server in this process); a server on
+// another machine is said to have none here, and a failure is said once
+// per runtime.
 func (l *Leaf) memoryRun(lr *summary.LeafRun, end *machine.Snapshot, peak uint64) {
 	name := l.key.Runtime
 	if l.remote {
@@ -134,8 +135,7 @@ func (l *Leaf) memoryRun(lr *summary.LeafRun, end *machine.Snapshot, peak uint64
 	}
 	lr.ServerMemory = summary.MemoryServer
 	if m.InSelf {
-		lr.ServerMemory = summary.MemorySelf
-		l.d.sayMemory(name, "%s: its server is this process: server_rss_bytes is this process's memory, the benchmark's client with it", name)
+		lr.ServerMemory = summary.MemorySelf // said there, and in the report
 	}
 	peak = max(peak, m.RSS)
 	lr.ServerRSSBytes, lr.ServerRSSPeakBytes = &m.RSS, &peak
