@@ -104,9 +104,11 @@
 #   E2E_PROMPTS     prompts for the suite run (default short,medium,code);
 #                   the later runs use the first
 #   E2E_KEEP=1      keep the temporary folder (logs, results) and say where
-#   E2E_OLLAMA_NEXT=1  also build (or reuse) the newer Ollama, 0.17.4
-#                   (OLLAMA_NEXT_VERSION), into the cache, as a phase of its
-#                   own (5 to 9 minutes on 2 cores); the run does not use it yet
+#   E2E_OLLAMA_NEXT=0  leave out the newer Ollama, 0.17.4
+#                   (OLLAMA_NEXT_VERSION): by default it is built (or reused)
+#                   into the cache, as a phase of its own (5 to 9 minutes on
+#                   2 cores), started beside 0.6.5 at the end, and checked by
+#                   TestUpgrade and TestSameVersion (docs/e2e.md)
 #   E2E_BUILD_ONLY=1   stop after the builds
 # The tests' own E2E_* variables (internal/e2e/doc.go lists them) are set
 # here, from the run; values of the caller's are replaced.
@@ -115,7 +117,7 @@ cd "$(dirname "$0")/.."
 
 OLLAMA_VERSION=0.6.5
 BENCH_TOOL_VERSION=0.17.4
-# The newer Ollama, beside 0.6.5 (E2E_OLLAMA_NEXT=1). Its module zip has no
+# The newer Ollama, beside 0.6.5 (E2E_OLLAMA_NEXT, on by default). Its module zip has no
 # llama/llama.cpp/vendor (Go leaves vendor folders out of module zips): the
 # headers its cgo includes from there come from elsewhere, nlohmann/json.hpp
 # and stb/stb_image.h from Debian's packages, miniaudio/miniaudio.h from the
@@ -190,8 +192,11 @@ for b in "${E2E_OLLAMA_BIN:-}" "$CACHE/ollama-$OLLAMA_VERSION/bin/ollama" "$(go 
   fi
 done
 next_bin=$CACHE/ollama-$OLLAMA_NEXT_VERSION/bin/ollama
+# The newer Ollama is on by default (CI runs it); E2E_OLLAMA_NEXT=0 leaves
+# it out, its build and its phases.
+next=${E2E_OLLAMA_NEXT:-1}
 build_next=
-if [ "${E2E_OLLAMA_NEXT:-}" = 1 ] && ! ollama_ok "$next_bin" "$OLLAMA_NEXT_VERSION"; then
+if [ "$next" = 1 ] && ! ollama_ok "$next_bin" "$OLLAMA_NEXT_VERSION"; then
   build_next=1
   command -v python3 >/dev/null || missing+=(python3)
   python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
@@ -259,7 +264,7 @@ build_ollama_next() {
   job go_install_next || die "building Ollama $OLLAMA_NEXT_VERSION failed (see above)"
 }
 
-if [ "${E2E_OLLAMA_NEXT:-}" = 1 ]; then
+if [ "$next" = 1 ]; then
   phase "build ollama $OLLAMA_NEXT_VERSION"
   if [ -z "$build_next" ]; then
     log "reusing $next_bin (version $OLLAMA_NEXT_VERSION)"
@@ -316,44 +321,54 @@ phase "start ollama, create model"
 # start. Four parallel slots (0.6.5's default where memory allows, made
 # explicit) so that concurrency 4 is served at once; keep-alive long
 # enough that the model never unloads between phases.
-env -i PATH="$PATH" HOME="$tmp/home" TMPDIR="$tmp" \
-  OLLAMA_HOST=127.0.0.1:0 OLLAMA_MODELS="$tmp/models" \
-  OLLAMA_NUM_PARALLEL=4 OLLAMA_KEEP_ALIVE=30m \
-  "$ollama_bin" serve >"$tmp/serve-ollama.log" 2>&1 &
-serve_pgid=$!
-server_pgids+=("$serve_pgid")
-
-# serving: ollama serve has not exited.
+# start_ollama BIN VERSION HOME: ollama serve of BIN, which must say it is
+# VERSION, with HOME and HOME/models its folders, its log serve-VERSION.log;
+# sets serve_pgid, port and url once the CLI lists the models through it.
+start_ollama() {
+  local bin=$1 version=$2 home=$3 deadline listening log=$tmp/serve-ollama-$2.log
+  mkdir -p "$home/models"
+  env -i PATH="$PATH" HOME="$home" TMPDIR="$tmp" \
+    OLLAMA_HOST=127.0.0.1:0 OLLAMA_MODELS="$home/models" \
+    OLLAMA_NUM_PARALLEL=4 OLLAMA_KEEP_ALIVE=30m OLLAMA_NO_CLOUD=1 \
+    "$bin" serve >"$log" 2>&1 &
+  serve_pgid=$!
+  server_pgids+=("$serve_pgid")
+  # The port, from the server's log line "Listening on 127.0.0.1:PORT
+  # (version V)", within 60 s of the start.
+  deadline=$((SECONDS + 60))
+  port=
+  while :; do
+    listening=$(sed -n -E 's/.*Listening on 127\.0\.0\.1:([0-9]+) \(version ([^)]*)\).*/\1 \2/p' "$log" | head -n 1)
+    if [ -n "$listening" ]; then
+      port=${listening% *}
+      [ "${listening#* }" = "$version" ] || die "ollama serve says it is version ${listening#* }, want $version"
+      break
+    fi
+    serving || die "ollama serve $version exited before it listened"
+    [ "$SECONDS" -lt "$deadline" ] || die "ollama serve $version logged no \"Listening on 127.0.0.1:PORT\" within 60 s"
+    pause 0.1
+  done
+  url=http://127.0.0.1:$port
+  # Up once the CLI lists the models through the server's API, within the
+  # same 60 s.
+  until job ollama_cli "$bin" "$home" list >"$tmp/list.log" 2>&1; do
+    serving || die "ollama serve $version exited before it answered on $url"
+    [ "$SECONDS" -lt "$deadline" ] || die "ollama list did not succeed against $url within 60 s: $(tail -n 1 "$tmp/list.log")"
+    pause 0.2
+  done
+  log "ollama serve $version (pid $serve_pgid) answers on $url"
+}
+# serving: the ollama serve last started has not exited.
 serving() { kill -0 "$serve_pgid" 2>/dev/null; }
-# ollama_cli ARGS...: the ollama CLI against our server, in the server's
-# clean environment.
-ollama_cli() { env -i PATH="$PATH" HOME="$tmp/home" OLLAMA_HOST="127.0.0.1:$port" "$ollama_bin" "$@"; }
-
-# The port, from the server's log line "Listening on 127.0.0.1:PORT
-# (version V)", within 60 s of the start.
-deadline=$((SECONDS + 60))
-port=
-while :; do
-  listening=$(sed -n -E 's/.*Listening on 127\.0\.0\.1:([0-9]+) \(version ([^)]*)\).*/\1 \2/p' "$tmp/serve-ollama.log" | head -n 1)
-  if [ -n "$listening" ]; then
-    port=${listening% *}
-    [ "${listening#* }" = "$OLLAMA_VERSION" ] || die "ollama serve says it is version ${listening#* }, want $OLLAMA_VERSION"
-    break
-  fi
-  serving || die "ollama serve exited before it listened"
-  [ "$SECONDS" -lt "$deadline" ] || die "ollama serve logged no \"Listening on 127.0.0.1:PORT\" within 60 s"
-  pause 0.1
-done
-url=http://127.0.0.1:$port
-# Up once the CLI lists the models through the server's API, within the
-# same 60 s.
-until job ollama_cli list >"$tmp/list.log" 2>&1; do
-  serving || die "ollama serve exited before it answered on $url"
-  [ "$SECONDS" -lt "$deadline" ] || die "ollama list did not succeed against $url within 60 s: $(tail -n 1 "$tmp/list.log")"
-  pause 0.2
-done
-log "ollama serve (pid $serve_pgid) answers on $url"
-create_model() { cd "$tmp/model" && ollama_cli create "$MODEL_NAME" -f Modelfile; }
+# ollama_cli BIN HOME ARGS...: the ollama CLI against the server on $port,
+# in that server's clean environment.
+ollama_cli() {
+  local bin=$1 home=$2
+  shift 2
+  env -i PATH="$PATH" HOME="$home" OLLAMA_HOST="127.0.0.1:$port" "$bin" "$@"
+}
+start_ollama "$ollama_bin" "$OLLAMA_VERSION" "$tmp/home"
+create_model() { cd "$tmp/model" && ollama_cli "$ollama_bin" "$tmp/home" create "$MODEL_NAME" -f Modelfile; }
 job create_model >"$tmp/create.log" 2>&1 ||
   die "ollama create failed: $(tr '\r' '\n' <"$tmp/create.log" | tail -n 5)"
 log "created model $MODEL_NAME"
@@ -503,7 +518,7 @@ grep -q 'exit status 2' "$tmp/suite-notools.log" || die "the run with tools agai
 if [ -n "$(ls -A "$tmp/results-notools" 2>/dev/null)" ]; then
   die "the refused run with tools wrote files to $tmp/results-notools; it must stop before any request"
 fi
-create_tools_model() { cd "$tmp/model" && ollama_cli create "$TOOLS_MODEL" -f Modelfile.tools; }
+create_tools_model() { cd "$tmp/model" && ollama_cli "$ollama_bin" "$tmp/home" create "$TOOLS_MODEL" -f Modelfile.tools; }
 job create_tools_model >"$tmp/create-tools.log" 2>&1 ||
   die "ollama create $TOOLS_MODEL failed: $(tr '\r' '\n' <"$tmp/create-tools.log" | tail -n 5)"
 suite tools . 3x 1 BENCH_PROMPTS="$ONE_PROMPT" BENCH_TOOLS=testdata/tools.json BENCH_CONCURRENCY=1 BENCH_WARMUPS=1 \
@@ -547,6 +562,47 @@ phase "check other APIs, HTTP trace"
 e2e_test TestAPIs "$tmp/apis.log" "other APIs"
 e2e_test TestHTTPTrace "$tmp/httptrace.log" "HTTP trace and ramp"
 
+if [ "$next" = 1 ]; then
+  phase "start ollama $OLLAMA_NEXT_VERSION beside it"
+  # The same model, created in a models folder of its own, the newer
+  # server on another port; 0.6.5 keeps serving.
+  old_url=$url
+  start_ollama "$next_bin" "$OLLAMA_NEXT_VERSION" "$tmp/home-next"
+  next_url=$url
+  create_next_model() { cd "$tmp/model" && ollama_cli "$next_bin" "$tmp/home-next" create "$MODEL_NAME" -f Modelfile; }
+  job create_next_model >"$tmp/create-next.log" 2>&1 ||
+    die "ollama $OLLAMA_NEXT_VERSION create failed: $(tr '\r' '\n' <"$tmp/create-next.log" | tail -n 5)"
+  old_rt=ollama@$OLLAMA_VERSION new_rt=ollama@$OLLAMA_NEXT_VERSION
+  old_var=OLLAMA_${OLLAMA_VERSION//./_} new_var=OLLAMA_${OLLAMA_NEXT_VERSION//./_}
+  # What both new phases run: one prompt, 64 tokens, concurrency 1 and 4,
+  # six samples a leaf (compare's least for a verdict), each of 2 rounds.
+  # shellcheck disable=SC2054 # the commas are in the values
+  pair_env=(BENCH_PROMPTS="$ONE_PROMPT" BENCH_CONCURRENCY=1,4 BENCH_MAX_TOKENS=64 BENCH_WARMUPS=1 BENCH_CONTROL=off
+    "${old_var}_URL=$old_url" "${old_var}_MODEL=$MODEL_NAME" "${new_var}_URL=$next_url" "${new_var}_MODEL=$MODEL_NAME")
+
+  phase "suite run, upgrade side by side"
+  # Both versions in one run (runtime names PRODUCT@TAG), their leaf runs
+  # alternating; TestUpgrade runs compare on it and checks each load's
+  # call on decode against both servers' own counters.
+  suite upgrade . 2x 6 "${pair_env[@]}" BENCH_RUNTIMES="$old_rt,$new_rt"
+  e2e_env+=(E2E_UPGRADE_TXT="$txt" E2E_UPGRADE_SUMMARY="$json" E2E_UPGRADE_OLD="$old_rt" E2E_UPGRADE_NEW="$new_rt")
+  e2e_test TestUpgrade "$tmp/upgrade.log" "upgrade side by side"
+
+  phase "same version twice, busy neighbour"
+  # Two runs of the newer version alone, the first with a CPU burner
+  # beside it for its first 20 s: compare may claim no change.
+  burn() { timeout 20 sh -c 'while :; do :; done'; }
+  burn &
+  burn_pgid=$!
+  job_pgids+=("$burn_pgid")
+  suite busy . 2x 6 "${pair_env[@]}" BENCH_RUNTIMES="$new_rt"
+  stop_group "$burn_pgid"
+  same_txt=$txt same_json=$json
+  suite quiet . 2x 6 "${pair_env[@]}" BENCH_RUNTIMES="$new_rt"
+  e2e_env+=(E2E_SAME_TXT="$same_txt,$txt" E2E_SAME_SUMMARIES="$same_json,$json")
+  e2e_test TestSameVersion "$tmp/sameversion.log" "same version twice, busy neighbour"
+fi
+
 end_phase
 printf '\n== figures\n'
 # The tests' t.Logf lines, without go test's "    file_test.go:NN: ".
@@ -554,3 +610,4 @@ sed -n -E 's/^ +[A-Za-z0-9_]+_test\.go:[0-9]+: //; /^(client-side decode|client 
   "$tmp/accuracy.log" "$tmp/peer.log" "$tmp/coldprompt.log" "$tmp/warmprompt.log" "$tmp/openloop.log" "$tmp/fresh.log" "$tmp/input.log" \
   "$tmp/turns.log"
 figures "$tmp/workloads.log" "$tmp/agentloop.log" "$tmp/apis.log" "$tmp/httptrace.log"
+if [ "$next" = 1 ]; then figures "$tmp/upgrade.log" "$tmp/sameversion.log"; fi
