@@ -92,7 +92,16 @@
 #   - TestHTTPTrace, on a run with BENCH_HTTP_TRACE=1 after a 3 s ramp
 #     (BENCH_RAMP): every timed request has its HTTP stamps, reused
 #     connections are counted, the ramp's requests are recorded and in
-#     no figure.
+#     no figure;
+#   - TestUpgrade, with Ollama 0.17.4 started beside 0.6.5 (the same
+#     model, another port): on a run of both side by side
+#     (BENCH_RUNTIMES=ollama@0.6.5,ollama@0.17.4, -count=6), compare's
+#     call on decode at each load agrees with both servers' own counters
+#     (server_decode_tps_mean new/old); a leaf it left out as disturbed is
+#     reported, not failed;
+#   - TestSameVersion, on two runs of 0.17.4 alone, the first with a CPU
+#     burner beside it for 20 s: compare claims no change (exit 0 without
+#     better or worse, or exit 3 naming the disturbed leaves).
 #
 # It stops everything it started (also on Ctrl-C or a failure), and exits
 # non-zero with a line starting "e2e-ollama: FAIL:" when anything fails.
