@@ -88,7 +88,7 @@
 //	E2E_CONCURRENCY     the concurrency levels: 1,4
 //	E2E_ROUNDS          timed rounds per leaf (-benchtime=Nx): 3
 //	E2E_COUNT           go test -count of the suite run: 2
-//	E2E_MAX_TOKENS      output tokens per request: 64
+//	E2E_MAX_TOKENS      output tokens per request: 128
 //	E2E_OLLAMA_VERSION  the version the server must report: 0.6.5
 //	E2E_BENCH_BIN       a built github.com/ollama/ollama/cmd/bench
 //	E2E_WARM_SUMMARY    the warm run's summary JSON
