@@ -614,7 +614,8 @@ if [ "$next" = 1 ]; then
   burn() { timeout 20 sh -c 'while :; do :; done'; }
   burn &
   burn_pgid=$!
-  job_pgids+=("$burn_pgid")
+  # With the servers, so that the clean-up stops it on a failure or Ctrl-C.
+  server_pgids+=("$burn_pgid")
   suite busy . 1x 6 "${pair_env[@]}" BENCH_RUNTIMES="$new_rt"
   stop_group "$burn_pgid"
   same_txt=$txt same_json=$json
