@@ -243,6 +243,9 @@ func joinAnd(at []string) string { return strings.Join(at, ", ") }
 func (j judgement) couldSee(g *verdictGroup) string {
 	tests := j.of(g)
 	var parts []string
+	if j.blind() {
+		return j.cannotSee()
+	}
 	for _, f := range headlineOrder {
 		worst, ok, any := 0.0, true, false
 		for _, t := range tests {
@@ -254,13 +257,15 @@ func (j judgement) couldSee(g *verdictGroup) string {
 			ok = ok && can
 			worst = math.Max(worst, d)
 		}
-		if !any {
-			continue
+		switch {
+		case !any:
+		case !ok:
+			// The samples reach the bar, but so noisy (or zero) that no
+			// change up to ten-fold would be called.
+			parts = append(parts, f.Name+" no change it could tell from its noise")
+		default:
+			parts = append(parts, fmt.Sprintf("%s ±%.1f%%", f.Name, math.Max(worst, j.minEffect)*100))
 		}
-		if !ok {
-			return j.cannotSee()
-		}
-		parts = append(parts, fmt.Sprintf("%s ±%.1f%%", f.Name, math.Max(worst, j.minEffect)*100))
 	}
 	return "it would have seen " + strings.Join(parts, ", ")
 }

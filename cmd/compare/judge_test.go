@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/inferencebench/inferencebench/internal/summary"
 )
 
 // The runs in testdata/busy (see testdata/README.md): the simulator run
@@ -129,4 +131,14 @@ func TestVerdictRealOllamaBusy(t *testing.T) {
 	assert.True(t, strings.HasPrefix(v[0], "verdict: ollama 0.17.4, NEW vs OLD: no verdict: at 1 user: during 6 of 6 OLD leaf runs other processes used up to 1.76 of 2 cores;"), v[0])
 	assert.NotContains(t, v[0], "better")
 	assert.NotContains(t, r.stdout, "\njudged: ", "no leaf left to judge")
+}
+
+// A side of a product compared across two runs is titled by the
+// product, its name after the version.
+func TestVersionTitleOfASide(t *testing.T) {
+	v := "0.17.4"
+	f := &summary.File{Versions: map[string]*string{"ollama@0.17.4": &v}}
+	files := []beside{{file: f}, {file: f}}
+	assert.Equal(t, "ollama 0.17.4 (ollama@0.17.4), NEW vs OLD", versionTitle("ollama@0.17.4", files))
+	assert.Equal(t, "ollama 0.17.4, NEW vs OLD", versionTitle("ollama", []beside{{file: &summary.File{Versions: map[string]*string{"ollama": &v}}}, {file: &summary.File{Versions: map[string]*string{"ollama": &v}}}}))
 }

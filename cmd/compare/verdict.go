@@ -379,8 +379,17 @@ func versionTitle(name string, files []beside) string {
 		}
 		vs = append(vs, orUnknown(f.file.VersionOf(name)))
 	}
-	if vs[0] == vs[1] {
-		return name + " " + vs[0] + ", NEW vs OLD"
+	// A side of a product (ollama@0.17.4) is titled by the product, its
+	// name after the versions: "ollama 0.17.4 (ollama@0.17.4), NEW vs OLD".
+	t := product(name) + " " + vs[0]
+	if vs[0] != vs[1] {
+		t += " → " + vs[1]
 	}
-	return name + " " + vs[0] + " → " + vs[1]
+	if product(name) != name {
+		t += " (" + name + ")"
+	}
+	if vs[0] == vs[1] {
+		t += ", NEW vs OLD"
+	}
+	return t
 }

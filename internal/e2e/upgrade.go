@@ -56,7 +56,8 @@ func parseVerdict(out string) verdictOut {
 	if m := couldSeeRE.FindStringSubmatch(v.headline); m != nil {
 		v.couldSee, _ = strconv.ParseFloat(m[1], 64)
 	}
-	v.blind = strings.Contains(v.headline, "samples cannot reach")
+	v.blind = strings.Contains(v.headline, "samples cannot reach") ||
+		regexp.MustCompile(`decode(?: p50)? no change it could tell from its noise`).MatchString(v.headline)
 	for _, m := range blockedRE.FindAllStringSubmatch(v.headline, -1) {
 		n, _ := strconv.Atoi(m[1])
 		v.blocked[n] = m[2]

@@ -62,7 +62,7 @@ func TestCheckUpgrade(t *testing.T) {
 		{"no change but counters 30% apart", agree, map[int]float64{1: 1.30, 4: 1.22}, "beyond ±10.0%", "conc 1"},
 		{"disturbed leaf reported", blocked, map[int]float64{1: 0.5, 4: 1.22}, "", "conc 1: server counters new/old 0.500; compare: no verdict (during 2 of 6 OLD"},
 		{"no call and no reason", blocked, map[int]float64{2: 1, 4: 1.22}, "conc 2: compare made no call", "conc 2"},
-		{"no change where compare could see none", parseVerdict(compareOut("no change (with 6 tests a change needs p ≤ 0.0083, which 6 against 6 samples cannot reach (0.0022 at best): run -count=6, or fewer leaves)",
+		{"no change where compare could see none", parseVerdict(compareOut("no change (it would have seen decode p50 no change it could tell from its noise, TTFT mean ±12.0%, aggregate ±8.0%)",
 			"decode p50 at 4 users: 51.08 → 70.59 tok/s, +38.2% (p=0.041, Holm 0.247): no change")), map[int]float64{4: 1.38}, "", "conc 4: server counters new/old 1.380; compare: no change (+38.2%), but it says its samples could call none: reported"},
 		{"no verdict line", parseVerdict("benchstat only\n"), map[int]float64{4: 1}, "no \"verdict: \" line", ""},
 	} {
