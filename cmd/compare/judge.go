@@ -185,7 +185,7 @@ func (j judgement) headline(g *verdictGroup) string {
 			continue
 		}
 		if len(unchanged) > 0 && unchanged[0] != "" {
-			called = append(called, "no change "+joinAnd(unchanged))
+			called = append(called, "no change "+strings.Join(unchanged, ", "))
 		}
 		figs = append(figs, f.Name+" "+strings.Join(called, ", "))
 	}
@@ -232,10 +232,6 @@ func blockedLeaves(g *verdictGroup) []string {
 	}
 	return out
 }
-
-// joinAnd joins leaf phrases: "at 1 user", "at 1 and 4 users" is not
-// attempted; "at 1 user, at 4 users" reads as well.
-func joinAnd(at []string) string { return strings.Join(at, ", ") }
 
 // couldSee says the smallest change group g's comparison would have
 // called for each headline figure it tested: "it would have seen decode
