@@ -18,11 +18,6 @@ type traceFields struct {
 // the caller then decodes the line with encoding/json, which decides
 // what it means and words any error: where it returns true, encoding/json
 // reads the same (FuzzTraceLine checks it).
-//
-// It is one of the few functions over 80 lines the suite allows
-// (internal/suitetest's TestFunctionLengths), and stays whole on purpose:
-// one loop over the line's bytes whose every branch either advances or
-// gives up, which reads best, and is fuzzed, as a single state machine.
 func parseTraceFast(line []byte, v *traceFields) bool {
 	p := fastParser{b: line}
 	p.space()
@@ -45,19 +40,11 @@ func parseTraceFast(line []byte, v *traceFields) bool {
 		p.space()
 		switch string(key) {
 		case "timestamp":
-			tok, whole, ok := p.number(false)
-			switch {
-			case !ok:
+			f, ok := p.float()
+			if !ok {
 				return false
-			case whole && len(tok) <= 15: // exact in a float64
-				v.Timestamp = float64(digitsValue(tok))
-			default:
-				f, err := strconv.ParseFloat(string(tok), 64)
-				if err != nil {
-					return false
-				}
-				v.Timestamp = f
 			}
+			v.Timestamp = f
 		case "input_length", "output_length":
 			n, ok := p.int()
 			if !ok {
@@ -69,28 +56,11 @@ func parseTraceFast(line []byte, v *traceFields) bool {
 				v.OutputLength = n
 			}
 		case "hash_ids":
-			if !p.byte('[') {
+			ids, ok := p.ints(v.HashIDs[:0])
+			if !ok {
 				return false
 			}
-			v.HashIDs = v.HashIDs[:0]
-			p.space()
-			if !p.byte(']') {
-				for {
-					n, ok := p.int()
-					if !ok {
-						return false
-					}
-					v.HashIDs = append(v.HashIDs, n)
-					p.space()
-					if p.byte(']') {
-						break
-					}
-					if !p.byte(',') {
-						return false
-					}
-					p.space()
-				}
-			}
+			v.HashIDs = ids
 		default:
 			return false
 		}
@@ -100,6 +70,46 @@ func parseTraceFast(line []byte, v *traceFields) bool {
 		}
 		if !p.byte(',') {
 			return false
+		}
+		p.space()
+	}
+}
+
+// float reads a JSON number as a float64: a whole number of up to 15
+// digits exactly, any other through strconv.
+func (p *fastParser) float() (float64, bool) {
+	tok, whole, ok := p.number(false)
+	switch {
+	case !ok:
+		return 0, false
+	case whole && len(tok) <= 15: // exact in a float64
+		return float64(digitsValue(tok)), true
+	}
+	f, err := strconv.ParseFloat(string(tok), 64)
+	return f, err == nil
+}
+
+// ints reads a JSON array of ints, appending them to dst.
+func (p *fastParser) ints(dst []int) ([]int, bool) {
+	if !p.byte('[') {
+		return dst, false
+	}
+	p.space()
+	if p.byte(']') {
+		return dst, true
+	}
+	for {
+		n, ok := p.int()
+		if !ok {
+			return dst, false
+		}
+		dst = append(dst, n)
+		p.space()
+		if p.byte(']') {
+			return dst, true
+		}
+		if !p.byte(',') {
+			return dst, false
 		}
 		p.space()
 	}
