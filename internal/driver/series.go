@@ -61,33 +61,39 @@ func (l *Leaf) startSeries() {
 	write(first, l.timedFrom)
 	prev := *l.before
 	rt := l.rt
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(iv)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			body, err := rt.Metrics(ctx)
-			if ctx.Err() != nil {
-				return
-			}
-			at := time.Now()
-			var snap telemetry.Snapshot
-			if err == nil {
-				snap, err = telemetry.Parse(bytes.NewReader(body))
-			}
-			if err != nil {
-				s.keep(err, false)
-				continue
-			}
-			write(telemetry.SampleOf(&prev, snap), at)
-			prev = snap
+	go tick(ctx, iv, s.done, func() {
+		body, err := rt.Metrics(ctx)
+		if ctx.Err() != nil {
+			return
 		}
-	}()
+		at := time.Now()
+		var snap telemetry.Snapshot
+		if err == nil {
+			snap, err = telemetry.Parse(bytes.NewReader(body))
+		}
+		if err != nil {
+			s.keep(err, false)
+			return
+		}
+		write(telemetry.SampleOf(&prev, snap), at)
+		prev = snap
+	})
+}
+
+// tick calls fn every iv until ctx ends, then closes done: the loop of the
+// leaf's samplers (metric series, server memory), run as their goroutine.
+func tick(ctx context.Context, iv time.Duration, done chan<- struct{}, fn func()) {
+	defer close(done)
+	t := time.NewTicker(iv)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fn()
+	}
 }
 
 // sayOnce logs, once per runtime, why it takes no metric series.

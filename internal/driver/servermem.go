@@ -86,21 +86,11 @@ func (l *Leaf) startMemory() {
 	ctx, cancel := context.WithCancel(l.ctx)
 	s := &memSampler{cancel: cancel, done: make(chan struct{}), peak: m.RSS}
 	l.mem, l.d.memRun = s, s
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(memEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if now, err := read(procs); err == nil {
-				s.saw(now.RSS) // a process that ended: the edges count
-			}
+	go tick(ctx, memEvery, s.done, func() {
+		if now, err := read(procs); err == nil {
+			s.saw(now.RSS) // a process that ended: the edges count
 		}
-	}()
+	})
 }
 
 // stopMemory stops the sampling at the timed part's end; the most it
