@@ -84,7 +84,7 @@
 //	E2E_SUMMARY         the first suite run's summary JSON (cold prompts, closed
 //	                    loop); its .txt is beside it
 //	E2E_RUNTIMES        the runtimes the suite run benchmarked: ollama,ollama-v1
-//	E2E_PROMPTS         the prompts: short,medium,code
+//	E2E_PROMPTS         the prompts: short,medium
 //	E2E_CONCURRENCY     the concurrency levels: 1,4
 //	E2E_ROUNDS          timed rounds per leaf (-benchtime=Nx): 3
 //	E2E_COUNT           go test -count of the suite run: 2
