@@ -1,6 +1,8 @@
 // Package config reads the suite's settings from the environment.
 //
-// Every setting is an environment variable (see the README's table). A bad
+// Every setting is an environment variable (docs/settings.md lists them,
+// the README those a new user needs; BENCH_PRESET sets a job's group of
+// them, Presets). A bad
 // value is an error that names the variable and the value, returned before
 // any request is sent. Runtimes are configured per name: BENCH_RUNTIMES
 // lists names, and each name NAME has NAME_URL, NAME_MODEL, NAME_KIND,

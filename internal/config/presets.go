@@ -37,19 +37,19 @@ var Presets = []Preset{
 		Flags: "-benchtime=3x -count=1",
 	},
 	{
-		Name: "upgrade", Job: "an upgrade checked: two versions side by side (docs/comparing.md), the first named the base",
+		Name: "upgrade", Job: "an upgrade checked: two versions of a runtime side by side in one run, the old named first",
 		Set: []PresetValue{{"Prompts", "medium,code"}, {"Concurrency", "1,4"},
 			{"Control", ControlOn}, {"Canary", CanaryOn}},
 		Flags: "-benchtime=5x -count=6",
 	},
 	{
-		Name: "nightly", Job: "a night's run as the workflow makes it (docs/nightly.md): fails when nothing answers",
+		Name: "nightly", Job: "a night's run as the workflow makes it, which fails when nothing answers",
 		Set: []PresetValue{{"Concurrency", "1,4"}, {"Fallback", FallbackNone}, {"MaxFailures", "0.01"},
 			{"Control", ControlOn}, {"Canary", CanaryOn}},
 		Flags: "-benchtime=5x -count=6",
 	},
 	{
-		Name: "sweep", Job: "a load sweep: where more concurrency stops paying (docs/load.md)",
+		Name: "sweep", Job: "a load sweep: where more concurrency stops paying, against latency targets",
 		Set: []PresetValue{{"Prompts", "short"}, {"Concurrency", "sweep"}, {"SLO", "ttft=2s,tpot=50ms"},
 			{"MetricsInterval", "1s"}},
 		Flags: "-benchtime=40x",

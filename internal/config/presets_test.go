@@ -3,6 +3,7 @@ package config_test
 import (
 	"bytes"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -115,4 +116,19 @@ func TestSimSwitches(t *testing.T) {
 	_, err = LoadSimFrom(map[string]string{"SIM_METRICS": "yes"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `SIM_METRICS="yes": not a boolean (use 1 or 0, true or false)`)
+}
+
+// docs/settings.md quotes the refusal of an unknown preset and the note
+// on an old switch as the suite prints them.
+func TestSettingsPageQuotes(t *testing.T) {
+	b, err := os.ReadFile("../../docs/settings.md")
+	require.NoError(t, err)
+	_, err = LoadFrom(map[string]string{"BENCH_PRESET": "fast"})
+	require.Error(t, err)
+	assert.Contains(t, string(b), "\n[inference] "+err.Error()+"\n")
+	var buf bytes.Buffer
+	defer envvar.SayTo(&buf, "[inference] ")()
+	_, err = LoadFrom(map[string]string{"BENCH_RUNTIMES": "sim", "BENCH_IGNORE_EOS": "1"})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "\n"+buf.String())
 }
