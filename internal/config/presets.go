@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/inferencebench/inferencebench/internal/envvar"
 )
 
 // Preset is a named group of settings for a common job (BENCH_PRESET):
@@ -100,11 +102,17 @@ func applyPreset(environ map[string]string) (map[string]string, string, map[stri
 		maps.Copy(merged, environ)
 	}
 	set := map[string]string{}
+	var said []string
 	for _, pv := range p.Set {
 		k := Var(pv.Field)
 		if merged[k] == "" {
 			merged[k], set[k] = pv.Value, pv.Value
+			said = append(said, k+"="+pv.Value)
 		}
 	}
+	if len(said) == 0 {
+		said = append(said, "nothing: every variable of it is set")
+	}
+	envvar.Say(fmt.Sprintf("%s=%s sets %s", Var("Preset"), p.Name, strings.Join(said, " ")))
 	return merged, p.Name, set, nil
 }

@@ -49,6 +49,8 @@ func TestPresetsLoadAsTheirVariables(t *testing.T) {
 // A variable set explicitly wins over its preset's value, and is not in
 // what the preset set; an empty one counts as unset.
 func TestPresetOverridden(t *testing.T) {
+	var buf bytes.Buffer
+	defer envvar.SayTo(&buf, "")()
 	st, err := LoadFrom(map[string]string{"BENCH_RUNTIMES": "sim", "BENCH_PRESET": "sweep", "BENCH_CONCURRENCY": "sweep:16", "BENCH_PROMPTS": ""})
 	require.NoError(t, err)
 	assert.Equal(t, 16, st.Concurrency.Sweep)
@@ -56,6 +58,7 @@ func TestPresetOverridden(t *testing.T) {
 	assert.NotContains(t, st.PresetSet, "BENCH_CONCURRENCY")
 	assert.Equal(t, "short", st.PresetSet["BENCH_PROMPTS"])
 	assert.Equal(t, []string{"BENCH_METRICS_INTERVAL", "BENCH_PROMPTS", "BENCH_SLO"}, slices.Sorted(maps.Keys(st.PresetSet)))
+	assert.Equal(t, "BENCH_PRESET=sweep sets BENCH_PROMPTS=short BENCH_SLO=ttft=2s,tpot=50ms BENCH_METRICS_INTERVAL=1s\n", buf.String(), "what it set, said once")
 }
 
 // The process's environment is read as a map given is.
@@ -131,4 +134,25 @@ func TestSettingsPageQuotes(t *testing.T) {
 	_, err = LoadFrom(map[string]string{"BENCH_RUNTIMES": "sim", "BENCH_IGNORE_EOS": "1"})
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "\n"+buf.String())
+	buf.Reset()
+	_, err = LoadFrom(map[string]string{"BENCH_RUNTIMES": "sim", "BENCH_PRESET": "quick"})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "\n"+buf.String())
+}
+
+// A preset whose every variable is set says it sets nothing.
+func TestPresetAllOverridden(t *testing.T) {
+	var buf bytes.Buffer
+	defer envvar.SayTo(&buf, "")()
+	environ := map[string]string{"BENCH_RUNTIMES": "sim", "BENCH_PRESET": "upgrade"}
+	p, ok := PresetNamed("upgrade")
+	require.True(t, ok)
+	for _, pv := range p.Set {
+		environ[Var(pv.Field)] = pv.Value
+	}
+	st, err := LoadFrom(environ)
+	require.NoError(t, err)
+	assert.Equal(t, "upgrade", st.Preset)
+	assert.Empty(t, st.PresetSet)
+	assert.Equal(t, "BENCH_PRESET=upgrade sets nothing: every variable of it is set\n", buf.String())
 }
