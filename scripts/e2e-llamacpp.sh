@@ -21,7 +21,7 @@
 # --mmproj, the vision projector cmd/genmodel -format mmproj writes. Then:
 #
 #   - cold: chat completions, prompts short and medium, concurrency 1 and
-#     2, 64-token replies (BENCH_IGNORE_EOS=1), the control leaf;
+#     2, 64-token replies (BENCH_IGNORE_EOS=on), the control leaf;
 #   - other APIs (BENCH_API, concurrency 2, 32 tokens): completions,
 #     responses and messages on the generating server, embeddings on the
 #     other with batches of 4 inputs; the generating server's
@@ -29,7 +29,7 @@
 #     /props modalities: no vision), its prompt counter unchanged;
 #   - images: one 64x64 PNG a request (BENCH_IMAGES=1@64x64) to the
 #     server with the projector, beside the same prompts without images;
-#   - the HTTP trace after a 2 s ramp (BENCH_HTTP_TRACE=1, BENCH_RAMP);
+#   - the HTTP trace after a 2 s ramp (BENCH_HTTP_TRACE=on, BENCH_RAMP);
 #   - a metric series: llama-server's /metrics every 200 ms at
 #     concurrency 4 on 2 slots (BENCH_METRICS_INTERVAL): requests
 #     processing and deferred.
@@ -180,7 +180,7 @@ api_env=(BENCH_PROMPTS=short BENCH_CONCURRENCY=2 BENCH_MAX_TOKENS=32 BENCH_CONTR
 
 phase "suite run, cold prompts"
 suite cold . "${ROUNDS}x" 1 BENCH_PROMPTS=short,medium BENCH_CONCURRENCY=1,"$SLOTS" \
-  BENCH_MAX_TOKENS="$MAX_TOKENS" BENCH_IGNORE_EOS=1 BENCH_WARMUPS=2 BENCH_CONTROL_MAX=1m
+  BENCH_MAX_TOKENS="$MAX_TOKENS" BENCH_IGNORE_EOS=on BENCH_WARMUPS=2 BENCH_CONTROL_MAX=1m
 summaries=$json
 counters=$json
 
@@ -212,12 +212,12 @@ suite images . "${ROUNDS}x" 1 "${img_env[@]}" BENCH_IMAGES=1@64x64
 images=$json
 
 phase "suite run, HTTP trace and ramp"
-suite httptrace . 3x 1 "${api_env[@]}" BENCH_HTTP_TRACE=1 BENCH_RAMP=2s
+suite httptrace . 3x 1 "${api_env[@]}" BENCH_HTTP_TRACE=on BENCH_RAMP=2s
 httptrace=$json
 
 phase "suite run, metric series"
 suite series . "${SERIES_ROUNDS}x" 1 "${api_env[@]}" BENCH_CONCURRENCY=4 BENCH_MAX_TOKENS="$MAX_TOKENS" \
-  BENCH_IGNORE_EOS=1 BENCH_METRICS_INTERVAL=200ms
+  BENCH_IGNORE_EOS=on BENCH_METRICS_INTERVAL=200ms
 series=$json
 
 phase "check runs"

@@ -89,7 +89,7 @@
 #     …/api=<api>; before them, runs with BENCH_API=responses and
 #     messages (which 0.6.5 lacks) and with images (BENCH_IMAGES; the
 #     model is text only) must be refused, exit 2, before any request;
-#   - TestHTTPTrace, on a run with BENCH_HTTP_TRACE=1 after a 3 s ramp
+#   - TestHTTPTrace, on a run with BENCH_HTTP_TRACE=on after a 3 s ramp
 #     (BENCH_RAMP): every timed request has its HTTP stamps, reused
 #     connections are counted, the ramp's requests are recorded and in
 #     no figure;
@@ -571,9 +571,9 @@ done
 refused images "serves $MODEL_NAME, which takes no images" "${api_env[@]}" BENCH_RUNTIMES=ollama BENCH_IMAGES=1@64x64
 
 phase "suite run, HTTP trace and ramp"
-# Each request's HTTP stamps (BENCH_HTTP_TRACE=1), after a ramp of 3 s
+# Each request's HTTP stamps (BENCH_HTTP_TRACE=on), after a ramp of 3 s
 # (BENCH_RAMP) whose requests are recorded apart and in no figure.
-suite httptrace . 3x 1 "${api_env[@]}" BENCH_RUNTIMES=ollama BENCH_HTTP_TRACE=1 BENCH_RAMP=3s
+suite httptrace . 3x 1 "${api_env[@]}" BENCH_RUNTIMES=ollama BENCH_HTTP_TRACE=on BENCH_RAMP=3s
 e2e_env+=(E2E_HTTP_SUMMARY="$json")
 
 phase "check other APIs, HTTP trace"

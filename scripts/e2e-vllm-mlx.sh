@@ -16,7 +16,7 @@
 # cache), and runs the suite against both at once:
 #
 #   - cold: prompts short and medium, concurrency 1 and 4, 64-token replies
-#     (BENCH_IGNORE_EOS=1), the control leaf, fresh state per leaf (vLLM:
+#     (BENCH_IGNORE_EOS=on), the control leaf, fresh state per leaf (vLLM:
 #     POST /reset_prefix_cache; mlx_lm.server offers none);
 #   - input lengths: in1024 and in1536, sized by vLLM's /tokenize and by
 #     calibration requests on mlx_lm;
@@ -185,7 +185,7 @@ wait_up() {
 }
 
 phase "start servers"
-bench_env=(BENCH_MAX_TOKENS="$MAX_TOKENS" BENCH_TEMPERATURE=0 BENCH_WARMUPS=2 BENCH_TIMEOUT=120s BENCH_IGNORE_EOS=1)
+bench_env=(BENCH_MAX_TOKENS="$MAX_TOKENS" BENCH_TEMPERATURE=0 BENCH_WARMUPS=2 BENCH_TIMEOUT=120s BENCH_IGNORE_EOS=on)
 runtimes=()
 if has vllm; then
   vllm_port=$(free_port)

@@ -1,6 +1,8 @@
 // Package config reads the suite's settings from the environment.
 //
-// Every setting is an environment variable (see the README's table). A bad
+// Every setting is an environment variable (docs/settings.md lists them,
+// the README those a new user needs; BENCH_PRESET sets a job's group of
+// them, Presets). A bad
 // value is an error that names the variable and the value, returned before
 // any request is sent. Runtimes are configured per name: BENCH_RUNTIMES
 // lists names, and each name NAME has NAME_URL, NAME_MODEL, NAME_KIND,
@@ -43,7 +45,13 @@ import (
 
 // Settings are the BENCH_* variables.
 type Settings struct {
-	Runtimes Names `env:"BENCH_RUNTIMES"`
+	// Preset is BENCH_PRESET: the name of the preset (Presets) whose
+	// variables the run read where the environment left them unset, ""
+	// for none; PresetSet are those variables with the values it gave
+	// them (nil without a preset). Load sets PresetSet.
+	Preset    string `env:"BENCH_PRESET"`
+	PresetSet map[string]string
+	Runtimes  Names `env:"BENCH_RUNTIMES"`
 	// Concurrency are the closed-loop loads: a list, or "sweep[:max]"
 	// (1, 2, 4, … until throughput stops growing).
 	Concurrency Concurrency `env:"BENCH_CONCURRENCY" envDefault:"1,4"`
@@ -614,18 +622,27 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 	if err := checkNames(environ, runtimeNames); err != nil {
 		return s, err
 	}
+	environ, preset, presetSet, err := applyPreset(environ)
+	if err != nil {
+		return s, err
+	}
 	s.codeDefault()
 	if err := parse(environ, &s, ""); err != nil {
 		return s, err
 	}
 	if s.Progress == "0" || s.Progress == "false" {
+		envvar.Say(fmt.Sprintf("%s=%s: write %s (%s=%s); 0 and false are still read", Var("Progress"), s.Progress, ProgressOff, Var("Progress"), ProgressOff))
 		s.Progress = ProgressOff
+	}
+	for _, note := range envvar.OldSwitches(&s, "", environ) {
+		envvar.Say(note)
 	}
 	// A blank BENCH_OUTPUT_DIR is left for validate to refuse, with the
 	// other settings' faults.
 	if dir, err := OutputDir(func(k string) (string, bool) { return lookupIn(environ, k) }); err == nil {
 		s.OutputDir = dir
 	}
+	s.Preset, s.PresetSet = preset, presetSet
 	s.MaxTokens = s.MaxTokensDist.Bound()
 	s.InputTokens = s.InputLengths.Fixed
 	if v, _ := lookupIn(environ, Var("Order")); strings.TrimSpace(v) == "" && SharesProduct(s.Runtimes) {

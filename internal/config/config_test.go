@@ -141,7 +141,7 @@ func TestBadValues(t *testing.T) {
 		{"BENCH_WARMUPS", "two", `BENCH_WARMUPS="two": not a number`},
 		{"BENCH_IDLE_TIMEOUT", "-5s", `BENCH_IDLE_TIMEOUT="-5s": must be 0 (off) or more`},
 		{"BENCH_IDLE_TIMEOUT", "soon", `BENCH_IDLE_TIMEOUT="soon": not a duration`},
-		{"BENCH_SKIP_UNREACHABLE", "yes", `BENCH_SKIP_UNREACHABLE="yes": not a boolean`},
+		{"BENCH_SKIP_UNREACHABLE", "yes", `BENCH_SKIP_UNREACHABLE="yes": not on or off`},
 		{"BENCH_WARMUPS", "-1", `BENCH_WARMUPS="-1": must be 0 or more`},
 		{"BENCH_MAX_TOKENS", "0", `BENCH_MAX_TOKENS="0": a length must be 1 or more`},
 		{"BENCH_MAX_TOKENS", "normal:128", `BENCH_MAX_TOKENS="normal:128": want normal:MEAN,SD`},

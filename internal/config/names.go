@@ -144,11 +144,11 @@ func unknown(k string, known []string) error {
 	if d >= 0 && d <= max(2, len(k)/4) {
 		return fmt.Errorf("%s is not a setting of the suite: did you mean %s?", k, closest)
 	}
-	where := "README.md's settings"
+	where := "docs/settings.md lists"
 	if strings.HasPrefix(k, "SIM_") {
-		where = "docs/simulator.md's settings"
+		where = "docs/simulator.md's settings list"
 	}
-	return fmt.Errorf("%s is not a setting of the suite (the closest is %s; %s list them all)", k, closest, where)
+	return fmt.Errorf("%s is not a setting of the suite (the closest is %s; %s them all)", k, closest, where)
 }
 
 // nearMiss reports whether k is a near miss of one of the variables of

@@ -47,8 +47,18 @@ func LoadSimFrom(environ map[string]string) (sim.Config, error) {
 }
 
 // simFuncs parse the simulator's numbers and durations with errors that
-// say what the variable wants.
+// say what the variable wants, and its booleans as switches (on or off,
+// or 1/0, true/false, which docs/simulator.md and cmd/sim -h still show:
+// so no notice, and a bad one's error says those).
 var simFuncs = map[reflect.Type]env.ParserFunc{
+	reflect.TypeFor[bool](): func(v string) (any, error) {
+		on, _, err := envvar.Switch(v)
+		if err != nil {
+			_, err = strconv.ParseBool(v) // strconv's error: "not a boolean (use 1 or 0, true or false)"
+			return nil, err
+		}
+		return on, nil
+	},
 	reflect.TypeFor[float64](): func(v string) (any, error) {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
@@ -76,7 +86,7 @@ func loadSim(environ map[string]string) (sim.Config, error) {
 	// fields say the opposite, so that the zero Config serves /metrics and
 	// states cached tokens.
 	var sw simSwitches
-	if serr := envvar.Parse(&sw, env.Options{Environment: environ}); serr != nil {
+	if serr := envvar.Parse(&sw, env.Options{Environment: environ, FuncMap: simFuncs}); serr != nil {
 		err = errors.Join(err, serr)
 	} else {
 		if sw.Metrics != nil {

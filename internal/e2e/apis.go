@@ -124,7 +124,7 @@ func checkLeafNames(txt []byte, api string) (lines, fails []string) {
 	return lines, fails
 }
 
-// checkHTTPTrace checks a run with BENCH_HTTP_TRACE=1 and BENCH_RAMP:
+// checkHTTPTrace checks a run with BENCH_HTTP_TRACE=on and BENCH_RAMP:
 // every timed record has its http stamps, in order (connection, request
 // written, first byte) and first byte no later than the end, the ramp
 // sent requests that are records of their own, marked, and in no row

@@ -9,7 +9,7 @@ import (
 
 // The check of a server's own /metrics against the client's stamps, on a
 // closed-loop run whose replies all had max_tokens tokens
-// (BENCH_IGNORE_EOS=1).
+// (BENCH_IGNORE_EOS=on).
 
 // countersWant is the runtime whose rows are checked and the version its
 // server must have reported.

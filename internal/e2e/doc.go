@@ -59,7 +59,7 @@
 // leaf run E2E_API_ROUNDS times): every request succeeded, the rows have
 // the API's figures (embeddings: embed_rps, embed_input_tps) and the
 // leaves are named …/api=<api>; TestHTTPTrace reads a run with
-// BENCH_HTTP_TRACE=1 and BENCH_RAMP (E2E_HTTP_SUMMARY and its records):
+// BENCH_HTTP_TRACE=on and BENCH_RAMP (E2E_HTTP_SUMMARY and its records):
 // every timed request stamped, reused connections counted, the ramp's
 // requests recorded apart and in no figure. With Ollama 0.17.4 started
 // beside 0.6.5 (the script's default; E2E_OLLAMA_NEXT=0 leaves it out),
@@ -114,7 +114,7 @@
 //	E2E_TOOLS_FILE      the tools: testdata/tools.json
 //	E2E_API_SUMMARIES   the summaries of the runs through other APIs, a comma list
 //	E2E_API_ROUNDS      their -benchtime=Nx: 2
-//	E2E_HTTP_SUMMARY    the BENCH_HTTP_TRACE=1 BENCH_RAMP=3s run's summary JSON
+//	E2E_HTTP_SUMMARY    the BENCH_HTTP_TRACE=on BENCH_RAMP=3s run's summary JSON
 //	E2E_UPGRADE_TXT     the side-by-side run's .txt (TestUpgrade)
 //	E2E_UPGRADE_SUMMARY its summary JSON
 //	E2E_UPGRADE_OLD     the old version's runtime: ollama@0.6.5
@@ -152,7 +152,7 @@
 // with --embeddings), runs the suite through each API, with the HTTP trace
 // and a metric series, and runs TestAPIs, TestHTTPTrace and TestSeries on
 // them, and TestServerCounters on the cold chat run: E2E_COUNTERS_SUMMARY
-// (a BENCH_IGNORE_EOS=1 run), E2E_COUNTERS_RUNTIME (llamacpp) and
+// (a BENCH_IGNORE_EOS=on run), E2E_COUNTERS_RUNTIME (llamacpp) and
 // E2E_LLAMACPP_BUILD (the build_info its /props must report). The
 // server's own counters from /metrics must count the tokens the client
 // received, and its decode and prefill time per request agree with the

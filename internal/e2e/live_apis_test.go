@@ -51,7 +51,7 @@ func TestAPIs(t *testing.T) {
 	}
 }
 
-// TestHTTPTrace checks a run with BENCH_HTTP_TRACE=1 and BENCH_RAMP
+// TestHTTPTrace checks a run with BENCH_HTTP_TRACE=on and BENCH_RAMP
 // (E2E_HTTP_SUMMARY and its request records): every timed request
 // stamped, connections reused and counted, the ramp's requests recorded
 // and in no figure.
@@ -73,7 +73,7 @@ func TestHTTPTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	table, fails := checkHTTPTrace(f, recs)
-	t.Logf("BENCH_HTTP_TRACE=1 BENCH_RAMP=%vs: %s, %d records", f.Arguments.Ramp, path, len(recs))
+	t.Logf("BENCH_HTTP_TRACE=on BENCH_RAMP=%vs: %s, %d records", f.Arguments.Ramp, path, len(recs))
 	logChecks(t, table, fails)
 	if !t.Failed() {
 		t.Logf("http trace OK: every timed request stamped, reused connections counted, the ramp's requests in no figure")
@@ -156,7 +156,7 @@ func TestSeries(t *testing.T) {
 	})
 }
 
-// TestServerCounters checks a closed-loop run with BENCH_IGNORE_EOS=1
+// TestServerCounters checks a closed-loop run with BENCH_IGNORE_EOS=on
 // (E2E_COUNTERS_SUMMARY) of E2E_COUNTERS_RUNTIME against the server's own
 // /metrics, as the rows keep them: tokens generated, decode and prefill
 // time per request; and the server's version (E2E_LLAMACPP_BUILD).

@@ -6,6 +6,7 @@ package envvar
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"strconv"
@@ -15,8 +16,15 @@ import (
 )
 
 // Parse fills the struct v points to from the environment, as
-// env.ParseWithOptions does.
+// env.ParseWithOptions does, reading a bool as a switch (ParseSwitch: on
+// or off, or as before 1/0, true/false) unless opts.FuncMap has a parser
+// of its own for bool.
 func Parse(v any, opts env.Options) error {
+	if _, ok := opts.FuncMap[reflect.TypeFor[bool]()]; !ok {
+		funcs := map[reflect.Type]env.ParserFunc{reflect.TypeFor[bool](): ParseSwitch}
+		maps.Copy(funcs, opts.FuncMap)
+		opts.FuncMap = funcs
+	}
 	err := env.ParseWithOptions(v, opts)
 	if err == nil {
 		return nil
@@ -69,6 +77,9 @@ func unquote(msg, v string) string {
 // cause strips strconv's wrapping ("strconv.ParseInt: parsing "x": invalid
 // syntax") down to what a user needs.
 func cause(err error) string {
+	if errors.Is(err, ErrSwitch) {
+		return "not on or off"
+	}
 	var ne *strconv.NumError
 	if errors.As(err, &ne) {
 		if ne.Func == "ParseBool" {

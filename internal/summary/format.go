@@ -11,6 +11,14 @@ import (
 // names, the configuration keys of the benchstat file and what a missing
 // one means, and the benchmark names.
 
+// Format is the version of the summary JSON's format that Run.File
+// writes, its top-level "format" key; files without the key are format 1
+// (File.FormatVersion). 2: the key itself, and arguments.preset and
+// preset_set. A format only gains keys, never renames or drops one, so a
+// reader of any version reads every file, leaving out the keys it does not
+// know.
+const Format = 2
+
 // Pkg is the module's path: the pkg configuration line of the benchstat
 // file, and the module whose root the tools look for.
 const Pkg = "github.com/inferencebench/inferencebench"

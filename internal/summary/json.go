@@ -81,6 +81,18 @@ type File struct {
 	// Complete is false in a file written while the run went on, or left
 	// by an interrupted run; nil in the earlier harness's files.
 	Complete *bool `json:"complete"`
+	// Format is the file's format version (Format), written last; 0 in
+	// files written before it, which are format 1 (FormatVersion).
+	Format int `json:"format,omitempty"`
+}
+
+// FormatVersion is the file's format version: its "format", or 1 for a
+// file without one (written before the key, or by the earlier harness).
+func (f File) FormatVersion() int {
+	if f.Format == 0 {
+		return 1
+	}
+	return f.Format
 }
 
 // File returns the summary of r as it stands.
@@ -103,6 +115,7 @@ func (r *Run) File() File {
 		CompletedAt:      completed.UTC().Format(TimeFormat),
 		Summary:          r.Rows(),
 		Complete:         &complete,
+		Format:           Format,
 	}
 	if f.Runtimes == nil {
 		f.Runtimes = []RuntimeInfo{}

@@ -172,7 +172,7 @@ func TestJSONKeepsTheSeedContract(t *testing.T) {
 
 	assertContract(t, seed, ours, "")
 
-	assert.Equal(t, append(slices.Clone(seed.keys), "complete"), ours.keys, "top level: the seed's keys, in its order, then complete")
+	assert.Equal(t, append(slices.Clone(seed.keys), "complete", "format"), ours.keys, "top level: the seed's keys, in its order, then complete and format")
 	row := ours.obj["summary"].arr[0]
 	seedRow := seed.obj["summary"].arr[0]
 	want := append([]string{}, seedRow.keys[:2]...)

@@ -145,6 +145,12 @@ type Arguments struct {
 	// average over a leaf run's timed part before it was marked disturbed
 	// (LeafRun.Disturbed); absent in files written before it.
 	BusyMax *float64 `json:"busy_max,omitempty"`
+	// Preset is BENCH_PRESET, the preset the run read its settings from
+	// where the environment left them unset, and PresetSet the variables
+	// it set, with their values (config.Settings.PresetSet); both absent
+	// without a preset (and in files before format 2).
+	Preset    string            `json:"preset,omitempty" config:"Preset"`
+	PresetSet map[string]string `json:"preset_set,omitempty" config:"PresetSet"`
 }
 
 // ArgumentsOf is the Arguments that copy settings st: every field tagged
