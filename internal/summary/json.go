@@ -81,6 +81,9 @@ type File struct {
 	// Complete is false in a file written while the run went on, or left
 	// by an interrupted run; nil in the earlier harness's files.
 	Complete *bool `json:"complete"`
+	// Quality is how the rows' quality figures were measured
+	// (BENCH_QUALITY), absent without.
+	Quality *QualityRun `json:"quality,omitempty"`
 }
 
 // File returns the summary of r as it stands.
@@ -103,6 +106,7 @@ func (r *Run) File() File {
 		CompletedAt:      completed.UTC().Format(TimeFormat),
 		Summary:          r.Rows(),
 		Complete:         &complete,
+		Quality:          r.QualityRun,
 	}
 	if f.Runtimes == nil {
 		f.Runtimes = []RuntimeInfo{}
