@@ -58,7 +58,7 @@ func newCompletionsEncoder(_ *Server, arrival time.Time, rep *reply, req *apiReq
 func (e *completionsEncoder) head(b []byte) []byte { return b }
 
 func (e *completionsEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
-	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
+	e.q = appendTokens(e.q[:0], e.rep, a, end, -1)
 	return e.text(b, e.q, false, now)
 }
 

@@ -114,7 +114,7 @@ func (c Config) effective() Config {
 	c.TokensPerChunk, c.FaultEvery = c.perChunk(), c.every()
 	c.ToolCalls = c.toolCalls()
 	c.Quantization, c.Models, c.ModelTools = c.quantization(), c.modelsMode(), c.modelTools()
-	c.ModelVision = c.modelVision()
+	c.ModelVision, c.Logprobs = c.modelVision(), c.logprobsMode()
 	c.Version = c.version()
 	return c
 }

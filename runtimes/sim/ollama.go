@@ -228,7 +228,7 @@ func (e *ollamaEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
 	if e.rep.tools != nil && a >= e.rep.think {
 		return e.toolChunk(b, a-e.rep.think, end-e.rep.think, now)
 	}
-	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
+	e.q = appendTokens(e.q[:0], e.rep, a, end, -1)
 	return e.text(b, e.q, a < e.rep.think, now)
 }
 
@@ -335,7 +335,7 @@ func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
 func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
 	var thinking []byte
 	if e.rep.think > 0 {
-		thinking = appendTokens(nil, e.rep.seed, 0, e.rep.think, big)
+		thinking = appendTokens(nil, e.rep, 0, e.rep.think, big)
 	}
 	if tr := e.rep.tools; tr != nil {
 		// The calls whole, the text of those Ollama could not parse.
@@ -353,7 +353,7 @@ func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
 		text += e.cutText()
 		return e.end(b, now, string(appendJSONString(nil, text)), thinking, e.reason(), e.rep.m, whole)
 	}
-	content := appendTokens(nil, e.rep.seed, e.rep.think, e.rep.m, big)
+	content := appendTokens(nil, e.rep, e.rep.think, e.rep.m, big)
 	return e.end(b, now, string(content), thinking, e.rep.reason, e.rep.m, nil)
 }
 

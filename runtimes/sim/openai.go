@@ -39,6 +39,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), s.lastSeed(msgs))
+	rep.top, _ = s.cfg.askLogprobs(req.Logprobs, req.TopLogprobs) // checked by readOpenAIChat
 	if len(tools) > 0 && s.cfg.toolCalls() > 0 {
 		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
 	}
@@ -83,6 +84,8 @@ type openaiRequest struct {
 	MaxTokens           *float64        `json:"max_tokens"`
 	MaxCompletionTokens *float64        `json:"max_completion_tokens"`
 	IgnoreEOS           bool            `json:"ignore_eos"`
+	Logprobs            bool            `json:"logprobs"`
+	TopLogprobs         int             `json:"top_logprobs"`
 	Tools               json.RawMessage `json:"tools"`
 	ToolChoice          json.RawMessage `json:"tool_choice"`
 	StreamOptions       *struct {
@@ -117,6 +120,10 @@ func (s *Server) readOpenAIChat(w http.ResponseWriter, body []byte) (req openaiR
 	}
 	if !req.Stream {
 		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
+		return req, nil, nil, false
+	}
+	if _, err := s.cfg.askLogprobs(req.Logprobs, req.TopLogprobs); err != nil {
+		openaiError(w, err)
 		return req, nil, nil, false
 	}
 	if err := checkToolMessages(req.Messages); err != nil {
@@ -195,11 +202,24 @@ func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
 	if e.rep.tools != nil && a >= e.rep.think {
 		return e.toolChunk(b, a-e.rep.think, end-e.rep.think)
 	}
-	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
+	e.q = appendTokens(e.q[:0], e.rep, a, end, -1)
+	if e.rep.top >= 0 {
+		b = e.delta(b, e.q, a < e.rep.think)
+		b = append(b, `},"logprobs":{"content":`...)
+		b = e.rep.appendLogprobs(b, a, end, e.rep.top)
+		return append(b, "},\"finish_reason\":null}]}\n\n"...)
+	}
 	return e.text(b, e.q, a < e.rep.think, now)
 }
 
 func (e *openaiEncoder) text(b []byte, quoted []byte, think bool, _ time.Time) []byte {
+	b = e.delta(b, quoted, think)
+	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+}
+
+// delta is a text chunk up to its delta's end: its head and the delta
+// whose content (or reasoning field, if think) is quoted.
+func (e *openaiEncoder) delta(b []byte, quoted []byte, think bool) []byte {
 	b = append(b, e.head...)
 	if think {
 		b = append(b, `[{"index":0,"delta":{"`...)
@@ -208,8 +228,7 @@ func (e *openaiEncoder) text(b []byte, quoted []byte, think bool, _ time.Time) [
 	} else {
 		b = append(b, `[{"index":0,"delta":{"content":`...)
 	}
-	b = append(b, quoted...)
-	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+	return append(b, quoted...)
 }
 
 // toolChunk is the chunk of the calls' tokens a..end-1 (from the first
