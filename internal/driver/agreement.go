@@ -9,7 +9,8 @@ import (
 )
 
 // agreement asks the reference for a greedy reply to each prompt, then
-// every other runtime, and compares each reply with the reference's. A
+// the reference again and every other runtime, and compares each reply
+// with the reference's first. A
 // reference that answers none is said, and the next runtime that answers
 // is the reference instead; one without log-probabilities is said, and
 // the texts alone are compared.
@@ -41,7 +42,9 @@ func (p *qualityPass) agreement(ctx context.Context, rts []*runtimes.Runtime) {
 	if !anyLogprobs(refReplies) {
 		p.say("the reference %s gives no log-probabilities: every runtime's agreement is of its text only (equal texts, common prefix, words), with no top-1 token agreement or KL", ref.Name)
 	}
-	for _, rt := range rest {
+	// The reference asked again: how far it agrees with itself at
+	// temperature 0, the noise floor of the others' agreement.
+	for _, rt := range append([]*runtimes.Runtime{ref}, rest...) {
 		p.compare(ctx, rt, ref.Name, names, refReplies)
 	}
 }
@@ -110,8 +113,12 @@ func (p *qualityPass) compare(ctx context.Context, rt *runtimes.Runtime, ref str
 		ag := quality.Agree(*refReplies[name], *r)
 		setAgreement(p.fig(rt.Name, name), ref, ag)
 		top1, _ := ag.Top1()
-		p.d.logf("quality: %s against %s, prompt %s: %.1f%% of %d %ss agree, the first differs after %d, texts equal: %v",
-			rt.Name, ref, name, 100*top1, ag.Compared, unitOf(ag), ag.FirstDiff, ag.TextEqual)
+		who := rt.Name + " against " + ref
+		if rt.Name == ref {
+			who = ref + " asked again against its first reply"
+		}
+		p.d.logf("quality: %s, prompt %s: %.1f%% of %d %ss agree, the first differs after %d, texts equal: %v",
+			who, name, 100*top1, ag.Compared, unitOf(ag), ag.FirstDiff, ag.TextEqual)
 	}
 }
 

@@ -65,7 +65,7 @@ func (d *Driver) measureQuality(ctx context.Context) {
 func (p *qualityPass) bound(rts []*runtimes.Runtime) int {
 	n := 0
 	if p.d.Settings.Quality.Agree {
-		n += len(rts) * len(p.agreePrompts())
+		n += (len(rts) + 1) * len(p.agreePrompts()) // the reference twice
 	}
 	if p.d.Settings.Quality.Exact {
 		n += len(rts) * quality.DefaultProblems

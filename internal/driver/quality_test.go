@@ -34,8 +34,8 @@ func qualitySetup(t *testing.T, settings map[string]string) (*Driver, string) {
 // top-1 agreement with sim, pooled over the prompts, is 0.9 within the
 // binomial bound (a 99.9% Wilson interval of the measured share holds
 // 0.9), and below 1, and its KL over the common prefix is 0 (the same
-// distributions until the first swap); the reference's rows have no
-// agreement of their own, and the cost was said before the timed rounds.
+// distributions until the first swap); the reference asked again agrees
+// with itself fully, and the cost was said before the timed rounds.
 func TestQualityRecoversSimPerturbation(t *testing.T) {
 	t.Parallel()
 	d, log := qualitySetup(t, map[string]string{"BENCH_QUALITY": "agree", "SIM_B_PERTURB": "0.1"})
@@ -54,7 +54,9 @@ func TestQualityRecoversSimPerturbation(t *testing.T) {
 		}
 		assert.False(t, *q.AgreeTextEqual, p)
 		ref, _ := d.Run.QualityOf("sim", p)
-		assert.Nil(t, ref.AgreeTop1Ratio, "the reference is not compared with itself")
+		require.NotNil(t, ref.AgreeTop1Ratio, "the reference against itself, asked again")
+		assert.Equal(t, 1.0, *ref.AgreeTop1Ratio, "the simulator answers alike at temperature 0")
+		assert.True(t, *ref.AgreeTextEqual)
 	}
 	lo, hi := stats.WilsonZ(agreed, compared, 3.29)
 	t.Logf("top-1 agreement %d of %d = %.3f, 99.9%% interval [%.3f, %.3f]", agreed, compared, float64(agreed)/float64(compared), lo, hi)
@@ -62,10 +64,10 @@ func TestQualityRecoversSimPerturbation(t *testing.T) {
 	assert.Less(t, agreed, compared, "a perturbed runtime agrees less than fully")
 	run := d.Run.QualityRun
 	require.NotNil(t, run)
-	assert.Equal(t, 6, run.Requests, "one greedy reply a prompt and runtime")
+	assert.Equal(t, 9, run.Requests, "one greedy reply a prompt and runtime, the reference's twice")
 	assert.Equal(t, "sim", run.Reference)
-	assert.Contains(t, log, "quality (BENCH_QUALITY=agree): untimed greedy replies from 2 runtimes before the timed rounds, at most 6 requests")
-	assert.Contains(t, log, "quality: 6 requests, untimed, in ")
+	assert.Contains(t, log, "quality (BENCH_QUALITY=agree): untimed greedy replies from 2 runtimes before the timed rounds, at most 9 requests")
+	assert.Contains(t, log, "quality: 9 requests, untimed, in ")
 }
 
 // Unperturbed, the two sides agree everywhere: top-1 1, KL 0, equal
