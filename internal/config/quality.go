@@ -63,7 +63,9 @@ func (q Quality) String() string {
 func (q Quality) MarshalText() ([]byte, error) { return []byte(q.String()), nil }
 
 // ReferenceName is the runtime the others are compared with under
-// BENCH_QUALITY=agree: BENCH_REFERENCE, or the first of Specs.
+// BENCH_QUALITY=agree: BENCH_REFERENCE, or the first of Specs (with
+// BENCH_RUNTIMES unset, the first known server probed: the driver takes
+// the first runtime found instead).
 func (s Settings) ReferenceName() string {
 	if s.Reference != "" || len(s.Specs) == 0 {
 		return s.Reference

@@ -23,12 +23,18 @@ func (p *qualityPass) agreement(ctx context.Context, rts []*runtimes.Runtime) {
 		return
 	}
 	p.run.AgreeTokens, p.run.TopK = agreeTokens, runtimes.MaxTopLogprobs
-	asked := p.d.Settings.ReferenceName()
+	// BENCH_REFERENCE, else the first runtime of the run (found, where
+	// none were named).
+	asked := p.d.Settings.Reference
 	order := slices.Clone(rts)
 	if i := slices.IndexFunc(rts, func(rt *runtimes.Runtime) bool { return rt.Name == asked }); i > 0 {
 		order = append([]*runtimes.Runtime{rts[i]}, slices.Concat(rts[:i], rts[i+1:])...)
-	} else if i < 0 {
-		p.say("the reference %s cannot be benchmarked (%v): %s is the reference instead", asked, p.d.unavailable[asked], order[0].Name)
+	} else if i < 0 && asked != "" {
+		why := "it is not among the runtimes found"
+		if err := p.d.unavailable[asked]; err != nil {
+			why = err.Error()
+		}
+		p.say("the reference %s cannot be benchmarked (%s): %s is the reference instead", asked, why, order[0].Name)
 	}
 	ref, refReplies, rest := p.reference(ctx, order, names)
 	if ref == nil {
