@@ -1,6 +1,12 @@
 package runtimes_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -26,27 +32,28 @@ func startGreedySim(t *testing.T, cfg sim.Config, kind runtimes.Kind, api runtim
 }
 
 // checkGreedy checks what every greedy reply with log-probabilities
-// holds: n tokens whose texts make Text, each the simulator's word at its
-// place with its log-probability, k alternatives most likely first, the
-// token itself the first of them.
-func checkGreedy(t *testing.T, g runtimes.Greedy, last string, n, k int) {
+// holds: the tokens from..n-1 of the simulator's reply to last, whose
+// texts make Text, each with its log-probability and k alternatives, most
+// likely first, the token itself the first of them.
+func checkGreedy(t *testing.T, g runtimes.Greedy, last string, from, n, k int) {
 	t.Helper()
 	require.True(t, g.Logprobs)
-	require.Len(t, g.Tokens, n)
+	require.Len(t, g.Tokens, n-from)
 	assert.Equal(t, k, g.TopK)
 	var text strings.Builder
-	for i, tok := range g.Tokens {
+	for j, tok := range g.Tokens {
+		i := from + j
 		text.WriteString(tok.Text)
 		want := sim.Candidates(last, i, 0)
 		assert.Equal(t, sim.Token(last, i), tok.Text, "token %d", i)
 		assert.InDelta(t, want[0].LogProb, tok.LogProb, 1e-12, "token %d", i)
 		assert.LessOrEqual(t, tok.LogProb, 0.0)
 		require.Len(t, tok.Top, k, "token %d", i)
-		for j, a := range tok.Top {
-			assert.Equal(t, want[j].Text, a.Text, "token %d, alternative %d", i, j)
-			assert.InDelta(t, want[j].LogProb, a.LogProb, 1e-12)
-			if j > 0 {
-				assert.Less(t, a.LogProb, tok.Top[j-1].LogProb, "token %d: alternatives most likely first", i)
+		for r, a := range tok.Top {
+			assert.Equal(t, want[r].Text, a.Text, "token %d, alternative %d", i, r)
+			assert.InDelta(t, want[r].LogProb, a.LogProb, 1e-12)
+			if r > 0 {
+				assert.Less(t, a.LogProb, tok.Top[r-1].LogProb, "token %d: alternatives most likely first", i)
 			}
 		}
 		if k > 0 {
@@ -56,16 +63,259 @@ func checkGreedy(t *testing.T, g runtimes.Greedy, last string, n, k int) {
 	assert.Equal(t, text.String(), g.Text, "the tokens make the text")
 }
 
-func TestGreedyOpenAIChatAgainstSim(t *testing.T) {
+// Greedy against the simulator in each API that gives
+// log-probabilities, in each shape: OpenAI's chat, Ollama's /api/chat,
+// the completions' legacy shape (vLLM) and the chat's shape there
+// (Ollama's /v1/completions).
+func TestGreedyAgainstSim(t *testing.T) {
 	const prompt, n, k = "Name a Latin word.", 16, 5
-	rt := startGreedySim(t, sim.Config{}, runtimes.KindOpenAI, "")
-	g, err := rt.Greedy(t.Context(), prompt, n, k)
-	require.NoError(t, err)
-	assert.Equal(t, sim.ReplyText(prompt, 0, n), g.Text)
-	assert.Equal(t, "length", g.Finish)
-	checkGreedy(t, g, prompt, n, k)
+	for _, c := range []struct {
+		name   string
+		kind   runtimes.Kind
+		api    runtimes.API
+		flavor sim.Flavor
+	}{
+		{"openai-chat", runtimes.KindOpenAI, "", sim.FlavorVLLM},
+		{"ollama-chat", runtimes.KindOllama, "", sim.FlavorOllama},
+		{"completions-legacy", runtimes.KindOpenAI, runtimes.APICompletions, sim.FlavorVLLM},
+		{"completions-ollama", runtimes.KindOpenAI, runtimes.APICompletions, sim.FlavorOllama},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rt := startGreedySim(t, sim.Config{Flavor: c.flavor}, c.kind, c.api)
+			g, err := rt.Greedy(t.Context(), prompt, n, k)
+			require.NoError(t, err)
+			assert.Equal(t, sim.ReplyText(prompt, 0, n), g.Text)
+			assert.Equal(t, "length", g.Finish)
+			checkGreedy(t, g, prompt, 0, n, k)
 
-	again, err := rt.Greedy(t.Context(), prompt, n, k)
+			again, err := rt.Greedy(t.Context(), prompt, n, k)
+			require.NoError(t, err)
+			assert.Equal(t, g, again, "temperature 0: the same reply every time")
+
+			// k 0: the chosen token's log-probability alone.
+			g0, err := rt.Greedy(t.Context(), prompt, n, 0)
+			require.NoError(t, err)
+			checkGreedy(t, g0, prompt, 0, n, 0)
+		})
+	}
+}
+
+// A reasoning model's tokens: the answer's alone, as Text, on both
+// protocols (the reasoning's log-probabilities are left out).
+func TestGreedyLeavesReasoningOut(t *testing.T) {
+	const prompt, n, think, k = "Think, then answer.", 12, 4, 3
+	for _, kind := range []runtimes.Kind{runtimes.KindOpenAI, runtimes.KindOllama} {
+		t.Run(string(kind), func(t *testing.T) {
+			rt := startGreedySim(t, sim.Config{Flavor: sim.FlavorOllama, ReasoningTokens: think}, kind, "")
+			g, err := rt.Greedy(t.Context(), prompt, n, k)
+			require.NoError(t, err)
+			assert.Equal(t, sim.ReplyText(prompt, think, n), g.Text)
+			checkGreedy(t, g, prompt, think, n, k)
+		})
+	}
+}
+
+// top_logprobs is capped at what the server takes: mlx_lm.server's 10
+// for a runtime known as mlx; the simulator, as the servers, refuses
+// more with a 400, which Greedy returns naming the runtime and its URL.
+func TestGreedyCapsTopK(t *testing.T) {
+	srv, err := sim.Start(sim.Config{Flavor: sim.FlavorMLX, TTFT: time.Millisecond, TokensPerSec: 20000})
 	require.NoError(t, err)
-	assert.Equal(t, g, again, "temperature 0: the same reply every time")
+	t.Cleanup(srv.Close)
+	mlx, err := runtimes.New(runtimes.Config{Name: "mlx", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: sim.Model, Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	assert.Equal(t, 10, mlx.TopLogprobsCap())
+	g, err := mlx.Greedy(t.Context(), "Cap it.", 4, 15)
+	require.NoError(t, err)
+	checkGreedy(t, g, "Cap it.", 0, 4, 10)
+
+	other, err := runtimes.New(runtimes.Config{Name: "other", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: sim.Model, Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	assert.Equal(t, runtimes.MaxTopLogprobs, other.TopLogprobsCap())
+	_, err = other.Greedy(t.Context(), "Cap it.", 4, 15)
+	var re *runtimes.RequestError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, runtimes.ClassHTTP4xx, re.Class)
+	assert.Contains(t, err.Error(), "other ("+srv.URL+")")
+	assert.Contains(t, err.Error(), "top_logprobs=15: must be from 0 to 10")
+
+	g, err = other.Greedy(t.Context(), "Cap it.", 4, 25)
+	require.Error(t, err, "25 is capped at 20, which mlx refuses")
+	assert.Contains(t, err.Error(), "top_logprobs=20")
+	assert.Zero(t, g.TopK)
+}
+
+// A server that ignores the fields (SIM_LOGPROBS=off, as LM Studio and
+// Ollama before 0.12.11): Logprobs false, no tokens, the text kept.
+func TestGreedyWithoutLogprobs(t *testing.T) {
+	const prompt, n = "No numbers, please.", 8
+	for _, kind := range []runtimes.Kind{runtimes.KindOpenAI, runtimes.KindOllama} {
+		t.Run(string(kind), func(t *testing.T) {
+			rt := startGreedySim(t, sim.Config{Flavor: sim.FlavorOllama, Logprobs: sim.LogprobsOff}, kind, "")
+			g, err := rt.Greedy(t.Context(), prompt, n, 5)
+			require.NoError(t, err)
+			assert.False(t, g.Logprobs)
+			assert.Empty(t, g.Tokens)
+			assert.Equal(t, sim.ReplyText(prompt, 0, n), g.Text)
+			assert.Equal(t, "length", g.Finish)
+		})
+	}
+}
+
+// stubServer answers every request with body, as written, with status
+// 200 and the content type of kind's stream; it records the request
+// bodies it got.
+func stubServer(t *testing.T, body string, got *[]map[string]any) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&m); err == nil && got != nil {
+			*got = append(*got, m)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// The request asks what the API takes: temperature 0, the seed,
+// logprobs and top_logprobs (OpenAI chat, Ollama) or logprobs: k
+// (completions); a server that answers without them (recorded from
+// Ollama 0.6.5's /api/chat and LM Studio's shape) leaves Logprobs false.
+func TestGreedyRequestAndIgnoringServer(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		kind runtimes.Kind
+		api  runtimes.API
+		body string
+		want map[string]any
+	}{
+		{"openai", runtimes.KindOpenAI, "",
+			"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" Salve\"},\"finish_reason\":null}]}\n\n" +
+				"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+			map[string]any{"temperature": 0.0, "seed": 1.0, "logprobs": true, "top_logprobs": 3.0, "max_tokens": 5.0}},
+		{"ollama", runtimes.KindOllama, "",
+			`{"model":"m","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":" Salve"},"done":false}` + "\n" +
+				`{"model":"m","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":1}` + "\n",
+			map[string]any{"logprobs": true, "top_logprobs": 3.0}},
+		{"completions", runtimes.KindOpenAI, runtimes.APICompletions,
+			"data: {\"choices\":[{\"index\":0,\"text\":\" Salve\",\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+			map[string]any{"temperature": 0.0, "seed": 1.0, "logprobs": 3.0, "max_tokens": 5.0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []map[string]any
+			srv := stubServer(t, c.body, &got)
+			rt, err := runtimes.New(runtimes.Config{Name: "stub", Kind: c.kind, URL: srv.URL, Model: "m", Timeout: 5 * time.Second, API: c.api})
+			require.NoError(t, err)
+			g, err := rt.Greedy(t.Context(), "Hello", 5, 3)
+			require.NoError(t, err)
+			assert.Equal(t, runtimes.Greedy{Text: " Salve", Finish: "stop", TopK: 3}, g)
+			require.Len(t, got, 1)
+			for key, v := range c.want {
+				assert.Equal(t, v, got[0][key], "request field %s", key)
+			}
+			if c.kind == runtimes.KindOllama {
+				opts, _ := got[0]["options"].(map[string]any)
+				assert.Equal(t, 0.0, opts["temperature"])
+				assert.Equal(t, 1.0, opts["seed"])
+				assert.Equal(t, 5.0, opts["num_predict"])
+			}
+		})
+	}
+}
+
+// A broken reply is an error naming the runtime, its URL and what is
+// wrong, never a panic nor a partial Greedy.
+func TestGreedyBrokenReplies(t *testing.T) {
+	const chunk = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" a\"},\"logprobs\":%s}]}\n\n"
+	for _, c := range []struct {
+		name, body string
+		class      runtimes.Class
+		msg        string
+	}{
+		{"cut before [DONE]", fmt.Sprintf(chunk, `{"content":[{"token":" a","logprob":-0.5,"top_logprobs":[]}]}`),
+			runtimes.ClassTruncated, "stream ended before data: [DONE]"},
+		{"not JSON", "data: {\"choices\": [\n\ndata: [DONE]\n\n", runtimes.ClassMalformed, "bad chunk"},
+		{"logprob a string", fmt.Sprintf(chunk, `{"content":[{"token":" a","logprob":"x"}]}`) + "data: [DONE]\n\n",
+			runtimes.ClassMalformed, "bad log-probabilities"},
+		{"logprob missing", fmt.Sprintf(chunk, `{"content":[{"token":" a"}]}`) + "data: [DONE]\n\n",
+			runtimes.ClassMalformed, `token " a" has no log-probability`},
+		{"logprob above 0", fmt.Sprintf(chunk, `{"content":[{"token":" a","logprob":0.7}]}`) + "data: [DONE]\n\n",
+			runtimes.ClassMalformed, `token " a" has log-probability 0.7, not a number at most 0`},
+		{"alternative above 0", fmt.Sprintf(chunk, `{"content":[{"token":" a","logprob":-1,"top_logprobs":[{"token":" b","logprob":2}]}]}`) + "data: [DONE]\n\n",
+			runtimes.ClassMalformed, `token " b" has log-probability 2`},
+		{"an error in the stream", "data: {\"error\":{\"message\":\"out of memory\"}}\n\n", runtimes.ClassStreamError, "out of memory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := stubServer(t, c.body, nil)
+			rt, err := runtimes.New(runtimes.Config{Name: "stub", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+			require.NoError(t, err)
+			g, err := rt.Greedy(t.Context(), "Hello", 5, 3)
+			var re *runtimes.RequestError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, c.class, re.Class, "%v", err)
+			assert.Contains(t, err.Error(), "stub ("+srv.URL+"): greedy request: ")
+			assert.Contains(t, err.Error(), c.msg)
+			assert.Zero(t, g)
+		})
+	}
+}
+
+// A legacy completions reply whose lists disagree is an error; one whose
+// alternatives come as an object is sorted most likely first, and cut to
+// k.
+func TestGreedyLegacyShape(t *testing.T) {
+	const done = "data: [DONE]\n\n"
+	ok := `data: {"choices":[{"text":" a b","logprobs":{"tokens":[" a"," b"],"token_logprobs":[-0.1,-0.2],` +
+		`"top_logprobs":[{" z":-3," a":-0.1," y":-2},{" b":-0.2," q":-1.5}]}}]}` + "\n\n" + done
+	srv := stubServer(t, ok, nil)
+	rt, err := runtimes.New(runtimes.Config{Name: "stub", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second, API: runtimes.APICompletions})
+	require.NoError(t, err)
+	g, err := rt.Greedy(t.Context(), "Hello", 5, 2)
+	require.NoError(t, err)
+	assert.Equal(t, []runtimes.TokenProb{
+		{Text: " a", LogProb: -0.1, Top: []runtimes.TopProb{{" a", -0.1}, {" y", -2}}},
+		{Text: " b", LogProb: -0.2, Top: []runtimes.TopProb{{" b", -0.2}, {" q", -1.5}}},
+	}, g.Tokens)
+	assert.Equal(t, " a b", g.Text)
+
+	bad := `data: {"choices":[{"text":" a","logprobs":{"tokens":[" a"," b"],"token_logprobs":[-0.1]}}]}` + "\n\n" + done
+	srv = stubServer(t, bad, nil)
+	rt, err = runtimes.New(runtimes.Config{Name: "stub", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second, API: runtimes.APICompletions})
+	require.NoError(t, err)
+	_, err = rt.Greedy(t.Context(), "Hello", 5, 2)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "log-probabilities of 2 tokens with 1 values")
+}
+
+// Bad arguments are refused before any request, naming the argument.
+func TestGreedyBadArguments(t *testing.T) {
+	rt, err := runtimes.New(runtimes.Config{Name: "nowhere", Kind: runtimes.KindOpenAI, URL: "http://127.0.0.1:1"})
+	require.NoError(t, err)
+	_, err = rt.Greedy(t.Context(), "x", 0, 3)
+	assert.EqualError(t, err, "greedy request to nowhere: maxTokens is 0, want at least 1")
+	_, err = rt.Greedy(t.Context(), "x", 5, -1)
+	assert.EqualError(t, err, "greedy request to nowhere: topK is -1, want 0 or more")
+	rt.API = runtimes.APIEmbeddings
+	_, err = rt.Greedy(t.Context(), "x", 5, 3)
+	assert.EqualError(t, err, "greedy request to nowhere: BENCH_API is embeddings, which generates no text")
+}
+
+// A server that stops answering does not hang Greedy: the caller's
+// context ends it, with the class that says so.
+func TestGreedyStalledServer(t *testing.T) {
+	srv, err := sim.Start(sim.Config{Fault: sim.FaultStall, TTFT: time.Millisecond, TokensPerSec: 20000})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	rt, err := runtimes.New(runtimes.Config{Name: "sim", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: sim.Model})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = rt.Greedy(ctx, "Wait.", 50, 3)
+	var re *runtimes.RequestError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, runtimes.ClassTimeout, re.Class, "%v", err)
+	assert.Less(t, time.Since(start), 5*time.Second)
 }
