@@ -28,7 +28,9 @@ import (
 //     1, as Ollama's /v1 turns log-probabilities on only for k > 0); the
 //     reply's choices[].logprobs in the legacy shape (tokens,
 //     token_logprobs, top_logprobs as objects: vLLM, llama-server) or the
-//     chat's content[] (Ollama's /v1/completions).
+//     chat's content[] (the field of Ollama's completion chunks, which
+//     0.17.4 never fills: its /v1/completions drops them, seen on the
+//     real server).
 //   - Ollama's /api/chat: "logprobs": true, "top_logprobs": k; a top-level
 //     "logprobs" array in each line (Ollama ≥ 0.12.11; earlier versions
 //     ignore the fields and answer without it).
@@ -55,6 +57,14 @@ type Greedy struct {
 	// TopK is the number of alternatives asked for: the caller's topK,
 	// capped at TopLogprobsCap.
 	TopK int
+	// NotTop counts the tokens that are not the first of their own Top:
+	// the server's sampler chose another word than its most likely, as
+	// its penalties do (the log-probabilities are the model's, before
+	// them). Greedy sends no penalty of its own, so a server's default or
+	// configured ones apply: on Ollama 0.17.4 with a Modelfile's
+	// repeat_penalty 1.5, 10 of 32 tokens; with repeat_penalty 1, none.
+	// 0 without alternatives.
+	NotTop int
 }
 
 // TokenProb is one generated token: its text, its log-probability and
@@ -140,7 +150,13 @@ func (rt *Runtime) GreedyRequest(ctx context.Context, req Request, topK int) (Gr
 	if res.Err != nil {
 		return Greedy{}, &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact("greedy request: " + res.Err.Error()), err: res.Err}
 	}
-	return Greedy{Text: res.Text, Tokens: g.tokens, Logprobs: len(g.tokens) > 0, Finish: res.FinishReason, TopK: k}, nil
+	out := Greedy{Text: res.Text, Tokens: g.tokens, Logprobs: len(g.tokens) > 0, Finish: res.FinishReason, TopK: k}
+	for _, t := range out.Tokens {
+		if len(t.Top) > 0 && t.Top[0].Text != t.Text {
+			out.NotTop++
+		}
+	}
+	return out, nil
 }
 
 // greedyHTTP builds the greedy request of req in rt's API, asking k

@@ -61,12 +61,12 @@ func checkGreedy(t *testing.T, g runtimes.Greedy, last string, from, n, k int) {
 		}
 	}
 	assert.Equal(t, text.String(), g.Text, "the tokens make the text")
+	assert.Zero(t, g.NotTop)
 }
 
 // Greedy against the simulator in each API that gives
 // log-probabilities, in each shape: OpenAI's chat, Ollama's /api/chat,
-// the completions' legacy shape (vLLM) and the chat's shape there
-// (Ollama's /v1/completions).
+// the completions' legacy shape (vLLM).
 func TestGreedyAgainstSim(t *testing.T) {
 	const prompt, n, k = "Name a Latin word.", 16, 5
 	for _, c := range []struct {
@@ -78,7 +78,6 @@ func TestGreedyAgainstSim(t *testing.T) {
 		{"openai-chat", runtimes.KindOpenAI, "", sim.FlavorVLLM},
 		{"ollama-chat", runtimes.KindOllama, "", sim.FlavorOllama},
 		{"completions-legacy", runtimes.KindOpenAI, runtimes.APICompletions, sim.FlavorVLLM},
-		{"completions-ollama", runtimes.KindOpenAI, runtimes.APICompletions, sim.FlavorOllama},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rt := startGreedySim(t, sim.Config{Flavor: c.flavor}, c.kind, c.api)
@@ -146,12 +145,22 @@ func TestGreedyCapsTopK(t *testing.T) {
 }
 
 // A server that ignores the fields (SIM_LOGPROBS=off, as LM Studio and
-// Ollama before 0.12.11): Logprobs false, no tokens, the text kept.
+// Ollama before 0.12.11; Ollama's /v1/completions, which drops them):
+// Logprobs false, no tokens, the text kept.
 func TestGreedyWithoutLogprobs(t *testing.T) {
 	const prompt, n = "No numbers, please.", 8
-	for _, kind := range []runtimes.Kind{runtimes.KindOpenAI, runtimes.KindOllama} {
-		t.Run(string(kind), func(t *testing.T) {
-			rt := startGreedySim(t, sim.Config{Flavor: sim.FlavorOllama, Logprobs: sim.LogprobsOff}, kind, "")
+	for _, c := range []struct {
+		name string
+		kind runtimes.Kind
+		api  runtimes.API
+		mode sim.LogprobsMode
+	}{
+		{"openai-off", runtimes.KindOpenAI, "", sim.LogprobsOff},
+		{"ollama-off", runtimes.KindOllama, "", sim.LogprobsOff},
+		{"ollama-completions", runtimes.KindOpenAI, runtimes.APICompletions, sim.LogprobsOn},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rt := startGreedySim(t, sim.Config{Flavor: sim.FlavorOllama, Logprobs: c.mode}, c.kind, c.api)
 			g, err := rt.Greedy(t.Context(), prompt, n, 5)
 			require.NoError(t, err)
 			assert.False(t, g.Logprobs)
@@ -262,9 +271,9 @@ func TestGreedyBrokenReplies(t *testing.T) {
 	}
 }
 
-// A legacy completions reply whose lists disagree is an error; one whose
-// alternatives come as an object is sorted most likely first, and cut to
-// k.
+// A legacy completions reply whose alternatives come as an object is
+// sorted most likely first, and cut to k; the chat's shape there is read
+// too; one whose lists disagree is an error.
 func TestGreedyLegacyShape(t *testing.T) {
 	const done = "data: [DONE]\n\n"
 	ok := `data: {"choices":[{"text":" a b","logprobs":{"tokens":[" a"," b"],"token_logprobs":[-0.1,-0.2],` +
@@ -279,6 +288,17 @@ func TestGreedyLegacyShape(t *testing.T) {
 		{Text: " b", LogProb: -0.2, Top: []runtimes.TopProb{{" b", -0.2}, {" q", -1.5}}},
 	}, g.Tokens)
 	assert.Equal(t, " a b", g.Text)
+
+	// The chat's shape in a completion (the field Ollama's
+	// CompleteChunkChoice has).
+	chatShape := `data: {"choices":[{"text":" a","logprobs":{"content":[{"token":" a","logprob":-0.1,"top_logprobs":[{"token":" y","logprob":-2},{"token":" a","logprob":-0.1},{"token":" z","logprob":-3}]}]}}]}` + "\n\n" + done
+	srv = stubServer(t, chatShape, nil)
+	rt, err = runtimes.New(runtimes.Config{Name: "stub", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second, API: runtimes.APICompletions})
+	require.NoError(t, err)
+	g, err = rt.Greedy(t.Context(), "Hello", 5, 2)
+	require.NoError(t, err)
+	assert.Equal(t, []runtimes.TokenProb{{Text: " a", LogProb: -0.1, Top: []runtimes.TopProb{{" a", -0.1}, {" y", -2}}}}, g.Tokens)
+	assert.Zero(t, g.NotTop)
 
 	bad := `data: {"choices":[{"text":" a","logprobs":{"tokens":[" a"," b"],"token_logprobs":[-0.1]}}]}` + "\n\n" + done
 	srv = stubServer(t, bad, nil)
@@ -318,4 +338,27 @@ func TestGreedyStalledServer(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, runtimes.ClassTimeout, re.Class, "%v", err)
 	assert.Less(t, time.Since(start), 5*time.Second)
+}
+
+// Ollama 0.17.4's /api/chat as recorded (the project's random-weight
+// model, a Modelfile's repeat_penalty 1.5): a top-level logprobs array in
+// each line, with bytes; the fourth token is not its position's most
+// likely, as the penalty chose it.
+func TestGreedyRecordedOllama(t *testing.T) {
+	const body = `{"model":"tiny","created_at":"2026-12-07T17:42:35.4271419Z","message":{"role":"assistant","content":"cf"},"done":false,"logprobs":[{"token":"cf","logprob":-3.842092514038086,"bytes":[99,102],"top_logprobs":[{"token":"cf","logprob":-3.842092514038086,"bytes":[99,102]},{"token":" model","logprob":-4.032894134521484,"bytes":[32,109,111,100,101,108]}]}]}
+{"model":"tiny","created_at":"2026-12-07T17:42:35.432377573Z","message":{"role":"assistant","content":"@"},"done":false,"logprobs":[{"token":"@","logprob":-2.8361003398895264,"bytes":[64],"top_logprobs":[{"token":"@","logprob":-2.8361003398895264,"bytes":[64]},{"token":" can","logprob":-3.389320135116577,"bytes":[32,99,97,110]}]}]}
+{"model":"tiny","created_at":"2026-12-07T17:42:35.448987008Z","message":{"role":"assistant","content":"x"},"done":false,"logprobs":[{"token":"x","logprob":-3.9191882610321045,"bytes":[120],"top_logprobs":[{"token":"x","logprob":-3.9191882610321045,"bytes":[120]},{"token":"bv","logprob":-4.243234157562256,"bytes":[98,118]}]}]}
+{"model":"tiny","created_at":"2026-12-07T17:42:35.452326051Z","message":{"role":"assistant","content":"c"},"done":false,"logprobs":[{"token":"c","logprob":-4.145583152770996,"bytes":[99],"top_logprobs":[{"token":"x","logprob":-3.5125699043273926,"bytes":[120]},{"token":"c","logprob":-4.145583152770996,"bytes":[99]}]}]}
+{"model":"tiny","created_at":"2026-12-07T17:42:35.452377007Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"length","total_duration":600613507,"load_duration":393955309,"prompt_eval_count":12,"prompt_eval_duration":135323257,"eval_count":4,"eval_duration":32754389}
+`
+	srv := stubServer(t, body, nil)
+	rt, err := runtimes.New(runtimes.Config{Name: "ollama", Kind: runtimes.KindOllama, URL: srv.URL, Model: "tiny", Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	g, err := rt.Greedy(t.Context(), "Hello there", 4, 2)
+	require.NoError(t, err)
+	assert.Equal(t, "cf@xc", g.Text)
+	assert.Equal(t, "length", g.Finish)
+	require.Len(t, g.Tokens, 4)
+	assert.Equal(t, runtimes.TokenProb{Text: "c", LogProb: -4.145583152770996, Top: []runtimes.TopProb{{"x", -3.5125699043273926}, {"c", -4.145583152770996}}}, g.Tokens[3])
+	assert.Equal(t, 1, g.NotTop)
 }

@@ -50,23 +50,20 @@ type completionsEncoder struct {
 	rep    *reply
 	usage  bool
 	q      []byte
-	// chatShape: log-probabilities in the chat's shape ({"content":[…]}),
-	// as Ollama's /v1/completions writes them; else vLLM's legacy one.
-	chatShape bool
-	offset    int // the text's length so far, for the legacy text_offset
+	offset int // the text's length so far, for the legacy text_offset
 }
 
 // newCompletionsEncoder is a completions reply's encoder. A request's
-// "logprobs": k asks for k alternatives; Ollama turns them on only for k
-// > 0 (openai/openai.go, 0.17.4), vLLM for any k, 0 giving the chosen
-// token's alone.
+// "logprobs": k asks for k alternatives, in vLLM's legacy shape; the
+// ollama flavor ignores it, as Ollama 0.17.4's /v1/completions does
+// (openai.ToCompleteChunk drops the log-probabilities its generate
+// request asked for: seen on the real server).
 func newCompletionsEncoder(s *Server, arrival time.Time, rep *reply, req *apiRequest) apiEncoder {
 	head := fmt.Sprintf(`data: {"id":%q,"object":"text_completion","created":%d,"model":%s,"choices":`, apiID("cmpl-"), arrival.Unix(), mustJSON(rep.model))
-	ollama := s.cfg.flavor() == FlavorOllama
-	if k := req.logprobs; k != nil && (*k > 0 || !ollama) {
+	if k := req.logprobs; k != nil && s.cfg.flavor() != FlavorOllama {
 		rep.top, _ = s.cfg.askLogprobs(true, *k) // checked by apiStream
 	}
-	return &completionsEncoder{prefix: []byte(head), rep: rep, usage: req.usage, chatShape: ollama}
+	return &completionsEncoder{prefix: []byte(head), rep: rep, usage: req.usage}
 }
 
 func (e *completionsEncoder) head(b []byte) []byte { return b }
@@ -79,14 +76,8 @@ func (e *completionsEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
 	b = append(b, e.prefix...)
 	b = append(b, `[{"index":0,"text":`...)
 	b = append(b, e.q...)
-	if e.chatShape {
-		b = append(b, `,"logprobs":{"content":`...)
-		b = e.rep.appendLogprobs(b, a, end, e.rep.top)
-		b = append(b, '}')
-	} else {
-		b = append(b, `,"logprobs":`...)
-		b = e.rep.appendLegacyLogprobs(b, a, end, e.rep.top, e.offset)
-	}
+	b = append(b, `,"logprobs":`...)
+	b = e.rep.appendLegacyLogprobs(b, a, end, e.rep.top, e.offset)
 	e.offset += len(e.q) - 2 // the quotes
 	return append(b, `,"finish_reason":null,"stop_reason":null}],"usage":null}`+"\n\n"...)
 }

@@ -421,9 +421,9 @@
 // with k alternatives, most likely first, the token itself the first; the
 // completions' "logprobs": k in choices[0].logprobs, in vLLM's legacy
 // shape (text_offset, token_logprobs, tokens, top_logprobs as objects of
-// word to log-probability) or, for SIM_FLAVOR=ollama, the chat's
-// {"content":[…]} (and only for k > 0, as Ollama). k above 20 (10 for
-// mlx) is refused with a 400, as those servers refuse it. The numbers are
+// word to log-probability), except for SIM_FLAVOR=ollama, whose
+// completions have none, as Ollama 0.17.4's /v1/completions. k above 20
+// (10 for mlx) is refused with a 400, as those servers refuse it. The numbers are
 // a distribution over the vocabulary at each token, whose first word is
 // the one the reply says (logprobs.go has the formula; Candidates gives
 // it). SIM_LOGPROBS=off ignores the fields, as LM Studio and Ollama before
