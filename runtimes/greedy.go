@@ -60,10 +60,10 @@ type Greedy struct {
 	// NotTop counts the tokens that are not the first of their own Top:
 	// the server's sampler chose another word than its most likely, as
 	// its penalties do (the log-probabilities are the model's, before
-	// them). Greedy sends no penalty of its own, so a server's default or
-	// configured ones apply: on Ollama 0.17.4 with a Modelfile's
-	// repeat_penalty 1.5, 10 of 32 tokens; with repeat_penalty 1, none.
-	// 0 without alternatives.
+	// them). Greedy turns Ollama's repeat_penalty off on its native API;
+	// elsewhere a server's default or configured penalties apply (on
+	// Ollama 0.17.4's /v1 with a Modelfile's repeat_penalty 1.5, 10 of 32
+	// tokens; at 1, none). 0 without alternatives.
 	NotTop int
 }
 
@@ -118,8 +118,9 @@ func (rt *Runtime) Greedy(ctx context.Context, prompt string, maxTokens, topK in
 // GreedyRequest sends req as a greedy request: req as a timed request
 // would be sent (its system message, history, num_ctx, ignore_eos, keep
 // alive), at temperature 0 with GreedySeed, asking the topK alternatives
-// of each token. An error is a *RequestError naming the runtime and its
-// URL, or one naming the bad argument.
+// of each token; on Ollama's API with repeat_penalty 1
+// (greedyOllamaOptions). An error is a *RequestError naming the runtime
+// and its URL, or one naming the bad argument.
 func (rt *Runtime) GreedyRequest(ctx context.Context, req Request, topK int) (Greedy, error) {
 	if req.MaxTokens < 1 {
 		return Greedy{}, fmt.Errorf("greedy request to %s: maxTokens is %d, want at least 1", rt.Name, req.MaxTokens)
@@ -176,11 +177,13 @@ func (rt *Runtime) greedyHTTP(ctx context.Context, req Request, k int) (*http.Re
 		if err := checkTools(req.Tools); err != nil {
 			return nil, err
 		}
+		chat := newOllamaChatRequest(rt.Model, req)
 		body := struct {
 			ollamaChatRequest
-			Logprobs    bool `json:"logprobs"`
-			TopLogprobs int  `json:"top_logprobs,omitempty"`
-		}{newOllamaChatRequest(rt.Model, req), true, k}
+			Options     greedyOllamaOptions `json:"options"` // chat.Options, shadowed
+			Logprobs    bool                `json:"logprobs"`
+			TopLogprobs int                 `json:"top_logprobs,omitempty"`
+		}{chat, greedyOllamaOptions{chat.Options, 1}, true, k}
 		return rt.postJSON(ctx, Ollama.Chat, body, "application/x-ndjson")
 	}
 	if err := checkTools(req.Tools); err != nil {
@@ -189,6 +192,20 @@ func (rt *Runtime) greedyHTTP(ctx context.Context, req Request, k int) (*http.Re
 	body := newOpenAIChatRequest(rt.Model, req)
 	body.LogProbs, body.TopLogProbs = true, k
 	return rt.postJSON(ctx, OpenAI.Chat, body, "text/event-stream")
+}
+
+// greedyOllamaOptions are a greedy request's options on Ollama's API:
+// the timed request's, and repeat_penalty 1, no penalty. Ollama applies
+// its default 1.1 (or the Modelfile's) otherwise, and a reply then says
+// other words than the model's most likely, which no other server does
+// by default: on the project's random-weight model, llama-server's and
+// Ollama 0.17.4's greedy replies to 20 prompts were the same 64 tokens
+// at repeat_penalty 1 and none the same at the Modelfile's 1.5 (the first
+// difference after 3.9 tokens on average). Ollama's /v1 takes no
+// repeat_penalty: there Greedy.NotTop shows the penalty at work.
+type greedyOllamaOptions struct {
+	ollamaOptions
+	RepeatPenalty float64 `json:"repeat_penalty"`
 }
 
 // greedyReader reads a greedy reply: the protocol's own parser fills the
