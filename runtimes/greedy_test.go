@@ -114,34 +114,114 @@ func TestGreedyLeavesReasoningOut(t *testing.T) {
 	}
 }
 
-// top_logprobs is capped at what the server takes: mlx_lm.server's 10
-// for a runtime known as mlx; the simulator, as the servers, refuses
-// more with a 400, which Greedy returns naming the runtime and its URL.
+// top_logprobs is capped at what the server takes: mlx_lm.server's 11
+// for a runtime known as mlx, which is asked unstreamed (its streams
+// carry none) and whose pieces ("▁lorem") are read as text; the
+// simulator, as the servers, refuses more with a 400, which Greedy
+// returns naming the runtime and its URL.
 func TestGreedyCapsTopK(t *testing.T) {
 	srv, err := sim.Start(sim.Config{Flavor: sim.FlavorMLX, TTFT: time.Millisecond, TokensPerSec: 20000})
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	mlx, err := runtimes.New(runtimes.Config{Name: "mlx", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: sim.Model, Timeout: 10 * time.Second})
 	require.NoError(t, err)
-	assert.Equal(t, 10, mlx.TopLogprobsCap())
+	assert.Equal(t, 11, mlx.TopLogprobsCap())
 	g, err := mlx.Greedy(t.Context(), "Cap it.", 4, 15)
 	require.NoError(t, err)
-	checkGreedy(t, g, "Cap it.", 0, 4, 10)
+	checkGreedy(t, g, "Cap it.", 0, 4, 11)
+	assert.Equal(t, "length", g.Finish)
 
+	// Streamed, as to a server not known as mlx: the text alone.
 	other, err := runtimes.New(runtimes.Config{Name: "other", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: sim.Model, Timeout: 10 * time.Second})
 	require.NoError(t, err)
 	assert.Equal(t, runtimes.MaxTopLogprobs, other.TopLogprobsCap())
+	g, err = other.Greedy(t.Context(), "Cap it.", 4, 11)
+	require.NoError(t, err)
+	assert.False(t, g.Logprobs)
+	assert.Equal(t, sim.ReplyText("Cap it.", 0, 4), g.Text)
+
 	_, err = other.Greedy(t.Context(), "Cap it.", 4, 15)
 	var re *runtimes.RequestError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, runtimes.ClassHTTP4xx, re.Class)
 	assert.Contains(t, err.Error(), "other ("+srv.URL+")")
-	assert.Contains(t, err.Error(), "top_logprobs=15: must be from 0 to 10")
+	assert.Contains(t, err.Error(), "top_logprobs=15: must be from 0 to 11")
 
 	g, err = other.Greedy(t.Context(), "Cap it.", 4, 25)
 	require.Error(t, err, "25 is capped at 20, which mlx refuses")
 	assert.Contains(t, err.Error(), "top_logprobs=20")
 	assert.Zero(t, g.TopK)
+}
+
+// Token texts as a tokenizer's pieces are read as text where that makes
+// the reply's text: SentencePiece's "▁" and byte pieces, byte-level
+// BPE's "Ġ" and "Ċ"; texts that are neither are left as written.
+func TestGreedyDecodesPieces(t *testing.T) {
+	const tail = `]},"finish_reason":"length"}]}`
+	for _, c := range []struct {
+		name, content, entries string
+		want                   []string
+	}{
+		{"sentencepiece", `by into\nx`, `{"token":"\u2581by","logprob":-1,"top_logprobs":[{"token":"\u2581by","logprob":-1},{"token":"\u2581at","logprob":-2}]},` +
+			`{"token":"\u2581into","logprob":-1},{"token":"<0x0A>","logprob":-1},{"token":"x","logprob":-1}`,
+			[]string{" by", " into", "\n", "x"}},
+		{"byte-level", ` by into\n`, `{"token":"\u0120by","logprob":-1},{"token":"\u0120into","logprob":-1},{"token":"\u010a","logprob":-1}`,
+			[]string{" by", " into", "\n"}},
+		{"text", " by into", `{"token":" by","logprob":-1},{"token":" into","logprob":-1}`, []string{" by", " into"}},
+		{"neither", "something else", `{"token":"\u2581by","logprob":-1}`, []string{"\u2581by"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := `{"object":"chat.completion","choices":[{"message":{"content":"` + c.content + `"},"logprobs":{"content":[` + c.entries + tail
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var m map[string]any
+				_ = json.NewDecoder(r.Body).Decode(&m)
+				assert.Equal(t, false, m["stream"], "mlx is asked unstreamed")
+				assert.Nil(t, m["stream_options"])
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, body)
+			}))
+			t.Cleanup(srv.Close)
+			rt, err := runtimes.New(runtimes.Config{Name: "mlx", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+			require.NoError(t, err)
+			g, err := rt.Greedy(t.Context(), "Hello", 4, 2)
+			require.NoError(t, err)
+			var got []string
+			for _, tok := range g.Tokens {
+				got = append(got, tok.Text)
+			}
+			assert.Equal(t, c.want, got)
+			if c.name == "sentencepiece" {
+				assert.Equal(t, " at", g.Tokens[0].Top[1].Text, "the alternatives too")
+			}
+		})
+	}
+}
+
+// An unstreamed reply that is broken or an error is an error naming the
+// runtime and its URL.
+func TestGreedyBrokenUnstreamed(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		class      runtimes.Class
+		msg        string
+	}{
+		{"not JSON", `{"choices":[`, runtimes.ClassMalformed, "bad reply"},
+		{"an error", `{"error":"model crashed"}`, runtimes.ClassStreamError, "model crashed"},
+		{"no text", `{"choices":[{"message":{"content":""},"finish_reason":"stop"}]}`, runtimes.ClassNoOutput, "without any generated text"},
+		{"bad logprob", `{"choices":[{"message":{"content":"x"},"logprobs":{"content":[{"token":"x","logprob":3}]}}]}`, runtimes.ClassMalformed, "not a number at most 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := stubServer(t, c.body, nil)
+			rt, err := runtimes.New(runtimes.Config{Name: "mlx", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+			require.NoError(t, err)
+			_, err = rt.Greedy(t.Context(), "Hello", 4, 2)
+			var re *runtimes.RequestError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, c.class, re.Class, "%v", err)
+			assert.Contains(t, err.Error(), "mlx ("+srv.URL+"): greedy request: ")
+			assert.Contains(t, err.Error(), c.msg)
+		})
+	}
 }
 
 // A server that ignores the fields (SIM_LOGPROBS=off, as LM Studio and
@@ -319,7 +399,7 @@ func TestGreedyBadArguments(t *testing.T) {
 	assert.EqualError(t, err, "greedy request to nowhere: topK is -1, want 0 or more")
 	rt.API = runtimes.APIEmbeddings
 	_, err = rt.Greedy(t.Context(), "x", 5, 3)
-	assert.EqualError(t, err, "greedy request to nowhere: BENCH_API is embeddings, which generates no text")
+	assert.EqualError(t, err, "greedy request to nowhere: its API is embeddings, which generates no text")
 }
 
 // A server that stops answering does not hang Greedy: the caller's
@@ -361,4 +441,27 @@ func TestGreedyRecordedOllama(t *testing.T) {
 	require.Len(t, g.Tokens, 4)
 	assert.Equal(t, runtimes.TokenProb{Text: "c", LogProb: -4.145583152770996, Top: []runtimes.TopProb{{"x", -3.5125699043273926}, {"c", -4.145583152770996}}}, g.Tokens[3])
 	assert.Equal(t, 1, g.NotTop)
+}
+
+// mlx_lm.server 0.32.2's completions as recorded (the project's
+// random-weight model in its Hugging Face form): asked unstreamed with
+// "logprobs": true and "top_logprobs", as it refuses a number; its
+// pieces read as text.
+func TestGreedyRecordedMLXCompletions(t *testing.T) {
+	const body = `{"id": "cmpl-4ee3f86b", "system_fingerprint": "0.32.2-0.32.4-Linux-6.18.44-fc-v1300-x86_64-with-glibc2.36-x86_64", "object": "text_completion", "model": "/tmp/qagree/hf", "created": 1796665848, "choices": [{"index": 0, "finish_reason": "length", "logprobs": {"content": [{"id": 491, "token": "cf", "logprob": -3.8426315784454346, "top_logprobs": [{"id": 491, "token": "cf", "logprob": -3.8426315784454346}, {"id": 425, "token": "\u2581model", "logprob": -4.033183574676514}]}, {"id": 347, "token": "@", "logprob": -2.835934638977051, "top_logprobs": [{"id": 347, "token": "@", "logprob": -2.835934638977051}, {"id": 396, "token": "\u2581can", "logprob": -3.389509916305542}]}]}, "text": "cf@"}], "usage": {"prompt_tokens": 12, "completion_tokens": 2, "total_tokens": 14, "prompt_tokens_details": {"cached_tokens": 2}}}`
+	var got []map[string]any
+	srv := stubServer(t, body, &got)
+	rt, err := runtimes.New(runtimes.Config{Name: "mlx", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second, API: runtimes.APICompletions})
+	require.NoError(t, err)
+	g, err := rt.Greedy(t.Context(), "Hello there", 2, 2)
+	require.NoError(t, err)
+	assert.Equal(t, runtimes.Greedy{Text: "cf@", Finish: "length", Logprobs: true, TopK: 2, Tokens: []runtimes.TokenProb{
+		{Text: "cf", LogProb: -3.8426315784454346, Top: []runtimes.TopProb{{"cf", -3.8426315784454346}, {" model", -4.033183574676514}}},
+		{Text: "@", LogProb: -2.835934638977051, Top: []runtimes.TopProb{{"@", -2.835934638977051}, {" can", -3.389509916305542}}},
+	}}, g)
+	require.Len(t, got, 1)
+	assert.Equal(t, false, got[0]["stream"])
+	assert.Equal(t, true, got[0]["logprobs"])
+	assert.Equal(t, 2.0, got[0]["top_logprobs"])
+	assert.NotContains(t, got[0], "stream_options")
 }

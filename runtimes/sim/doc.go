@@ -423,11 +423,21 @@
 // shape (text_offset, token_logprobs, tokens, top_logprobs as objects of
 // word to log-probability), except for SIM_FLAVOR=ollama, whose
 // completions have none, as Ollama 0.17.4's /v1/completions. k above 20
-// (10 for mlx) is refused with a 400, as those servers refuse it. The numbers are
+// (11 for mlx) is refused with a 400, as those servers refuse it. The numbers are
 // a distribution over the vocabulary at each token, whose first word is
 // the one the reply says (logprobs.go has the formula; Candidates gives
 // it). SIM_LOGPROBS=off ignores the fields, as LM Studio and Ollama before
 // 0.12.11 do: the reply is the same, without log-probabilities.
+//
+// The OpenAI chat also answers "stream": false (without tools): one
+// chat.completion object when the reply's last token is due, its text in
+// choices[0].message, its log-probabilities in choices[0].logprobs, and
+// the usage (of the faults, only HTTP statuses apply). The mlx flavor
+// plays mlx_lm.server 0.32.2's habits there: its streams carry no
+// log-probabilities, only such a reply does, its token texts are pieces
+// ("▁lorem"), and each entry's alternatives are unsorted (the least
+// likely first), the entry's own token and logprob being the first
+// alternative's, not the token's.
 //
 // SIM_PERTURB=p (Config.Perturb, default 0) plays a model whose answers
 // differ by a known share, as a lower-bit quantization's: at every token

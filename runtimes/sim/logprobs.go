@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -47,10 +48,11 @@ func (c Config) logprobsMode() LogprobsMode { return cmp.Or(c.Logprobs, Logprobs
 // MaxTopLogprobs is the most alternatives a request may ask for
 // (top_logprobs, or the completions' logprobs): vLLM's default
 // --max-logprobs and Ollama's bound; the mlx flavor's is
-// MLXMaxTopLogprobs. More is refused with a 400, as they refuse it.
+// MLXMaxTopLogprobs, mlx_lm.server 0.32.2's ("top_logprobs must be at
+// most 11"). More is refused with a 400, as they refuse it.
 const (
 	MaxTopLogprobs    = 20
-	MLXMaxTopLogprobs = 10
+	MLXMaxTopLogprobs = 11
 )
 
 // maxTop is the flavor's bound on top_logprobs.
@@ -196,22 +198,33 @@ func PerturbKL(last string, i int, p1, p2 float64) float64 {
 
 // appendLogprob appends one token's entry in the chat's shape,
 // {"token":…,"logprob":…,"top_logprobs":[…]}, with k alternatives: token
-// i of rep.
+// i of rep. With rep.pieces it is written as mlx_lm.server 0.32.2 writes
+// it: the texts are the tokenizer's pieces, a space written "▁"
+// (convert_ids_to_tokens of a SentencePiece tokenizer), the alternatives
+// are not sorted (argpartition's order; here the least likely first), and
+// the entry's own token and logprob are the first alternative's, not the
+// token's.
 func (rep *reply) appendLogprob(b []byte, i, k int) []byte {
 	cs := candidates(rep.seed, i, rep.perturb, max(k, 1))
+	top := cs[:k]
+	if rep.pieces && k > 0 {
+		top = slices.Clone(top)
+		slices.Reverse(top)
+		cs[0] = top[0]
+	}
 	b = append(b, `{"token":`...)
-	b = appendJSONString(b, cs[0].Text)
+	b = appendJSONString(b, rep.piece(cs[0].Text))
 	b = append(b, `,"logprob":`...)
 	b = strconv.AppendFloat(b, cs[0].LogProb, 'g', -1, 64)
 	b = append(b, `,"top_logprobs":[`...)
-	for j := range k {
+	for j, c := range top {
 		if j > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, `{"token":`...)
-		b = appendJSONString(b, cs[j].Text)
+		b = appendJSONString(b, rep.piece(c.Text))
 		b = append(b, `,"logprob":`...)
-		b = strconv.AppendFloat(b, cs[j].LogProb, 'g', -1, 64)
+		b = strconv.AppendFloat(b, c.LogProb, 'g', -1, 64)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
@@ -273,4 +286,13 @@ func (rep *reply) appendLegacyLogprobs(b []byte, a, end, k, offset int) []byte {
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
+}
+
+// piece is a word of the vocabulary as rep's log-probabilities write it:
+// itself, or with rep.pieces its leading space as "▁".
+func (rep *reply) piece(word string) string {
+	if rep.pieces && len(word) > 0 && word[0] == ' ' {
+		return "▁" + word[1:]
+	}
+	return word
 }
