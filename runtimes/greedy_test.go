@@ -76,11 +76,17 @@ func TestGreedyAgainstSim(t *testing.T) {
 		flavor sim.Flavor
 	}{
 		{"openai-chat", runtimes.KindOpenAI, "", sim.FlavorVLLM},
+		{"llamacpp-chat", runtimes.KindOpenAI, "", sim.FlavorLlamaCpp},
 		{"ollama-chat", runtimes.KindOllama, "", sim.FlavorOllama},
+		{"ollama-v1-chat", runtimes.KindOpenAI, "", sim.FlavorOllama},
 		{"completions-legacy", runtimes.KindOpenAI, runtimes.APICompletions, sim.FlavorVLLM},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rt := startGreedySim(t, sim.Config{Flavor: c.flavor}, c.kind, c.api)
+			cfg := sim.Config{Flavor: c.flavor}
+			if c.flavor == sim.FlavorOllama {
+				cfg.Version = "0.12.11" // the first that answers them
+			}
+			rt := startGreedySim(t, cfg, c.kind, c.api)
 			g, err := rt.Greedy(t.Context(), prompt, n, k)
 			require.NoError(t, err)
 			assert.Equal(t, sim.ReplyText(prompt, 0, n), g.Text)
@@ -233,14 +239,17 @@ func TestGreedyWithoutLogprobs(t *testing.T) {
 		name string
 		kind runtimes.Kind
 		api  runtimes.API
-		mode sim.LogprobsMode
+		cfg  sim.Config
 	}{
-		{"openai-off", runtimes.KindOpenAI, "", sim.LogprobsOff},
-		{"ollama-off", runtimes.KindOllama, "", sim.LogprobsOff},
-		{"ollama-completions", runtimes.KindOpenAI, runtimes.APICompletions, sim.LogprobsOn},
+		{"openai-off", runtimes.KindOpenAI, "", sim.Config{Flavor: sim.FlavorOllama, Logprobs: sim.LogprobsOff}},
+		{"ollama-off", runtimes.KindOllama, "", sim.Config{Flavor: sim.FlavorOllama, Logprobs: sim.LogprobsOff}},
+		{"ollama-completions", runtimes.KindOpenAI, runtimes.APICompletions, sim.Config{Flavor: sim.FlavorOllama, Logprobs: sim.LogprobsOn}},
+		{"ollama-0.6.5", runtimes.KindOllama, "", sim.Config{Flavor: sim.FlavorOllama, Version: "0.6.5"}},
+		{"ollama-0.12.10-v1", runtimes.KindOpenAI, "", sim.Config{Flavor: sim.FlavorOllama, Version: "0.12.10"}},
+		{"lmstudio", runtimes.KindOpenAI, "", sim.Config{Flavor: sim.FlavorLMStudio}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rt := startGreedySim(t, sim.Config{Flavor: sim.FlavorOllama, Logprobs: c.mode}, c.kind, c.api)
+			rt := startGreedySim(t, c.cfg, c.kind, c.api)
 			g, err := rt.Greedy(t.Context(), prompt, n, 5)
 			require.NoError(t, err)
 			assert.False(t, g.Logprobs)

@@ -427,7 +427,9 @@
 // a distribution over the vocabulary at each token, whose first word is
 // the one the reply says (logprobs.go has the formula; Candidates gives
 // it). SIM_LOGPROBS=off ignores the fields, as LM Studio and Ollama before
-// 0.12.11 do: the reply is the same, without log-probabilities.
+// 0.12.11 do: the reply is the same, without log-probabilities. Unset,
+// the lmstudio flavor and the ollama flavor at a SIM_VERSION before
+// 0.12.11 (e.g. 0.6.5) ignore them too.
 //
 // The OpenAI chat also answers "stream": false (without tools): one
 // chat.completion object when the reply's last token is due, its text in

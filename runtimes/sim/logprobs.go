@@ -1,11 +1,11 @@
 package sim
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Log-probabilities and the perturbed model (SIM_LOGPROBS, SIM_PERTURB).
@@ -39,11 +39,47 @@ const (
 	// LogprobsOn: it does (vLLM, llama-server, Ollama ≥ 0.12.11, mlx_lm).
 	LogprobsOn LogprobsMode = "on"
 	// LogprobsOff: it ignores them, as LM Studio's chat and Ollama before
-	// 0.12.11: the reply has no log-probabilities and no error.
+	// 0.12.11: the reply has no log-probabilities and no error. Unset,
+	// the flavor's habit (Config.logprobsMode).
 	LogprobsOff LogprobsMode = "off"
 )
 
-func (c Config) logprobsMode() LogprobsMode { return cmp.Or(c.Logprobs, LogprobsOn) }
+// logprobsMode is SIM_LOGPROBS or, unset, the flavor's habit: off for
+// lmstudio (LM Studio's chat ignores the fields) and for ollama at a
+// SIM_VERSION before 0.12.11, the first Ollama that answers them (0.6.5
+// answers without them, seen on the real server); else on.
+func (c Config) logprobsMode() LogprobsMode {
+	switch {
+	case c.Logprobs != "":
+		return c.Logprobs
+	case c.flavor() == FlavorLMStudio, c.flavor() == FlavorOllama && versionBefore(c.Version, 0, 12, 11):
+		return LogprobsOff
+	}
+	return LogprobsOn
+}
+
+// versionBefore reports whether v, a version number "X.Y.Z" (a "v" before
+// it, anything after a "-" or "+" ignored), is before major.minor.patch;
+// false for a v that is no version number (the default "sim-1").
+func versionBefore(v string, want ...int) bool {
+	v = strings.TrimPrefix(v, "v")
+	if i := strings.IndexAny(v, "-+"); i >= 0 {
+		v = v[:i]
+	}
+	parts := strings.Split(v, ".")
+	if len(parts) > 3 {
+		return false
+	}
+	got := make([]int, 3)
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return false
+		}
+		got[i] = n
+	}
+	return slices.Compare(got, want) < 0
+}
 
 // MaxTopLogprobs is the most alternatives a request may ask for
 // (top_logprobs, or the completions' logprobs): vLLM's default
