@@ -16,8 +16,11 @@ import (
 // and its top alternatives, for comparing a runtime's answers with a
 // reference's (issue 49). They are streamed, as every request of the
 // suite is: the same readers then classify a broken stream, and
-// Config.IdleTimeout bounds a server that stops in the middle; the
-// simulator's OpenAI chat only streams.
+// Config.IdleTimeout bounds a server that stops in the middle; but not
+// to a server that gives log-probabilities only unstreamed
+// (mlx_lm.server: greedy_whole.go), where Config.Timeout alone bounds
+// the wait. Token texts written as a tokenizer's pieces ("▁by") are
+// decoded into text where that makes the reply's text (decodePieces).
 //
 // What is asked, in each API:
 //   - OpenAI chat completions (the chat of an OpenAI-kind runtime, and
@@ -28,7 +31,9 @@ import (
 //     1, as Ollama's /v1 turns log-probabilities on only for k > 0); the
 //     reply's choices[].logprobs in the legacy shape (tokens,
 //     token_logprobs, top_logprobs as objects: vLLM, llama-server) or the
-//     chat's content[] (Ollama's /v1/completions).
+//     chat's content[] (the field of Ollama's completion chunks, which
+//     0.17.4 never fills: its /v1/completions drops them, seen on the
+//     real server).
 //   - Ollama's /api/chat: "logprobs": true, "top_logprobs": k; a top-level
 //     "logprobs" array in each line (Ollama ≥ 0.12.11; earlier versions
 //     ignore the fields and answer without it).
@@ -55,6 +60,14 @@ type Greedy struct {
 	// TopK is the number of alternatives asked for: the caller's topK,
 	// capped at TopLogprobsCap.
 	TopK int
+	// NotTop counts the tokens that are not the first of their own Top:
+	// the server's sampler chose another word than its most likely, as
+	// its penalties do (the log-probabilities are the model's, before
+	// them). Greedy turns Ollama's repeat_penalty off on its native API;
+	// elsewhere a server's default or configured penalties apply (on
+	// Ollama 0.17.4's /v1 with a Modelfile's repeat_penalty 1.5, 10 of 32
+	// tokens; at 1, none). 0 without alternatives.
+	NotTop int
 }
 
 // TokenProb is one generated token: its text, its log-probability and
@@ -82,9 +95,16 @@ const GreedySeed = 1
 const MaxTopLogprobs = 20
 
 // topLogprobsCaps are the servers that refuse fewer than MaxTopLogprobs:
-// mlx_lm.server takes at most 10, TGI at most its --max-top-n-tokens
-// (5 by default).
-var topLogprobsCaps = map[string]int{ServerMLX: 10, ServerTGI: 5}
+// mlx_lm.server 0.32.2 takes at most 11 ("top_logprobs must be at most
+// 11", seen on the real server), TGI at most its --max-top-n-tokens (5
+// by default).
+var topLogprobsCaps = map[string]int{ServerMLX: 11, ServerTGI: 5}
+
+// serverIs reports whether rt's server, once known, is one of set's.
+func (rt *Runtime) serverIs(set map[string]bool) bool {
+	s := rt.server.Load()
+	return s != nil && set[s.Name]
+}
 
 // TopLogprobsCap is the most alternatives a greedy request asks of rt's
 // server: its bound where known (topLogprobsCaps), else MaxTopLogprobs.
@@ -108,8 +128,9 @@ func (rt *Runtime) Greedy(ctx context.Context, prompt string, maxTokens, topK in
 // GreedyRequest sends req as a greedy request: req as a timed request
 // would be sent (its system message, history, num_ctx, ignore_eos, keep
 // alive), at temperature 0 with GreedySeed, asking the topK alternatives
-// of each token. An error is a *RequestError naming the runtime and its
-// URL, or one naming the bad argument.
+// of each token; on Ollama's API with repeat_penalty 1
+// (greedyOllamaOptions). An error is a *RequestError naming the runtime
+// and its URL, or one naming the bad argument.
 func (rt *Runtime) GreedyRequest(ctx context.Context, req Request, topK int) (Greedy, error) {
 	if req.MaxTokens < 1 {
 		return Greedy{}, fmt.Errorf("greedy request to %s: maxTokens is %d, want at least 1", rt.Name, req.MaxTokens)
@@ -118,9 +139,13 @@ func (rt *Runtime) GreedyRequest(ctx context.Context, req Request, topK int) (Gr
 		return Greedy{}, fmt.Errorf("greedy request to %s: topK is %d, want 0 or more", rt.Name, topK)
 	}
 	if rt.API == APIEmbeddings {
-		return Greedy{}, fmt.Errorf("greedy request to %s: BENCH_API is %s, which generates no text", rt.Name, rt.API)
+		return Greedy{}, fmt.Errorf("greedy request to %s: its API is %s, which generates no text", rt.Name, rt.API)
 	}
 	k := min(topK, rt.TopLogprobsCap())
+	kAsk, top := k, rt.serverIs(topIsToken)
+	if top {
+		kAsk = max(k, 1)
+	}
 	seed := GreedySeed
 	req.Temperature, req.Seed, req.KeepText, req.HTTPTrace = 0, &seed, true, false
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -130,26 +155,54 @@ func (rt *Runtime) GreedyRequest(ctx context.Context, req Request, topK int) (Gr
 		ctx, stop = context.WithTimeoutCause(ctx, rt.timeout, errRequestTimeout)
 		defer stop()
 	}
-	g := &greedyReader{k: k, completions: rt.API == APICompletions, kind: rt.Kind}
+	g := &greedyReader{k: kAsk, completions: rt.API == APICompletions, kind: rt.Kind}
+	read, whole := g.read, rt.greedyUnstreamed()
+	if whole {
+		read = g.readWhole
+	}
 	var res Result
-	if hreq, err := rt.greedyHTTP(ctx, req, k); err != nil {
+	if hreq, err := rt.greedyHTTP(ctx, req, kAsk, whole); err != nil {
 		res.Err = &failure{class: ClassOther, msg: err.Error(), err: err}
 	} else {
-		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, g.read, req)
+		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, read, req)
 	}
 	if res.Err != nil {
 		return Greedy{}, &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact("greedy request: " + res.Err.Error()), err: res.Err}
 	}
-	return Greedy{Text: res.Text, Tokens: g.tokens, Logprobs: len(g.tokens) > 0, Finish: res.FinishReason, TopK: k}, nil
+	return g.greedy(res, k, top), nil
+}
+
+// greedy is the Greedy of a reply read into res and g, k alternatives
+// asked; top: each token is the first of its alternatives (topIsToken).
+func (g *greedyReader) greedy(res Result, k int, top bool) Greedy {
+	if top {
+		topTokens(g.tokens)
+	}
+	decodePieces(g.tokens, res.Text)
+	out := Greedy{Text: res.Text, Tokens: g.tokens, Logprobs: len(g.tokens) > 0, Finish: res.FinishReason, TopK: k}
+	for i, t := range out.Tokens {
+		if len(t.Top) > k {
+			out.Tokens[i].Top = t.Top[:k]
+		}
+		if len(t.Top) > 0 && t.Top[0].Text != t.Text {
+			out.NotTop++
+		}
+	}
+	return out
 }
 
 // greedyHTTP builds the greedy request of req in rt's API, asking k
-// alternatives.
-func (rt *Runtime) greedyHTTP(ctx context.Context, req Request, k int) (*http.Request, error) {
+// alternatives; whole: not streamed (an OpenAI chat).
+func (rt *Runtime) greedyHTTP(ctx context.Context, req Request, k int, whole bool) (*http.Request, error) {
 	switch {
 	case rt.API == APICompletions:
 		if len(req.Tools) > 0 {
 			return nil, errNoToolsAPI(APICompletions)
+		}
+		if whole {
+			body := wholeCompletions{completionsRequest: rt.newCompletionsBody(req), Logprobs: true, TopLogprobs: k}
+			body.Stream = false
+			return rt.postJSON(ctx, APICompletions.Path(rt.Kind), body, "application/json")
 		}
 		body := struct {
 			completionsRequest
@@ -160,11 +213,13 @@ func (rt *Runtime) greedyHTTP(ctx context.Context, req Request, k int) (*http.Re
 		if err := checkTools(req.Tools); err != nil {
 			return nil, err
 		}
+		chat := newOllamaChatRequest(rt.Model, req)
 		body := struct {
 			ollamaChatRequest
-			Logprobs    bool `json:"logprobs"`
-			TopLogprobs int  `json:"top_logprobs,omitempty"`
-		}{newOllamaChatRequest(rt.Model, req), true, k}
+			Options     greedyOllamaOptions `json:"options"` // chat.Options, shadowed
+			Logprobs    bool                `json:"logprobs"`
+			TopLogprobs int                 `json:"top_logprobs,omitempty"`
+		}{chat, greedyOllamaOptions{chat.Options, 1}, true, k}
 		return rt.postJSON(ctx, Ollama.Chat, body, "application/x-ndjson")
 	}
 	if err := checkTools(req.Tools); err != nil {
@@ -172,7 +227,25 @@ func (rt *Runtime) greedyHTTP(ctx context.Context, req Request, k int) (*http.Re
 	}
 	body := newOpenAIChatRequest(rt.Model, req)
 	body.LogProbs, body.TopLogProbs = true, k
+	if whole {
+		body.Stream, body.StreamOptions = false, nil
+		return rt.postJSON(ctx, OpenAI.Chat, body, "application/json")
+	}
 	return rt.postJSON(ctx, OpenAI.Chat, body, "text/event-stream")
+}
+
+// greedyOllamaOptions are a greedy request's options on Ollama's API:
+// the timed request's, and repeat_penalty 1, no penalty. Ollama applies
+// its default 1.1 (or the Modelfile's) otherwise, and a reply then says
+// other words than the model's most likely, which no other server does
+// by default: on the project's random-weight model, llama-server's and
+// Ollama 0.17.4's greedy replies to 20 prompts were the same 64 tokens
+// at repeat_penalty 1 and none the same at the Modelfile's 1.5 (the first
+// difference after 3.9 tokens on average). Ollama's /v1 takes no
+// repeat_penalty: there Greedy.NotTop shows the penalty at work.
+type greedyOllamaOptions struct {
+	ollamaOptions
+	RepeatPenalty float64 `json:"repeat_penalty"`
 }
 
 // greedyReader reads a greedy reply: the protocol's own parser fills the

@@ -90,9 +90,10 @@ type Config struct {
 	// every time.
 	Perturb float64 `env:"SIM_PERTURB"`
 	// Logprobs (SIM_LOGPROBS) says whether the server answers a request's
-	// log-probability fields: LogprobsOn (the default, also for "") or
-	// LogprobsOff, with which it ignores them, as LM Studio and Ollama
-	// before 0.12.11 do.
+	// log-probability fields: LogprobsOn or LogprobsOff, with which it
+	// ignores them, as LM Studio and Ollama before 0.12.11 do. "" is the
+	// flavor's habit: off for lmstudio and for ollama at a SIM_VERSION
+	// before 0.12.11, else on (the default).
 	Logprobs LogprobsMode `env:"SIM_LOGPROBS"`
 
 	// StopAfter (SIM_STOP_AFTER), if > 0, makes every reply end after
@@ -739,7 +740,7 @@ var settings = []Setting{
 	{Var: "SIM_SERVED_MODEL", Default: "(echo the request)", Usage: "every reply names this model, and the listings list it"},
 	{Var: "SIM_TEXT_SEED", Default: "0", Usage: "another number gives every reply other words and every embedding other numbers, as a new model or version"},
 	{Var: "SIM_PERTURB", Default: "0", Usage: "share, 0 to 1, of tokens where a reply says its second most likely word (a model that answers differently)"},
-	{Var: "SIM_LOGPROBS", Default: "on", Usage: "off: ignore a request's log-probability fields, as LM Studio and Ollama before 0.12.11"},
+	{Var: "SIM_LOGPROBS", Default: "on", Usage: "off: ignore a request's log-probability fields, as LM Studio and Ollama before 0.12.11 (unset: off for SIM_FLAVOR lmstudio and for ollama at a SIM_VERSION before 0.12.11)"},
 	{Var: "SIM_STOP_AFTER", Default: "(off)", Usage: "replies end after N tokens with finish reason stop"},
 	{Var: "SIM_REASONING_TOKENS", Default: "0", Usage: "the first N tokens of every reply are reasoning text"},
 	{Var: "SIM_REASONING_FIELD", Default: "reasoning_content", Usage: "the OpenAI delta field of reasoning text: reasoning_content or reasoning"},

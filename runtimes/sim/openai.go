@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -40,6 +39,17 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	}
 	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), s.lastSeed(msgs))
 	rep.top, _ = s.cfg.askLogprobs(req.Logprobs, req.TopLogprobs) // checked by readOpenAIChat
+	if s.cfg.flavor() == FlavorMLX {
+		// mlx_lm.server 0.32 (server.py): pieces, and none in a stream.
+		rep.pieces = true
+		if req.Stream {
+			rep.top = -1
+		}
+	}
+	if !req.Stream {
+		s.openaiWhole(w, r, rep)
+		return
+	}
 	if len(tools) > 0 && s.cfg.toolCalls() > 0 {
 		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
 	}
@@ -118,8 +128,8 @@ func (s *Server) readOpenAIChat(w http.ResponseWriter, body []byte) (req openaiR
 		s.visionError(w, req.Model)
 		return req, nil, nil, false
 	}
-	if !req.Stream {
-		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
+	if !req.Stream && hasTools(req.Tools) {
+		openaiError(w, errWholeTools)
 		return req, nil, nil, false
 	}
 	if _, err := s.cfg.askLogprobs(req.Logprobs, req.TopLogprobs); err != nil {

@@ -21,7 +21,10 @@ type reply struct {
 	perturb float64
 	// top is the alternatives each token's log-probabilities carry, -1
 	// for no log-probabilities (not asked, or SIM_LOGPROBS=off).
-	top    int
+	top int
+	// pieces: the log-probabilities' token texts are the tokenizer's
+	// pieces (mlx_lm.server's), a space written "▁".
+	pieces bool
 	numCtx int // Ollama's num_ctx, 0 for OpenAI requests
 	// tools, if set, makes the reply tool calls: tokens think..m-1 are
 	// the calls' (see toolReply).
