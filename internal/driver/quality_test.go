@@ -12,6 +12,7 @@ import (
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/figures"
 	"github.com/inferencebench/inferencebench/internal/stats"
+	"github.com/inferencebench/inferencebench/runtimes/sim"
 )
 
 // qualitySetup is Setup of the simulator as two runtimes, sim and sim@b,
@@ -30,30 +31,52 @@ func qualitySetup(t *testing.T, settings map[string]string) (*Driver, string) {
 	return d, log.String()
 }
 
-// sim@b says its second word at 10% of tokens (SIM_B_PERTURB=0.1): its
-// top-1 agreement with sim, pooled over the prompts, is 0.9 within the
-// binomial bound (a 99.9% Wilson interval of the measured share holds
-// 0.9), and below 1, and its KL over the common prefix is 0 (the same
-// distributions until the first swap); the reference asked again agrees
-// with itself fully, and the cost was said before the timed rounds.
+// sim@b plays a model whose distributions moved, saying its second word
+// at 10% of tokens (SIM_B_PERTURB=0.1). The truth is known
+// (sim.PerturbedAt, sim.PerturbKL), and the measurement recovers it: the
+// tokens that agree are exactly those the simulator did not perturb, so
+// top-1 agreement pooled over the prompts is 0.9 within the binomial
+// bound (a 99.9% Wilson interval of the measured share holds 0.9); the
+// first difference is at the first perturbed token, and the mean KL over
+// the prefix before it is the simulator's own (the two words whose
+// probabilities differ are both in the shared top-k, so lumping the rest
+// loses nothing). The reference asked again agrees with itself fully,
+// and the cost was said before the timed rounds.
 func TestQualityRecoversSimPerturbation(t *testing.T) {
 	t.Parallel()
 	d, log := qualitySetup(t, map[string]string{"BENCH_QUALITY": "agree", "SIM_B_PERTURB": "0.1"})
 	agreed, compared := 0, 0
-	for _, p := range []string{"short", "medium", "code"} {
-		q, ok := d.Run.QualityOf("sim@b", p)
-		require.True(t, ok, p)
-		require.NotNil(t, q.AgreeTop1Ratio, p)
+	for _, pr := range d.Prompts {
+		q, ok := d.Run.QualityOf("sim@b", pr.Name)
+		require.True(t, ok, pr.Name)
+		require.NotNil(t, q.AgreeTop1Ratio, pr.Name)
 		assert.Equal(t, "sim", q.Reference)
 		assert.Equal(t, "token", q.AgreeBy)
-		assert.Equal(t, agreeTokens, *q.AgreeCompared, "every token of the fixed length compared")
-		agreed += int(*q.AgreeTop1Ratio*float64(*q.AgreeCompared) + 0.5)
-		compared += *q.AgreeCompared
-		if q.AgreeKLMean != nil {
-			assert.InDelta(t, 0, *q.AgreeKLMean, 1e-9, "%s: the prefix before the first swap has sim's own distributions", p)
+		require.Equal(t, agreeTokens, *q.AgreeCompared, "every token of the fixed length compared")
+		same, first, kl := 0, -1, 0.0
+		for i := range agreeTokens {
+			if sim.PerturbedAt(pr.Text, i, 0.1) {
+				if first < 0 {
+					first = i
+				}
+				continue
+			}
+			same++
 		}
-		assert.False(t, *q.AgreeTextEqual, p)
-		ref, _ := d.Run.QualityOf("sim", p)
+		for i := range first {
+			kl += sim.PerturbKL(pr.Text, i, 0, 0.1)
+		}
+		assert.InDelta(t, float64(same)/agreeTokens, *q.AgreeTop1Ratio, 1e-12, "%s: the unperturbed tokens agree, the others not", pr.Name)
+		assert.Equal(t, first, *q.AgreeFirstDiff, pr.Name)
+		if first > 0 {
+			require.NotNil(t, q.AgreeKLMean, pr.Name)
+			assert.InDelta(t, kl/float64(first), *q.AgreeKLMean, 1e-6, "%s: the simulator's own KL over the prefix", pr.Name)
+			t.Logf("%s: %d of %d agree, first difference after %d, mean KL %.4f nats (the simulator's %.4f)", pr.Name, same, agreeTokens, first, *q.AgreeKLMean, kl/float64(first))
+		}
+		agreed += same
+		compared += agreeTokens
+		assert.False(t, *q.AgreeTextEqual, pr.Name)
+		ref, _ := d.Run.QualityOf("sim", pr.Name)
 		require.NotNil(t, ref.AgreeTop1Ratio, "the reference against itself, asked again")
 		assert.Equal(t, 1.0, *ref.AgreeTop1Ratio, "the simulator answers alike at temperature 0")
 		assert.True(t, *ref.AgreeTextEqual)
