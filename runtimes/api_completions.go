@@ -33,12 +33,17 @@ func (rt *Runtime) completionsRequest(ctx context.Context, req Request) (*http.R
 	if len(req.Tools) > 0 {
 		return nil, errNoToolsAPI(APICompletions)
 	}
+	return rt.postJSON(ctx, APICompletions.Path(rt.Kind), rt.newCompletionsBody(req), "text/event-stream")
+}
+
+// newCompletionsBody is the completions request of req.
+func (rt *Runtime) newCompletionsBody(req Request) completionsRequest {
 	body := completionsRequest{
 		Model: rt.Model, Prompt: flatPrompt(req), Stream: true, MaxTokens: req.MaxTokens,
 		Seed: req.Seed, Temperature: req.Temperature, IgnoreEOS: req.IgnoreEOS,
 	}
 	body.StreamOptions.IncludeUsage = true
-	return rt.postJSON(ctx, APICompletions.Path(rt.Kind), body, "text/event-stream")
+	return body
 }
 
 // completionsChunk is the fields of a chunk we use.

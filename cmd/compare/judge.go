@@ -208,6 +208,9 @@ func (j judgement) headline(g *verdictGroup) string {
 	if b := blockedLeaves(g); len(b) > 0 {
 		s += "; no verdict " + strings.Join(b, "; ")
 	}
+	if q := qualityClause(g); q != "" {
+		s += "; " + q
+	}
 	for _, n := range g.notes {
 		s += "; " + n
 	}

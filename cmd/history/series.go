@@ -46,6 +46,14 @@ var trended = []figure{
 	{figures.Aggregate, "aggregate", nil},
 	{figures.Energy, "j-per-token", nil},
 	{figures.NetEnergy, "net-j-per-token", nil},
+	// Quality (BENCH_QUALITY): one measurement a run, the same on one
+	// server and version night after night at temperature 0, so a window
+	// without spread calls any move of the threshold: a version that
+	// agrees less with the reference, or answers fewer problems right, is
+	// a regression however much faster it is. An accuracy of 0 (random
+	// weights) is no value, as DetectTrend leaves out what is not above 0.
+	{figures.AgreeTop1, "agree-top1", nil},
+	{figures.ExactAccuracy, "exact-accuracy", nil},
 }
 
 // tailReplies is the fewest successful replies a row needs for its TTFT

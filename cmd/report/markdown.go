@@ -43,6 +43,7 @@ func writeMarkdown(w io.Writer, runs []*run, charts map[string][]chartFile) erro
 	writeRuns(&b, runs)
 	writeControls(&b, runs)
 	writeCanaries(&b, runs)
+	writeQuality(&b, runs)
 
 	if len(keys(runs)) == 0 {
 		b.WriteString("The files have no rows.\n")

@@ -206,6 +206,13 @@ type Settings struct {
 	// EmbedBatch is how many inputs an embeddings request sends
 	// (BENCH_API=embeddings).
 	EmbedBatch int `env:"BENCH_EMBED_BATCH" envDefault:"1"`
+	// Quality are the measurements besides speed, untimed before the
+	// timed rounds (quality.go): off, agree, exact or agree,exact.
+	Quality Quality `env:"BENCH_QUALITY" envDefault:"off"`
+	// Reference is the runtime whose greedy replies the others' are
+	// compared with under BENCH_QUALITY=agree; empty: the first runtime
+	// (ReferenceName).
+	Reference string `env:"BENCH_REFERENCE"`
 
 	// Specs are the settings of each runtime of BENCH_RUNTIMES, in order,
 	// or with none named, of the known local ones (ProbeOrder) and then
@@ -661,6 +668,9 @@ func LoadFrom(environ map[string]string) (Settings, error) {
 			return s, err
 		}
 		s.Specs = append(s.Specs, spec)
+	}
+	if why := s.referenceProblem(); why != "" {
+		return s, fmt.Errorf("%s=%q: %s", Var("Reference"), s.Reference, why)
 	}
 	return s, nil
 }

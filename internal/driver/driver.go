@@ -126,6 +126,9 @@ type Driver struct {
 	find     func(ports []int) machine.Servers
 	snapshot func(machine.Servers) machine.Snapshot
 	costs    // the server's memory and the cooldowns (servermem.go, cooldown.go)
+	// qualityTime is what the quality pass took (BENCH_QUALITY,
+	// quality.go), said as a share of the run at its end.
+	qualityTime time.Duration
 }
 
 // nextConversation is the id of a new conversation: its number in the run.
@@ -215,6 +218,7 @@ func Setup(ctx context.Context, log io.Writer, st config.Settings, simCfg sim.Co
 		return nil, err
 	}
 	d.Run.Arguments = d.arguments()
+	d.measureQuality(ctx)
 	return d, nil
 }
 
@@ -452,6 +456,7 @@ func (d *Driver) Finish() error {
 	}
 	d.sayDisturbed()
 	d.sayCooldown()
+	d.sayQualityCost()
 	d.Run.Complete = true
 	if err := d.save(); err != nil {
 		return err

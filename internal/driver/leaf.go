@@ -454,11 +454,16 @@ type Outcome struct {
 	Failed error
 	// SaveErr is set when the run's files could not be written.
 	SaveErr error
+	// Quality are the quality figures of the leaf's runtime and prompt
+	// (BENCH_QUALITY), reported with the others.
+	Quality summary.Quality
 }
 
-// Report reports the leaf's figures through b (a *testing.B).
+// Report reports the leaf's figures through b (a *testing.B), as its
+// result line in the .txt has them.
 func (o Outcome) Report(b interface{ ReportMetric(float64, string) }) {
 	stats.Report(b, o.Metrics, o.Power)
+	o.Quality.Report(b)
 }
 
 // End ends the leaf run (an open-loop one once its last request has
@@ -498,6 +503,7 @@ func (l *Leaf) End() Outcome {
 	d.noteCached(l, m, tel.Server)
 	held := d.release()
 	o := Outcome{Metrics: m, Power: tel.Power, SaveErr: errors.Join(l.recordErr, d.save())}
+	o.Quality, _ = d.Run.QualityOf(l.key.Runtime, l.key.Prompt)
 	if m.Requests > 0 && m.Successes == 0 {
 		o.Failed = fmt.Errorf("all %d requests failed (%s); the first: %v", m.Requests, m.ErrorCounts(), m.FirstError)
 	}

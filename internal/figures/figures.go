@@ -53,6 +53,10 @@ type Figure struct {
 	// which only an embeddings leaf has: as for Tools, a .txt has its
 	// Unit line only where some result line has its unit.
 	Embeddings bool
+	// Quality marks a figure of quality (BENCH_QUALITY), which only a
+	// run that measured it has: as for Tools, a .txt has its Unit line
+	// only where some result line has its unit.
+	Quality bool
 }
 
 // Heading is the figure's heading in a table: "TTFT p50 ms", the name
@@ -140,14 +144,23 @@ var (
 	// tokens of their inputs, per second of the rounds' wall time.
 	EmbedRequests = Figure{Key: "embed_rps", Unit: "embed-req/s", Name: "embeddings", Shown: "req/s", Scale: 1, Better: HigherIsBetter, Embeddings: true}
 	EmbedInput    = Figure{Key: "embed_input_tps", Unit: "input-tok/s", Name: "embedded input", Shown: "tok/s", Scale: 1, Better: HigherIsBetter, Embeddings: true}
+	// Quality (BENCH_QUALITY), measured once per runtime and prompt
+	// before the timed rounds and on each of their rows: the share of
+	// the reference's tokens the greedy reply has too, the mean KL
+	// divergence from the reference's next-token distribution over the
+	// common prefix (nats), and the share of exact-answer problems
+	// answered right.
+	AgreeTop1     = Figure{Key: "agree_top1_ratio", Unit: "agree-top1/tok", Name: "top-1 agreement", Shown: "%", Scale: 100, Better: HigherIsBetter, Quality: true}
+	AgreeKL       = Figure{Key: "agree_kl_mean", Unit: "agree-kl-nats/tok", Name: "KL", Shown: "nats", Scale: 1, Head: "KL nats/tok", Better: LowerIsBetter, Quality: true}
+	ExactAccuracy = Figure{Key: "exact_accuracy", Unit: "exact-right/question", Name: "exact answers", Shown: "%", Scale: 100, Better: HigherIsBetter, Quality: true}
 )
 
 // All are the figures above, in their order.
-var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP50, TPOTP99, ITLP50, ITLP99, Prompt, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy, ToolCallReplies, ToolArgsValid, TTFToolCallMean, TTFToolCallP50, TTFToolCallP99, EmbedRequests, EmbedInput}
+var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP50, TPOTP99, ITLP50, ITLP99, Prompt, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy, ToolCallReplies, ToolArgsValid, TTFToolCallMean, TTFToolCallP50, TTFToolCallP99, EmbedRequests, EmbedInput, AgreeTop1, AgreeKL, ExactAccuracy}
 
 // Reported are the figures on the result lines, in the order of the .txt's
 // Unit lines (a Tools figure's only where a result line has it).
-var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, TPOTP50, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power, ToolCallReplies, ToolArgsValid, TTFToolCallMean, EmbedRequests, EmbedInput}
+var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, TPOTP50, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power, ToolCallReplies, ToolArgsValid, TTFToolCallMean, EmbedRequests, EmbedInput, AgreeTop1, AgreeKL, ExactAccuracy}
 
 // Headline are the figures a verdict between two runs judges, in the
 // order it names them: the median request's decode rate (a leaf run's

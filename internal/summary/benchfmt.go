@@ -72,6 +72,7 @@ func (r *Run) Benchfmt() ([]byte, error) {
 		res.Values = append(res.Values, benchfmt.Value{Value: math.Round(m.Wall.Mean * 1e9), Unit: "ns/op"})
 		var extra values
 		stats.Report(&extra, m, l.tel.Power)
+		r.qualityOf(l.key).Report(&extra)
 		// go test prints the reported metrics sorted by unit.
 		slices.SortFunc(extra, func(a, b benchfmt.Value) int { return strings.Compare(a.Unit, b.Unit) })
 		res.Values = append(res.Values, extra...)

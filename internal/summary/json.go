@@ -81,6 +81,9 @@ type File struct {
 	// Complete is false in a file written while the run went on, or left
 	// by an interrupted run; nil in the earlier harness's files.
 	Complete *bool `json:"complete"`
+	// Quality is how the rows' quality figures were measured
+	// (BENCH_QUALITY), absent without.
+	Quality *QualityRun `json:"quality,omitempty"`
 	// Format is the file's format version (Format), written last; 0 in
 	// files written before it, which are format 1 (FormatVersion).
 	Format int `json:"format,omitempty"`
@@ -115,6 +118,7 @@ func (r *Run) File() File {
 		CompletedAt:      completed.UTC().Format(TimeFormat),
 		Summary:          r.Rows(),
 		Complete:         &complete,
+		Quality:          r.QualityRun,
 		Format:           Format,
 	}
 	if f.Runtimes == nil {

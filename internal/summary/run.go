@@ -298,6 +298,10 @@ type Run struct {
 	mu     sync.Mutex
 	leaves []leaf
 	rows   map[bench.Key]cachedRow
+	// quality are the quality figures by runtime and prompt (SetQuality),
+	// QualityRun how they were measured (nil: not measured).
+	quality    map[qualityKey]Quality
+	QualityRun *QualityRun
 }
 
 // leaf is one Add call: one -count repetition of one leaf benchmark.
@@ -667,6 +671,9 @@ type Row struct {
 	ServerRSSBytes     *uint64 `json:"server_rss_bytes,omitempty"`
 	ServerRSSPeakBytes *uint64 `json:"server_rss_peak_bytes,omitempty"`
 	ServerMemory       string  `json:"server_memory,omitempty"`
+	// Quality are the figures of quality of the row's runtime and prompt
+	// (BENCH_QUALITY, quality.go), absent without.
+	Quality
 }
 
 // TurnFigures are the figures of one turn of a row's conversations, over
@@ -743,6 +750,9 @@ func (r *Run) Rows() []Row {
 		}
 		r.rows[k] = cachedRow{leaves: len(ls), row: row}
 		rows = append(rows, row)
+	}
+	for i := range rows {
+		rows[i].Quality = r.quality[qualityKey{rows[i].Runtime, rows[i].Prompt}]
 	}
 	return rows
 }

@@ -26,6 +26,7 @@ func readCompletions(body []byte) (apiRequest, error) {
 		Stream        bool            `json:"stream"`
 		MaxTokens     *float64        `json:"max_tokens"`
 		IgnoreEOS     bool            `json:"ignore_eos"`
+		Logprobs      *int            `json:"logprobs"`
 		StreamOptions *struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
@@ -40,6 +41,7 @@ func readCompletions(body []byte) (apiRequest, error) {
 	return apiRequest{
 		model: req.Model, msgs: textMessages([]string{"user"}, []string{prompt}), n: maxTokens(req.MaxTokens),
 		ignoreEOS: req.IgnoreEOS, stream: req.Stream, usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
+		logprobs: req.Logprobs,
 	}, nil
 }
 
@@ -48,18 +50,36 @@ type completionsEncoder struct {
 	rep    *reply
 	usage  bool
 	q      []byte
+	offset int // the text's length so far, for the legacy text_offset
 }
 
-func newCompletionsEncoder(_ *Server, arrival time.Time, rep *reply, req *apiRequest) apiEncoder {
+// newCompletionsEncoder is a completions reply's encoder. A request's
+// "logprobs": k asks for k alternatives, in vLLM's legacy shape; the
+// ollama flavor ignores it, as Ollama 0.17.4's /v1/completions does
+// (openai.ToCompleteChunk drops the log-probabilities its generate
+// request asked for: seen on the real server).
+func newCompletionsEncoder(s *Server, arrival time.Time, rep *reply, req *apiRequest) apiEncoder {
 	head := fmt.Sprintf(`data: {"id":%q,"object":"text_completion","created":%d,"model":%s,"choices":`, apiID("cmpl-"), arrival.Unix(), mustJSON(rep.model))
+	if k := req.logprobs; k != nil && s.cfg.flavor() != FlavorOllama {
+		rep.top, _ = s.cfg.askLogprobs(true, *k) // checked by apiStream
+	}
 	return &completionsEncoder{prefix: []byte(head), rep: rep, usage: req.usage}
 }
 
 func (e *completionsEncoder) head(b []byte) []byte { return b }
 
 func (e *completionsEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
-	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
-	return e.text(b, e.q, false, now)
+	e.q = appendTokens(e.q[:0], e.rep, a, end, -1)
+	if e.rep.top < 0 {
+		return e.text(b, e.q, false, now)
+	}
+	b = append(b, e.prefix...)
+	b = append(b, `[{"index":0,"text":`...)
+	b = append(b, e.q...)
+	b = append(b, `,"logprobs":`...)
+	b = e.rep.appendLegacyLogprobs(b, a, end, e.rep.top, e.offset)
+	e.offset += len(e.q) - 2 // the quotes
+	return append(b, `,"finish_reason":null,"stop_reason":null}],"usage":null}`+"\n\n"...)
 }
 
 func (e *completionsEncoder) text(b []byte, quoted []byte, _ bool, _ time.Time) []byte {

@@ -103,7 +103,7 @@ func (e *messagesEncoder) blockStop(b []byte) []byte {
 }
 
 func (e *messagesEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
-	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
+	e.q = appendTokens(e.q[:0], e.rep, a, end, -1)
 	return e.text(b, e.q, a < e.rep.think, now)
 }
 

@@ -101,7 +101,7 @@ func (e *responsesEncoder) head(b []byte) []byte {
 }
 
 func (e *responsesEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
-	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
+	e.q = appendTokens(e.q[:0], e.rep, a, end, -1)
 	return e.text(b, e.q, a < e.rep.think, now)
 }
 
@@ -122,7 +122,7 @@ func (e *responsesEncoder) empty(b []byte, _ time.Time) []byte { return e.end(b,
 // end is the closing events of a reply of n tokens, think of them
 // reasoning, ended for reason.
 func (e *responsesEncoder) end(b []byte, reason string, think, n int) []byte {
-	text := appendTokens(nil, e.rep.seed, think, n, -1)
+	text := appendTokens(nil, e.rep, think, n, -1)
 	part := fmt.Sprintf(`{"type":"output_text","text":%s,"annotations":[]}`, text)
 	b = e.event(b, "response.output_text.done", fmt.Sprintf(`"item_id":%q,"output_index":0,"content_index":0,"text":%s`, e.msgID, text))
 	b = e.event(b, "response.content_part.done", fmt.Sprintf(`"item_id":%q,"output_index":0,"content_index":0,"part":%s`, e.msgID, part))

@@ -67,6 +67,7 @@ type apiRequest struct {
 	ignoreEOS bool
 	stream    bool
 	usage     bool // completions' stream_options.include_usage
+	logprobs  *int // completions' logprobs: the alternatives asked for; nil: none
 }
 
 // apiEncoder is an API's encoder, with what its stream opens with
@@ -106,6 +107,8 @@ func (s *Server) apiStream(api *streamAPI) http.HandlerFunc {
 			err = errors.New(`the simulator only streams: set "stream": true`)
 		case len(req.msgs) == 0:
 			err = errNoMessages
+		case req.logprobs != nil:
+			_, err = s.cfg.askLogprobs(true, *req.logprobs)
 		}
 		if err != nil {
 			api.fail(w, http.StatusBadRequest, err)

@@ -82,6 +82,19 @@ type Config struct {
 	// ReplyText's), and the same input another embedding, as a new model
 	// or runtime version would answer.
 	TextSeed uint64 `env:"SIM_TEXT_SEED"`
+	// Perturb (SIM_PERTURB, default 0; at most 1) plays a model that
+	// answers differently by a known share: at each token, where a draw
+	// from the reply's seed and the token's place is below Perturb, the
+	// reply says its second most likely word and its distribution has the
+	// first two swapped (logprobs.go). The same chat gets the same reply
+	// every time.
+	Perturb float64 `env:"SIM_PERTURB"`
+	// Logprobs (SIM_LOGPROBS) says whether the server answers a request's
+	// log-probability fields: LogprobsOn or LogprobsOff, with which it
+	// ignores them, as LM Studio and Ollama before 0.12.11 do. "" is the
+	// flavor's habit: off for lmstudio and for ollama at a SIM_VERSION
+	// before 0.12.11, else on (the default).
+	Logprobs LogprobsMode `env:"SIM_LOGPROBS"`
 
 	// StopAfter (SIM_STOP_AFTER), if > 0, makes every reply end after
 	// min(StopAfter, n) tokens, as a model that reaches its end of
@@ -535,8 +548,8 @@ func (c Config) faultErrors() []error {
 
 // generationErrors checks how replies are generated: SIM_TOKENS_PER_CHUNK,
 // SIM_SLOTS, SIM_BATCH_SLOWDOWN, SIM_REASONING_TOKENS,
-// SIM_REASONING_FIELD, SIM_DEGRADE, SIM_JITTER, SIM_PREFILL_TPS,
-// SIM_LOAD_TIME and SIM_CONTEXT.
+// SIM_REASONING_FIELD, SIM_PERTURB, SIM_LOGPROBS, SIM_DEGRADE,
+// SIM_JITTER, SIM_PREFILL_TPS, SIM_LOAD_TIME and SIM_CONTEXT.
 func (c Config) generationErrors() []error {
 	var errs []error
 	if c.TokensPerChunk < 0 {
@@ -572,6 +585,17 @@ func (c Config) generationErrors() []error {
 	case "", ReasoningContent, Reasoning:
 	default:
 		errs = append(errs, fmt.Errorf("SIM_REASONING_FIELD=%q: want %s or %s", c.ReasoningField, ReasoningContent, Reasoning))
+	}
+	switch f := strconv.FormatFloat(c.Perturb, 'g', -1, 64); {
+	case math.IsNaN(c.Perturb):
+		errs = append(errs, fmt.Errorf("SIM_PERTURB=%s: not a number", f))
+	case c.Perturb < 0 || c.Perturb > 1:
+		errs = append(errs, fmt.Errorf("SIM_PERTURB=%s: must be from 0 to 1 (the share of tokens where the reply says its second word)", f))
+	}
+	switch c.Logprobs {
+	case "", LogprobsOn, LogprobsOff:
+	default:
+		errs = append(errs, fmt.Errorf("SIM_LOGPROBS=%q: want %s or %s", c.Logprobs, LogprobsOn, LogprobsOff))
 	}
 	switch f := strconv.FormatFloat(c.Degrade, 'g', -1, 64); {
 	case math.IsNaN(c.Degrade):
@@ -715,6 +739,8 @@ var settings = []Setting{
 	{Var: "SIM_FAULT_EVERY", Default: "1", Usage: "the fault hits every N-th chat request"},
 	{Var: "SIM_SERVED_MODEL", Default: "(echo the request)", Usage: "every reply names this model, and the listings list it"},
 	{Var: "SIM_TEXT_SEED", Default: "0", Usage: "another number gives every reply other words and every embedding other numbers, as a new model or version"},
+	{Var: "SIM_PERTURB", Default: "0", Usage: "share, 0 to 1, of tokens where a reply says its second most likely word (a model that answers differently)"},
+	{Var: "SIM_LOGPROBS", Default: "on", Usage: "off: ignore a request's log-probability fields, as LM Studio and Ollama before 0.12.11 (unset: off for SIM_FLAVOR lmstudio and for ollama at a SIM_VERSION before 0.12.11)"},
 	{Var: "SIM_STOP_AFTER", Default: "(off)", Usage: "replies end after N tokens with finish reason stop"},
 	{Var: "SIM_REASONING_TOKENS", Default: "0", Usage: "the first N tokens of every reply are reasoning text"},
 	{Var: "SIM_REASONING_FIELD", Default: "reasoning_content", Usage: "the OpenAI delta field of reasoning text: reasoning_content or reasoning"},

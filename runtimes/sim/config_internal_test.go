@@ -114,7 +114,7 @@ func (c Config) effective() Config {
 	c.TokensPerChunk, c.FaultEvery = c.perChunk(), c.every()
 	c.ToolCalls = c.toolCalls()
 	c.Quantization, c.Models, c.ModelTools = c.quantization(), c.modelsMode(), c.modelTools()
-	c.ModelVision = c.modelVision()
+	c.ModelVision, c.Logprobs = c.modelVision(), c.logprobsMode()
 	c.Version = c.version()
 	return c
 }
@@ -226,5 +226,29 @@ func TestNoEnvironmentRead(t *testing.T) {
 				return true
 			})
 		}
+	}
+}
+
+// SIM_LOGPROBS unset is the flavor's habit: Ollama answers the fields
+// from 0.12.11, LM Studio never; a version that is no number is taken as
+// new.
+func TestLogprobsHabit(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want LogprobsMode
+	}{
+		{Config{}, LogprobsOn},
+		{Config{Flavor: FlavorLMStudio}, LogprobsOff},
+		{Config{Flavor: FlavorLMStudio, Logprobs: LogprobsOn}, LogprobsOn},
+		{Config{Flavor: FlavorOllama}, LogprobsOn},
+		{Config{Flavor: FlavorOllama, Version: "0.6.5"}, LogprobsOff},
+		{Config{Flavor: FlavorOllama, Version: "0.12.10"}, LogprobsOff},
+		{Config{Flavor: FlavorOllama, Version: "v0.12.11"}, LogprobsOn},
+		{Config{Flavor: FlavorOllama, Version: "0.13"}, LogprobsOn},
+		{Config{Flavor: FlavorOllama, Version: "0.9.0-rc1"}, LogprobsOff},
+		{Config{Flavor: FlavorOllama, Version: "0.6.5", Logprobs: LogprobsOn}, LogprobsOn},
+		{Config{Flavor: FlavorVLLM, Version: "0.6.5"}, LogprobsOn},
+	} {
+		assert.Equal(t, c.want, c.cfg.logprobsMode(), "%+v", c.cfg)
 	}
 }

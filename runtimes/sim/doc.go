@@ -66,7 +66,8 @@
 // SIM_TOKENS_PER_CHUNK says otherwise. Which words depends on the prompt,
 // as a model's reply does: token i of the reply to a chat whose last
 // message's text is L (its content, or its text parts one after the
-// other) is Token(L, i), a word picked by a hash of L and i; ReplyText(L,
+// other) is Token(L, i), a word picked by a hash of L and i (at
+// SIM_PERTURB 0: see Log-probabilities and a perturbed model); ReplyText(L,
 // a, b) is tokens a..b-1. The same last message gets the same reply, two
 // different ones (almost surely) different replies; the rest of the prompt
 // changes nothing.
@@ -405,6 +406,51 @@
 // include them, and the schedule is unchanged: token i is due at
 // t0 + TTFT + i/TokensPerSec, so the first answer token comes at
 // TTFT + N/TokensPerSec. SIM_REASONING_FIELD alone changes nothing.
+//
+// # Log-probabilities and a perturbed model
+//
+// A request that asks for log-probabilities gets them with every token
+// chunk's tokens (not tool calls'), reasoning included: OpenAI's chat
+// ("logprobs": true, "top_logprobs": k) in choices[0].logprobs.content,
+// Ollama's /api/chat (the same two fields, as Ollama 0.12.11 on) in a
+// top-level "logprobs" array of each line (a "stream": false reply: all
+// of them in its one line), each entry
+//
+//	{"token":" lorem","logprob":-0.31,"top_logprobs":[{"token":" lorem","logprob":-0.31},…]}
+//
+// with k alternatives, most likely first, the token itself the first; the
+// completions' "logprobs": k in choices[0].logprobs, in vLLM's legacy
+// shape (text_offset, token_logprobs, tokens, top_logprobs as objects of
+// word to log-probability), except for SIM_FLAVOR=ollama, whose
+// completions have none, as Ollama 0.17.4's /v1/completions. k above 20
+// (11 for mlx) is refused with a 400, as those servers refuse it. The numbers are
+// a distribution over the vocabulary at each token, whose first word is
+// the one the reply says (logprobs.go has the formula; Candidates gives
+// it). SIM_LOGPROBS=off ignores the fields, as LM Studio and Ollama before
+// 0.12.11 do: the reply is the same, without log-probabilities. Unset,
+// the lmstudio flavor and the ollama flavor at a SIM_VERSION before
+// 0.12.11 (e.g. 0.6.5) ignore them too.
+//
+// The OpenAI chat also answers "stream": false (without tools): one
+// chat.completion object when the reply's last token is due, its text in
+// choices[0].message, its log-probabilities in choices[0].logprobs, and
+// the usage (of the faults, only HTTP statuses apply). The mlx flavor
+// plays mlx_lm.server 0.32.2's habits there: its streams carry no
+// log-probabilities, only such a reply does, its token texts are pieces
+// ("▁lorem"), and each entry's alternatives are unsorted (the least
+// likely first), the entry's own token and logprob being the first
+// alternative's, not the token's.
+//
+// SIM_PERTURB=p (Config.Perturb, default 0) plays a model whose answers
+// differ by a known share, as a lower-bit quantization's: at every token
+// the first two words' margin shrinks, and at the share p of tokens,
+// drawn from the reply's seed and the token's place (the same places for
+// the same chat, every time; not drawn from p, so a larger p swaps a
+// superset), it turns over: the reply says its second word there.
+// Replies of simulators at p1 ≤ p2 say different words at the share
+// p2 − p1 of tokens, each independently (PerturbedAt says which), and
+// their distributions differ at every token by PerturbKL: the truth an
+// agreement measure is tested against.
 //
 // # Tool calls
 //

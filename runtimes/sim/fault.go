@@ -278,7 +278,7 @@ func (e *faultEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
 		}
 	case FaultBigLine:
 		if a <= e.at && e.at < end {
-			e.q = appendTokens(e.q[:0], e.rep.seed, a, end, e.at)
+			e.q = appendTokens(e.q[:0], e.rep, a, end, e.at)
 			return e.text(b, e.q, a < e.rep.think, now)
 		}
 	}

@@ -21,7 +21,12 @@ type ollamaChatRequest struct {
 	Stream    *bool           `json:"stream"`
 	KeepAlive json.RawMessage `json:"keep_alive"`
 	Tools     json.RawMessage `json:"tools"`
-	Options   struct {
+	// Logprobs and TopLogprobs ask for each token's log-probability and
+	// its top alternatives (Ollama 0.12.11 on): a top-level "logprobs"
+	// array in each line.
+	Logprobs    bool `json:"logprobs"`
+	TopLogprobs int  `json:"top_logprobs"`
+	Options     struct {
 		NumPredict *float64 `json:"num_predict"`
 		NumCtx     *float64 `json:"num_ctx"`
 	} `json:"options"`
@@ -120,6 +125,11 @@ func readOllamaChat(w http.ResponseWriter, req *ollamaChatRequest) (msgs []chatM
 		ollamaError(w, err)
 		return nil, nil, false
 	}
+	if req.TopLogprobs < 0 || req.TopLogprobs > MaxTopLogprobs {
+		// Ollama's words (server/routes.go, 0.17.4).
+		ollamaError(w, fmt.Errorf("top_logprobs must be between 0 and %d", MaxTopLogprobs))
+		return nil, nil, false
+	}
 	msgs, err := chatMessages(req.Messages)
 	if err != nil {
 		ollamaError(w, err)
@@ -141,6 +151,7 @@ func (s *Server) ollamaReply(arrival time.Time, req *ollamaChatRequest, msgs []c
 	// Ollama's API has no ignore_eos: its replies always stop early.
 	rep := s.newReply(arrival, req.Model, maxTokens(req.Options.NumPredict), false, p, cached, s.lastSeed(msgs))
 	rep.numCtx = nctx
+	rep.top, _ = s.cfg.askLogprobs(req.Logprobs, req.TopLogprobs) // checked by readOllamaChat
 	if len(tools) > 0 && s.cfg.toolCalls() > 0 {
 		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
 	}
@@ -216,6 +227,9 @@ type ollamaEncoder struct {
 	head []byte // {"model":M,"created_at":"
 	rep  *reply
 	q    []byte // scratch for a chunk's text
+	// lpAll: the final line carries every token's log-probabilities (a
+	// reply in one line, whole).
+	lpAll bool
 }
 
 func (e *ollamaEncoder) start(b []byte, now time.Time) []byte {
@@ -228,19 +242,31 @@ func (e *ollamaEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
 	if e.rep.tools != nil && a >= e.rep.think {
 		return e.toolChunk(b, a-e.rep.think, end-e.rep.think, now)
 	}
-	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
+	e.q = appendTokens(e.q[:0], e.rep, a, end, -1)
+	if e.rep.top >= 0 {
+		b = e.message(b, e.q, a < e.rep.think, now)
+		b = append(b, `},"logprobs":`...)
+		b = e.rep.appendLogprobs(b, a, end, e.rep.top)
+		return append(b, ",\"done\":false}\n"...)
+	}
 	return e.text(b, e.q, a < e.rep.think, now)
 }
 
 // text is a chunk with content quoted or, if think, content "" and thinking
 // quoted.
 func (e *ollamaEncoder) text(b []byte, quoted []byte, think bool, now time.Time) []byte {
+	b = e.message(b, quoted, think, now)
+	return append(b, "},\"done\":false}\n"...)
+}
+
+// message is a text line up to its message's end: content quoted or, if
+// think, content "" and thinking quoted.
+func (e *ollamaEncoder) message(b []byte, quoted []byte, think bool, now time.Time) []byte {
 	b = e.start(b, now)
 	if think {
 		b = append(b, `"","thinking":`...)
 	}
-	b = append(b, quoted...)
-	return append(b, "},\"done\":false}\n"...)
+	return append(b, quoted...)
 }
 
 // toolChunk is the line of the calls that their tokens a..end-1 (from
@@ -333,9 +359,10 @@ func (e *ollamaEncoder) final(b []byte, now time.Time) []byte {
 // carries all the text, the answer in content and the reasoning, if any,
 // in thinking; token big (if in range) is bigText.
 func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
+	e.lpAll = true
 	var thinking []byte
 	if e.rep.think > 0 {
-		thinking = appendTokens(nil, e.rep.seed, 0, e.rep.think, big)
+		thinking = appendTokens(nil, e.rep, 0, e.rep.think, big)
 	}
 	if tr := e.rep.tools; tr != nil {
 		// The calls whole, the text of those Ollama could not parse.
@@ -353,7 +380,7 @@ func (e *ollamaEncoder) whole(b []byte, now time.Time, big int) []byte {
 		text += e.cutText()
 		return e.end(b, now, string(appendJSONString(nil, text)), thinking, e.reason(), e.rep.m, whole)
 	}
-	content := appendTokens(nil, e.rep.seed, e.rep.think, e.rep.m, big)
+	content := appendTokens(nil, e.rep, e.rep.think, e.rep.m, big)
 	return e.end(b, now, string(content), thinking, e.rep.reason, e.rep.m, nil)
 }
 
@@ -372,7 +399,13 @@ func (e *ollamaEncoder) end(b []byte, now time.Time, content string, thinking []
 		b = append(b, thinking...)
 	}
 	b = e.toolCalls(b, whole)
-	b = append(b, `},"done":true,"done_reason":"`...)
+	b = append(b, '}')
+	if e.rep.top >= 0 && e.lpAll && e.rep.tools == nil {
+		// "stream": false: every token's, as Ollama gathers them.
+		b = append(b, `,"logprobs":`...)
+		b = e.rep.appendLogprobs(b, 0, count, e.rep.top)
+	}
+	b = append(b, `,"done":true,"done_reason":"`...)
 	b = append(b, reason...)
 	b = append(b, `","total_duration":`...)
 	b = strconv.AppendInt(b, int64(now.Sub(e.rep.arrival)), 10)

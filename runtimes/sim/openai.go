@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -39,6 +38,18 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := s.newReply(arrival, req.Model, n, req.IgnoreEOS, pr.p, pr.cached(s.cache.serve(pr)), s.lastSeed(msgs))
+	rep.top, _ = s.cfg.askLogprobs(req.Logprobs, req.TopLogprobs) // checked by readOpenAIChat
+	if s.cfg.flavor() == FlavorMLX {
+		// mlx_lm.server 0.32 (server.py): pieces, and none in a stream.
+		rep.pieces = true
+		if req.Stream {
+			rep.top = -1
+		}
+	}
+	if !req.Stream {
+		s.openaiWhole(w, r, rep)
+		return
+	}
 	if len(tools) > 0 && s.cfg.toolCalls() > 0 {
 		rep.withTools(s.planTools(tools, rep.seed), s.cfg.ReasoningTokens)
 	}
@@ -83,6 +94,8 @@ type openaiRequest struct {
 	MaxTokens           *float64        `json:"max_tokens"`
 	MaxCompletionTokens *float64        `json:"max_completion_tokens"`
 	IgnoreEOS           bool            `json:"ignore_eos"`
+	Logprobs            bool            `json:"logprobs"`
+	TopLogprobs         int             `json:"top_logprobs"`
 	Tools               json.RawMessage `json:"tools"`
 	ToolChoice          json.RawMessage `json:"tool_choice"`
 	StreamOptions       *struct {
@@ -115,8 +128,12 @@ func (s *Server) readOpenAIChat(w http.ResponseWriter, body []byte) (req openaiR
 		s.visionError(w, req.Model)
 		return req, nil, nil, false
 	}
-	if !req.Stream {
-		openaiError(w, errors.New(`the simulator only streams: set "stream": true`))
+	if !req.Stream && hasTools(req.Tools) {
+		openaiError(w, errWholeTools)
+		return req, nil, nil, false
+	}
+	if _, err := s.cfg.askLogprobs(req.Logprobs, req.TopLogprobs); err != nil {
+		openaiError(w, err)
 		return req, nil, nil, false
 	}
 	if err := checkToolMessages(req.Messages); err != nil {
@@ -195,11 +212,24 @@ func (e *openaiEncoder) chunk(b []byte, a, end int, now time.Time) []byte {
 	if e.rep.tools != nil && a >= e.rep.think {
 		return e.toolChunk(b, a-e.rep.think, end-e.rep.think)
 	}
-	e.q = appendTokens(e.q[:0], e.rep.seed, a, end, -1)
+	e.q = appendTokens(e.q[:0], e.rep, a, end, -1)
+	if e.rep.top >= 0 {
+		b = e.delta(b, e.q, a < e.rep.think)
+		b = append(b, `},"logprobs":{"content":`...)
+		b = e.rep.appendLogprobs(b, a, end, e.rep.top)
+		return append(b, "},\"finish_reason\":null}]}\n\n"...)
+	}
 	return e.text(b, e.q, a < e.rep.think, now)
 }
 
 func (e *openaiEncoder) text(b []byte, quoted []byte, think bool, _ time.Time) []byte {
+	b = e.delta(b, quoted, think)
+	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+}
+
+// delta is a text chunk up to its delta's end: its head and the delta
+// whose content (or reasoning field, if think) is quoted.
+func (e *openaiEncoder) delta(b []byte, quoted []byte, think bool) []byte {
 	b = append(b, e.head...)
 	if think {
 		b = append(b, `[{"index":0,"delta":{"`...)
@@ -208,8 +238,7 @@ func (e *openaiEncoder) text(b []byte, quoted []byte, think bool, _ time.Time) [
 	} else {
 		b = append(b, `[{"index":0,"delta":{"content":`...)
 	}
-	b = append(b, quoted...)
-	return append(b, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+	return append(b, quoted...)
 }
 
 // toolChunk is the chunk of the calls' tokens a..end-1 (from the first

@@ -207,7 +207,8 @@ func TestBadRequests(t *testing.T) {
 		assert.NotEmpty(t, e.Error, body)
 	}
 	for _, body := range []string{``, `not json`, `{}`, `{"messages":[],"stream":true}`,
-		`{"messages":[{"role":"user","content":"hi"}]}`, `{"messages":[{"role":"user","content":"hi"}],"stream":false}`,
+		`{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{}}}]}`,
+		`{"messages":[{"role":"user","content":"hi"}],"stream":true,"top_logprobs":21}`,
 		`{"messages":[{"role":"user","content":"hi"}],"stream":"yes"}`, `{"messages":[{"content":"hi"}],"stream":true,"max_tokens":"x"}`} {
 		res := do(context.Background(), c, srv.URL, "/v1/chat/completions", body)
 		require.NoError(t, res.err)

@@ -17,7 +17,15 @@ type reply struct {
 	p      int    // prompt tokens (P), after any cut to num_ctx
 	cached int    // of them, how many an earlier prompt shared (C)
 	seed   uint64 // its text's (see Token)
-	numCtx int    // Ollama's num_ctx, 0 for OpenAI requests
+	// perturb is SIM_PERTURB: its words are wordAt(seed, i, perturb).
+	perturb float64
+	// top is the alternatives each token's log-probabilities carry, -1
+	// for no log-probabilities (not asked, or SIM_LOGPROBS=off).
+	top int
+	// pieces: the log-probabilities' token texts are the tokenizer's
+	// pieces (mlx_lm.server's), a space written "▁".
+	pieces bool
+	numCtx int // Ollama's num_ctx, 0 for OpenAI requests
 	// tools, if set, makes the reply tool calls: tokens think..m-1 are
 	// the calls' (see toolReply).
 	tools *toolReply

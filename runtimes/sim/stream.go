@@ -77,17 +77,18 @@ func mix(seed uint64, i int) uint64 {
 // maxWrite bounds what one write carries when many chunks are overdue.
 const maxWrite = 32 << 10
 
-// appendTokens appends the text of tokens a..end-1 of the reply seeded
-// seed as a JSON string; token big, if in range, is bigText instead
-// (FaultBigLine). The vocabulary and bigText are plain ASCII with no
-// quotes or backslashes, so the text needs no escaping.
-func appendTokens(b []byte, seed uint64, a, end, big int) []byte {
+// appendTokens appends the text of tokens a..end-1 of rep (its seed,
+// perturbed at SIM_PERTURB: wordAt) as a JSON string; token big, if in
+// range, is bigText instead (FaultBigLine). The vocabulary and bigText are
+// plain ASCII with no quotes or backslashes, so the text needs no
+// escaping.
+func appendTokens(b []byte, rep *reply, a, end, big int) []byte {
 	b = append(b, '"')
 	for i := a; i < end; i++ {
 		if i == big {
 			b = append(b, bigText()...)
 		} else {
-			b = append(b, vocab[pick(seed, i)]...)
+			b = append(b, vocab[wordAt(rep.seed, i, rep.perturb)]...)
 		}
 	}
 	return append(b, '"')
@@ -221,7 +222,7 @@ func (s *Server) newReply(arrival time.Time, model string, n int, ignoreEOS bool
 		model: s.cfg.replyModel(model), n: n, m: m, reason: reason, p: p, cached: cached, seed: seed,
 		think: min(s.cfg.ReasoningTokens, m),
 		per:   s.cfg.perChunk(), split: -1,
-		arrival: arrival, t0: arrival,
+		arrival: arrival, t0: arrival, perturb: s.cfg.Perturb, top: -1,
 		pace:  pacer{cfg: &s.cfg, t0: arrival, ttft: s.cfg.TTFT, rate: s.cfg.TokensPerSec},
 		trace: s.trace,
 	}
