@@ -9,8 +9,9 @@ import (
 )
 
 // cacheCap bounds the prompt cache: the prefixes it remembers, in two
-// generations of at most cacheCap/2 each, a map entry of 8 bytes a prefix
-// and the maps' overhead (about 9 MiB in all when full).
+// generations of at most cacheCap/2 each. Each generation is a table of
+// twice its prefixes' 8 bytes, made whole at the first prompt remembered
+// (see prefixSet): 4 MiB in all, whatever the number of requests served.
 const cacheCap = 1 << 18
 
 // The chat template, as the cache sees it: a message is its header (its
@@ -42,16 +43,83 @@ type promptCache struct {
 	off  bool // Config.PrefixCache off: nothing is remembered
 
 	mu       sync.Mutex
-	cur, old map[uint64]struct{}
+	cur, old prefixSet
 	last     int // prompt tokens of the last prompt served since clear
 }
 
 // newPromptCache is a cache of capacity prefixes in all; off, it
 // remembers nothing.
 func newPromptCache(capacity int, off bool) *promptCache {
+	gen := max(capacity/2, 1)
 	return &promptCache{
-		seed: maphash.MakeSeed(), gen: max(capacity/2, 1), off: off,
-		cur: make(map[uint64]struct{}), old: make(map[uint64]struct{}),
+		seed: maphash.MakeSeed(), gen: gen, off: off,
+		cur: prefixSet{size: gen}, old: prefixSet{size: gen},
+	}
+}
+
+// prefixSet is a set of at most size prefix hashes: an open-addressed
+// table of 8-byte slots, at least twice as many as size (a power of two),
+// probed in order from the slot a hash's low bits name. Unlike a Go map,
+// which keeps the room it grew to and grows by more than it holds, its
+// memory is fixed: the whole table is made at once (ready), before the
+// first add, and emptying it keeps it. A slot of 0 is empty; a hash of 0
+// is stored as 1, which a hash of 1 then shares (one chance in 2^64).
+type prefixSet struct {
+	size  int      // the most hashes it holds
+	n     int      // the hashes it holds
+	slots []uint64 // nil until ready
+}
+
+func setKey(x uint64) uint64 { return max(x, 1) }
+
+// has reports whether x is in the set.
+func (s *prefixSet) has(x uint64) bool {
+	if s.n == 0 {
+		return false
+	}
+	x = setKey(x)
+	mask := uint64(len(s.slots) - 1)
+	for i := x & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case x:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
+// ready makes the table, if it is not made yet.
+func (s *prefixSet) ready() {
+	if s.slots == nil {
+		s.slots = make([]uint64, 1<<bits.Len(uint(2*s.size-1)))
+	}
+}
+
+// add puts x in the set (made ready), unless it holds size hashes already
+// (serve empties it first): then x is not remembered, so that a probe
+// always ends at an empty slot.
+func (s *prefixSet) add(x uint64) {
+	if s.n >= s.size {
+		return
+	}
+	x = setKey(x)
+	mask := uint64(len(s.slots) - 1)
+	i := x & mask
+	for ; s.slots[i] != 0; i = (i + 1) & mask {
+		if s.slots[i] == x {
+			return
+		}
+	}
+	s.slots[i] = x
+	s.n++
+}
+
+// empty forgets every hash, keeping the table.
+func (s *prefixSet) empty() {
+	if s.n > 0 {
+		clear(s.slots)
+		s.n = 0
 	}
 }
 
@@ -148,36 +216,36 @@ func (c *promptCache) serve(pr *prompt) (shared int) {
 	if c.off {
 		return 0
 	}
+	c.cur.ready() // both at the first prompt: no more memory after it
+	c.old.ready()
 	// cur and old ∪ cur hold every prefix of what they hold: the prefixes
 	// found in cur are the first few, those found in either a few more.
 	inCur := 0
-	for inCur < len(pr.prefixes) && has(c.cur, pr.prefixes[inCur]) {
+	for inCur < len(pr.prefixes) && c.cur.has(pr.prefixes[inCur]) {
 		inCur++
 	}
 	shared = inCur
-	for shared < len(pr.prefixes) && has(c.old, pr.prefixes[shared]) {
+	for shared < len(pr.prefixes) && c.old.has(pr.prefixes[shared]) {
 		shared++
 	}
 	keep := pr.prefixes[:min(len(pr.prefixes), c.gen)]
 	from := min(inCur, len(keep))
-	if len(c.cur)+len(keep)-from > c.gen {
+	if c.cur.n+len(keep)-from > c.gen {
 		c.cur, c.old = c.old, c.cur
-		clear(c.cur)
+		c.cur.empty()
 		from = 0
 	}
 	for _, x := range keep[from:] {
-		c.cur[x] = struct{}{}
+		c.cur.add(x)
 	}
 	return shared
 }
-
-func has(m map[uint64]struct{}, x uint64) bool { _, ok := m[x]; return ok }
 
 // size is the number of prefixes remembered.
 func (c *promptCache) size() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.cur) + len(c.old)
+	return c.cur.n + c.old.n
 }
 
 // clear forgets every prompt, and returns the tokens of the last one
@@ -185,8 +253,8 @@ func (c *promptCache) size() int {
 func (c *promptCache) clear() (last int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	clear(c.cur)
-	clear(c.old)
+	c.cur.empty()
+	c.old.empty()
 	last, c.last = c.last, 0
 	return last
 }

@@ -141,21 +141,21 @@ func TestPromptCacheGenerations(t *testing.T) {
 	d := user(text("d", 5))
 	_, shared, _ = serveMsgs(c, d)
 	assert.Equal(t, 1, shared, "the header")
-	assert.Len(t, c.cur, 20)
+	assert.Equal(t, 20, c.cur.n)
 	// e: 7 new do not fit: cur becomes old.
 	_, shared, _ = serveMsgs(c, user(text("e", 5)))
 	assert.Equal(t, 1, shared)
-	assert.Len(t, c.old, 20)
-	assert.Len(t, c.cur, 8)
+	assert.Equal(t, 20, c.old.n)
+	assert.Equal(t, 8, c.cur.n)
 	// a is in old, still found; served, it goes into cur again.
 	_, shared, _ = serveMsgs(c, a)
 	assert.Equal(t, 8, shared)
-	assert.Len(t, c.cur, 15)
+	assert.Equal(t, 15, c.cur.n)
 	// f: 7 new do not fit: the old generation (b, d) is forgotten, e and
 	// a are old now.
 	_, shared, _ = serveMsgs(c, user(text("f", 5)))
 	assert.Equal(t, 1, shared)
-	assert.Len(t, c.old, 15)
+	assert.Equal(t, 15, c.old.n)
 	_, shared, _ = serveMsgs(c, a)
 	assert.Equal(t, 8, shared, "a remembered: 7 prefixes came after it")
 	_, shared, _ = serveMsgs(c, d)
@@ -222,4 +222,51 @@ func TestReplyText(t *testing.T) {
 		seen[w] = true
 	}
 	assert.Len(t, seen, len(vocab), "every word comes up")
+}
+
+// A generation's set: found what it was given, probes past colliding
+// hashes (the same low bits), wrapping at the table's end, holds at most
+// size, and keeps the one table it made whatever it is given or forgets.
+func TestPrefixSet(t *testing.T) {
+	s := prefixSet{size: 4}
+	assert.False(t, s.has(7), "before ready")
+	s.ready()
+	require.Len(t, s.slots, 8, "twice size, a power of two")
+	table := &s.slots[0]
+	// 7, 15 and 23 all start at slot 7: the last two wrap to slots 0, 1.
+	for _, x := range []uint64{7, 15, 23, 15} {
+		s.add(x)
+	}
+	assert.Equal(t, 3, s.n, "15 twice is one hash")
+	for _, x := range []uint64{7, 15, 23} {
+		assert.True(t, s.has(x), "%d", x)
+	}
+	assert.False(t, s.has(31), "same start, not given")
+	assert.False(t, s.has(8))
+	// 0 is kept as 1 (slot 0 marks empty).
+	s.add(0)
+	assert.True(t, s.has(0))
+	assert.Equal(t, 4, s.n)
+	s.add(9)
+	assert.False(t, s.has(9), "past size: not kept")
+	assert.Equal(t, 4, s.n)
+	s.empty()
+	assert.Zero(t, s.n)
+	assert.False(t, s.has(7))
+	for i := range uint64(1000) {
+		if s.n == s.size {
+			s.empty()
+		}
+		s.add(i * 8)
+		assert.True(t, s.has(i*8))
+	}
+	require.Len(t, s.slots, 8)
+	assert.Same(t, table, &s.slots[0], "the same table throughout")
+
+	// The server's: two generations of 2^17 in tables of 2 MiB each.
+	c := newPromptCache(cacheCap, false)
+	assert.Nil(t, c.cur.slots, "no table before the first prompt")
+	c.serve(c.measure(user("a b")))
+	assert.Len(t, c.cur.slots, 1<<18)
+	assert.Len(t, c.old.slots, 1<<18, "both made at the first prompt")
 }

@@ -220,7 +220,8 @@
 // token comes earlier.
 //
 // The server remembers the hashes of the prompts' piece prefixes, in two
-// generations of at most 2^17 each (about 9 MiB in all when full): a
+// generations of at most 2^17 each, in two tables of 2 MiB made at the
+// first prompt (4 MiB in all, however many requests it serves): a
 // prompt's go into the current one (all of them, those already in the old
 // one too; of a longer prompt, its first 2^17); when they would take it
 // past 2^17, the current generation becomes the old one, and the old one

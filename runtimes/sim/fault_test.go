@@ -596,7 +596,8 @@ func fetchWhole(ctx context.Context, t *testing.T, c *http.Client, url string) w
 	return whole{wire: wire{resp.StatusCode, resp.Header, b, err}}
 }
 
-// readLines reads a streamed response line by line in the background.
+// readLines reads a streamed response line by line in the background,
+// until its end or ctx's.
 func readLines(ctx context.Context, t *testing.T, c *http.Client, url, path, body string) (<-chan string, <-chan error) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+path, strings.NewReader(body))
@@ -612,7 +613,12 @@ func readLines(ctx context.Context, t *testing.T, c *http.Client, url, path, bod
 		for {
 			l, err := br.ReadString('\n')
 			if l != "" {
-				lines <- l
+				select {
+				case lines <- l:
+				case <-ctx.Done(): // no one reads on: a full channel must not hold this goroutine
+					errc <- ctx.Err()
+					return
+				}
 			}
 			if err != nil {
 				if err == io.EOF {
