@@ -36,14 +36,18 @@ func TestDecodeMeasuredAlikeOnBothKinds(t *testing.T) {
 		require.NoError(t, err)
 		var rounds []stats.Round
 		sum := 0.0
-		for range 2 {
+		// One reply a leaf: with two, a loaded machine can deliver one
+		// burst in a single read and the other in several, and the row
+		// then rightly calls them unlike (BurstReplies), which is not what
+		// this test is about.
+		for range 1 {
 			res := rt.Do(context.Background(), runtimes.Request{Prompt: "decode", MaxTokens: 16, IgnoreEOS: true})
 			require.NoError(t, res.Err)
 			require.Equal(t, 16, res.OutputTokens)
 			sum += float64(res.OutputTokens) / (res.Total - res.TTFT).Seconds()
 			rounds = append(rounds, stats.Round{Wall: res.Total, MaxTokens: 16, Results: []runtimes.Result{res}})
 		}
-		clientRate[string(kind)] = sum / 2
+		clientRate[string(kind)] = sum
 		run.Add(bench.Key{Runtime: string(kind), Model: sim.Model, Prompt: "short", Concurrency: 1}, rounds, Telemetry{})
 	}
 	rows := run.Rows()
