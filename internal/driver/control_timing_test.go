@@ -115,3 +115,13 @@ func TestControlErrorRatesOnTheSimulator(t *testing.T) {
 	assert.GreaterOrEqual(t, degraded, 95, "drifts caught")
 	assert.Equal(t, map[string]int{"3/12": runs}, ss, "the control runs the 12 requests its test needs against 3")
 }
+
+// A simulator that decodes at half its rate after the conc=4 leaf, not
+// reset between leaves, is caught by the control's 3 rounds against the
+// first leaf's six runs (TestControlAgainstAllTheFirstLeafsRuns's shape).
+func TestControlCatchesAHalvedRate(t *testing.T) {
+	t.Parallel()
+	controlAgainstAllRuns(t, []controlCase{
+		{"degraded", map[string]string{"SIM_DEGRADE": "0.5", "BENCH_FRESH": "off"}, stats.ControlDrifted},
+	})
+}
