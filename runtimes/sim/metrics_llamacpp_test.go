@@ -96,11 +96,13 @@ func TestMetricsLlamaCpp(t *testing.T) {
 	assert.Equal(t, float64(tokensMax), e.get(t, "llamacpp:n_tokens_max"))
 	assert.Equal(t, float64(decodes), e.get(t, "llamacpp:n_decode_total"))
 	assert.Equal(t, 1.0, e.get(t, "llamacpp:n_busy_slots_per_decode"), "one request at a time")
-	// The prompt's time is at least TTFT a reply, the generation's the
-	// tokens after the first at the rate; whole microseconds.
+	// The prompt's time is at least TTFT a reply; the generation's is
+	// some time (how close it keeps to the rate is the schedule's, held by
+	// the timing tests: on a loaded machine a late first token lets the
+	// rest catch up, and the span shrinks); whole microseconds.
 	promptS, predictS := e.get(t, "llamacpp:prompt_seconds_total"), e.get(t, "llamacpp:tokens_predicted_seconds_total")
 	assert.GreaterOrEqual(t, promptS, 6*cfg.TTFT.Seconds())
-	assert.GreaterOrEqual(t, predictS, float64(generated-6)/cfg.TokensPerSec-0.001)
+	assert.Positive(t, predictS)
 	for _, v := range []float64{promptS, predictS} {
 		assert.InDelta(t, v, float64(int(v*1e6+0.5))/1e6, 1e-12, "whole microseconds: %v", v)
 	}
