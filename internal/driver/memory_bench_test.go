@@ -43,8 +43,9 @@ func memEnv(dir string) map[string]string {
 	env := map[string]string{
 		"BENCH_OUTPUT_DIR": dir, "BENCH_CANARY": "off", "BENCH_RUNTIMES": "sim", "BENCH_WARMUPS": "1",
 		"BENCH_MAX_INFLIGHT": strconv.Itoa(memConcurrency),
-		// The simulator is in the process: its prompt cache, which grows
-		// to its bound, would be counted as the client's.
+		// The simulator is in the process: its prompt cache, two fixed
+		// 2 MiB tables made at the first prompt, would be counted as the
+		// client's.
 		"SIM_TTFT": "1ns", "SIM_TOKENS_PER_SEC": "1e12", "SIM_PREFIX_CACHE": "off",
 	}
 	for _, name := range config.ProbeOrder {
