@@ -2,6 +2,8 @@ package driver
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -166,4 +168,38 @@ func TestMachineStateFromProc(t *testing.T) {
 	machineState(lr, nil, &machine.Snapshot{At: at}, &machine.Snapshot{At: at.Add(time.Second)})
 	assert.Nil(t, lr.SwapGrowthBytes)
 	assert.Nil(t, lr.MemoryStallShare)
+}
+
+// Through the driver, with the stand-in macmon scripted between leaf
+// runs (FAKE_MACMON_STATE): the GPU at 1380 MHz, then at 700 (51%), then
+// back while swap grows 100 MiB a line. The summary's leaf runs are
+// marked so, and the end of the run says it.
+func TestLeafRunsMarkedLive(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "macmon-state")
+	t.Setenv("FAKE_MACMON_STATE", state)
+	env := merge(isolated(t), map[string]string{
+		"BENCH_RUNTIMES": "sim", "BENCH_POWER": "on", "BENCH_MACMON": standInMacmon(t), "BENCH_POWER_INTERVAL": "100ms",
+		"BENCH_IDLE_POWER_S": "0", "BENCH_WARMUPS": "0", "SIM_TTFT": "20ms", "SIM_TOKENS_PER_SEC": "1000", "BENCH_MAX_TOKENS": "300",
+		"BENCH_PROMPTS": "short", "BENCH_CONCURRENCY": "1", "BENCH_CONTROL": "off",
+	})
+	var log bytes.Buffer
+	d, err := setup(context.Background(), env, &log, Options{Count: 3})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	k := bench.Key{Runtime: "sim", Model: "sim-model", Prompt: "short", Concurrency: 1}
+	for _, st := range []string{"gpu_mhz 1380\n", "gpu_mhz 700\n", "gpu_mhz 1380\nswap_step 104857600\n"} {
+		require.NoError(t, os.WriteFile(state, []byte(st), 0o644))
+		time.Sleep(300 * time.Millisecond) // the lines before it read: 3 intervals
+		out := runLeaf(t, d, k, 4)
+		require.NotNil(t, out.Power, log.String())
+	}
+	require.NoError(t, d.Finish())
+	runs := d.Run.Rows()[0].LeafRuns
+	require.Len(t, runs, 3)
+	assert.Equal(t, []string{"", summary.MarkThrottled, summary.MarkSwapping}, marksOf(runs))
+	require.NotNil(t, runs[1].GPUActiveMHzMean)
+	assert.InDelta(t, 700, *runs[1].GPUActiveMHzMean, 1e-6)
+	assert.GreaterOrEqual(t, *runs[2].SwapGrowthBytes, int64(summary.SwapGrowthMin))
+	assert.Contains(t, log.String(), "2 leaf runs ran on a throttled or swapping machine (mark in leaf_runs of ")
+	assert.Contains(t, log.String(), "sim prompt=short/conc=1: 2 of 3, throttled (the GPU ran at 700 MHz while active, 51% of the run's 1380 MHz), swapping (swap grew by ")
 }
