@@ -11,7 +11,6 @@ import (
 
 	"github.com/inferencebench/inferencebench/internal/bench"
 	"github.com/inferencebench/inferencebench/internal/machine"
-	"github.com/inferencebench/inferencebench/internal/resulttest"
 	"github.com/inferencebench/inferencebench/internal/stats"
 	"github.com/inferencebench/inferencebench/internal/summary"
 	"github.com/inferencebench/inferencebench/internal/telemetry"
@@ -21,6 +20,9 @@ import (
 )
 
 const traceStep = 200 * time.Millisecond
+
+// oneDone is a successful request of 40 tokens in a second.
+var oneDone = runtimes.Result{TTFT: 100 * time.Millisecond, TTFC: 100 * time.Millisecond, Total: time.Second, OutputTokens: 40, Chunks: 40}
 
 // macmonTrace reads a scripted macmon trace of internal/telemetry's
 // testdata (one `macmon pipe -i 200` line each), its lines stamped 200 ms
@@ -53,7 +55,7 @@ func traceLeafRuns(t *testing.T, name string, per int) []summary.LeafRun {
 	require.Zero(t, len(samples)%per, "%s: %d lines are not leaf runs of %d", name, len(samples), per)
 	run := summary.NewRun(t0)
 	key := bench.Key{Runtime: "mlx", Model: "m", Prompt: "short", Concurrency: 1}
-	ok := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*time.Millisecond, time.Second, 40)}}}
+	ok := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{oneDone}}}
 	for from := 0; from < len(samples); from += per {
 		start, end := t0.Add(time.Duration(from)*traceStep), t0.Add(time.Duration(from+per)*traceStep)
 		f, err := telemetry.WindowFigures(samples, traceStep, start, end)
@@ -157,7 +159,7 @@ func TestMachineStateFromProc(t *testing.T) {
 	assert.Nil(t, lr.GPUActiveMHzMean, "no macmon: no GPU")
 
 	run := summary.NewRun(at)
-	ok := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*time.Millisecond, time.Second, 40)}}}
+	ok := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{oneDone}}}
 	run.Add(bench.Key{Runtime: "llamacpp", Model: "m", Prompt: "short", Concurrency: 1}, ok, summary.Telemetry{Machine: lr})
 	got := run.Rows()[0].LeafRuns[0]
 	assert.Equal(t, summary.MarkSwapping, got.Mark)
