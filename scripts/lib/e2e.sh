@@ -238,7 +238,7 @@ import sys
 name, got, kib, whose, pids = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 ps = kib * 1024
 off = (got - ps) / ps if ps else float("inf")
-print(f"{name}: server memory {got / 2**20:.1f} MiB in the summary ({whose}), ps -o rss= {ps / 2**20:.1f} MiB "
+print(f"{name}: server memory {got} bytes ({got / 2**20:.1f} MiB) in the summary ({whose}), ps -o rss= {ps} bytes ({ps / 2**20:.1f} MiB) "
       f"over pids {pids}: {off:+.1%}")
 sys.exit(0 if whose == "server processes" and abs(off) <= 0.05 else 1)
 PY
