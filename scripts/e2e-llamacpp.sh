@@ -32,7 +32,9 @@
 #   - the HTTP trace after a 2 s ramp (BENCH_HTTP_TRACE=on, BENCH_RAMP);
 #   - a metric series: llama-server's /metrics every 200 ms at
 #     concurrency 4 on 2 slots (BENCH_METRICS_INTERVAL): requests
-#     processing and deferred.
+#     processing and deferred;
+#   - the generating server's memory in the summary (server_rss_bytes)
+#     against ps's RSS of its process, within 5%.
 #
 # TestAPIs, TestHTTPTrace, TestSeries, TestServerCounters and TestImages
 # (internal/e2e, -tags e2e) check the runs and print their tables.
@@ -219,6 +221,11 @@ phase "suite run, metric series"
 suite series . "${SERIES_ROUNDS}x" 1 "${api_env[@]}" BENCH_CONCURRENCY=4 BENCH_MAX_TOKENS="$MAX_TOKENS" \
   BENCH_IGNORE_EOS=on BENCH_METRICS_INTERVAL=200ms
 series=$json
+
+phase "server memory against ps"
+# The generating server's resident memory at the series run's end against
+# ps's RSS of its process now (scripts/lib/e2e.sh).
+check_server_memory llama-server "$gen_port" "$series" llamacpp
 
 phase "check runs"
 e2e_env=(E2E_API_SUMMARIES="$summaries" E2E_API_ROUNDS="$ROUNDS"

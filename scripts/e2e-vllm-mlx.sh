@@ -304,6 +304,10 @@ phase "suite runs, other APIs"
 api_env=(BENCH_PROMPTS=short BENCH_CONCURRENCY=2 BENCH_WARMUPS=1 BENCH_MAX_TOKENS=32 BENCH_CONTROL=off)
 suite completions . "${API_ROUNDS}x" 1 "${api_env[@]}" BENCH_API=completions
 api_summaries=$json
+# Each server's resident memory (with vLLM's engine-core child) at the
+# run's end against ps's RSS of the same processes now, within 5%.
+if has vllm; then check_server_memory vllm "$vllm_port" "$api_summaries" vllm; fi
+if has mlx; then check_server_memory mlx_lm.server "$mlx_port" "$api_summaries" mlx; fi
 if has vllm; then
   for api in responses messages; do
     suite "$api" . "${API_ROUNDS}x" 1 "${api_env[@]}" BENCH_RUNTIMES=vllm BENCH_API="$api"

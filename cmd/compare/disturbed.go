@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/inferencebench/inferencebench/internal/bench"
@@ -10,8 +9,9 @@ import (
 
 // A leaf whose runs on either side ran while other processes loaded the
 // machine (the summary's leaf_runs, marked disturbed above its busy_max:
-// docs/method.md, "The machine's state") is left out of the verdict: its
-// figures measured the machine as much as the runtime.
+// docs/method.md, "The machine's state"), or on a throttled or swapping
+// machine (leaf_runs' mark: docs/power.md), is left out of the verdict:
+// its figures measured the machine as much as the runtime.
 
 // side is one side of a comparison at a leaf: a run's summary and the
 // runtime whose row it is.
@@ -44,9 +44,10 @@ func blockDisturbed(g *verdictGroup, sides []side) {
 	}
 }
 
-// disturbedAt says how the side's leaf runs at leaf k were disturbed:
-// "during 5 of 6 NEW leaf runs other processes used up to 0.93 of 2
-// cores"; "" where none was (or none was measured).
+// disturbedAt says how the side's leaf runs at leaf k were not clean
+// samples (summary.Row.Unclean): "during 5 of 6 NEW leaf runs other
+// processes used up to 0.93 of 2 cores", "1 of 6 NEW leaf runs marked
+// throttled (…)"; "" where all were (or none was measured).
 func disturbedAt(s side, k bench.Key) string {
 	if s.file == nil {
 		return ""
@@ -55,12 +56,7 @@ func disturbedAt(s side, k bench.Key) string {
 	if row == nil {
 		return ""
 	}
-	n, most, cores := row.Disturbance()
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("during %d of %d %s leaf runs other processes used up to %.2f of %d cores",
-		n, len(row.LeafRuns), s.role, most, cores)
+	return row.Unclean(s.role)
 }
 
 // rowOf is f's row of runtime at leaf k's prompt and load, nil if none.

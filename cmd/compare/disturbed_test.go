@@ -94,3 +94,36 @@ func TestVerdictDisturbed(t *testing.T) {
 	assert.Contains(t, v[0], "verdict: sim sim-1, NEW vs OLD: no verdict: at 1 user: during 1 of 6 OLD leaf runs other processes used up to 0.80 of 2 cores; during 5 of 6 NEW leaf runs")
 	assert.Contains(t, v[0], "; at 4 users: during 1 of 6 OLD leaf runs other processes used up to 0.80 of 2 cores: the machine")
 }
+
+// testdata/marked: the busy/ pair (the second decode 10% slower) with the
+// leaf runs of a Mac: at 1 user two of NEW's six ran on a throttled GPU
+// (leaf_runs' mark). That leaf is no verdict, said with how; the leaf at
+// 4 users, clean on both sides, is judged. A swapping OLD leaf run at 4
+// users then leaves no verdict at all.
+func TestVerdictMarked(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{busyFirst, busySlow} {
+		for _, ext := range []string{summary.ExtBench, summary.ExtJSON} {
+			data := testkit.ReadFile(t, filepath.Join(root, "cmd/compare/testdata/marked", id+ext))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, id+ext), data, 0o644))
+		}
+	}
+	r := runCompare(t, opts{env: map[string]string{"BENCH_OUTPUT_DIR": dir}}, busyFirst, busySlow)
+	assert.Equal(t, exitRegression, r.code, "4 users, clean on both sides, is judged: slower")
+	assert.Equal(t, []string{"verdict: sim sim-1, NEW vs OLD: worse: decode p50 -9.9% at 4 users; " +
+		"no verdict at 1 user: 2 of 6 NEW leaf runs marked throttled (the GPU ran at 820 MHz while active, 59% of the run's 1398 MHz): " +
+		"the machine, not only the runtime, is in its figures"},
+		verdicts(r.stdout))
+	assert.Contains(t, r.stdout, "\njudged: 3 tests ", "the marked leaf is not in the family")
+
+	editLeafRuns(t, filepath.Join(dir, busyFirst+summary.ExtJSON), func(r *summary.Row) {
+		if r.Concurrency == 4 {
+			r.LeafRuns[2].Mark, r.LeafRuns[2].MarkWhy = summary.MarkSwapping, "swap grew by 576 MiB"
+		}
+	})
+	r = runCompare(t, opts{env: map[string]string{"BENCH_OUTPUT_DIR": dir}}, busyFirst, busySlow)
+	assert.Equal(t, exitNoVerdict, r.code)
+	v := verdicts(r.stdout)
+	require.Len(t, v, 1, r.stdout)
+	assert.Contains(t, v[0], "; at 4 users: 1 of 6 OLD leaf runs marked swapping (swap grew by 576 MiB): the machine")
+}

@@ -65,3 +65,34 @@ func TestHistoryDisturbed(t *testing.T) {
 	assert.NotContains(t, decode(s).baselineRuns, runs[4].id, "and is no baseline")
 	assert.Len(t, decode(s).baselineRuns, 9)
 }
+
+// A latest night whose leaf runs ran throttled (leaf_runs' mark, no
+// neighbour's CPU) is not judged either, and says how.
+func TestHistoryMarked(t *testing.T) {
+	runs := nights(rand.New(rand.NewPCG(7, 7)), 0.01, 0.8)
+	for i := range runs[10].file.Summary {
+		row := &runs[10].file.Summary[i]
+		if row.Runtime != "ollama" || row.Prompt != "p0" || row.Concurrency != 1 {
+			continue
+		}
+		row.LeafRuns = make([]summary.LeafRun, 6)
+		for j := range row.LeafRuns {
+			row.LeafRuns[j] = summary.LeafRun{OtherCPUCores: testkit.Ptr(0.1), Cores: 2}
+		}
+		row.LeafRuns[5].Mark, row.LeafRuns[5].MarkWhy = summary.MarkThrottled, "the GPU ran at 820 MHz while active, 59% of the run's 1398 MHz"
+	}
+	h := build(runs, options{window: 10, threshold: 0.05})
+	for _, s := range h.series {
+		if s.key.Runtime != "ollama" || s.key.Prompt != "p0" || s.key.Concurrency != 1 {
+			continue
+		}
+		assert.Equal(t, "1 of 6 leaf runs marked throttled (the GPU ran at 820 MHz while active, 59% of the run's 1398 MHz)", s.latestDisturbed)
+		for _, r := range s.results {
+			if r.fig.id == "decode" {
+				assert.Equal(t, stats.Insufficient, r.trend.Verdict, "not a clean sample: not judged")
+			}
+		}
+		return
+	}
+	t.Fatal("no series ollama p0 conc 1")
+}

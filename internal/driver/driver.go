@@ -455,6 +455,7 @@ func (d *Driver) Finish() error {
 		return errors.New("no benchmark sent a request: every runtime was skipped or could not be benchmarked; no files were written")
 	}
 	d.sayDisturbed()
+	d.sayMarked()
 	d.sayCooldown()
 	d.sayQualityCost()
 	d.Run.Complete = true

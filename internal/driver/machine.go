@@ -90,9 +90,7 @@ func (l *Leaf) machineRun(end *machine.Snapshot, power *telemetry.Figures) *summ
 		return nil
 	}
 	lr := &summary.LeafRun{}
-	if power != nil {
-		lr.GPUMHzMean = ptr(power.GPUMHzMean)
-	}
+	machineState(lr, power, l.machineFrom, end)
 	if l.machineFrom == nil || end == nil {
 		lr.Cores = runtime.NumCPU()
 		return lr
@@ -124,6 +122,34 @@ func (l *Leaf) machineRun(end *machine.Snapshot, power *telemetry.Figures) *summ
 	return lr
 }
 
+// machineState sets lr's GPU, swap, memory pressure and temperatures:
+// from macmon's figures where there are some (a Mac), else swap and
+// pressure from the snapshots at the timed part's edges (Linux /proc).
+// What was not measured stays nil.
+func machineState(lr *summary.LeafRun, power *telemetry.Figures, from, end *machine.Snapshot) {
+	if power != nil {
+		lr.GPUMHzMean = ptr(power.GPUMHzMean)
+		lr.GPUActiveMHzMean, lr.GPUActiveRatioMean = power.GPUActiveMHzMean, power.GPUActiveRatioMean
+		lr.SwapUsedBytesStart, lr.SwapUsedBytesEnd = ptr(power.SwapUsedBytesStart), ptr(power.SwapUsedBytesEnd)
+		lr.SwapGrowthBytes = ptr(power.SwapGrowthBytes)
+		if power.RAMTotalBytes > 0 {
+			lr.RAMUsedShareMax = ptr(float64(power.RAMUsedBytesMax) / float64(power.RAMTotalBytes))
+		}
+		lr.CPUTempCMax, lr.GPUTempCMax = power.CPUTempCMax, power.GPUTempCMax
+	}
+	if from == nil || end == nil {
+		return
+	}
+	vm, ok := machine.VMBetween(*from, *end)
+	if !ok {
+		return
+	}
+	if power == nil {
+		lr.SwapUsedBytesStart, lr.SwapUsedBytesEnd, lr.SwapGrowthBytes = ptr(vm.SwapStart), ptr(vm.SwapEnd), ptr(vm.Growth)
+	}
+	lr.SwapOutBytes, lr.MemoryStallShare = vm.SwapOut, vm.StallShare
+}
+
 // sayDisturbed says at the end of the run which leaf runs ran while other
 // processes used more than BusyMax cores.
 func (d *Driver) sayDisturbed() {
@@ -132,4 +158,25 @@ func (d *Driver) sayDisturbed() {
 	}
 	d.logf("%d of %d leaf runs ran while other processes used more than %g of the machine's %d cores (busy_max; other_cpu_cores in leaf_runs of %s): %s",
 		len(d.disturbed), d.measuredRuns, BusyMax, d.cores, d.files.json, strings.Join(d.disturbed, ", "))
+}
+
+// sayMarked says at the end of the run which rows had leaf runs marked
+// throttled or swapping (summary.LeafRun.Mark): compare leaves their
+// leaves out of its verdicts.
+func (d *Driver) sayMarked() {
+	var lines []string
+	total := 0
+	for _, row := range d.Run.Rows() {
+		n, why := row.Marked()
+		if n == 0 {
+			continue
+		}
+		total += n
+		lines = append(lines, fmt.Sprintf("%s prompt=%s/conc=%d: %d of %d, %s", row.Runtime, row.Prompt, row.Concurrency, n, len(row.LeafRuns), why))
+	}
+	if total == 0 {
+		return
+	}
+	d.logf("%d leaf runs ran on a throttled or swapping machine (mark in leaf_runs of %s; not clean samples, left out of compare's verdicts): %s",
+		total, d.files.json, strings.Join(lines, "; "))
 }

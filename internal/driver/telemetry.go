@@ -185,7 +185,7 @@ func (d *Driver) idleBaseline(s *telemetry.Sampler) {
 	}
 }
 
-func ptr(x float64) *float64 { return &x }
+func ptr[T any](x T) *T { return &x }
 
 // measurePower returns the power figures of the leaf run's timed part,
 // from its start to to, with the idle baseline subtracted where there is

@@ -11,7 +11,8 @@
 // for the listening sockets, /proc/<pid>/fd for the processes that hold
 // them, /proc/<pid>/stat for each process's parent and CPU time,
 // /proc/<pid>/status for the servers' and this process's memory (VmRSS,
-// VmHWM). macOS runs `ps -A -o pid=,ppid=,time=,rss=` (every process's CPU
+// VmHWM), and for the kernel's memory (VM: swap, swap-outs, memory stall)
+// /proc/meminfo, /proc/vmstat and /proc/pressure/memory. macOS runs `ps -A -o pid=,ppid=,time=,rss=` (every process's CPU
 // time, summed for the machine, and resident memory) and `lsof -nP -iTCP:<port> -sTCP:LISTEN -t`; that path is
 // not tested on a Mac here. Elsewhere nothing is read. What could not be
 // read is unknown (a nil pointer, an error), never 0.

@@ -51,6 +51,10 @@ type Snapshot struct {
 	// MemErr says why the servers' or this process's memory (Proc.RSS)
 	// could not be read; see Memory.
 	MemErr error
+	// VM is the kernel's memory state (Linux /proc: swap, pressure); nil
+	// elsewhere or where /proc/meminfo could not be read (VMErr says why).
+	VM    *VM
+	VMErr error
 
 	// all is every process, where the machine's busy time is their sum
 	// (macOS), so that one that ends between snapshots does not take its

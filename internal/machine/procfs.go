@@ -42,6 +42,7 @@ func (fs procFS) take(servers Servers, now time.Time) Snapshot {
 	} else {
 		s.Busy, s.Cores = &busy, cores
 	}
+	s.VM, s.VMErr = fs.vm()
 	if p, err := fs.proc(fs.self); err == nil {
 		s.Self = &p
 		p.RSS, p.HWM, s.MemErr = fs.memory(fs.self)

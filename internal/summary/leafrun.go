@@ -21,6 +21,32 @@ type LeafRun struct {
 	// arguments.busy_max allows; Why says so for people.
 	Disturbed bool   `json:"disturbed"`
 	Why       string `json:"why,omitempty"`
+	// Mark says how the machine itself was not in its usual state:
+	// "throttled", "swapping", or both ("throttled,swapping"); MarkWhy
+	// says so for people. Empty when neither (see marks.go, Clean).
+	Mark    string `json:"mark,omitempty"`
+	MarkWhy string `json:"mark_why,omitempty"`
+
+	// The GPU (macmon, on a Mac): its mean frequency while active (each
+	// sample's MHz weighted by its residency) and its mean active
+	// residency, 0–1 (macmon 0.8 and later).
+	GPUActiveMHzMean   *float64 `json:"gpu_active_mhz_mean,omitempty"`
+	GPUActiveRatioMean *float64 `json:"gpu_active_ratio_mean,omitempty"`
+	// Swap in use at the timed part's start and end and its growth,
+	// bytes (macmon on a Mac, /proc/meminfo on Linux); on Linux the bytes
+	// written to swap during it (/proc/vmstat pswpout).
+	SwapUsedBytesStart *uint64 `json:"swap_used_bytes_start,omitempty"`
+	SwapUsedBytesEnd   *uint64 `json:"swap_used_bytes_end,omitempty"`
+	SwapGrowthBytes    *int64  `json:"swap_growth_bytes,omitempty"`
+	SwapOutBytes       *uint64 `json:"swap_out_bytes,omitempty"`
+	// Memory pressure: the most RAM in use over the machine's RAM
+	// (macmon), and the share of the timed part during which some task
+	// waited on memory (Linux /proc/pressure/memory "some").
+	RAMUsedShareMax  *float64 `json:"ram_used_share_max,omitempty"`
+	MemoryStallShare *float64 `json:"memory_stall_share,omitempty"`
+	// The hottest CPU and GPU over the timed part, °C (macmon).
+	CPUTempCMax *float64 `json:"cpu_temp_c_max,omitempty"`
+	GPUTempCMax *float64 `json:"gpu_temp_c_max,omitempty"`
 	// The benchmarked server's resident memory, in bytes: its processes
 	// listening on its port with their descendants (Ollama's runner) at
 	// the timed part's end; the most they held together at its edges and
@@ -75,9 +101,10 @@ func (row *Row) addMemory() {
 }
 
 // leafRuns are the machine's state during the leaf runs ls that have a
-// result line (some successful request), in order; nil when none was
-// measured (a run made up, or whose driver measured nothing).
-func leafRuns(ls []leaf) []LeafRun {
+// result line (some successful request), in order, marked against the
+// run's busy GPU norm (markMachine); nil when none was measured (a run
+// made up, or whose driver measured nothing).
+func leafRuns(ls []leaf, norm float64) []LeafRun {
 	var out []LeafRun
 	measured := false
 	for _, l := range ls {
@@ -87,6 +114,7 @@ func leafRuns(ls []leaf) []LeafRun {
 		lr := LeafRun{}
 		if l.tel.Machine != nil {
 			lr, measured = *l.tel.Machine, true
+			lr.markMachine(norm)
 		}
 		out = append(out, lr)
 	}
@@ -94,6 +122,17 @@ func leafRuns(ls []leaf) []LeafRun {
 		return nil
 	}
 	return out
+}
+
+// gpuNorm is the busy GPU norm (GPUNorm) of the leaf runs ls.
+func gpuNorm(ls []leaf) float64 {
+	var runs []*LeafRun
+	for _, l := range ls {
+		if l.tel.Machine != nil && l.notRun == nil && l.m.Successes > 0 {
+			runs = append(runs, l.tel.Machine)
+		}
+	}
+	return GPUNorm(runs)
 }
 
 // Disturbance says how the row's leaf runs ran disturbed: how many did,

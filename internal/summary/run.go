@@ -708,13 +708,16 @@ func (r *Run) Rows() []Row {
 	if r.rows == nil {
 		r.rows = map[bench.Key]cachedRow{}
 	}
+	// A leaf run's GPU is judged against the whole run's (GPUNorm): a
+	// later, faster one can mark an earlier row's, which is computed again.
+	norm := gpuNorm(leaves)
 	rows := make([]Row, 0, len(order))
 	for _, k := range order {
 		ls := byKey[k]
 		// A row changes only when its key gets a leaf run: the others are
 		// kept, so that rewriting the files after every leaf costs the
 		// new leaf's figures, not the whole run's again.
-		if c, ok := r.rows[k]; ok && c.leaves == len(ls) {
+		if c, ok := r.rows[k]; ok && c.leaves == len(ls) && c.norm == norm {
 			rows = append(rows, c.row)
 			continue
 		}
@@ -740,7 +743,7 @@ func (r *Run) Rows() []Row {
 		row := newRow(k, m, &tel)
 		row.addHTTPTrace(rounds)
 		row.Images, row.ImageSize = ImagesOf(r.Arguments.Images)
-		row.LeafRuns = leafRuns(ls)
+		row.LeafRuns = leafRuns(ls, norm)
 		row.addMemory()
 		for _, l := range ls {
 			if l.tel.Canary != nil {
@@ -748,7 +751,7 @@ func (r *Run) Rows() []Row {
 				break
 			}
 		}
-		r.rows[k] = cachedRow{leaves: len(ls), row: row}
+		r.rows[k] = cachedRow{leaves: len(ls), norm: norm, row: row}
 		rows = append(rows, row)
 	}
 	for i := range rows {
@@ -760,6 +763,7 @@ func (r *Run) Rows() []Row {
 // cachedRow is a row as Rows last computed it, from so many leaf runs.
 type cachedRow struct {
 	leaves int
+	norm   float64 // the run's busy GPU norm its leaf runs were marked against
 	row    Row
 }
 

@@ -35,12 +35,25 @@ type Figures struct {
 	EnergyJ       float64  // ∫ all_power dt over the window, J
 
 	RAMUsedBytesMax  uint64
+	RAMTotalBytes    uint64 // the last sample's ram_total
 	SwapUsedBytesMax uint64
 	SwapGrowthBytes  int64 // last − first sample; negative if swap shrank
+	// SwapUsedBytesStart and SwapUsedBytesEnd are the first and the last
+	// sample's swap in use.
+	SwapUsedBytesStart, SwapUsedBytesEnd uint64
 
-	GPUMHzMean  float64
-	CPUTempCMax *float64 // nil if no sample read a sensor
-	GPUTempCMax *float64 // nil if no sample read a sensor
+	GPUMHzMean float64
+	// GPUActiveMHzMean is the GPU's mean frequency while it was active:
+	// each sample's MHz weighted by its active residency (gpu_active_ratio)
+	// as well as its time, so that idle stretches do not pull it down;
+	// where macmon prints no residency (before 0.8), samples with a
+	// frequency weigh by time alone. nil when the GPU was never active.
+	GPUActiveMHzMean *float64
+	// GPUActiveRatioMean is the GPU's mean active residency, 0–1; nil
+	// where macmon prints none.
+	GPUActiveRatioMean *float64
+	CPUTempCMax        *float64 // nil if no sample read a sensor
+	GPUTempCMax        *float64 // nil if no sample read a sensor
 	// CPUTempCStart and GPUTempCStart are the temperatures of the last
 	// sample read at or before from (else the first used): the machine's
 	// heat as the window began. nil if that sample read no sensor.
@@ -125,6 +138,7 @@ func WindowFigures(samples []Sample, interval time.Duration, from, to time.Time)
 		sysWeight, sysW          float64
 		firstSwap, lastSwap      uint64
 		cpuTemp, gpuTemp         float64
+		gpu                      gpuActivity
 	)
 	for i, s := range samples {
 		start := s.At.Add(-interval)
@@ -140,6 +154,8 @@ func WindowFigures(samples []Sample, interval time.Duration, from, to time.Time)
 			firstSwap = s.SwapUsedBytes
 		}
 		lastSwap = s.SwapUsedBytes
+		f.RAMTotalBytes = s.RAMTotalBytes
+		gpu.add(s, w)
 		f.Samples++
 		f.Spans = append(f.Spans, Span{From: lo, To: hi, AllPowerW: s.AllPowerW})
 
@@ -175,6 +191,8 @@ func WindowFigures(samples []Sample, interval time.Duration, from, to time.Time)
 		f.SysPowerWMean = &v
 	}
 	f.SwapGrowthBytes = int64(lastSwap) - int64(firstSwap)
+	f.SwapUsedBytesStart, f.SwapUsedBytesEnd = firstSwap, lastSwap
+	f.GPUActiveMHzMean, f.GPUActiveRatioMean = gpu.means()
 	if cpuTemp > 0 {
 		f.CPUTempCMax = &cpuTemp
 	}
@@ -183,6 +201,39 @@ func WindowFigures(samples []Sample, interval time.Duration, from, to time.Time)
 	}
 	f.CPUTempCStart, f.GPUTempCStart = startTemps(samples, from)
 	return f, nil
+}
+
+// gpuActivity sums the GPU's frequency weighted by its active residency
+// over the samples of a window (see Figures.GPUActiveMHzMean).
+type gpuActivity struct {
+	mhzActive, active   float64 // Σ MHz·a·w, Σ a·w
+	ratioW, ratioWeight float64 // Σ a·w, Σ w over samples with a residency
+}
+
+func (g *gpuActivity) add(s Sample, w float64) {
+	a := 0.0
+	switch {
+	case s.HasGPUActive:
+		a = s.GPUActive
+		g.ratioW += a * w
+		g.ratioWeight += w
+	case s.GPUMHz > 0:
+		a = 1
+	}
+	g.mhzActive += s.GPUMHz * a * w
+	g.active += a * w
+}
+
+func (g *gpuActivity) means() (mhz, ratio *float64) {
+	if g.active > 0 {
+		v := g.mhzActive / g.active
+		mhz = &v
+	}
+	if g.ratioWeight > 0 {
+		v := g.ratioW / g.ratioWeight
+		ratio = &v
+	}
+	return mhz, ratio
 }
 
 // startTemps are the temperatures of the last sample read at or before

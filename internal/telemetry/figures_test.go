@@ -145,3 +145,59 @@ func TestWindowFiguresTooFew(t *testing.T) {
 		t.Errorf("three samples: %v", err)
 	}
 }
+
+func TestWindowFiguresGPUActivityAndSwap(t *testing.T) {
+	t0 := time.Now()
+	// The first 5 samples the GPU is idle (0 active, macmon's 0 MHz), then
+	// active 80% of each interval at 1000 MHz, then 100% at 500 MHz: idle
+	// samples do not pull the active frequency down. Swap grows 1 MiB a
+	// sample from 10 MiB.
+	samples := series(t0, 15, func(k int) Sample {
+		s := Sample{AllPowerW: 10, RAMTotalBytes: 16 << 30, SwapUsedBytes: uint64(10+k) << 20, HasGPUActive: true}
+		switch {
+		case k <= 5:
+		case k <= 10:
+			s.GPUMHz, s.GPUActive = 1000, 0.8
+		default:
+			s.GPUMHz, s.GPUActive = 500, 1
+		}
+		return s
+	})
+	f, err := WindowFigures(samples, 200*time.Millisecond, t0, t0.Add(3*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Σ MHz·a / Σ a over 5 samples each: (5·800 + 5·500) / (5·0.8 + 5·1).
+	if f.GPUActiveMHzMean == nil || !near(*f.GPUActiveMHzMean, 6500.0/9) {
+		t.Errorf("GPUActiveMHzMean %v, want %v", f.GPUActiveMHzMean, 6500.0/9)
+	}
+	if f.GPUActiveRatioMean == nil || !near(*f.GPUActiveRatioMean, 0.6) {
+		t.Errorf("GPUActiveRatioMean %v, want 0.6", f.GPUActiveRatioMean)
+	}
+	if f.SwapUsedBytesStart != 11<<20 || f.SwapUsedBytesEnd != 25<<20 || f.SwapGrowthBytes != 14<<20 || f.RAMTotalBytes != 16<<30 {
+		t.Errorf("swap %d → %d (growth %d), RAM total %d", f.SwapUsedBytesStart, f.SwapUsedBytesEnd, f.SwapGrowthBytes, f.RAMTotalBytes)
+	}
+
+	// macmon before 0.8: no residency; samples with a frequency weigh by
+	// time; a GPU never active has no active frequency.
+	old := series(t0, 10, func(k int) Sample {
+		if k <= 5 {
+			return Sample{AllPowerW: 10}
+		}
+		return Sample{AllPowerW: 10, GPUMHz: 900}
+	})
+	f, err = WindowFigures(old, 200*time.Millisecond, t0, t0.Add(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.GPUActiveMHzMean == nil || !near(*f.GPUActiveMHzMean, 900) || f.GPUActiveRatioMean != nil {
+		t.Errorf("without residency: active MHz %v, ratio %v; want 900, nil", f.GPUActiveMHzMean, f.GPUActiveRatioMean)
+	}
+	f, err = WindowFigures(old[:5], 200*time.Millisecond, t0, t0.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.GPUActiveMHzMean != nil {
+		t.Errorf("a GPU never active: active MHz %v, want nil", *f.GPUActiveMHzMean)
+	}
+}

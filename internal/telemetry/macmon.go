@@ -68,6 +68,12 @@ type Sample struct {
 
 	GPUMHz   float64 // gpu_usage[0] (gpu_freq_mhz in macmon ≥ 0.8)
 	GPURatio float64 // gpu_usage[1]: frequency-scaled GPU use, 0–1
+	// GPUActive is gpu_active_ratio (macmon ≥ 0.8): the share of the
+	// interval the GPU was active (its residency in any active state),
+	// 0–1; GPUMHz is its mean frequency while active. HasGPUActive says
+	// the line had it (older macmon prints only the scaled ratio).
+	GPUActive    float64
+	HasGPUActive bool
 
 	CPUTempC float64 // temp.cpu_temp_avg, °C; 0 = no sensor read
 	GPUTempC float64 // temp.gpu_temp_avg, °C; 0 = no sensor read
@@ -87,6 +93,7 @@ type macmonLine struct {
 	GPUUsage       []float64 `json:"gpu_usage"`
 	GPUFreqMHz     *float64  `json:"gpu_freq_mhz"`
 	GPUScaledRatio *float64  `json:"gpu_scaled_ratio"`
+	GPUActiveRatio *float64  `json:"gpu_active_ratio"`
 
 	Memory *struct {
 		RAMTotal  uint64 `json:"ram_total"`
@@ -156,6 +163,10 @@ func ParseLine(line []byte) (Sample, error) {
 		s.GPUMHz, s.GPURatio = *raw.GPUFreqMHz, deref(raw.GPUScaledRatio)
 	case raw.Usage != nil:
 		s.GPUMHz, s.GPURatio = gpuFromUsage(raw.Usage.GPU)
+	}
+
+	if raw.GPUActiveRatio != nil {
+		s.GPUActive, s.HasGPUActive = *raw.GPUActiveRatio, true
 	}
 
 	s.CPUTempC, s.GPUTempC = raw.Temp.CPUTempAvg, raw.Temp.GPUTempAvg

@@ -50,7 +50,7 @@ func TestParseLineShapes(t *testing.T) {
 				AllPowerW: 11.455805, CPUPowerW: 1.6433052, GPUPowerW: 9.8125, SysPowerW: 19.338823,
 				RAMUsedBytes: 21873012736, RAMTotalBytes: 25769803776,
 				SwapUsedBytes: 2602434560, SwapTotalBytes: 4294967296,
-				GPUMHz: 1278, GPURatio: 0.8914731,
+				GPUMHz: 1278, GPURatio: 0.8914731, GPUActive: 0.98, HasGPUActive: true,
 				CPUTempC: 51.20871, GPUTempC: 44.10535,
 			},
 		},

@@ -192,6 +192,58 @@ refused() {
   log "$name: refused before any request, exit 2"
 }
 
+# --- the server's memory against ps -------------------------------------------
+
+# port_pids PORT: the pids of the processes listening on TCP PORT and of
+# their descendants (as internal/machine counts a server: Ollama's runner,
+# vLLM's engine core), one a line; nothing if none listens.
+port_pids() {
+  local port=$1 top
+  if command -v ss >/dev/null; then
+    top=$(ss -ltnpH "sport = :$port" | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u)
+  else
+    top=$(lsof -nP -t -iTCP:"$port" -sTCP:LISTEN | sort -u)
+  fi
+  [ -n "$top" ] || return 0
+  ps -e -o pid=,ppid= | awk -v top="$top" '
+    BEGIN { n = split(top, t, "\n"); for (i = 1; i <= n; i++) keep[t[i]] = 1 }
+    { parent[$1] = $2 }
+    END {
+      do { grew = 0; for (p in parent) if (!(p in keep) && (parent[p] in keep)) { keep[p] = 1; grew = 1 } } while (grew)
+      for (p in keep) print p
+    }' | sort -n
+}
+
+# check_server_memory NAME PORT SUMMARY RUNTIME: the server's resident
+# memory in SUMMARY (the last leaf run of RUNTIME's last row with
+# server_rss_bytes) must be within 5% of what ps -o rss= says now of the
+# processes serving PORT with their descendants (the server idle after
+# the run, its model loaded); both are logged.
+check_server_memory() {
+  local name=$1 port=$2 summary=$3 rt=$4 pids ps_kib got
+  pids=$(port_pids "$port")
+  [ -n "$pids" ] || die "$name: no process listens on port $port, so ps cannot be asked about its memory"
+  ps_kib=$(ps -o rss= -p "$(echo "$pids" | paste -sd, -)" | awk '{ s += $1 } END { print s + 0 }')
+  got=$(python3 - "$summary" "$rt" <<'PY'
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["summary"] if r.get("runtime") == sys.argv[2]]
+runs = [lr for r in rows for lr in (r.get("leaf_runs") or []) if lr.get("server_rss_bytes") is not None]
+if runs:
+    print(runs[-1]["server_rss_bytes"], runs[-1].get("server_memory", ""))
+PY
+  )
+  [ -n "$got" ] || die "$name: $summary has no leaf run of $rt with server_rss_bytes"
+  python3 - "$name" "${got%% *}" "$ps_kib" "${got#* }" "$(echo "$pids" | paste -sd, -)" <<'PY' || die "$name: the summary's server memory is not within 5% of ps's (above)"
+import sys
+name, got, kib, whose, pids = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+ps = kib * 1024
+off = (got - ps) / ps if ps else float("inf")
+print(f"{name}: server memory {got} bytes ({got / 2**20:.1f} MiB) in the summary ({whose}), ps -o rss= {ps} bytes ({ps / 2**20:.1f} MiB) "
+      f"over pids {pids}: {off:+.1%}")
+sys.exit(0 if whose == "server processes" and abs(off) <= 0.05 else 1)
+PY
+}
+
 # --- the end of a run ----------------------------------------------------------
 
 server_pgids=() # the servers' process groups, which the clean-up stops
