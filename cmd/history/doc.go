@@ -110,14 +110,39 @@
 // none, in the first 2,000 characters its row keeps ("changed after
 // character 2000" if they are the same).
 //
+// # Flags
+//
+//	-o DIR               where history.md, verdicts.json and the charts go,
+//	                     created if need be (required)
+//	-window K            judge each series' latest run against up to K runs
+//	                     before it (default 10; 2 or more, and fewer than 4
+//	                     judges nothing)
+//	-threshold P         the smallest change that counts, a fraction
+//	                     (default 0.05: 5%)
+//	-fail-on-regression  exit 1 when any series regressed, naming each on
+//	                     stderr
+//
 // # Exit status
 //
-// 0: written. 1: with -fail-on-regression, a series regressed (named on
-// stderr, with its figures); also a file that could not be written. 2:
-// wrong flags (-o missing, -window below 2, -threshold not between 0 and
-// 1), a file that cannot be read or is not a summary, a summary without
-// rows, without created_at or from the future (created_at more than 10
-// minutes after now), the same run twice, a folder without summaries, or
-// fewer than two runs; every such problem is named, and nothing is
-// written.
+//	0  the files are written (regressions or not, without
+//	   -fail-on-regression), or -h
+//	1  -fail-on-regression and a series regressed: each named on stderr
+//	   with its figures ("studio · ollama · qwen3:8b · short · conc=1 ·
+//	   cold: TTFT p50 +20.0%"); or a file could not be written
+//	2  wrong flags (-o missing, -window below 2, -threshold not above 0 or
+//	   not below 1), a file that cannot be read, is not JSON or not a
+//	   summary, a summary without rows, one from the future (created_at
+//	   more than 10 minutes after now), one without created_at, the same
+//	   run twice (the same file given twice, or copied under another name:
+//	   the same run_id), a folder without *.json files, or fewer than two
+//	   runs
+//
+// On status 2 the problem is named with its flag or file, and nothing is
+// written: all the input is read and checked before the output folder is
+// created. The flags are checked first, and the first wrong one stops it,
+// with the usage, before any file is read ("history: -window 1: want 2 or
+// more runs"; fix it and run again to see the next). Then every path
+// given that does not exist or is a folder without summaries is named,
+// and once they are all there, every file that cannot be read as a
+// summary ("history: bad.json: not JSON: …"), each on its own line.
 package main

@@ -488,12 +488,16 @@
 //
 // # Exit status
 //
-// 0 when the report was written; 1 when a file could not be read, is not
-// JSON or is not a summary JSON (each such file is named, with what is
-// wrong), or the report could not be written; 2 for a usage error (no file
-// given, an unknown flag). A request records file that cannot be read is
-// no error: report prints "report: warning: …" naming it and leaves its
-// run out of the distribution charts and length-ttft.
+//	0  the report was written (and -h)
+//	1  a file could not be read, is not JSON or is not a summary JSON (each
+//	   such file is named, with what is wrong), or the report could not be
+//	   written
+//	2  a usage error: no file given, an unknown flag, -o empty, or a run's
+//	   .txt or request records given in place of its summary
+//
+// A request records file that cannot be read is no error: report prints
+// "report: warning: …" naming it and leaves its run out of the
+// distribution charts and length-ttft.
 //
 // # Examples
 //
