@@ -17,3 +17,15 @@ func TestManualTablesAreTheCodes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, problems, "cmd/history/doc.go against the code")
 }
+
+// The manual's # Figures table is the figures the history judges, by
+// their ids, in the order of trended.
+func TestManualFiguresAreTrended(t *testing.T) {
+	section, err := testkit.ManualSection(".", "Figures")
+	require.NoError(t, err)
+	var ids []string
+	for _, f := range trended {
+		ids = append(ids, f.id)
+	}
+	assert.Equal(t, ids, testkit.ManualKeys(section), "cmd/history/doc.go's figures against trended")
+}
