@@ -66,17 +66,22 @@
 //     burstiness (where both ran BENCH_RATES), max_inflight (where both
 //     ran an open loop, a trace's or BENCH_RATES'), tools_sha256
 //     (BENCH_TOOLS' file), trace_speed (where both replayed a trace),
-//     the text of each prompt both ran, and a runtime's server settings
+//     the text of each prompt both ran (BENCH_PROMPTS_DIR, or the suite's
+//     own prompts edited between the runs; a workload's is its file,
+//     format and sample, "8 conversations of 40", so a BENCH_WORKLOAD_N
+//     sample does not compare with the whole file), and a runtime's server settings
 //     where both runs stated some (NAME_SERVER_ENV, runtimes[].server_env:
 //     "not comparable: ollama server OLLAMA_NUM_PARALLEL 1 in OLD, 4 in
-//     NEW") (internal/summary's Differences has the rule). A run asked for 64 tokens answers sooner, and its canary
+//     NEW") (internal/summary's Differences, comparable.go, has the rule). A run asked for 64 tokens answers sooner, and its canary
 //     reply is shorter, than one asked for 128: the figures measure other
 //     work. compare names each setting that differs with both values
 //     ("not comparable: max_tokens 128 in OLD, 256 in NEW"), and suggests
 //     no way around it; with configuration lines that differ too, the
 //     settings are named after them, and the benchstat command that
 //     ignores those keys is left out. Settings that change only how many
-//     samples there are (count, rounds, benchtime, warmups) compare. A
+//     samples there are (count, rounds, benchtime, warmups) compare, as do
+//     the prompts, loads and runtimes chosen (they make other rows, and
+//     benchstat compares the rows both have). A
 //     summary without a setting's key (written before it existed), or a
 //     .txt without a summary beside it, compares as before.
 //
