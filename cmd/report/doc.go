@@ -21,6 +21,8 @@
 //
 //	report: results/20261202T020000Z.txt is a run's benchmark results (the .txt benchstat and cmd/compare read), not its summary: pass results/20261202T020000Z.json (the report reads the .txt and records beside it)
 //
+// # Files
+//
 // Report writes into DIR (default "report", created if need be):
 //
 //	report.md                 the tables, and links to the charts
@@ -49,6 +51,9 @@
 //	                          tokens, where the requests asked input
 //	                          lengths of their own (the request records)
 //	energy-<prompt>.svg       energy per output token against concurrency
+//	request-energy-<prompt>.svg
+//	                          energy per request above idle, prefill and
+//	                          decode, by runtime and load
 //	rate-ttft-<prompt>.svg    TTFT p50 and p99 against the open-loop rate
 //	goodput-<prompt>.svg      goodput against the open-loop rate
 //
