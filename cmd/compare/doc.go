@@ -66,17 +66,22 @@
 //     burstiness (where both ran BENCH_RATES), max_inflight (where both
 //     ran an open loop, a trace's or BENCH_RATES'), tools_sha256
 //     (BENCH_TOOLS' file), trace_speed (where both replayed a trace),
-//     the text of each prompt both ran, and a runtime's server settings
+//     the text of each prompt both ran (BENCH_PROMPTS_DIR, or the suite's
+//     own prompts edited between the runs; a workload's is its file,
+//     format and sample, "8 conversations of 40", so a BENCH_WORKLOAD_N
+//     sample does not compare with the whole file), and a runtime's server settings
 //     where both runs stated some (NAME_SERVER_ENV, runtimes[].server_env:
 //     "not comparable: ollama server OLLAMA_NUM_PARALLEL 1 in OLD, 4 in
-//     NEW") (internal/summary's Differences has the rule). A run asked for 64 tokens answers sooner, and its canary
+//     NEW") (internal/summary's Differences, comparable.go, has the rule). A run asked for 64 tokens answers sooner, and its canary
 //     reply is shorter, than one asked for 128: the figures measure other
 //     work. compare names each setting that differs with both values
 //     ("not comparable: max_tokens 128 in OLD, 256 in NEW"), and suggests
 //     no way around it; with configuration lines that differ too, the
 //     settings are named after them, and the benchstat command that
 //     ignores those keys is left out. Settings that change only how many
-//     samples there are (count, rounds, benchtime, warmups) compare. A
+//     samples there are (count, rounds, benchtime, warmups) compare, as do
+//     the prompts, loads and runtimes chosen (they make other rows, and
+//     benchstat compares the rows both have). A
 //     summary without a setting's key (written before it existed), or a
 //     .txt without a summary beside it, compares as before.
 //
@@ -247,23 +252,32 @@
 // there are), when the version is ambiguous (naming the ones it matches),
 // and when both arguments are the same run.
 //
+// # Flags
+//
+//	-dir DIR         take relative paths from DIR (default: the current
+//	                 folder; scripts/compare.sh passes the one it was run from)
+//	-list            list the runs there are to compare (see Finding runs)
+//	-min-effect 3%   the smallest change the verdict calls: a share below
+//	                 100%, 3% or 0.03 (0 calls any change beyond noise)
+//
 // # Exit status
 //
-// 0 when benchstat compared and the verdict called nothing worse; 4 when
-// it called a figure of one runtime's versions worse (two runs, or two
-// tagged names of one product in one run, ollama@old and ollama@new): a
-// regression, so that a CI step fails on it. Two runtimes of one run, one
-// slower than the other, are a comparison, not a regression: 0. 3 when
-// benchstat compared but there is no verdict: too few samples, a family
-// too large for them, a drifted control, or a leaf left out (above). 1
-// when a run's file is missing (the message names the path looked for),
-// unreadable, would compare nothing or runs of different settings
-// (above), when both are the same run, when a NAME@VERSION finds no run or
-// more than one version, when -list finds no run, or when benchstat could
-// not be run. 2 for a usage error: no argument or more than two (any with
-// -list), an empty one, one starting with "-" other than -dir, -list,
-// -min-effect, -h and -help, or a -min-effect that is not a share below
-// 100%. -h prints the usage and exits 0.
+//	0  benchstat compared and the verdict called nothing worse; two
+//	   runtimes of one run, one slower than the other, are a comparison,
+//	   not a regression; -h
+//	1  a run's file is missing (the message names the path looked for),
+//	   unreadable, would compare nothing or runs of different settings
+//	   (see Checks); both are the same run; a NAME@VERSION finds no run or
+//	   more than one version; -list finds no run; benchstat could not be run
+//	2  a usage error: no argument or more than two (any with -list), an
+//	   empty one, one starting with "-" that is no flag, or a -min-effect
+//	   that is not a share below 100%
+//	3  benchstat compared but there is no verdict: too few samples, a
+//	   family too large for them, a drifted control, or a leaf left out
+//	   (see The verdict)
+//	4  the verdict called a figure of one runtime's versions worse (two
+//	   runs, or two tagged names of one product in one run, ollama@old and
+//	   ollama@new): a regression, so that a CI step fails on it
 //
 // go run reports any status other than 0 as 1 (and prints "exit status
 // 2"); scripts/compare.sh builds compare and runs the binary, which keeps

@@ -21,6 +21,8 @@
 //
 //	report: results/20261202T020000Z.txt is a run's benchmark results (the .txt benchstat and cmd/compare read), not its summary: pass results/20261202T020000Z.json (the report reads the .txt and records beside it)
 //
+// # Files
+//
 // Report writes into DIR (default "report", created if need be):
 //
 //	report.md                 the tables, and links to the charts
@@ -49,6 +51,9 @@
 //	                          tokens, where the requests asked input
 //	                          lengths of their own (the request records)
 //	energy-<prompt>.svg       energy per output token against concurrency
+//	request-energy-<prompt>.svg
+//	                          energy per request above idle, prefill and
+//	                          decode, by runtime and load
 //	rate-ttft-<prompt>.svg    TTFT p50 and p99 against the open-loop rate
 //	goodput-<prompt>.svg      goodput against the open-loop rate
 //
@@ -488,12 +493,16 @@
 //
 // # Exit status
 //
-// 0 when the report was written; 1 when a file could not be read, is not
-// JSON or is not a summary JSON (each such file is named, with what is
-// wrong), or the report could not be written; 2 for a usage error (no file
-// given, an unknown flag). A request records file that cannot be read is
-// no error: report prints "report: warning: …" naming it and leaves its
-// run out of the distribution charts and length-ttft.
+//	0  the report was written (and -h)
+//	1  a file could not be read, is not JSON or is not a summary JSON (each
+//	   such file is named, with what is wrong), or the report could not be
+//	   written
+//	2  a usage error: no file given, an unknown flag, -o empty, or a run's
+//	   .txt or request records given in place of its summary
+//
+// A request records file that cannot be read is no error: report prints
+// "report: warning: …" naming it and leaves its run out of the
+// distribution charts and length-ttft.
 //
 // # Examples
 //

@@ -27,8 +27,13 @@ func main() {
 	os.Exit(command(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// command is the command; it returns the exit code: 0 done, 1 a file could not
-// be read or written, 2 a usage error.
+// Exit statuses (the manual's # Exit status table; 0: written).
+const (
+	exitFail  = 1 // a file could not be read, or the report written
+	exitUsage = 2 // a usage error, or a run's .txt or records given for its summary
+)
+
+// command is the command; it returns the exit status.
 func command(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -42,23 +47,23 @@ func command(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return 2
+		return exitUsage
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprint(stderr, "report: no summary JSON file given\n\n")
 		fs.Usage()
-		return 2
+		return exitUsage
 	}
 	if *dir == "" {
 		fmt.Fprint(stderr, "report: -o needs a folder\n\n")
 		fs.Usage()
-		return 2
+		return exitUsage
 	}
 
 	for _, path := range fs.Args() {
 		if msg := notSummary(path); msg != "" {
 			fmt.Fprintf(stderr, "report: %s\n", msg)
-			return 2
+			return exitUsage
 		}
 	}
 	var (
@@ -77,7 +82,7 @@ func command(args []string, stdout, stderr io.Writer) int {
 		for _, err := range errs {
 			fmt.Fprintf(stderr, "report: %v\n", err)
 		}
-		return 1
+		return exitFail
 	}
 	label(runs)
 	for _, r := range runs {
@@ -98,7 +103,7 @@ func command(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "report: %v\n", err)
-		return 1
+		return exitFail
 	}
 	for _, f := range written {
 		fmt.Fprintln(stdout, f)

@@ -12,22 +12,32 @@
 // SIGTERM), when it closes the server (streams in flight end with their
 // connection) and exits 0.
 //
-// Every setting of the simulator is a flag, named after its SIM_
+// # Flags
+//
+//	-port N  the port to serve on, on 127.0.0.1 (default 0: a free one)
+//
+// and every setting of the simulator, each a flag named after its SIM_
 // variable: SIM_TTFT is -ttft, SIM_TOKENS_PER_SEC -tokens-per-sec (or
 // -tps), SIM_FLAVOR -flavor, SIM_VERSION -version, SIM_DEGRADE -degrade.
 // The variables are read too; a flag wins over its variable. -h lists the
-// flags with their variables and defaults; go doc ./runtimes/sim tells
-// each setting's story. Boolean flags (-tools-held, -close-after-stream,
-// -metrics) take their value after "=" (-metrics=0).
+// flags with their variables and defaults (the table of them is the
+// simulator's: go doc ./runtimes/sim tells each setting's story). Boolean
+// flags (-tools-held, -close-after-stream, -metrics) take their value
+// after "=" (-metrics=0).
 //
-// Refused before serving, with a message naming the flag or variable and
-// its value, and exit status 2: an unknown flag (with the closest flag),
-// a value a setting does not take (`sim: SIM_TOKENS_PER_SEC="fast": not a
-// number (from -tps)`), settings that do not go together, an argument
-// that is not a flag, and a SIM_ variable in the environment that is no
-// setting (with the closest; the suite's own variables for its built-in
-// simulator, SIM_URL, SIM_MODEL, SIM_KIND, SIM_API_KEY, are let be). A
-// port that cannot be listened on (taken) is exit status 1.
+// # Exit status
+//
+//	0  interrupted after serving (SIGINT, Ctrl-C, or SIGTERM), or -h
+//	1  the port could not be listened on (taken, say)
+//	2  refused before serving: an unknown flag (with the closest flag), a
+//	   value a setting does not take, settings that do not go together, an
+//	   argument that is not a flag, or a SIM_ variable in the environment
+//	   that is no setting (with the closest)
+//
+// A refusal names the flag or variable and its value (`sim:
+// SIM_TOKENS_PER_SEC="fast": not a number (from -tps)`). The suite's own
+// variables for its built-in simulator, SIM_URL, SIM_MODEL, SIM_KIND,
+// SIM_API_KEY, are let be.
 //
 // # Flavors and versions
 //
@@ -39,6 +49,7 @@
 //	llamacpp   llama-server: /props, /slots, /tokenize, and Ollama's
 //	lmstudio   LM Studio: /api/v0/models
 //	plain      an OpenAI-compatible server with nothing more, and Ollama's
+//	tgi        text-generation-inference: /info, /v1/models in its shape, /metrics in its names
 //
 // -version is the version it states, as its server does: Ollama's GET
 // /api/version {"version":"0.7.0"}, vLLM's GET /version, llama-server's

@@ -1,6 +1,7 @@
 // Package testkit holds what the project's tests share and import
 // nothing of the project for: the -update flag, golden files, pointers,
-// reading a file and running a command's entry point.
+// reading a file, running a command's entry point and reading a
+// command's manual (its doc comment) against its code.
 // It is imported by tests only.
 package testkit
 
