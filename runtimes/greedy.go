@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -174,6 +175,9 @@ func (rt *Runtime) GreedyRequest(ctx context.Context, req Request, topK int) (Gr
 		if most, ok := refusedTop(res.Err); ok && most < k {
 			return rt.GreedyRequest(ctx, req, most) // as many as it takes
 		}
+		if !whole && rt.API == APICompletions && mlxRefusal(res.Err) && rt.becomeMLX() {
+			return rt.GreedyRequest(ctx, req, topK) // once more, as mlx_lm.server is asked
+		}
 		return Greedy{}, &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact("greedy request: " + res.Err.Error()), err: res.Err}
 	}
 	if !whole && len(g.tokens) == 0 && rt.learnMLX(res.Fingerprint) {
@@ -207,11 +211,21 @@ func refusedTop(err error) (int, bool) {
 // fp, a reply's system_fingerprint, is mlx_lm.server's (a runtime of
 // another name, or the simulator's mlx flavor): true if it did.
 func (rt *Runtime) learnMLX(fp string) bool {
+	return FingerprintVersion(fp) != "" && rt.becomeMLX()
+}
+
+// becomeMLX makes rt's server mlx_lm.server if it is not known yet: true
+// if it did.
+func (rt *Runtime) becomeMLX() bool {
 	s, ok := KnownServer(ServerMLX)
-	if !ok || FingerprintVersion(fp) == "" {
-		return false
-	}
-	return rt.server.CompareAndSwap(nil, &s)
+	return ok && rt.server.CompareAndSwap(nil, &s)
+}
+
+// mlxRefusal: a 400 in mlx_lm.server's words for a completions request's
+// "logprobs": k ("logprobs must be of type bool", seen on the real
+// server), which it takes as a boolean.
+func mlxRefusal(err error) bool {
+	return ErrorClass(err) == ClassHTTP4xx && strings.Contains(err.Error(), "logprobs must be of type bool")
 }
 
 // greedy is the Greedy of a reply read into res and g, k alternatives

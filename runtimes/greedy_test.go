@@ -169,6 +169,7 @@ func TestGreedyRefusedTopK(t *testing.T) {
 		{"ollama", `{"error":"top_logprobs must be between 0 and 20"}`, 0}, // 20 was asked: not fewer
 		{"vllm", `{"object":"error","message":"Requested sample logprobs of 20, which is greater than max allowed: 5","type":"BadRequestError","code":400}`, 5},
 		{"other", `{"error":"model not found"}`, 0},
+		{"other-logprobs", `{"error":"logprobs must be of type bool"}`, 0}, // on the chat: not mlx's completions
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var asked []float64
@@ -532,4 +533,32 @@ func TestGreedyRecordedMLXCompletions(t *testing.T) {
 	assert.Equal(t, true, got[0]["logprobs"])
 	assert.Equal(t, 2.0, got[0]["top_logprobs"])
 	assert.NotContains(t, got[0], "stream_options")
+}
+
+// An mlx_lm.server under another name refuses the completions' numeric
+// logprobs in its words (as recorded): it is asked again as mlx,
+// unstreamed, with "logprobs": true.
+func TestGreedyLearnsMLXFromItsRefusal(t *testing.T) {
+	var asked []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		asked = append(asked, m)
+		if _, ok := m["logprobs"].(bool); !ok {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"error": "logprobs must be of type bool"}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"object":"text_completion","choices":[{"text":"cf","finish_reason":"length","logprobs":{"content":[{"token":"x","logprob":-9,"top_logprobs":[{"token":"x","logprob":-9},{"token":"cf","logprob":-3.8}]}]}}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	rt, err := runtimes.New(runtimes.Config{Name: "mine", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second, API: runtimes.APICompletions})
+	require.NoError(t, err)
+	g, err := rt.Greedy(t.Context(), "Hello", 1, 20)
+	require.NoError(t, err)
+	require.Len(t, asked, 2)
+	assert.Equal(t, 20.0, asked[0]["logprobs"])
+	assert.Equal(t, false, asked[1]["stream"])
+	assert.Equal(t, 11.0, asked[1]["top_logprobs"], "mlx's bound")
+	assert.Equal(t, []runtimes.TokenProb{{Text: "cf", LogProb: -3.8, Top: []runtimes.TopProb{{"cf", -3.8}, {"x", -9}}}}, g.Tokens)
 }
