@@ -7,7 +7,10 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -108,6 +111,8 @@ func (rt *Runtime) serverIs(set map[string]bool) bool {
 
 // TopLogprobsCap is the most alternatives a greedy request asks of rt's
 // server: its bound where known (topLogprobsCaps), else MaxTopLogprobs.
+// A server that refuses as many, saying how many it takes (topBounds), is
+// asked again for those.
 func (rt *Runtime) TopLogprobsCap() int {
 	if s := rt.server.Load(); s != nil {
 		if c, ok := topLogprobsCaps[s.Name]; ok {
@@ -167,9 +172,60 @@ func (rt *Runtime) GreedyRequest(ctx context.Context, req Request, topK int) (Gr
 		res = rt.stream(ctx, cancel, limits{rt.timeout, rt.idleTimeout}, hreq, read, req)
 	}
 	if res.Err != nil {
+		if most, ok := refusedTop(res.Err); ok && most < k {
+			return rt.GreedyRequest(ctx, req, most) // as many as it takes
+		}
+		if !whole && rt.API == APICompletions && mlxRefusal(res.Err) && rt.becomeMLX() {
+			return rt.GreedyRequest(ctx, req, topK) // once more, as mlx_lm.server is asked
+		}
 		return Greedy{}, &RequestError{Runtime: rt.Name, URL: rt.BaseURL, Class: ErrorClass(res.Err), msg: rt.redact("greedy request: " + res.Err.Error()), err: res.Err}
 	}
+	if !whole && len(g.tokens) == 0 && rt.learnMLX(res.Fingerprint) {
+		return rt.GreedyRequest(ctx, req, topK) // once more, as mlx_lm.server is asked
+	}
 	return g.greedy(res, k, top), nil
+}
+
+// topBounds are the servers' words when they refuse too many
+// alternatives, the most they take in the group: mlx_lm.server's
+// "top_logprobs must be at most 11", Ollama's "top_logprobs must be
+// between 0 and 20", vLLM's "… greater than max allowed: 20", the
+// simulator's "top_logprobs=21: must be from 0 to 20".
+var topBounds = regexp.MustCompile(`(?:logprobs must be at most|top_logprobs must be between 0 and|logprobs.* max allowed:|top_logprobs=\d+: must be from 0 to) (\d+)`)
+
+// refusedTop is the most alternatives a server that refused a request
+// for too many (an HTTP 400) says it takes.
+func refusedTop(err error) (int, bool) {
+	if ErrorClass(err) != ClassHTTP4xx {
+		return 0, false
+	}
+	m := topBounds.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0, false
+	}
+	n, convErr := strconv.Atoi(m[1])
+	return n, convErr == nil && n >= 0
+}
+
+// learnMLX makes rt's server mlx_lm.server when it is not known yet and
+// fp, a reply's system_fingerprint, is mlx_lm.server's (a runtime of
+// another name, or the simulator's mlx flavor): true if it did.
+func (rt *Runtime) learnMLX(fp string) bool {
+	return FingerprintVersion(fp) != "" && rt.becomeMLX()
+}
+
+// becomeMLX makes rt's server mlx_lm.server if it is not known yet: true
+// if it did.
+func (rt *Runtime) becomeMLX() bool {
+	s, ok := KnownServer(ServerMLX)
+	return ok && rt.server.CompareAndSwap(nil, &s)
+}
+
+// mlxRefusal: a 400 in mlx_lm.server's words for a completions request's
+// "logprobs": k ("logprobs must be of type bool", seen on the real
+// server), which it takes as a boolean.
+func mlxRefusal(err error) bool {
+	return ErrorClass(err) == ClassHTTP4xx && strings.Contains(err.Error(), "logprobs must be of type bool")
 }
 
 // greedy is the Greedy of a reply read into res and g, k alternatives

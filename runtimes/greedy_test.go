@@ -137,26 +137,86 @@ func TestGreedyCapsTopK(t *testing.T) {
 	checkGreedy(t, g, "Cap it.", 0, 4, 11)
 	assert.Equal(t, "length", g.Finish)
 
-	// Streamed, as to a server not known as mlx: the text alone.
+	// A runtime of another name: asked streamed, as the server is not
+	// known yet; the reply's fingerprint says mlx_lm.server, and it is
+	// asked again as mlx.
+	learner, err := runtimes.New(runtimes.Config{Name: "learner", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: sim.Model, Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	assert.Equal(t, runtimes.MaxTopLogprobs, learner.TopLogprobsCap())
+	g, err = learner.Greedy(t.Context(), "Cap it.", 4, 5)
+	require.NoError(t, err)
+	checkGreedy(t, g, "Cap it.", 0, 4, 5)
+	assert.Equal(t, 11, learner.TopLogprobsCap(), "known as mlx now")
+
+	// Before it is known, 20 is refused, with the most it takes: asked
+	// again for 11 (streamed, then as mlx).
 	other, err := runtimes.New(runtimes.Config{Name: "other", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: sim.Model, Timeout: 10 * time.Second})
 	require.NoError(t, err)
-	assert.Equal(t, runtimes.MaxTopLogprobs, other.TopLogprobsCap())
-	g, err = other.Greedy(t.Context(), "Cap it.", 4, 11)
+	g, err = other.Greedy(t.Context(), "Cap it.", 4, 25)
+	require.NoError(t, err)
+	checkGreedy(t, g, "Cap it.", 0, 4, 11)
+}
+
+// A refusal of too many alternatives in each server's words is asked
+// again for as many as it says; another 400 is an error naming the
+// runtime, its URL and the server's words.
+func TestGreedyRefusedTopK(t *testing.T) {
+	for _, c := range []struct {
+		name, msg string
+		want      float64 // the top_logprobs of the second request; 0: none
+	}{
+		{"mlx", `{"error": "top_logprobs must be at most 11"}`, 11},
+		{"ollama", `{"error":"top_logprobs must be between 0 and 20"}`, 0}, // 20 was asked: not fewer
+		{"vllm", `{"object":"error","message":"Requested sample logprobs of 20, which is greater than max allowed: 5","type":"BadRequestError","code":400}`, 5},
+		{"other", `{"error":"model not found"}`, 0},
+		{"other-logprobs", `{"error":"logprobs must be of type bool"}`, 0}, // on the chat: not mlx's completions
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var asked []float64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var m map[string]any
+				_ = json.NewDecoder(r.Body).Decode(&m)
+				k, _ := m["top_logprobs"].(float64)
+				asked = append(asked, k)
+				if len(asked) == 1 {
+					w.WriteHeader(http.StatusBadRequest)
+					_, _ = io.WriteString(w, c.msg)
+					return
+				}
+				_, _ = io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\" a\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+			}))
+			t.Cleanup(srv.Close)
+			rt, err := runtimes.New(runtimes.Config{Name: "stub", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+			require.NoError(t, err)
+			g, err := rt.Greedy(t.Context(), "Hello", 5, 20)
+			if c.want == 0 {
+				var re *runtimes.RequestError
+				require.ErrorAs(t, err, &re)
+				assert.Equal(t, runtimes.ClassHTTP4xx, re.Class)
+				assert.Contains(t, err.Error(), "stub ("+srv.URL+"): greedy request: ")
+				assert.Equal(t, []float64{20}, asked)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, []float64{20, c.want}, asked)
+			assert.Equal(t, int(c.want), g.TopK)
+			assert.Equal(t, " a", g.Text)
+		})
+	}
+}
+
+// A server that gives no log-probabilities and is not mlx_lm.server is
+// asked once: its text alone.
+func TestGreedyAsksOnce(t *testing.T) {
+	var got []map[string]any
+	srv := stubServer(t, "data: {\"system_fingerprint\":\"fp_ollama\",\"choices\":[{\"delta\":{\"content\":\" a\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", &got)
+	rt, err := runtimes.New(runtimes.Config{Name: "stub", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	g, err := rt.Greedy(t.Context(), "Hello", 5, 3)
 	require.NoError(t, err)
 	assert.False(t, g.Logprobs)
-	assert.Equal(t, sim.ReplyText("Cap it.", 0, 4), g.Text)
-
-	_, err = other.Greedy(t.Context(), "Cap it.", 4, 15)
-	var re *runtimes.RequestError
-	require.ErrorAs(t, err, &re)
-	assert.Equal(t, runtimes.ClassHTTP4xx, re.Class)
-	assert.Contains(t, err.Error(), "other ("+srv.URL+")")
-	assert.Contains(t, err.Error(), "top_logprobs=15: must be from 0 to 11")
-
-	g, err = other.Greedy(t.Context(), "Cap it.", 4, 25)
-	require.Error(t, err, "25 is capped at 20, which mlx refuses")
-	assert.Contains(t, err.Error(), "top_logprobs=20")
-	assert.Zero(t, g.TopK)
+	assert.Len(t, got, 1)
+	assert.Equal(t, runtimes.MaxTopLogprobs, rt.TopLogprobsCap())
 }
 
 // Token texts as a tokenizer's pieces are read as text where that makes
@@ -473,4 +533,32 @@ func TestGreedyRecordedMLXCompletions(t *testing.T) {
 	assert.Equal(t, true, got[0]["logprobs"])
 	assert.Equal(t, 2.0, got[0]["top_logprobs"])
 	assert.NotContains(t, got[0], "stream_options")
+}
+
+// An mlx_lm.server under another name refuses the completions' numeric
+// logprobs in its words (as recorded): it is asked again as mlx,
+// unstreamed, with "logprobs": true.
+func TestGreedyLearnsMLXFromItsRefusal(t *testing.T) {
+	var asked []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		asked = append(asked, m)
+		if _, ok := m["logprobs"].(bool); !ok {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"error": "logprobs must be of type bool"}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"object":"text_completion","choices":[{"text":"cf","finish_reason":"length","logprobs":{"content":[{"token":"x","logprob":-9,"top_logprobs":[{"token":"x","logprob":-9},{"token":"cf","logprob":-3.8}]}]}}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	rt, err := runtimes.New(runtimes.Config{Name: "mine", Kind: runtimes.KindOpenAI, URL: srv.URL, Model: "m", Timeout: 5 * time.Second, API: runtimes.APICompletions})
+	require.NoError(t, err)
+	g, err := rt.Greedy(t.Context(), "Hello", 1, 20)
+	require.NoError(t, err)
+	require.Len(t, asked, 2)
+	assert.Equal(t, 20.0, asked[0]["logprobs"])
+	assert.Equal(t, false, asked[1]["stream"])
+	assert.Equal(t, 11.0, asked[1]["top_logprobs"], "mlx's bound")
+	assert.Equal(t, []runtimes.TokenProb{{Text: "cf", LogProb: -3.8, Top: []runtimes.TopProb{{"cf", -3.8}, {"x", -9}}}}, g.Tokens)
 }
