@@ -211,6 +211,9 @@ func (j judgement) headline(g *verdictGroup) string {
 	if q := qualityClause(g); q != "" {
 		s += "; " + q
 	}
+	if m := memoryClause(g); m != "" {
+		s += "; " + m
+	}
 	for _, n := range g.notes {
 		s += "; " + n
 	}

@@ -21,14 +21,14 @@ type Result struct {
 // Encode writes the .txt, what `go test -bench` would have printed, in
 // the Go benchmark format that benchstat reads: a Unit line for every
 // figure of the result lines saying which way is better
-// (figures.Reported; a figure of tool calls, of embeddings or of quality only where
+// (figures.Reported; a figure of tool calls, of embeddings, of quality or of memory only where
 // some result has its unit, none for a figure that is neither), then config's lines and the results. docs/metrics.md lists
 // its names, units and configuration lines.
 func Encode(config []benchfmt.Config, results []Result) ([]byte, error) {
 	var buf bytes.Buffer
 	w := benchfmt.NewWriter(&buf)
 	for _, f := range figures.Reported {
-		if (f.Tools || f.Embeddings || f.Quality) && !hasUnit(results, f.Unit) || f.Better == figures.Neither {
+		if (f.Tools || f.Embeddings || f.Quality || f.Memory) && !hasUnit(results, f.Unit) || f.Better == figures.Neither {
 			continue
 		}
 		md := &benchfmt.UnitMetadata{

@@ -457,6 +457,9 @@ type Outcome struct {
 	// Quality are the quality figures of the leaf's runtime and prompt
 	// (BENCH_QUALITY), reported with the others.
 	Quality summary.Quality
+	// Machine is the machine's state over the leaf run's timed part,
+	// whose server memory is reported with the others (nil: not measured).
+	Machine *summary.LeafRun
 }
 
 // Report reports the leaf's figures through b (a *testing.B), as its
@@ -464,6 +467,7 @@ type Outcome struct {
 func (o Outcome) Report(b interface{ ReportMetric(float64, string) }) {
 	stats.Report(b, o.Metrics, o.Power)
 	o.Quality.Report(b)
+	o.Machine.Report(b)
 }
 
 // End ends the leaf run (an open-loop one once its last request has
@@ -502,7 +506,7 @@ func (l *Leaf) End() Outcome {
 	d.noteFirst(l)
 	d.noteCached(l, m, tel.Server)
 	held := d.release()
-	o := Outcome{Metrics: m, Power: tel.Power, SaveErr: errors.Join(l.recordErr, d.save())}
+	o := Outcome{Metrics: m, Power: tel.Power, Machine: tel.Machine, SaveErr: errors.Join(l.recordErr, d.save())}
 	o.Quality, _ = d.Run.QualityOf(l.key.Runtime, l.key.Prompt)
 	if m.Requests > 0 && m.Successes == 0 {
 		o.Failed = fmt.Errorf("all %d requests failed (%s); the first: %v", m.Requests, m.ErrorCounts(), m.FirstError)

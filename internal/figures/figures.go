@@ -57,6 +57,10 @@ type Figure struct {
 	// run that measured it has: as for Tools, a .txt has its Unit line
 	// only where some result line has its unit.
 	Quality bool
+	// Memory marks the server's memory, which only a leaf run whose
+	// server's processes were found on this machine has: as for Tools, a
+	// .txt has its Unit line only where some result line has its unit.
+	Memory bool
 }
 
 // Heading is the figure's heading in a table: "TTFT p50 ms", the name
@@ -153,14 +157,19 @@ var (
 	AgreeTop1     = Figure{Key: "agree_top1_ratio", Unit: "agree-top1/tok", Name: "top-1 agreement", Shown: "%", Scale: 100, Better: HigherIsBetter, Quality: true}
 	AgreeKL       = Figure{Key: "agree_kl_mean", Unit: "agree-kl-nats/tok", Name: "KL", Shown: "nats", Scale: 1, Head: "KL nats/tok", Better: LowerIsBetter, Quality: true}
 	ExactAccuracy = Figure{Key: "exact_accuracy", Unit: "exact-right/question", Name: "exact answers", Shown: "%", Scale: 100, Better: HigherIsBetter, Quality: true}
+	// The benchmarked server's resident memory at its most during the
+	// leaf run's timed part, bytes (its processes on this machine, found
+	// by its port; a unit benchstat shows in B, KiB, MiB, GiB). Its key
+	// is a count of bytes, not a float like the others'.
+	ServerMemory = Figure{Key: "server_rss_peak_bytes", Unit: "server-rss-B", Name: "server memory", Shown: "MiB", Scale: 1.0 / (1 << 20), Better: LowerIsBetter, Memory: true}
 )
 
 // All are the figures above, in their order.
-var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP50, TPOTP99, ITLP50, ITLP99, Prompt, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy, ToolCallReplies, ToolArgsValid, TTFToolCallMean, TTFToolCallP50, TTFToolCallP99, EmbedRequests, EmbedInput, AgreeTop1, AgreeKL, ExactAccuracy}
+var All = []Figure{TTFTMean, TTFCMean, TTFTP50, TTFTP95, TTFTP99, TTFCP50, TTFCP99, TPOTMean, TPOTP50, TPOTP99, ITLP50, ITLP99, Prompt, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Goodput, SLOAttainment, PromptTokens, CachedTokens, CacheHit, CachedShare, Energy, Power, ServerPrefill, ServerDecode, ClientDecode, ServerGenerated, Achieved, SendLagP99, Throughput, NetEnergy, NetPower, PowerCoverage, RequestEnergy, PrefillRequestEnergy, DecodeRequestEnergy, PrefillTokenEnergy, DecodeTokenEnergy, ToolCallReplies, ToolArgsValid, TTFToolCallMean, TTFToolCallP50, TTFToolCallP99, EmbedRequests, EmbedInput, AgreeTop1, AgreeKL, ExactAccuracy, ServerMemory}
 
 // Reported are the figures on the result lines, in the order of the .txt's
 // Unit lines (a Tools figure's only where a result line has it).
-var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, TPOTP50, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power, ToolCallReplies, ToolArgsValid, TTFToolCallMean, EmbedRequests, EmbedInput, AgreeTop1, AgreeKL, ExactAccuracy}
+var Reported = []Figure{TTFTMean, TTFCMean, TPOTMean, TPOTP50, Decode, DecodeP50, ServerDecodeRate, Request, Aggregate, Prompt, Throughput, Goodput, Energy, NetEnergy, Power, ToolCallReplies, ToolArgsValid, TTFToolCallMean, EmbedRequests, EmbedInput, AgreeTop1, AgreeKL, ExactAccuracy, ServerMemory}
 
 // Headline are the figures a verdict between two runs judges, in the
 // order it names them: the median request's decode rate (a leaf run's

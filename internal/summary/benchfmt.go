@@ -73,6 +73,7 @@ func (r *Run) Benchfmt() ([]byte, error) {
 		var extra values
 		stats.Report(&extra, m, l.tel.Power)
 		r.qualityOf(l.key).Report(&extra)
+		l.tel.Machine.Report(&extra)
 		// go test prints the reported metrics sorted by unit.
 		slices.SortFunc(extra, func(a, b benchfmt.Value) int { return strings.Compare(a.Unit, b.Unit) })
 		res.Values = append(res.Values, extra...)

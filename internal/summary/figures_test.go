@@ -34,6 +34,10 @@ func TestFiguresAreRowKeys(t *testing.T) {
 			continue
 		}
 		require.Contains(t, kinds, f.Key, f.Name)
+		if f == figures.ServerMemory {
+			assert.Equal(t, reflect.Uint64, kinds[f.Key], "bytes, counted")
+			continue
+		}
 		assert.Equal(t, reflect.Float64, kinds[f.Key], "%s: %s", f.Name, f.Key)
 	}
 	for _, k := range []string{figures.KeySuccesses, figures.KeyFailures, figures.KeyShortOutputs, figures.KeyModelLoads, figures.KeyTruncatedPrompts} {

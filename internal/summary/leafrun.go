@@ -1,5 +1,7 @@
 package summary
 
+import "github.com/inferencebench/inferencebench/internal/figures"
+
 // LeafRun is the machine's state during one leaf run's timed part (from
 // its first timed round's start to its end, the warm-ups left out): what
 // other processes used, so that a comparison can refuse a verdict on runs
@@ -60,6 +62,17 @@ type LeafRun struct {
 	ServerRSSPeakBytes *uint64 `json:"server_rss_peak_bytes,omitempty"`
 	ServerRSSHWMBytes  *uint64 `json:"server_rss_hwm_bytes,omitempty"`
 	ServerMemory       string  `json:"server_memory,omitempty"`
+}
+
+// Report reports the server's memory at its most (figures.ServerMemory)
+// of a leaf run whose server's processes were measured on this machine;
+// nothing for a leaf run not measured, for a server elsewhere, or for the
+// simulator in the suite's own process, whose memory is the client's too.
+func (lr *LeafRun) Report(r interface{ ReportMetric(float64, string) }) {
+	if lr == nil || lr.ServerMemory != MemoryServer || lr.ServerRSSPeakBytes == nil {
+		return
+	}
+	r.ReportMetric(float64(*lr.ServerRSSPeakBytes), figures.ServerMemory.Unit)
 }
 
 // The ServerMemory words.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,4 +161,51 @@ func TestRowMemory(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"server_memory":"not this machine's"`)
 	assert.NotContains(t, string(b), "server_rss_bytes")
+}
+
+// A leaf run reports its server's memory at its most (server-rss-B) only
+// where it was a server's on this machine: not the simulator's (the
+// suite's own process, the client's memory too), not one elsewhere, not
+// one not measured.
+func TestLeafRunReportsServerMemory(t *testing.T) {
+	peak := uint64(175 << 20)
+	for _, tc := range []struct {
+		name string
+		lr   *LeafRun
+		want values
+	}{
+		{"server", &LeafRun{ServerMemory: MemoryServer, ServerRSSPeakBytes: &peak}, values{{Value: float64(peak), Unit: "server-rss-B"}}},
+		{"simulator", &LeafRun{ServerMemory: MemorySelf, ServerRSSPeakBytes: &peak}, nil},
+		{"elsewhere", &LeafRun{ServerMemory: MemoryRemote}, nil},
+		{"server, no reading", &LeafRun{ServerMemory: MemoryServer}, nil},
+		{"not measured", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got values
+			tc.lr.Report(&got)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// The .txt has the server's memory on the result line of each leaf run
+// that measured a server's, with its Unit line (lower is better); a run
+// without any has neither, as before the figure.
+func TestTxtHasServerMemory(t *testing.T) {
+	k := bench.Key{Runtime: "ollama", Model: "m", Prompt: "short", Concurrency: 1}
+	ok := []stats.Round{{Wall: time.Second, Results: []runtimes.Result{resulttest.Done(100*ms, 1000*ms, 40)}}}
+	peak := uint64(175 << 20)
+	r := NewRun(time.Unix(0, 0))
+	r.Add(k, ok, Telemetry{Machine: &LeafRun{ServerMemory: MemoryServer, ServerRSSPeakBytes: &peak}})
+	r.Add(k, ok, Telemetry{Machine: &LeafRun{ServerMemory: MemorySelf, ServerRSSPeakBytes: &peak}})
+	txt, err := r.Benchfmt()
+	require.NoError(t, err)
+	assert.Contains(t, string(txt), "Unit server-rss-B better=lower\n")
+	assert.Equal(t, 1, strings.Count(string(txt), " 1.835008e+08 server-rss-B"), string(txt))
+
+	without := NewRun(time.Unix(0, 0))
+	without.Add(k, ok, Telemetry{Machine: &LeafRun{ServerMemory: MemorySelf, ServerRSSPeakBytes: &peak}})
+	txt, err = without.Benchfmt()
+	require.NoError(t, err)
+	assert.NotContains(t, string(txt), "server-rss-B")
 }

@@ -32,6 +32,13 @@ func (r *Row) Value(f figures.Figure) *float64 {
 		}
 		d := *r.TotalMean - *r.TTFTMean
 		return &d
+	case figures.ServerMemory:
+		// The most the server's processes held in any leaf run, bytes.
+		if r.ServerRSSPeakBytes == nil {
+			return nil
+		}
+		b := float64(*r.ServerRSSPeakBytes)
+		return &b
 	}
 	i, ok := rowFigureFields()[f.Key]
 	if !ok {

@@ -15,8 +15,8 @@ import (
 // has fails here, not as an empty column.
 func TestRowValueReadsEveryFiguresKey(t *testing.T) {
 	for _, f := range figures.All {
-		if f.Key == "" {
-			continue // computed from other figures: below
+		if f.Key == "" || f == figures.ServerMemory {
+			continue // computed from other figures, or bytes: below
 		}
 		var r Row
 		require.NoError(t, json.Unmarshal([]byte(`{"`+f.Key+`": 0.25}`), &r), f.Key)
@@ -37,5 +37,9 @@ func TestRowValueComputed(t *testing.T) {
 	assert.Nil(t, r.Value(figures.CachedShare), "no prompt tokens, no share")
 	r.TTFTMean = nil
 	assert.Nil(t, r.Value(figures.ClientDecode))
+	assert.Nil(t, r.Value(figures.ServerMemory), "no memory read")
+	peak := uint64(3 << 30)
+	r.ServerRSSPeakBytes = &peak
+	assert.InDelta(t, float64(3<<30), *r.Value(figures.ServerMemory), 0, "the row's peak bytes")
 	assert.Nil(t, r.Value(figures.Figure{Key: "no_such_key"}))
 }
